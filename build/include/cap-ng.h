@@ -1,0 +1,1 @@
+/usr/include/cap-ng.h

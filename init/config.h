@@ -1,0 +1,154 @@
+/* hardinit configuration: the parsed form of /etc/hardinit.conf plus the
+ * hardinit.* kernel command-line overrides. The format is described in
+ * man/hardinit.conf.5; config/*.conf are the shipped profiles. */
+#ifndef HARDINIT_CONFIG_H
+#define HARDINIT_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Fixed limits: a config that exceeds one is an error naming the limit. */
+#define CONFIG_MAX_FILE_BYTES   (64 * 1024)
+#define CONFIG_MAX_LINE         512
+#define CONFIG_MAX_INCLUDES     8
+#define CONFIG_MAX_SYSCTLS      128
+#define CONFIG_MAX_BOOLEANS     32
+#define CONFIG_MAX_CAPS         64
+#define CONFIG_MAX_POLYDIRS     8
+#define CONFIG_MAX_KERNEL_OPTS  32
+#define CONFIG_MAX_REQUIRED     32
+#define CONFIG_PATH_MAX         256
+#define CONFIG_NAME_MAX         128
+#define CONFIG_VALUE_MAX        128
+#define CONFIG_ERR_MAX          320
+
+enum failure_action {
+	FAIL_REBOOT,    /* default for appliances: reboot after failure_delay */
+	FAIL_POWEROFF,
+	FAIL_HALT,      /* print, then sleep forever */
+	FAIL_SHELL,     /* exec an emergency shell if one exists, else halt */
+};
+
+enum selinux_mode {
+	SELINUX_FROM_CONFIG,    /* follow /etc/selinux/config of the new root */
+	SELINUX_ENFORCING,
+	SELINUX_PERMISSIVE,
+	SELINUX_DISABLED,       /* do not load a policy at all */
+};
+
+enum nx_policy { NX_WARN, NX_REQUIRE };
+
+enum hidepid { HIDEPID_OFF, HIDEPID_NOACCESS, HIDEPID_INVISIBLE, HIDEPID_PTRACEABLE };
+
+enum tiocsti_mode {
+	TIOCSTI_ALLOW,
+	TIOCSTI_DENY_UNPRIVILEGED, /* the sysctl: dev.tty.legacy_tiocsti=0 */
+	TIOCSTI_DENY_ALL,          /* the sysctl and a seccomp filter in PID 1 */
+};
+
+enum lockdown_level { LOCKDOWN_NONE, LOCKDOWN_INTEGRITY, LOCKDOWN_CONFIDENTIALITY };
+
+struct sysctl_setting {
+	char key[CONFIG_NAME_MAX];     /* dotted form, as sysctl.d writes it */
+	char value[CONFIG_VALUE_MAX];
+	bool ignore_failure;           /* sysctl.d's leading '-' */
+	bool required;                 /* listed in [sysctl] require = ... */
+};
+
+struct selinux_boolean {
+	char name[CONFIG_NAME_MAX];
+	bool value;
+};
+
+struct kernel_opt {                    /* a command-line protection we can only see */
+	char word[CONFIG_NAME_MAX];    /* "slab_nomerge" or "init_on_alloc=1" */
+	bool required;                 /* fatal when absent, else a warning */
+};
+
+struct config {
+	/* [boot] */
+	enum failure_action failure_action;
+	int failure_delay;             /* seconds before reboot/poweroff */
+	int root_timeout;              /* seconds to wait for root= without rootwait */
+	int rootwait_timeout;          /* seconds with rootwait; still bounded */
+	char init[CONFIG_PATH_MAX];    /* real init; empty: the usual search */
+	bool lock_cmdline;
+	bool read_root_config;         /* also read /etc/hardinit.conf of the new root */
+
+	/* [selinux] */
+	enum selinux_mode selinux_mode;
+	bool selinux_require;          /* fail closed when the load fails */
+	char selinux_type[CONFIG_NAME_MAX];   /* SELINUXTYPE override; empty: the root's */
+	bool selinux_relabel;
+	int selinux_relabel_limit;     /* objects, bounded */
+	struct selinux_boolean booleans[CONFIG_MAX_BOOLEANS];
+	size_t n_booleans;
+
+	/* [memory] */
+	enum nx_policy nx;
+	bool aslr;                     /* randomize_va_space, mmap_min_addr, rnd bits */
+	bool mdwe;                     /* PR_SET_MDWE in PID 1, inherited by all */
+
+	/* [sysctl] */
+	struct sysctl_setting sysctls[CONFIG_MAX_SYSCTLS];
+	size_t n_sysctls;
+	bool sysctl_persist;           /* write a /run/sysctl.d drop-in for systemd */
+
+	/* [kernel]: boot command-line protections (see, not set) */
+	struct kernel_opt kernel_opts[CONFIG_MAX_KERNEL_OPTS];
+	size_t n_kernel_opts;
+
+	/* [capabilities] */
+	int cap_drop[CONFIG_MAX_CAPS]; /* capability numbers, from libcap-ng's names */
+	size_t n_cap_drop;
+
+	/* [locks] */
+	bool lock_modules;             /* kernel.modules_disabled=1 after boot modules */
+	bool lock_kexec;               /* kernel.kexec_load_disabled=1 */
+	enum lockdown_level lockdown;
+	int ptrace_scope;              /* -1: leave alone; 0..3 */
+
+	/* [mounts] */
+	bool mount_shared;             /* / MS_SHARED|MS_REC after the switch */
+	enum hidepid proc_hidepid;
+	int proc_gid;                  /* -1: none */
+	bool shm_noexec;
+	char tmp_size[32];             /* tmpfs size= for /tmp, e.g. "50%"; empty: no tmpfs */
+	bool tmp_noexec;
+	bool polyinstantiate;
+	char polydirs[CONFIG_MAX_POLYDIRS][CONFIG_PATH_MAX];
+	size_t n_polydirs;
+
+	/* [tty] */
+	enum tiocsti_mode tiocsti;
+	bool deny_tioclinux;
+	bool tiocsti_seccomp;          /* force the seccomp filter even with the sysctl */
+};
+
+/* Defaults: the baseline profile's values, so an empty file is valid. */
+void config_defaults(struct config *c);
+
+/* Parse a config file's text. On error returns -1 and writes one line to
+ * err: "FILE:LINE: what is wrong; how to fix it". name is used in messages.
+ * include = lines are resolved relative to root (may be "" for the host). */
+int config_parse(struct config *c, const char *text, size_t len,
+		 const char *name, const char *root, char *err, size_t errlen);
+
+/* Read and parse a file (bounded by CONFIG_MAX_FILE_BYTES). */
+int config_load(struct config *c, const char *path, const char *root,
+		char *err, size_t errlen);
+
+/* Apply one hardinit.<section>.<key>=<value> override from the kernel
+ * command line. Returns 0 applied, 1 refused because the config is locked
+ * and the change weakens it (err says what), -1 malformed (err says why). */
+int config_override(struct config *c, const char *key, const char *value,
+		    char *err, size_t errlen);
+
+/* Names for reports and messages. */
+const char *config_failure_action_name(enum failure_action a);
+const char *config_selinux_mode_name(enum selinux_mode m);
+const char *config_tiocsti_name(enum tiocsti_mode m);
+const char *config_lockdown_name(enum lockdown_level l);
+const char *config_hidepid_name(enum hidepid h);
+
+#endif

@@ -1,0 +1,38 @@
+/* Bounded file and sysctl access. Every read has a size limit; a file that
+ * does not fit is an error (E2BIG), never silently truncated. */
+#ifndef HARDINIT_FSUTIL_H
+#define HARDINIT_FSUTIL_H
+
+#include <stddef.h>
+
+/* Read at most cap-1 bytes of path into buf, NUL-terminated; *len gets the
+ * length (may be NULL). Returns 0, or -1 with errno (E2BIG: larger). */
+int fs_read(const char *path, char *buf, size_t cap, size_t *len);
+
+/* Write s to an existing file (sysfs, procfs) in one write(2). Returns 0 or
+ * -1 with errno. */
+int fs_write(const char *path, const char *s);
+
+/* Create or replace path with s, mode 0644, creating parent directories
+ * (mode 0755). Returns 0 or -1 with errno. */
+int fs_write_new(const char *path, const char *s);
+
+/* mkdir -p, mode for every directory created. Returns 0 or -1 with errno. */
+int fs_mkdir_p(const char *path, unsigned mode);
+
+/* "kernel.kptr_restrict" or "kernel/kptr_restrict" -> PROC/sys/kernel/kptr_restrict.
+ * Returns 0, or -1 when the key is malformed ("..", empty parts) or too long. */
+int sysctl_path(char *out, size_t outlen, const char *proc, const char *key);
+
+/* Read a sysctl's value, trailing newline removed; whitespace runs (as in
+ * multi-value sysctls) collapsed to one space. Returns 0 or -1 with errno
+ * (ENOENT: this kernel has no such sysctl). */
+int sysctl_read(const char *proc, const char *key, char *buf, size_t cap);
+
+/* Write a sysctl. Returns 0 or -1 with errno. */
+int sysctl_write(const char *proc, const char *key, const char *value);
+
+/* Compare two sysctl values ignoring whitespace differences. */
+int sysctl_value_equal(const char *a, const char *b);
+
+#endif

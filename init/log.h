@@ -1,0 +1,27 @@
+/* Logging: one line per event, "hardinit: ..." on the console and, with a
+ * syslog priority, in /dev/kmsg. Lines logged before /dev/kmsg can be
+ * opened are kept (bounded) and written to it as soon as it is. */
+#ifndef HARDINIT_LOG_H
+#define HARDINIT_LOG_H
+
+#include <syslog.h>
+
+#define LOG_LINE_MAX     512
+#define LOG_EARLY_LINES  32
+
+/* Open /dev/kmsg under dev (e.g. "/dev") and flush the early lines. */
+void log_open_kmsg(const char *dev);
+/* Stop writing to the console (dry runs and tests write to stderr only). */
+void log_set_console_fd(int fd);
+void log_set_kmsg_enabled(int enabled);
+/* Debug lines are shown only with hardinit.debug on the command line. */
+void log_set_debug(int enabled);
+
+void log_msg(int prio, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#define log_err(...)   log_msg(LOG_ERR, __VA_ARGS__)
+#define log_warn(...)  log_msg(LOG_WARNING, __VA_ARGS__)
+#define log_info(...)  log_msg(LOG_INFO, __VA_ARGS__)
+#define log_debug(...) log_msg(LOG_DEBUG, __VA_ARGS__)
+
+#endif
