@@ -1,1 +1,0 @@
-/usr/include/cap-ng.h
