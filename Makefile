@@ -18,7 +18,7 @@ STATIC_LIBS := $(ARCHIVES)/libselinux.a $(ARCHIVES)/libsepol.a \
                $(ARCHIVES)/libcap-ng.a $(ARCHIVES)/libpcre2-8.a
 
 WARN       := -Wall -Wextra -Wshadow -Wformat=2 -Wno-unused-parameter
-COMMON     := -std=gnu11 $(WARN) -Iinit -DHARDINIT_VERSION='"$(VERSION)"'
+COMMON     := -std=gnu11 $(WARN) -Iinit -Istages -DHARDINIT_VERSION='"$(VERSION)"'
 # musl must not see glibc's /usr/include: a private directory holds only the
 # library and kernel uapi headers hardinit needs.
 MUSLFLAGS  := $(COMMON) -Os -static -isystem $(BUILD)/include \
@@ -29,13 +29,18 @@ MUSLLDFLAGS := -static -Wl,--gc-sections -s
 CORE_SRC   := init/cmdline.c init/config.c init/report.c init/log.c \
               init/fsutil.c init/boot.c
 STAGE_SRC  := $(sort $(wildcard stages/*.c))
-MAIN_SRC   := init/main.c init/compat.c
+MAIN_SRC   := init/main.c init/cli.c init/compat.c
 SRC        := $(CORE_SRC) $(STAGE_SRC) $(MAIN_SRC)
 HDR        := $(wildcard init/*.h)
 
 PROBES     := $(patsubst tests/probe/%.c,$(BUILD)/probe/%,$(wildcard tests/probe/*.c))
 
-all: $(BUILD)/hardinit $(PROBES)
+all: $(BUILD)/hardinit $(BUILD)/mkcpio $(PROBES)
+
+# The builder's reproducible newc cpio writer runs on the build host.
+$(BUILD)/mkcpio: initramfs/mkcpio.c
+	@mkdir -p $(BUILD)
+	$(HOSTCC) $(COMMON) -O2 $< -o $@
 
 $(BUILD)/include/.stamp:
 	@mkdir -p $(BUILD)/include

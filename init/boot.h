@@ -39,7 +39,14 @@ struct boot {
 	struct config cfg;
 	struct report rep;
 
-	bool switched;           /* the new root is now "/" */
+	/* What the kernel gave PID 1; the real init gets the same words and
+	 * environment (the kernel already filtered its own options out). */
+	int argc;
+	char **argv;
+	char **envp;
+	const char *cmdline_text;  /* dry run: this instead of /proc/cmdline */
+
+	bool switched;           /* a switch happened: the new root is now "/" */
 	int kmsg_fd;             /* -1 until /dev/kmsg is open */
 
 	char init_path[BOOT_PATH_MAX];     /* chosen by the handoff stage */
@@ -55,6 +62,9 @@ typedef int (*stage_fn)(struct boot *b);
 /* Record the fatal error of a stage: what, why, what to do. Returns -1. */
 int boot_error(struct boot *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/* Fill in the default paths and config for a mode. */
+void boot_init_paths(struct boot *b, enum boot_mode mode);
 
 /* Join a context directory and a relative path into out (bounded). Returns
  * out, or NULL when the result would not fit. */

@@ -2,6 +2,7 @@
  * libsepol.a, libcap-ng.a and libpcre2-8.a with fortification, so the
  * archives call these; musl does not provide them. Each checks what glibc
  * checks (the destination size) and then does the plain call. */
+#define _GNU_SOURCE   /* vasprintf */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* hardinit configuration: the parsed form of /etc/hardinit.conf plus the
  * hardinit.* kernel command-line overrides. The format is described in
- * man/hardinit.conf.5; config/*.conf are the shipped profiles. */
+ * man/hardinit.conf.5; the files in config/ are the shipped profiles. */
 #ifndef HARDINIT_CONFIG_H
 #define HARDINIT_CONFIG_H
 
@@ -143,6 +143,12 @@ int config_load(struct config *c, const char *path, const char *root,
  * and the change weakens it (err says what), -1 malformed (err says why). */
 int config_override(struct config *c, const char *key, const char *value,
 		    char *err, size_t errlen);
+
+/* Write the effective config as hardinit.conf text that config_parse
+ * accepts and that gives back the same struct: saved by the report stage
+ * as /run/hardinit/config for hardinit audit. Returns the length, or -1
+ * when cap is too small. */
+int config_format(const struct config *c, char *out, size_t cap);
 
 /* Names for reports and messages. */
 const char *config_failure_action_name(enum failure_action a);

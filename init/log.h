@@ -11,6 +11,9 @@
 
 /* Open /dev/kmsg under dev (e.g. "/dev") and flush the early lines. */
 void log_open_kmsg(const char *dev);
+/* Close the kernel log fd before the hand-off closes every fd; a later
+ * log_open_kmsg() opens it again if the exec fails. */
+void log_close_kmsg(void);
 /* Stop writing to the console (dry runs and tests write to stderr only). */
 void log_set_console_fd(int fd);
 void log_set_kmsg_enabled(int enabled);

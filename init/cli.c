@@ -1,0 +1,113 @@
+#include "cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "log.h"
+
+static const char usage[] =
+"Usage: hardinit [COMMAND] [OPTIONS]\n"
+"\n"
+"As PID 1 (the kernel runs it as /init of an initramfs, or with\n"
+"init=/path/to/hardinit) it mounts the API file systems, reads\n"
+"/etc/hardinit.conf, finds and mounts root=, switches to it, hardens the\n"
+"system (SELinux, memory, sysctls, mounts, TTY, capabilities, locks),\n"
+"writes /run/hardinit/report.json and execs the real init.\n"
+"\n"
+"When it is not PID 1 it never changes the system:\n"
+"  check-config FILE     validate a config; exit 0 if valid, 1 if not\n"
+"  dry-run [--config FILE] [--cmdline TEXT] [--root DIR]\n"
+"                        print what a boot would do with this config and\n"
+"                        kernel command line (default: /proc/cmdline)\n"
+"  audit [--json] [--config FILE]\n"
+"                        compare the live system with the config it was\n"
+"                        booted with (default /run/hardinit/config); exit 1\n"
+"                        on drift\n"
+"  --help                this text\n"
+"  --version             the version\n"
+"\n"
+"Kernel command line: root= rootfstype= rootflags= ro rw rootwait\n"
+"rootdelay= init= and hardinit.SECTION.KEY=VALUE overrides of the config\n"
+"(refused when they weaken a config with lock_cmdline = yes);\n"
+"hardinit.debug shows debug lines.\n"
+"\n"
+"See hardinit(8) and hardinit.conf(5).\n";
+
+static int check_config(const char *path)
+{
+	static struct config cfg;
+	char err[CONFIG_ERR_MAX];
+
+	config_defaults(&cfg);
+	if (config_load(&cfg, path, "", err, sizeof err) < 0) {
+		fprintf(stderr, "hardinit: %s\n", err);
+		return 1;
+	}
+	printf("hardinit: %s is valid\n", path);
+	return 0;
+}
+
+static int parse_dry_run(struct boot *b, int argc, char **argv)
+{
+	for (int i = 0; i < argc; i++) {
+		const char *opt = argv[i];
+		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!val) {
+			fprintf(stderr, "hardinit: %s needs a value; see hardinit --help\n", opt);
+			return -1;
+		}
+		if (strcmp(opt, "--config") == 0)
+			snprintf(b->config_path, sizeof b->config_path, "%s", val);
+		else if (strcmp(opt, "--cmdline") == 0)
+			b->cmdline_text = val;
+		else if (strcmp(opt, "--root") == 0)
+			snprintf(b->newroot, sizeof b->newroot, "%s", val);
+		else {
+			fprintf(stderr, "hardinit: unknown option %s for dry-run; see hardinit --help\n", opt);
+			return -1;
+		}
+		i++;
+	}
+	return 0;
+}
+
+static int cmd_dry_run(int argc, char **argv)
+{
+	static struct boot b;
+	static char *no_args[] = { "/sbin/init", NULL };
+
+	boot_init_paths(&b, MODE_DRY_RUN);
+	snprintf(b.newroot, sizeof b.newroot, "/");
+	b.argc = 1;
+	b.argv = no_args;
+	log_set_kmsg_enabled(0);
+	if (parse_dry_run(&b, argc, argv) < 0)
+		return 2;
+	return dry_run(&b);
+}
+
+int cli_main(int argc, char **argv)
+{
+	const char *cmd = argc > 1 ? argv[1] : NULL;
+
+	log_set_kmsg_enabled(0);
+	if (!cmd || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+		fputs(usage, cmd ? stdout : stderr);
+		return cmd ? 0 : 2;
+	}
+	if (strcmp(cmd, "--version") == 0) {
+		printf("hardinit %s\n", HARDINIT_VERSION);
+		return 0;
+	}
+	if (strcmp(cmd, "check-config") == 0 || strcmp(cmd, "--check-config") == 0) {
+		if (argc != 3) {
+			fprintf(stderr, "hardinit: usage: hardinit check-config FILE\n");
+			return 2;
+		}
+		return check_config(argv[2]);
+	}
+	if (strcmp(cmd, "dry-run") == 0 || strcmp(cmd, "--dry-run") == 0)
+		return cmd_dry_run(argc - 2, argv + 2);
+	fprintf(stderr, "hardinit: unknown command '%s'; see hardinit --help\n", cmd);
+	return 2;
+}

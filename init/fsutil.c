@@ -1,0 +1,216 @@
+#include "fsutil.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int fs_read(const char *path, char *buf, size_t cap, size_t *len)
+{
+	size_t used = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+
+	if (fd < 0)
+		return -1;
+	while (used < cap - 1) {
+		ssize_t n = read(fd, buf + used, cap - 1 - used);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int saved = errno;
+			close(fd);
+			errno = saved;
+			return -1;
+		}
+		if (n == 0)
+			break;
+		used += (size_t)n;
+	}
+	buf[used] = '\0';
+	if (used == cap - 1) {
+		/* Full buffer: only an error if there is more to read. */
+		char extra;
+		ssize_t n = read(fd, &extra, 1);
+		if (n > 0) {
+			close(fd);
+			errno = E2BIG;
+			return -1;
+		}
+	}
+	close(fd);
+	if (len)
+		*len = used;
+	return 0;
+}
+
+int fs_write(const char *path, const char *s)
+{
+	size_t len = strlen(s);
+	int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+
+	if (fd < 0)
+		return -1;
+	/* procfs and sysfs take a value in one write; a short write is a
+	 * refusal, not something to retry. */
+	ssize_t n = write(fd, s, len);
+	int saved = errno;
+	close(fd);
+	if (n < 0) {
+		errno = saved;
+		return -1;
+	}
+	if ((size_t)n != len) {
+		errno = EIO;
+		return -1;
+	}
+	return 0;
+}
+
+int fs_mkdir_p(const char *path, unsigned mode)
+{
+	char buf[512];
+	size_t len = strlen(path);
+
+	if (len == 0 || len >= sizeof buf) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(buf, path, len + 1);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, mode) < 0 && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	if (mkdir(buf, mode) < 0 && errno != EEXIST)
+		return -1;
+	return 0;
+}
+
+int fs_write_new(const char *path, const char *s)
+{
+	char dir[512];
+	const char *slash = strrchr(path, '/');
+
+	if (slash && slash != path) {
+		size_t dlen = (size_t)(slash - path);
+		if (dlen >= sizeof dir) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		memcpy(dir, path, dlen);
+		dir[dlen] = '\0';
+		if (fs_mkdir_p(dir, 0755) < 0)
+			return -1;
+	}
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return -1;
+	size_t len = strlen(s), done = 0;
+	while (done < len) {
+		ssize_t n = write(fd, s + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			int saved = n < 0 ? errno : EIO;
+			close(fd);
+			errno = saved;
+			return -1;
+		}
+		done += (size_t)n;
+	}
+	return close(fd);
+}
+
+int sysctl_path(char *out, size_t outlen, const char *proc, const char *key)
+{
+	int n = snprintf(out, outlen, "%s/sys/", proc);
+	if (n < 0 || (size_t)n >= outlen)
+		return -1;
+	size_t pos = (size_t)n;
+	const char *part = key;
+
+	/* Each dot- or slash-separated part must be a plain name: no empty
+	 * parts, no "." or "..", so a key can never leave /proc/sys. */
+	for (const char *p = key;; p++) {
+		if (*p == '.' || *p == '/' || *p == '\0') {
+			size_t plen = (size_t)(p - part);
+			if (plen == 0 || (plen == 1 && part[0] == '.') ||
+			    (plen == 2 && part[0] == '.' && part[1] == '.'))
+				return -1;
+			if (pos + plen + 1 >= outlen)
+				return -1;
+			memcpy(out + pos, part, plen);
+			pos += plen;
+			if (*p == '\0')
+				break;
+			out[pos++] = '/';
+			part = p + 1;
+		}
+	}
+	out[pos] = '\0';
+	return 0;
+}
+
+/* Collapse whitespace runs to one space and trim both ends, in place. */
+static void squeeze_spaces(char *s)
+{
+	char *w = s;
+	int in_space = 1;
+
+	for (char *r = s; *r; r++) {
+		if (*r == ' ' || *r == '\t' || *r == '\n') {
+			if (!in_space)
+				*w++ = ' ';
+			in_space = 1;
+		} else {
+			*w++ = *r;
+			in_space = 0;
+		}
+	}
+	if (w > s && w[-1] == ' ')
+		w--;
+	*w = '\0';
+}
+
+int sysctl_read(const char *proc, const char *key, char *buf, size_t cap)
+{
+	char path[512];
+
+	if (sysctl_path(path, sizeof path, proc, key) < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (fs_read(path, buf, cap, NULL) < 0)
+		return -1;
+	squeeze_spaces(buf);
+	return 0;
+}
+
+int sysctl_write(const char *proc, const char *key, const char *value)
+{
+	char path[512];
+
+	if (sysctl_path(path, sizeof path, proc, key) < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	return fs_write(path, value);
+}
+
+int sysctl_value_equal(const char *a, const char *b)
+{
+	char x[256], y[256];
+
+	if (strlen(a) >= sizeof x || strlen(b) >= sizeof y)
+		return strcmp(a, b) == 0;
+	strcpy(x, a);
+	strcpy(y, b);
+	squeeze_spaces(x);
+	squeeze_spaces(y);
+	return strcmp(x, y) == 0;
+}

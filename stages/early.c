@@ -1,0 +1,147 @@
+/* Early: the API file systems, fds 0-2 on the console, the kernel command
+ * line and the kernel log. Everything later stands on these. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#include "fsutil.h"
+#include "log.h"
+#include "stages.h"
+
+#define PROC_MAGIC   0x9fa0
+#define SYSFS_MAGIC  0x62656572
+#define TMPFS_MAGIC  0x01021994
+
+struct api_mount {
+	const char *what;    /* file system type and source */
+	size_t path_off;     /* which path of struct boot */
+	unsigned long flags;
+	const char *data;
+	unsigned long magic; /* already mounted when the path has this magic */
+};
+
+/* /run gets nosuid,nodev from the start; /dev keeps exec for the few
+ * programs that map device memory, as every init does. */
+static const struct api_mount api_mounts[] = {
+	{ "proc",     offsetof(struct boot, proc), MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL, PROC_MAGIC },
+	{ "sysfs",    offsetof(struct boot, sys),  MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL, SYSFS_MAGIC },
+	{ "devtmpfs", offsetof(struct boot, dev),  MS_NOSUID, "mode=0755", 0 },
+	{ "tmpfs",    offsetof(struct boot, run),  MS_NOSUID | MS_NODEV, "mode=0755,size=20%", TMPFS_MAGIC },
+};
+
+/* devtmpfs has tmpfs's magic (or ramfs's), so "already mounted" for /dev
+ * means: a different device from its parent. */
+static int is_mountpoint(const char *path)
+{
+	struct stat st, parent;
+	char up[BOOT_PATH_MAX + 4];
+
+	snprintf(up, sizeof up, "%s/..", path);
+	if (stat(path, &st) < 0 || stat(up, &parent) < 0)
+		return 0;
+	return st.st_dev != parent.st_dev;
+}
+
+static int mount_api(struct boot *b, const struct api_mount *m)
+{
+	const char *path = (const char *)b + m->path_off;
+	struct statfs sfs;
+
+	if (m->magic && statfs(path, &sfs) == 0 && (unsigned long)sfs.f_type == m->magic &&
+	    is_mountpoint(path))
+		return 0;
+	if (!m->magic && is_mountpoint(path))
+		return 0;
+	if (mkdir(path, 0755) < 0 && errno != EEXIST)
+		return boot_error(b, "cannot create %s: %s; the initramfs or root must have it", path, strerror(errno));
+	if (mount(m->what, path, m->what, m->flags, m->data) < 0)
+		return boot_error(b, "cannot mount %s on %s: %s; check that the kernel has %s", m->what, path,
+				  strerror(errno), m->what);
+	return 0;
+}
+
+static int fd_is_open(int fd)
+{
+	return fcntl(fd, F_GETFD) >= 0;
+}
+
+/* fds 0-2 on /dev/console; if it cannot be opened (no console= device,
+ * no node), /dev/null; failing that a pipe, so no later open() lands on 0-2
+ * and a write to stdout can never hit a file we opened. */
+static void ensure_std_fds(struct boot *b)
+{
+	char console[BOOT_PATH_MAX + 16];
+	int fd;
+
+	if (fd_is_open(0) && fd_is_open(1) && fd_is_open(2))
+		return;
+	snprintf(console, sizeof console, "%s/console", b->dev);
+	fd = open(console, O_RDWR | O_NOCTTY);
+	if (fd < 0) {
+		snprintf(console, sizeof console, "%s/null", b->dev);
+		fd = open(console, O_RDWR | O_NOCTTY);
+	}
+	if (fd < 0) {
+		int p[2];
+		if (pipe(p) == 0)
+			fd = p[1];
+	}
+	for (int i = 0; i < 3 && fd >= 0; i++)
+		if (!fd_is_open(i))
+			dup2(fd, i);
+	if (fd > 2)
+		close(fd);
+}
+
+static int read_cmdline(struct boot *b)
+{
+	char text[CMDLINE_MAX_BYTES], path[BOOT_PATH_MAX + 16], err[256];
+	size_t len = 0;
+
+	if (b->cmdline_text) {
+		len = strlen(b->cmdline_text);
+		if (len >= sizeof text)
+			return boot_error(b, "kernel command line is too long (limit %d bytes)", CMDLINE_MAX_BYTES);
+		memcpy(text, b->cmdline_text, len + 1);
+	} else {
+		snprintf(path, sizeof path, "%s/cmdline", b->proc);
+		if (fs_read(path, text, sizeof text, &len) < 0)
+			return boot_error(b, "cannot read %s: %s; is /proc mounted?", path, strerror(errno));
+	}
+	if (cmdline_parse(&b->cmd, text, len, err, sizeof err) < 0)
+		return boot_error(b, "bad kernel command line: %s", err);
+	return 0;
+}
+
+int stage_early(struct boot *b)
+{
+	if (b->mode != MODE_DRY_RUN) {
+		umask(022);
+		/* Before /dev is mounted the initramfs's own /dev/console is
+		 * the only console there is. */
+		ensure_std_fds(b);
+		for (size_t i = 0; i < sizeof api_mounts / sizeof api_mounts[0]; i++)
+			if (mount_api(b, &api_mounts[i]) < 0)
+				return -1;
+		ensure_std_fds(b);
+		log_open_kmsg(b->dev);
+	}
+	if (read_cmdline(b) < 0)
+		return -1;
+	bool debug = false;
+	for (size_t i = 0; i < b->cmd.n_overrides; i++)
+		if (strcmp(b->cmd.overrides[i].key, "debug") == 0)
+			debug = true;
+	log_set_debug(debug);
+	log_info("hardinit %s starting (%s)", HARDINIT_VERSION,
+		 b->mode == MODE_INITRAMFS ? "initramfs" : b->mode == MODE_ON_ROOT ? "on root" : "dry run");
+	if (b->mode == MODE_DRY_RUN)
+		log_info("dry run: would mount proc, sysfs, devtmpfs and /run (tmpfs, nosuid,nodev)");
+	return 0;
+}

@@ -1,0 +1,103 @@
+/* Modules: load the kernel modules the builder put in the initramfs, in the
+ * dependency order it resolved at build time, with finit_module(2). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "fsutil.h"
+#include "log.h"
+#include "stages.h"
+
+#define MODULES_LIST_MAX  (32 * 1024)
+#define MODULES_MAX       128
+/* Linux 5.17: the kernel decompresses the module itself. Debian's 6.x
+ * modules are .ko.xz, and this saves carrying a decompressor. */
+#define MODULE_INIT_COMPRESSED_FILE_ 4
+
+static int compressed(const char *path)
+{
+	size_t len = strlen(path);
+	static const char *const suffixes[] = { ".ko.xz", ".ko.zst", ".ko.gz" };
+
+	for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
+		size_t slen = strlen(suffixes[i]);
+		if (len > slen && strcmp(path + len - slen, suffixes[i]) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+static const char *module_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
+/* Load one module; returns 1 loaded, 0 not needed, -1 failed (warned). */
+static int load_module(struct boot *b, const char *path, const char *params)
+{
+	const char *name = module_name(path);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0) {
+		log_warn("module %s: cannot open %s: %s; rebuild the initramfs with it", name, path, strerror(errno));
+		report_add(&b->rep, "modules", name, "failed", "missing: %s", strerror(errno));
+		return -1;
+	}
+	int flags = compressed(path) ? MODULE_INIT_COMPRESSED_FILE_ : 0;
+	long rc = syscall(SYS_finit_module, fd, params, flags);
+	int saved = errno;
+	close(fd);
+	if (rc == 0) {
+		report_add(&b->rep, "modules", name, "ok", "loaded");
+		return 1;
+	}
+	if (saved == EEXIST) {
+		report_add(&b->rep, "modules", name, "already", "already loaded");
+		return 0;
+	}
+	if (saved == ENODEV || saved == ENXIO) {
+		/* The driver has no device here: not an error for a generic image. */
+		report_add(&b->rep, "modules", name, "skipped", "no such device");
+		return 0;
+	}
+	log_warn("module %s: the kernel refused it: %s; check it matches this kernel", name, strerror(saved));
+	report_add(&b->rep, "modules", name, "failed", "%s", strerror(saved));
+	return -1;
+}
+
+int stage_modules(struct boot *b)
+{
+	static char list[MODULES_LIST_MAX];
+	int count = 0, loaded = 0;
+
+	if (fs_read(b->modules_list, list, sizeof list, NULL) < 0) {
+		if (errno == ENOENT) {
+			log_debug("no module list %s: nothing to load", b->modules_list);
+			return 0;
+		}
+		return boot_error(b, "cannot read the module list %s: %s; rebuild the initramfs",
+				  b->modules_list, errno == E2BIG ? "larger than 32 KiB" : strerror(errno));
+	}
+	char *save = NULL;
+	for (char *line = strtok_r(list, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (line[0] == '#' || line[0] == '\0')
+			continue;
+		if (++count > MODULES_MAX)
+			return boot_error(b, "module list %s has more than %d modules; split the image", b->modules_list, MODULES_MAX);
+		char *params = strchr(line, ' ');
+		if (params)
+			*params++ = '\0';
+		if (b->mode == MODE_DRY_RUN) {
+			log_info("dry run: would load module %s%s%s", line, params ? " " : "", params ? params : "");
+			continue;
+		}
+		if (load_module(b, line, params ? params : "") > 0)
+			loaded++;
+	}
+	log_debug("modules: %d listed, %d loaded", count, loaded);
+	return 0;
+}

@@ -1,0 +1,60 @@
+/* Report: write what was done to RUN/hardinit/ (report.json for programs,
+ * report.txt for people, config for hardinit audit) and print the
+ * per-stage times on the console. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "fsutil.h"
+#include "log.h"
+#include "stages.h"
+
+#define REPORT_CONFIG_MAX (48 * 1024)
+
+static void log_stage_times(const struct boot *b)
+{
+	uint64_t total = 0;
+
+	for (size_t i = 0; i < b->rep.n_stages; i++) {
+		const struct report_stage *st = &b->rep.stages[i];
+		total += st->duration_ns;
+		log_info("stage %-10s %s %4llu.%03llu ms", st->name, st->result < 0 ? "failed" : "ok",
+			 (unsigned long long)(st->duration_ns / 1000000),
+			 (unsigned long long)(st->duration_ns / 1000 % 1000));
+	}
+	log_info("hardening done in %llu.%03llu ms", (unsigned long long)(total / 1000000),
+		 (unsigned long long)(total / 1000 % 1000));
+}
+
+static void print_items(const struct boot *b)
+{
+	for (size_t i = 0; i < b->rep.n_items; i++) {
+		const struct report_item *it = &b->rep.items[i];
+		printf("%-10s %-36s %-8s %s\n", it->stage, it->key, it->status, it->value);
+	}
+}
+
+int stage_report(struct boot *b)
+{
+	static char conf[REPORT_CONFIG_MAX];
+	char dir[BOOT_PATH_MAX + 16], path[BOOT_PATH_MAX + 32];
+
+	b->rep.exec_ns = boottime_ns();
+	log_stage_times(b);
+	if (b->mode == MODE_DRY_RUN) {
+		print_items(b);
+		return 0;
+	}
+	snprintf(dir, sizeof dir, "%s/hardinit", b->run);
+	/* A report that cannot be written loses information, not security:
+	 * warn and boot. */
+	if (report_write(&b->rep, dir) < 0) {
+		log_warn("cannot write the boot report to %s: %s", dir, strerror(errno));
+		return 0;
+	}
+	if (config_format(&b->cfg, conf, sizeof conf) < 0 ||
+	    fs_write_new(boot_path(path, sizeof path, dir, "config"), conf) < 0)
+		log_warn("cannot save the effective config to %s/config; hardinit audit will need --config", dir);
+	log_info("report written to %s/report.json", dir);
+	return 0;
+}

@@ -1,0 +1,285 @@
+/* Root: wait, bounded, for the device root= names, then mount it on the
+ * new-root directory, read-only unless rw. No udev: the block devices are
+ * polled in sysfs and devtmpfs and identified by their superblocks. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fsutil.h"
+#include "log.h"
+#include "root_probe.h"
+#include "stages.h"
+
+#define ROOT_MAX_DEVICES     64
+#define ROOT_POLL_MS         20
+#define ROOT_PROGRESS_SECS   5
+#define ROOT_FSTYPES_MAX     16
+
+struct seen_dev {
+	char name[32];
+	int probed;          /* superblock read (a miss is not read again) */
+	struct fs_info fs;
+};
+
+struct root_search {
+	struct root_spec spec;
+	struct seen_dev devs[ROOT_MAX_DEVICES];
+	size_t n_devs;
+	char found[BOOT_PATH_MAX];   /* device node of the root */
+	struct fs_info found_fs;
+};
+
+/* Devices whose probe can hang or that never hold a root: optical and
+ * floppy drives, RAM disks, unconfigured loop, nbd and zram devices. */
+static int skip_device(struct boot *b, const char *name)
+{
+	static const char *const prefixes[] = { "sr", "fd", "ram", "zram", "nbd", "md", "mtdblock" };
+	char path[BOOT_PATH_MAX + 64], buf[32];
+
+	for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+		if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
+			return 1;
+	if (strncmp(name, "loop", 4) == 0) {
+		snprintf(path, sizeof path, "%s/class/block/%s/loop/backing_file", b->sys, name);
+		if (access(path, F_OK) != 0)
+			return 1;
+	}
+	snprintf(path, sizeof path, "%s/class/block/%s/size", b->sys, name);
+	if (fs_read(path, buf, sizeof buf, NULL) == 0 && strtoull(buf, NULL, 10) == 0)
+		return 1;
+	return 0;
+}
+
+static struct seen_dev *seen(struct root_search *s, const char *name)
+{
+	for (size_t i = 0; i < s->n_devs; i++)
+		if (strcmp(s->devs[i].name, name) == 0)
+			return &s->devs[i];
+	if (s->n_devs >= ROOT_MAX_DEVICES || strlen(name) >= sizeof s->devs[0].name)
+		return NULL;
+	struct seen_dev *d = &s->devs[s->n_devs++];
+	memset(d, 0, sizeof *d);
+	snprintf(d->name, sizeof d->name, "%s", name);
+	return d;
+}
+
+static int read_sys_attr(struct boot *b, const char *name, const char *attr, char *buf, size_t cap)
+{
+	char path[BOOT_PATH_MAX + 96];
+
+	snprintf(path, sizeof path, "%s/class/block/%s/%s", b->sys, name, attr);
+	if (fs_read(path, buf, cap, NULL) < 0)
+		return -1;
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+static int match_partition(struct boot *b, const char *name, const struct root_spec *spec)
+{
+	char path[BOOT_PATH_MAX + 64], link[256], num[16], ss[16];
+	struct part_info pi;
+
+	if (read_sys_attr(b, name, "partition", num, sizeof num) < 0)
+		return 0;
+	/* /sys/class/block/vda1 -> ../../devices/.../vda/vda1: the parent is the disk. */
+	snprintf(path, sizeof path, "%s/class/block/%s", b->sys, name);
+	ssize_t n = readlink(path, link, sizeof link - 1);
+	if (n <= 0)
+		return 0;
+	link[n] = '\0';
+	char *last = strrchr(link, '/');
+	if (!last)
+		return 0;
+	*last = '\0';
+	const char *disk = strrchr(link, '/') ? strrchr(link, '/') + 1 : link;
+	if (read_sys_attr(b, disk, "queue/logical_block_size", ss, sizeof ss) < 0)
+		snprintf(ss, sizeof ss, "512");
+	snprintf(path, sizeof path, "%s/%s", b->dev, disk);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return 0;
+	int rc = probe_partition(fd, (unsigned)atoi(num), (unsigned)atoi(ss), &pi);
+	close(fd);
+	if (rc < 0)
+		return 0;
+	if (spec->kind == ROOT_PARTUUID)
+		return strcmp(pi.partuuid, spec->value) == 0;
+	return strcmp(pi.partlabel, spec->value) == 0;
+}
+
+static int probe_dev(struct boot *b, struct seen_dev *d)
+{
+	char path[BOOT_PATH_MAX + 40];
+
+	if (d->probed)
+		return 0;
+	snprintf(path, sizeof path, "%s/%s", b->dev, d->name);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -1;   /* the node may not be there yet: try again */
+	probe_fs(fd, &d->fs);
+	close(fd);
+	d->probed = 1;
+	return 0;
+}
+
+static int matches(struct boot *b, struct root_search *s, struct seen_dev *d)
+{
+	const struct root_spec *spec = &s->spec;
+	char buf[32];
+
+	switch (spec->kind) {
+	case ROOT_PATH:
+		return strcmp(spec->value + strlen("/dev/"), d->name) == 0;
+	case ROOT_DEVNUM:
+		if (read_sys_attr(b, d->name, "dev", buf, sizeof buf) < 0)
+			return 0;
+		snprintf(buf + 16, 16, "%u:%u", spec->major, spec->minor);
+		return strcmp(buf, buf + 16) == 0;
+	case ROOT_UUID:
+		return d->probed && strcmp(d->fs.uuid, spec->value) == 0;
+	case ROOT_LABEL:
+		return d->probed && strcmp(d->fs.label, spec->value) == 0;
+	case ROOT_PARTUUID:
+	case ROOT_PARTLABEL:
+		return match_partition(b, d->name, spec);
+	}
+	return 0;
+}
+
+/* One pass over the block devices the kernel has registered so far. */
+static int find_root(struct boot *b, struct root_search *s)
+{
+	char path[BOOT_PATH_MAX + 16];
+	struct dirent *e;
+
+	snprintf(path, sizeof path, "%s/class/block", b->sys);
+	DIR *dir = opendir(path);
+	if (!dir)
+		return 0;
+	int found = 0;
+	while (!found && (e = readdir(dir)) != NULL) {
+		if (e->d_name[0] == '.' || skip_device(b, e->d_name))
+			continue;
+		struct seen_dev *d = seen(s, e->d_name);
+		if (!d)
+			continue;
+		if (probe_dev(b, d) < 0)
+			continue;
+		if (matches(b, s, d)) {
+			snprintf(s->found, sizeof s->found, "%s/%s", b->dev, d->name);
+			s->found_fs = d->fs;
+			found = 1;
+		}
+	}
+	closedir(dir);
+	return found;
+}
+
+static void list_seen(struct boot *b, struct root_search *s)
+{
+	if (s->n_devs == 0)
+		log_err("no block devices appeared; is the disk driver in the initramfs (hardinit-mkinitramfs --modules)?");
+	for (size_t i = 0; i < s->n_devs; i++) {
+		const struct seen_dev *d = &s->devs[i];
+		log_err("  seen %s: TYPE=%s UUID=%s LABEL=%s", d->name,
+			d->fs.type[0] ? d->fs.type : "unknown", d->fs.uuid, d->fs.label);
+		report_add(&b->rep, "root", d->name, "info", "TYPE=%s UUID=%s LABEL=%s",
+			   d->fs.type, d->fs.uuid, d->fs.label);
+	}
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+static int wait_for_root(struct boot *b, struct root_search *s, const char *spec_text)
+{
+	int timeout = b->cmd.rootwait ? b->cfg.rootwait_timeout : b->cfg.root_timeout;
+	uint64_t start = boottime_ns();
+	uint64_t deadline = start + (uint64_t)timeout * 1000000000u;
+	uint64_t next_progress = start + (uint64_t)ROOT_PROGRESS_SECS * 1000000000u;
+
+	for (;;) {
+		if (find_root(b, s))
+			return 0;
+		uint64_t now = boottime_ns();
+		if (now >= deadline) {
+			list_seen(b, s);
+			return boot_error(b, "root device %s did not appear within %d s; check root= against the devices listed above, or add its driver to the initramfs%s",
+					  spec_text, timeout, b->cmd.rootwait ? "" : " (rootwait waits longer)");
+		}
+		if (now >= next_progress) {
+			log_info("waiting for root device %s (%llu s left)", spec_text,
+				 (unsigned long long)((deadline - now) / 1000000000u));
+			next_progress += (uint64_t)ROOT_PROGRESS_SECS * 1000000000u;
+		}
+		sleep_ms(ROOT_POLL_MS);
+	}
+}
+
+/* Try rootfstype (a comma-separated list, as the kernel takes it), else the
+ * detected type. */
+static int mount_root(struct boot *b, struct root_search *s)
+{
+	char types[256];
+	unsigned long flags = b->cmd.rw ? 0 : MS_RDONLY;
+	const char *data = b->cmd.rootflags;
+	int last_errno = 0;
+
+	if (b->cmd.rootfstype)
+		snprintf(types, sizeof types, "%s", b->cmd.rootfstype);
+	else if (s->found_fs.type[0])
+		snprintf(types, sizeof types, "%s", s->found_fs.type);
+	else
+		return boot_error(b, "cannot tell the file system on %s (ext2/3/4, xfs, btrfs, erofs, squashfs are recognised); add rootfstype=", s->found);
+	if (mkdir(b->newroot, 0755) < 0 && errno != EEXIST)
+		return boot_error(b, "cannot create %s: %s", b->newroot, strerror(errno));
+	char *save = NULL;
+	int tries = 0;
+	for (char *t = strtok_r(types, ",", &save); t && tries < ROOT_FSTYPES_MAX; t = strtok_r(NULL, ",", &save), tries++) {
+		if (mount(s->found, b->newroot, t, flags, data) == 0) {
+			log_info("mounted root %s (%s) on %s %s", s->found, t, b->newroot, flags & MS_RDONLY ? "read-only" : "read-write");
+			report_add(&b->rep, "root", "device", "ok", "%s", s->found);
+			report_add(&b->rep, "root", "fstype", "ok", "%s", t);
+			report_add(&b->rep, "root", "mode", "ok", "%s", flags & MS_RDONLY ? "ro" : "rw");
+			return 0;
+		}
+		last_errno = errno;
+	}
+	return boot_error(b, "cannot mount root %s as %s: %s; check rootfstype= and rootflags=",
+			  s->found, b->cmd.rootfstype ? b->cmd.rootfstype : s->found_fs.type, strerror(last_errno));
+}
+
+int stage_root(struct boot *b)
+{
+	static struct root_search s;
+	char err[256];
+
+	memset(&s, 0, sizeof s);
+	if (root_spec_parse(&s.spec, b->cmd.root, err, sizeof err) < 0)
+		return boot_error(b, "%s", err);
+	if (b->mode == MODE_DRY_RUN) {
+		log_info("dry run: would wait up to %d s for root %s and mount it %s on %s",
+			 b->cmd.rootwait ? b->cfg.rootwait_timeout : b->cfg.root_timeout, b->cmd.root,
+			 b->cmd.rw ? "read-write" : "read-only", b->newroot);
+		return 0;
+	}
+	if (b->cmd.rootdelay > 0) {
+		log_info("rootdelay: waiting %d s before looking for root", b->cmd.rootdelay);
+		sleep_ms(b->cmd.rootdelay * 1000L);
+	}
+	if (wait_for_root(b, &s, b->cmd.root) < 0)
+		return -1;
+	return mount_root(b, &s);
+}

@@ -1,0 +1,30 @@
+/* Superblock and partition-table readers for finding root without udev or
+ * libblkid: the few file systems a root is made of, GPT and MBR. Pure
+ * reads from an open fd, so unit tests can run them on image files. */
+#ifndef HARDINIT_ROOT_PROBE_H
+#define HARDINIT_ROOT_PROBE_H
+
+#include <stddef.h>
+
+struct fs_info {
+	char type[16];    /* ext2, ext3, ext4, xfs, btrfs, squashfs, erofs */
+	char uuid[40];    /* lower-case 8-4-4-4-12, empty when the fs has none */
+	char label[256];
+};
+
+struct part_info {
+	char partuuid[40];   /* GPT unique GUID, or MBR "xxxxxxxx-NN" */
+	char partlabel[128]; /* GPT name (ASCII subset of UTF-16), else empty */
+};
+
+/* Identify the file system on fd. Returns 0, or -1 when unknown/unreadable. */
+int probe_fs(int fd, struct fs_info *out);
+
+/* Partition partno (1-based) of the disk open on fd. Returns 0 or -1. */
+int probe_partition(int disk_fd, unsigned partno, unsigned sector_size, struct part_info *out);
+
+/* Format 16 bytes as a UUID; mixed is the GPT byte order (first three
+ * fields little-endian). out must hold 37 bytes. */
+void format_uuid(const unsigned char *b, int mixed, char *out);
+
+#endif

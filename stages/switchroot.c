@@ -1,0 +1,213 @@
+/* Switch root: move the API mounts into the new root, free the initramfs
+ * (only once it is proven to be one), MS_MOVE the new root onto / and
+ * chroot into it. Not chroot alone: a process whose root is not its mount
+ * namespace's root cannot create user namespaces (EPERM). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#include "fsutil.h"
+#include "log.h"
+#include "stages.h"
+#include "switchroot.h"
+
+#define RAMFS_MAGIC_  0x858458f6
+#define TMPFS_MAGIC_  0x01021994
+/* Where the builder puts an embedded policy; /run survives the switch. */
+#define EMBEDDED_POLICY_DIR  "/etc/hardinit/selinux"
+#define EMBEDDED_POLICY_MAX  (64L * 1024 * 1024)
+
+struct clean_state {
+	dev_t dev;
+	long removed, failed, visited;
+};
+
+static void clean_dir(int dirfd, struct clean_state *st, int depth)
+{
+	DIR *dir = fdopendir(dirfd);
+	struct dirent *e;
+
+	if (!dir) {
+		close(dirfd);
+		st->failed++;
+		return;
+	}
+	while ((e = readdir(dir)) != NULL) {
+		struct stat sb;
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (++st->visited > CLEAN_MAX_ENTRIES)
+			break;
+		if (fstatat(dirfd, e->d_name, &sb, AT_SYMLINK_NOFOLLOW) < 0) {
+			st->failed++;
+			continue;
+		}
+		/* Another device is a mount point (the new root, a tmpfs a
+		 * test put there): never descend into it, never remove it. */
+		if (sb.st_dev != st->dev)
+			continue;
+		if (S_ISDIR(sb.st_mode)) {
+			if (depth >= CLEAN_MAX_DEPTH) {
+				st->failed++;
+				continue;
+			}
+			int sub = openat(dirfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (sub < 0) {
+				st->failed++;
+				continue;
+			}
+			clean_dir(sub, st, depth + 1);
+			if (unlinkat(dirfd, e->d_name, AT_REMOVEDIR) < 0) {
+				st->failed++;
+				continue;
+			}
+		} else if (unlinkat(dirfd, e->d_name, 0) < 0) {
+			st->failed++;
+			continue;
+		}
+		st->removed++;
+	}
+	closedir(dir);
+}
+
+long initramfs_clean(const char *oldroot, long *failed, char *err, size_t errlen)
+{
+	struct statfs sfs;
+	struct stat sb;
+	struct clean_state st = { 0, 0, 0, 0 };
+
+	if (statfs(oldroot, &sfs) < 0 || stat(oldroot, &sb) < 0) {
+		snprintf(err, errlen, "cannot stat %s: %s", oldroot, strerror(errno));
+		return -1;
+	}
+	if ((unsigned long)sfs.f_type != RAMFS_MAGIC_ && (unsigned long)sfs.f_type != TMPFS_MAGIC_) {
+		snprintf(err, errlen, "refusing to delete %s: it is not a ramfs or tmpfs (magic 0x%lx), so it is not an initramfs",
+			 oldroot, (unsigned long)sfs.f_type);
+		return -1;
+	}
+	int fd = open(oldroot, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot open %s: %s", oldroot, strerror(errno));
+		return -1;
+	}
+	st.dev = sb.st_dev;
+	clean_dir(fd, &st, 0);
+	if (failed)
+		*failed = st.failed;
+	return st.removed;
+}
+
+/* Copy the embedded policy files (policy, type, file_contexts) to
+ * RUN/hardinit/selinux, where the SELinux stage finds them after the switch. */
+static void keep_embedded_policy(struct boot *b)
+{
+	static char buf[1 << 16];
+	char dst[BOOT_PATH_MAX + 64], src[BOOT_PATH_MAX + 64];
+	static const char *const files[] = { "policy", "type", "file_contexts" };
+	long total = 0;
+
+	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+		snprintf(src, sizeof src, "%s/%s", EMBEDDED_POLICY_DIR, files[i]);
+		int in = open(src, O_RDONLY | O_CLOEXEC);
+		if (in < 0)
+			continue;
+		snprintf(dst, sizeof dst, "%s/hardinit/selinux", b->run);
+		fs_mkdir_p(dst, 0700);
+		snprintf(dst, sizeof dst, "%s/hardinit/selinux/%s", b->run, files[i]);
+		int out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		ssize_t n = 0;
+		while (out >= 0 && (n = read(in, buf, sizeof buf)) > 0 && total < EMBEDDED_POLICY_MAX) {
+			total += n;
+			if (write(out, buf, (size_t)n) != n) {
+				n = -1;
+				break;
+			}
+		}
+		if (out < 0 || n < 0 || total >= EMBEDDED_POLICY_MAX)
+			log_warn("cannot keep the embedded SELinux %s for after the switch; the root's policy will be used", files[i]);
+		if (out >= 0)
+			close(out);
+		close(in);
+	}
+}
+
+static int move_api_mounts(struct boot *b)
+{
+	const char *paths[] = { b->dev, b->proc, b->sys, b->run };
+	char target[BOOT_PATH_MAX * 2];
+
+	for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+		snprintf(target, sizeof target, "%s%s", b->newroot, paths[i]);
+		if (mount(paths[i], target, NULL, MS_MOVE, NULL) == 0)
+			continue;
+		if (errno == ENOENT) {
+			log_warn("the new root has no %s directory; %s is dropped there and the real init may fail", paths[i], paths[i]);
+			umount2(paths[i], MNT_DETACH);
+			continue;
+		}
+		return boot_error(b, "cannot move %s to %s: %s", paths[i], target, strerror(errno));
+	}
+	return 0;
+}
+
+/* The checks the careful switch_root implementations make, before any
+ * deletion: we are PID 1, / is a ramfs or tmpfs, the new root is another
+ * device, and the running hardinit lives on /. */
+static int proven_initramfs(struct boot *b, char *why, size_t whylen)
+{
+	struct stat root, newroot, self;
+	char exe[BOOT_PATH_MAX + 16];
+
+	snprintf(exe, sizeof exe, "%s/self/exe", b->proc);
+	if (getpid() != 1)
+		snprintf(why, whylen, "not PID 1");
+	else if (stat("/", &root) < 0 || stat(b->newroot, &newroot) < 0 || stat(exe, &self) < 0)
+		snprintf(why, whylen, "cannot stat /, %s or %s: %s", b->newroot, exe, strerror(errno));
+	else if (root.st_dev == newroot.st_dev)
+		snprintf(why, whylen, "%s is on the same device as /", b->newroot);
+	else if (self.st_dev != root.st_dev)
+		snprintf(why, whylen, "the running init is not on /");
+	else
+		return 1;
+	return 0;
+}
+
+int stage_switchroot(struct boot *b)
+{
+	char why[256];
+	long failed = 0;
+
+	if (b->mode == MODE_DRY_RUN) {
+		log_info("dry run: would move /dev /proc /sys /run into %s, free the initramfs and switch to it", b->newroot);
+		return 0;
+	}
+	keep_embedded_policy(b);
+	int proven = proven_initramfs(b, why, sizeof why);
+	if (!proven && strstr(why, "same device"))
+		return boot_error(b, "cannot switch root: %s; root was not mounted", why);
+	if (move_api_mounts(b) < 0)
+		return -1;
+	if (proven) {
+		long removed = initramfs_clean("/", &failed, why, sizeof why);
+		if (removed < 0)
+			log_warn("initramfs not freed: %s", why);
+		else if (failed)
+			log_warn("initramfs freed partly: %ld entries removed, %ld could not be", removed, failed);
+		report_add(&b->rep, "switchroot", "initramfs_freed", removed < 0 || failed ? "warn" : "ok", "%ld", removed);
+	} else {
+		log_warn("initramfs not freed: %s", why);
+		report_add(&b->rep, "switchroot", "initramfs_freed", "warn", "%s", why);
+	}
+	if (chdir(b->newroot) < 0 || mount(".", "/", NULL, MS_MOVE, NULL) < 0 ||
+	    chroot(".") < 0 || chdir("/") < 0)
+		return boot_error(b, "cannot switch to the new root %s: %s", b->newroot, strerror(errno));
+	snprintf(b->newroot, sizeof b->newroot, "/");
+	b->switched = true;
+	return 0;
+}
