@@ -82,6 +82,12 @@ static int interpret(struct cmdline *c, char *err, size_t errlen)
 	for (size_t i = 0; i < c->n_words; i++) {
 		struct cmdline_word *w = &c->words[i];
 		if (after_dashes || (!w->value && strcmp(w->key, "--") == 0)) {
+			if (after_dashes && w->value) {
+				/* After "--" a word goes to init verbatim: undo
+				 * the key/value split (value follows key's NUL). */
+				w->key[strlen(w->key)] = '=';
+				w->value = NULL;
+			}
 			if (after_dashes && c->n_init_args < CMDLINE_MAX_INIT_ARGS)
 				c->init_args[c->n_init_args++] = w->key;
 			after_dashes = 1;

@@ -1,0 +1,98 @@
+/* The initramfs clean-up, run for real inside a private mount namespace of
+ * its own (never on the host's mounts): a tmpfs under the fake old root
+ * keeps its canary, and a root that is not ramfs/tmpfs is refused. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fsutil.h"
+#include "switchroot.h"
+#include "tap.h"
+
+static char base[] = "/tmp/hardinit-sw-XXXXXX";
+
+static int exists(const char *fmt, const char *arg)
+{
+	char path[512];
+	snprintf(path, sizeof path, fmt, base, arg);
+	return access(path, F_OK) == 0;
+}
+
+static void make_tree(const char *root)
+{
+	char p[512];
+	const char *dirs[] = { "bin", "etc/hardinit", "lib/modules/x/kernel/deep/er", "newroot", "keep" };
+	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+		snprintf(p, sizeof p, "%s/%s", root, dirs[i]);
+		fs_mkdir_p(p, 0755);
+	}
+	snprintf(p, sizeof p, "%s/init", root);
+	fs_write_new(p, "binary");
+	snprintf(p, sizeof p, "%s/etc/hardinit.conf", root);
+	fs_write_new(p, "[boot]\n");
+	snprintf(p, sizeof p, "%s/lib/modules/x/kernel/deep/er/m.ko", root);
+	fs_write_new(p, "module");
+	snprintf(p, sizeof p, "%s/bin/sh", root);
+	if (symlink("/keep/canary", p) < 0)
+		perror("symlink");
+}
+
+int main(void)
+{
+	char root[256], p[512], err[256];
+	long failed = -1;
+
+	if (geteuid() != 0 || unshare(CLONE_NEWNS) < 0) {
+		printf("ok 1 - switch-root clean-up # skip needs root to unshare a mount namespace\n1..1\n");
+		return 0;
+	}
+	/* Nothing we mount may propagate back to the host. */
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 || !mkdtemp(base)) {
+		perror("private namespace");
+		return 1;
+	}
+	snprintf(root, sizeof root, "%s/oldroot", base);
+	fs_mkdir_p(root, 0755);
+	tap_ok(mount("tmpfs", root, "tmpfs", 0, "size=4m") == 0, "fake initramfs is a tmpfs");
+	make_tree(root);
+	/* Another file system under the old root: the new root in a real boot. */
+	snprintf(p, sizeof p, "%s/newroot", root);
+	tap_ok(mount("tmpfs", p, "tmpfs", 0, "size=1m") == 0, "a tmpfs mounted under the old root");
+	snprintf(p, sizeof p, "%s/newroot/canary", root);
+	fs_write_new(p, "must survive");
+
+	long removed = initramfs_clean(root, &failed, err, sizeof err);
+	tap_ok(removed > 0, "clean-up removed entries (%ld)", removed);
+	tap_ok(failed == 0, "no deletion failed except across the mount (%ld)", failed);
+	tap_ok(exists("%s/oldroot/newroot/canary%s", ""), "canary on the mounted tmpfs survives");
+	tap_ok(!exists("%s/oldroot/init%s", ""), "/init removed");
+	tap_ok(!exists("%s/oldroot/lib%s", ""), "nested directories removed");
+	tap_ok(!exists("%s/oldroot/bin/sh%s", ""), "symlink removed, not followed");
+	tap_ok(exists("%s/oldroot/newroot%s", ""), "the mount point itself is kept");
+
+	/* The refusal: a directory on the disk the test runs from. */
+	char disk[] = "/var/tmp/hardinit-disk-XXXXXX";
+	if (mkdtemp(disk)) {
+		snprintf(p, sizeof p, "%s/file", disk);
+		fs_write_new(p, "data");
+		long r = initramfs_clean(disk, &failed, err, sizeof err);
+		if (r < 0) {
+			tap_ok(1, "a root that is not ramfs/tmpfs is refused");
+			tap_contains(err, "not a ramfs or tmpfs", "refusal says why");
+			tap_ok(access(p, F_OK) == 0, "nothing deleted on refusal");
+		} else {
+			printf("ok %d - refusal # skip /var/tmp is itself a tmpfs here\n", ++tap_count);
+		}
+		unlink(p);
+		rmdir(disk);
+	}
+	umount2(root, MNT_DETACH);
+	return tap_done();
+}
