@@ -99,7 +99,11 @@ demo:
 demo-shell:
 	DEMO_SHELL=1 scripts/demo
 
-bench: all
+$(BUILD)/bench/control-init: bench/control-init.c $(BUILD)/include/.stamp
+	@mkdir -p $(BUILD)/bench
+	$(MUSLCC) $(MUSLFLAGS) $< -o $@ $(MUSLLDFLAGS)
+
+bench: all $(BUILD)/bench/control-init
 	bench/run
 
 deps:

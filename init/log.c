@@ -1,5 +1,6 @@
 #include "log.h"
 
+#define _GNU_SOURCE   /* dup3 */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -18,10 +19,25 @@ static int console_fd = 2;
 static int kmsg_fd = -1;
 static int kmsg_enabled = 1;
 static int debug_enabled;
+/* The kernel echoes kmsg lines below this level to the console itself. */
+static int console_level = 7;
 
 void log_set_console_fd(int fd) { console_fd = fd; }
 void log_set_kmsg_enabled(int enabled) { kmsg_enabled = enabled; }
 void log_set_debug(int enabled) { debug_enabled = enabled; }
+void log_set_console_level(int level) { console_level = level; }
+
+/* Write to the console ourselves only where the kernel will not: before
+ * /dev/kmsg is open, and for warnings and errors that a quiet console
+ * level hides. Otherwise each line would show twice. */
+static int console_wants(int prio)
+{
+	if (console_fd < 0)
+		return 0;
+	if (kmsg_fd < 0 || !kmsg_enabled)
+		return 1;
+	return prio >= console_level && prio <= LOG_WARNING;
+}
 
 static void write_all(int fd, const char *s, size_t len)
 {
@@ -36,9 +52,31 @@ static void write_all(int fd, const char *s, size_t len)
 	}
 }
 
+/* /dev/kmsg rate-limits each open file to 10 lines per 5 s (printk.devkmsg
+ * defaults to "ratelimit"); a boot logs more than that in milliseconds, so
+ * the file is reopened before the limit rather than losing lines. */
+#define KMSG_LINES_PER_OPEN 9
+static char kmsg_path[256];
+static int kmsg_lines;
+
+static void kmsg_reopen(void)
+{
+	int fd = open(kmsg_path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return;
+	/* Keep the same descriptor number: nothing else learns a new one. */
+	if (dup3(fd, kmsg_fd, O_CLOEXEC) >= 0)
+		kmsg_lines = 0;
+	close(fd);
+}
+
 static void kmsg_line(int prio, const char *msg)
 {
 	char line[LOG_LINE_MAX + 16];
+
+	if (kmsg_lines >= KMSG_LINES_PER_OPEN)
+		kmsg_reopen();
+	kmsg_lines++;
 	/* LOG_DAEMON facility keeps our lines apart from the kernel's own in
 	 * journald and dmesg -x. */
 	int n = snprintf(line, sizeof line, "<%d>hardinit: %s\n", LOG_DAEMON | prio, msg);
@@ -48,12 +86,11 @@ static void kmsg_line(int prio, const char *msg)
 
 void log_open_kmsg(const char *dev)
 {
-	char path[256];
-
 	if (!kmsg_enabled || kmsg_fd >= 0)
 		return;
-	snprintf(path, sizeof path, "%s/kmsg", dev);
-	kmsg_fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+	snprintf(kmsg_path, sizeof kmsg_path, "%s/kmsg", dev);
+	kmsg_fd = open(kmsg_path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+	kmsg_lines = 0;
 	if (kmsg_fd < 0)
 		return;
 	for (int i = 0; i < n_early; i++)
@@ -89,7 +126,7 @@ void log_msg(int prio, const char *fmt, ...)
 		if (*p == '\n' || *p == '\r')
 			*p = ' ';
 
-	if (console_fd >= 0) {
+	if (console_wants(prio)) {
 		char line[LOG_LINE_MAX + 32];
 		const char *tag = prio <= LOG_ERR ? "error: " : prio == LOG_WARNING ? "warning: " : "";
 		int n = snprintf(line, sizeof line, "hardinit: %s%s\n", tag, msg);

@@ -17,6 +17,8 @@ void log_close_kmsg(void);
 /* Stop writing to the console (dry runs and tests write to stderr only). */
 void log_set_console_fd(int fd);
 void log_set_kmsg_enabled(int enabled);
+/* The console_loglevel of /proc/sys/kernel/printk (first field). */
+void log_set_console_level(int level);
 /* Debug lines are shown only with hardinit.debug on the command line. */
 void log_set_debug(int enabled);
 
@@ -24,6 +26,7 @@ void log_msg(int prio, const char *fmt, ...) __attribute__((format(printf, 2, 3)
 
 #define log_err(...)   log_msg(LOG_ERR, __VA_ARGS__)
 #define log_warn(...)  log_msg(LOG_WARNING, __VA_ARGS__)
+#define log_notice(...) log_msg(LOG_NOTICE, __VA_ARGS__)
 #define log_info(...)  log_msg(LOG_INFO, __VA_ARGS__)
 #define log_debug(...) log_msg(LOG_DEBUG, __VA_ARGS__)
 

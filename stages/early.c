@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -99,6 +100,14 @@ static void ensure_std_fds(struct boot *b)
 		close(fd);
 }
 
+static void read_console_level(struct boot *b)
+{
+	char buf[64];
+
+	if (sysctl_read(b->proc, "kernel.printk", buf, sizeof buf) == 0)
+		log_set_console_level(atoi(buf));
+}
+
 static int read_cmdline(struct boot *b)
 {
 	char text[CMDLINE_MAX_BYTES], path[BOOT_PATH_MAX + 16], err[256];
@@ -130,6 +139,7 @@ int stage_early(struct boot *b)
 			if (mount_api(b, &api_mounts[i]) < 0)
 				return -1;
 		ensure_std_fds(b);
+		read_console_level(b);
 		log_open_kmsg(b->dev);
 	}
 	if (read_cmdline(b) < 0)
@@ -139,7 +149,7 @@ int stage_early(struct boot *b)
 		if (strcmp(b->cmd.overrides[i].key, "debug") == 0)
 			debug = true;
 	log_set_debug(debug);
-	log_info("hardinit %s starting (%s)", HARDINIT_VERSION,
+	log_notice("hardinit %s starting (%s)", HARDINIT_VERSION,
 		 b->mode == MODE_INITRAMFS ? "initramfs" : b->mode == MODE_ON_ROOT ? "on root" : "dry run");
 	if (b->mode == MODE_DRY_RUN)
 		log_info("dry run: would mount proc, sysfs, devtmpfs and /run (tmpfs, nosuid,nodev)");

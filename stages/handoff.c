@@ -75,7 +75,7 @@ static void try_exec(struct boot *b, const char *path)
 	for (int i = 1; i < b->argc && n < HANDOFF_MAX_ARGS; i++)
 		argv[n++] = b->argv[i];
 	argv[n] = NULL;
-	log_info("handing off to %s", path);
+	log_notice("handing off to %s", path);
 	execve(path, argv, b->envp);
 	log_warn("cannot execute %s: %s; trying the next init", path, strerror(errno));
 }

@@ -1,0 +1,175 @@
+#!/usr/bin/env bats
+# The boot path in QEMU with Debian's 6.12 cloud kernel: finding root by
+# each kind of root=, ro/rw, init= and its fallback, what reaches the real
+# init, the bounded wait with its device listing, the failure action, and
+# the init= mode on a root the kernel mounted itself. Every check reads
+# what the test init (tests/probe/testinit.c) saw, not hardinit's claims.
+
+load lib
+
+UUID=5c0ffee0-1234-4abc-8def-0123456789ab
+LABEL=hardroot
+FAIL="hardinit.boot.failure_action=poweroff"
+
+setup_file() {
+	local dir
+	dir=$(vm_cache_dir)/boot
+	mkdir -p "$dir"
+	export BOOT_DIR=$dir
+	rm -rf "$dir/root" && mkdir -p "$dir/root"
+	vm_stage_root "$dir/root"
+	cp "$HARDINIT_SRC/build/probe/testinit" "$dir/root/sbin/otherinit"
+	vm_rootfs "$dir/root.img" "$dir/root" -L "$LABEL" -U "$UUID"
+	vm_initramfs "$dir/initrd.img"
+
+	# The init= mode: hardinit on the root itself, no initramfs.
+	rm -rf "$dir/onroot" && mkdir -p "$dir/onroot"
+	vm_stage_root "$dir/onroot"
+	install -m 0755 "$HARDINIT_SRC/build/hardinit" "$dir/onroot/sbin/hardinit"
+	install -D -m 0644 "$HARDINIT_SRC/config/baseline.conf" "$dir/onroot/etc/hardinit.conf"
+	vm_rootfs "$dir/onroot.img" "$dir/onroot"
+
+	# A root with no init at all.
+	rm -rf "$dir/noinit" && mkdir -p "$dir/noinit"/{dev,proc,sys,run}
+	vm_rootfs "$dir/noinit.img" "$dir/noinit"
+}
+
+boot() {
+	local log=$1
+	shift
+	vm_boot "$log" --initrd "$BOOT_DIR/initrd.img" --disk "$BOOT_DIR/root.img" "$@"
+}
+
+# The mount line of / as the test init saw it: "fields... - fstype source opts".
+root_mount() {
+	vm_section "$1" MOUNTINFO | awk '$5 == "/"'
+}
+
+@test "root=/dev/vda: the real init runs as PID 1 on a read-only root" {
+	log=$BATS_TEST_TMPDIR/vda.log
+	boot "$log" --append "root=/dev/vda $FAIL"
+	vm_assert_done "$log"
+	vm_assert_section_line "$log" ARGV "argv[0]=/sbin/init"
+	run root_mount "$log"
+	[[ $output == *" - ext4 /dev/vda ro"* ]] || { echo "root mount: $output"; false; }
+	vm_assert_section_line "$log" PID "pid=1"
+	vm_assert_log_contains "$log" "hardinit: handing off to /sbin/init"
+}
+
+@test "root=UUID= finds the disk by its ext4 UUID" {
+	log=$BATS_TEST_TMPDIR/uuid.log
+	boot "$log" --append "root=UUID=${UUID^^} $FAIL"
+	vm_assert_done "$log"
+	run root_mount "$log"
+	[[ $output == *" - ext4 /dev/vda "* ]] || { echo "root mount: $output"; false; }
+}
+
+@test "root=LABEL= finds the disk by its label, and rw mounts it read-write" {
+	log=$BATS_TEST_TMPDIR/label.log
+	boot "$log" --append "root=LABEL=$LABEL rw $FAIL"
+	vm_assert_done "$log"
+	run root_mount "$log"
+	[[ $output == *" - ext4 /dev/vda rw"* ]] || { echo "root mount: $output"; false; }
+}
+
+@test "root=MAJ:MIN finds the disk by device number" {
+	log=$BATS_TEST_TMPDIR/devnum.log
+	boot "$log" --append "root=254:0 $FAIL"
+	vm_assert_done "$log"
+	run root_mount "$log"
+	[[ $output == *" /dev/vda "* ]] || { echo "root mount: $output"; false; }
+}
+
+@test "init= runs a custom init; runlevel words, -- arguments and the environment reach it" {
+	log=$BATS_TEST_TMPDIR/init.log
+	boot "$log" --append "root=/dev/vda init=/sbin/otherinit single 3 FOO=bar $FAIL -- one two=2"
+	vm_assert_done "$log"
+	vm_assert_section_line "$log" ARGV "argv[0]=/sbin/otherinit"
+	vm_assert_section_contains "$log" ARGV "=single"
+	vm_assert_section_contains "$log" ARGV "=3"
+	vm_assert_section_contains "$log" ARGV "=one"
+	vm_assert_section_contains "$log" ARGV "=two=2"
+	vm_assert_section_line "$log" ENV "FOO=bar"
+	vm_assert_section_line "$log" ENV "TERM=linux"
+	vm_assert_section_line "$log" ENV "HOME=/"
+	# The kernel's own options and hardinit's never reach init.
+	vm_assert_section_lacks "$log" ARGV "hardinit."
+	vm_assert_section_lacks "$log" ARGV "root="
+}
+
+@test "a missing init= falls back to /sbin/init with a warning" {
+	log=$BATS_TEST_TMPDIR/fallback.log
+	boot "$log" --append "root=/dev/vda init=/sbin/nonexistent $FAIL"
+	vm_assert_done "$log"
+	vm_assert_section_line "$log" ARGV "argv[0]=/sbin/init"
+	vm_assert_log_contains "$log" "init /sbin/nonexistent is missing or not executable"
+}
+
+@test "the real init starts in a fresh session with fds 0-2 on the console and no stray fds" {
+	log=$BATS_TEST_TMPDIR/fds.log
+	boot "$log" --append "root=/dev/vda $FAIL"
+	vm_assert_done "$log"
+	vm_assert_section_line "$log" PID "sid=1"
+	vm_assert_section_line "$log" PID "fd0=open /dev/console"
+	vm_assert_section_line "$log" PID "fd2=open /dev/console"
+	vm_assert_section_lacks "$log" PID "other_fd="
+}
+
+@test "the initramfs is freed and the API mounts moved into the new root" {
+	log=$BATS_TEST_TMPDIR/moved.log
+	boot "$log" --append "root=/dev/vda $FAIL"
+	vm_assert_done "$log"
+	for m in /proc /sys /dev /run; do
+		vm_section "$log" MOUNTINFO | awk -v m="$m" '$5 == m {found=1} END {exit !found}' ||
+			{ echo "$m not mounted in the new root"; vm_section "$log" MOUNTINFO; false; }
+	done
+	vm_assert_section_contains "$log" REPORT "switchroot initramfs_freed ok"
+}
+
+@test "the boot report is written to /run/hardinit in the new root" {
+	log=$BATS_TEST_TMPDIR/report.log
+	boot "$log" --append "root=/dev/vda $FAIL"
+	vm_assert_done "$log"
+	vm_assert_section_contains "$log" REPORT "stage early"
+	vm_assert_section_contains "$log" REPORT "stage switchroot"
+	vm_assert_section_contains "$log" REPORT "root device ok /dev/vda"
+}
+
+@test "a wrong UUID: clear message listing the devices seen, then the failure action within the bound" {
+	log=$BATS_TEST_TMPDIR/wrong.log
+	boot "$log" --timeout 90 --append "root=UUID=00000000-0000-0000-0000-000000000000 hardinit.boot.root_timeout=3 $FAIL"
+	vm_assert_log_contains "$log" "did not appear within 3 s"
+	vm_assert_log_contains "$log" "seen vda: TYPE=ext4 UUID=$UUID LABEL=$LABEL"
+	vm_assert_log_contains "$log" "taking the failure action: poweroff"
+	[ "$(vm_exit_reason "$log")" = poweroff ]
+	vm_assert_log_lacks "$log" "=== BEGIN ARGV ==="
+}
+
+@test "a malformed command line is a clear error, and the failure action is taken" {
+	log=$BATS_TEST_TMPDIR/badcmd.log
+	boot "$log" --timeout 90 --append "root=/dev/vda hardinit.boot.init=\"/sbin/x"
+	vm_assert_log_contains "$log" "bad kernel command line"
+	vm_assert_log_contains "$log" "unterminated double quote"
+	vm_assert_log_contains "$log" "taking the failure action"
+	vm_assert_log_lacks "$log" "=== BEGIN ARGV ==="
+}
+
+@test "a root without any init: clear message naming what was tried, then the failure action" {
+	log=$BATS_TEST_TMPDIR/noinit.log
+	vm_boot "$log" --initrd "$BOOT_DIR/initrd.img" --disk "$BOOT_DIR/noinit.img" --append "root=/dev/vda $FAIL"
+	vm_assert_log_contains "$log" "no init could be executed (tried /sbin/init, /etc/init, /bin/init, /bin/sh)"
+	[ "$(vm_exit_reason "$log")" = poweroff ]
+}
+
+@test "init=/sbin/hardinit on a root the kernel mounted: hardens, then execs the real init" {
+	log=$BATS_TEST_TMPDIR/onroot.log
+	vm_boot "$log" --append "root=/dev/nvme0n1 rootwait init=/sbin/hardinit $FAIL" -- \
+		-drive "file=$BOOT_DIR/onroot.img,if=none,id=nv0,format=raw" -device nvme,drive=nv0,serial=hardinit0
+	vm_assert_done "$log"
+	vm_assert_log_contains "$log" "hardinit: hardinit"
+	vm_assert_log_contains "$log" "(on root)"
+	vm_assert_section_line "$log" ARGV "argv[0]=/sbin/init"
+	vm_assert_section_line "$log" PID "pid=1"
+	vm_assert_section_contains "$log" REPORT "stage sysctl"
+	vm_assert_section_lacks "$log" REPORT "stage switchroot"
+}
