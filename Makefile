@@ -17,7 +17,7 @@ ARCHIVES   := /usr/lib/x86_64-linux-gnu
 STATIC_LIBS := $(ARCHIVES)/libselinux.a $(ARCHIVES)/libsepol.a \
                $(ARCHIVES)/libcap-ng.a $(ARCHIVES)/libpcre2-8.a
 
-WARN       := -Wall -Wextra -Wshadow -Wformat=2 -Wno-unused-parameter
+WARN       := -Wall -Wextra -Wshadow -Wformat=2 -Wno-unused-parameter -Wno-format-truncation
 COMMON     := -std=gnu11 $(WARN) -Iinit -Istages -DHARDINIT_VERSION='"$(VERSION)"'
 # musl must not see glibc's /usr/include: a private directory holds only the
 # library and kernel uapi headers hardinit needs.
@@ -29,7 +29,7 @@ MUSLLDFLAGS := -static -Wl,--gc-sections -s
 CORE_SRC   := init/cmdline.c init/config.c init/report.c init/log.c \
               init/fsutil.c init/boot.c
 STAGE_SRC  := $(sort $(wildcard stages/*.c))
-MAIN_SRC   := init/main.c init/cli.c init/compat.c
+MAIN_SRC   := init/main.c init/cli.c init/audit.c init/compat.c
 SRC        := $(CORE_SRC) $(STAGE_SRC) $(MAIN_SRC)
 HDR        := $(wildcard init/*.h)
 

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "audit.h"
 #include "log.h"
 
 static const char usage[] =
@@ -108,6 +109,8 @@ int cli_main(int argc, char **argv)
 	}
 	if (strcmp(cmd, "dry-run") == 0 || strcmp(cmd, "--dry-run") == 0)
 		return cmd_dry_run(argc - 2, argv + 2);
+	if (strcmp(cmd, "audit") == 0)
+		return audit_main(argc - 1, argv + 1);
 	fprintf(stderr, "hardinit: unknown command '%s'; see hardinit --help\n", cmd);
 	return 2;
 }

@@ -3,9 +3,12 @@
  * archives call these; musl does not provide them. Each checks what glibc
  * checks (the destination size) and then does the plain call. */
 #define _GNU_SOURCE   /* vasprintf */
+#include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <syslog.h>
 #include <unistd.h>
 
@@ -99,4 +102,41 @@ void __syslog_chk(int prio, int flag, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsyslog(prio, fmt, ap);
 	va_end(ap);
+}
+
+void *__memcpy_chk(void *dst, const void *src, size_t len, size_t dstlen)
+{
+	if (dstlen < len)
+		fortify_fail("memcpy");
+	return memcpy(dst, src, len);
+}
+
+char *__strcpy_chk(char *dst, const char *src, size_t dstlen)
+{
+	if (strlen(src) >= dstlen)
+		fortify_fail("strcpy");
+	return strcpy(dst, src);
+}
+
+char *__stpcpy_chk(char *dst, const char *src, size_t dstlen)
+{
+	if (strlen(src) >= dstlen)
+		fortify_fail("stpcpy");
+	return stpcpy(dst, src);
+}
+
+/* glibc calls this for open() without a mode where the flags might need
+ * one; O_CREAT or O_TMPFILE there is the caller's bug. */
+int __open_2(const char *path, int flags)
+{
+	if (flags & (O_CREAT | O_TMPFILE))
+		fortify_fail("open without a mode");
+	return open(path, flags);
+}
+
+char *__realpath_chk(const char *path, char *resolved, size_t resolvedlen)
+{
+	if (resolved && resolvedlen < PATH_MAX)
+		fortify_fail("realpath");
+	return realpath(path, resolved);
 }

@@ -1,0 +1,152 @@
+#!/usr/bin/env bats
+# The command-line interface when hardinit is not PID 1: help, version,
+# check-config, dry-run and audit (against a fake /proc and /sys tree).
+# None of these may touch the host: they only read.
+
+HARDINIT=${HARDINIT:-$BATS_TEST_DIRNAME/../../build/hardinit}
+SRC=$BATS_TEST_DIRNAME/../..
+
+setup() {
+	[ -x "$HARDINIT" ] || skip "build/hardinit not built"
+}
+
+@test "--help describes the commands and the man pages" {
+	run "$HARDINIT" --help
+	[ "$status" -eq 0 ]
+	[[ $output == *"check-config FILE"* ]]
+	[[ $output == *"dry-run"* ]]
+	[[ $output == *"audit"* ]]
+	[[ $output == *"hardinit.conf(5)"* ]]
+}
+
+@test "--version prints the version from the Makefile" {
+	run "$HARDINIT" --version
+	[ "$status" -eq 0 ]
+	want=$(sed -n 's/^VERSION *:= *//p' "$SRC/Makefile")
+	[ "$output" = "hardinit $want" ]
+}
+
+@test "an unknown command is an error naming it" {
+	run "$HARDINIT" frobnicate
+	[ "$status" -eq 2 ]
+	[[ $output == *"unknown command 'frobnicate'"* ]]
+}
+
+@test "check-config accepts every shipped profile" {
+	for f in "$SRC"/config/*.conf; do
+		run "$HARDINIT" check-config "$f"
+		[ "$status" -eq 0 ] || { echo "$f: $output"; false; }
+	done
+}
+
+@test "check-config rejects a bad file, naming the file and the line" {
+	printf '[boot]\nfailure_action = explode\n' >"$BATS_TEST_TMPDIR/bad.conf"
+	run "$HARDINIT" check-config "$BATS_TEST_TMPDIR/bad.conf"
+	[ "$status" -eq 1 ]
+	[[ $output == *"bad.conf:2:"* ]]
+}
+
+@test "check-config on a missing file is an error, not a crash" {
+	run "$HARDINIT" check-config "$BATS_TEST_TMPDIR/nope.conf"
+	[ "$status" -eq 1 ]
+	[[ $output == *"nope.conf"* ]]
+}
+
+@test "dry-run prints the plan for a config and command line without touching the system" {
+	run "$HARDINIT" dry-run --config "$SRC/config/baseline.conf" --cmdline "root=UUID=1234-abcd rootwait ro"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[[ $output == *"would wait up to 300 s for root UUID=1234-abcd and mount it read-only"* ]]
+	[[ $output == *"would exec"* ]]
+}
+
+@test "dry-run reports a bad command line as the boot would" {
+	run "$HARDINIT" dry-run --config "$SRC/config/baseline.conf" --cmdline 'root=/dev/vda init="/x'
+	[ "$status" -eq 1 ]
+	[[ $output == *"unterminated double quote"* ]]
+	[[ $output == *"failure action"* ]]
+}
+
+@test "dry-run reports a missing root= as the boot would" {
+	run "$HARDINIT" dry-run --config "$SRC/config/baseline.conf" --cmdline "quiet"
+	[ "$status" -eq 1 ]
+	[[ $output == *"root= is missing"* ]]
+}
+
+# A fake system for audit: /proc/sys values, PID 1's status and mountinfo.
+fake_system() {
+	local t=$BATS_TEST_TMPDIR
+	mkdir -p "$t/proc/sys/kernel" "$t/proc/sys/fs" "$t/proc/1" "$t/sys/fs/selinux/booleans" "$t/run"
+	echo 2 >"$t/proc/sys/kernel/kptr_restrict"
+	echo 2 >"$t/proc/sys/fs/protected_fifos"
+	printf 'Name:\tinit\nCapBnd:\t000001fffffdffff\n' >"$t/proc/1/status"
+	echo '22 1 254:0 / / ro,relatime shared:1 - ext4 /dev/vda ro' >"$t/proc/1/mountinfo"
+	cat >"$t/run/config" <<-EOF
+	[sysctl]
+	kernel.kptr_restrict = 2
+	fs.protected_fifos = 2
+	[capabilities]
+	drop = cap_sys_rawio
+	[mounts]
+	shared = yes
+	EOF
+	cat >"$t/run/report.txt" <<-EOF
+	stage sysctl ok 0.100 ms
+	sysctl kernel.kptr_restrict applied 2
+	EOF
+}
+
+audit() {
+	local t=$BATS_TEST_TMPDIR
+	run "$HARDINIT" audit --config "$t/run/config" --report "$t/run/report.txt" --proc "$t/proc" --sys "$t/sys" "$@"
+}
+
+@test "audit: no drift when the live state matches the config" {
+	fake_system
+	audit
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[[ $output == *"ok    sysctl kernel.kptr_restrict"* ]]
+	[[ $output == *"ok    PID 1 bounding set cap_sys_rawio"* ]]
+	[[ $output == *"ok    mount propagation /"* ]]
+	[[ $output == *"0 drift"* ]]
+}
+
+@test "audit: a changed sysctl is drift, with expected and actual, and exit 1" {
+	fake_system
+	echo 1 >"$BATS_TEST_TMPDIR/proc/sys/fs/protected_fifos"
+	audit
+	[ "$status" -eq 1 ]
+	[[ $output == *"drift sysctl fs.protected_fifos"*"expected 2"*"actual 1"* ]]
+	[[ $output == *"1 drift"* ]]
+}
+
+@test "audit: a capability back in PID 1's bounding set is drift" {
+	fake_system
+	printf 'Name:\tinit\nCapBnd:\t000001ffffffffff\n' >"$BATS_TEST_TMPDIR/proc/1/status"
+	audit
+	[ "$status" -eq 1 ]
+	[[ $output == *"drift PID 1 bounding set cap_sys_rawio"* ]]
+}
+
+@test "audit: a private / is drift when the config asked for shared" {
+	fake_system
+	echo '22 1 254:0 / / ro,relatime - ext4 /dev/vda ro' >"$BATS_TEST_TMPDIR/proc/1/mountinfo"
+	audit
+	[ "$status" -eq 1 ]
+	[[ $output == *"drift mount propagation /"* ]]
+}
+
+@test "audit --json is machine-readable and says the same" {
+	fake_system
+	echo 0 >"$BATS_TEST_TMPDIR/proc/sys/kernel/kptr_restrict"
+	audit --json
+	[ "$status" -eq 1 ]
+	python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["drift"] == 1, d; assert any(i["status"] == "drift" and i["item"] == "sysctl kernel.kptr_restrict" for i in d["items"])' <<<"$output"
+}
+
+@test "audit without a boot report says why and exits 2" {
+	fake_system
+	rm "$BATS_TEST_TMPDIR/run/report.txt"
+	audit
+	[ "$status" -eq 2 ]
+	[[ $output == *"cannot read the boot report"* ]]
+}
