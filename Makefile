@@ -29,7 +29,7 @@ MUSLLDFLAGS := -static -Wl,--gc-sections -s
 CORE_SRC   := init/cmdline.c init/config.c init/report.c init/log.c \
               init/fsutil.c init/boot.c
 STAGE_SRC  := $(sort $(wildcard stages/*.c))
-MAIN_SRC   := init/main.c init/cli.c init/audit.c init/compat.c
+MAIN_SRC   := init/main.c init/cli.c init/audit.c init/compat.c init/pcre2_nojit.c
 SRC        := $(CORE_SRC) $(STAGE_SRC) $(MAIN_SRC)
 HDR        := $(wildcard init/*.h)
 
