@@ -29,9 +29,9 @@ MUSLLDFLAGS := -static -Wl,--gc-sections -s
 CORE_SRC   := init/cmdline.c init/config.c init/report.c init/log.c \
               init/fsutil.c init/boot.c
 STAGE_SRC  := $(sort $(wildcard stages/*.c))
-MAIN_SRC   := init/main.c init/cli.c init/audit.c init/compat.c init/pcre2_nojit.c
+MAIN_SRC   := init/main.c init/cli.c init/audit.c init/polytmp.c init/compat.c init/pcre2_nojit.c
 SRC        := $(CORE_SRC) $(STAGE_SRC) $(MAIN_SRC)
-HDR        := $(wildcard init/*.h)
+HDR        := $(wildcard init/*.h stages/*.h)
 
 PROBES     := $(patsubst tests/probe/%.c,$(BUILD)/probe/%,$(wildcard tests/probe/*.c))
 
@@ -80,7 +80,7 @@ $(BUILD)/unit-san/%: tests/unit/%.c tests/unit/tap.h $(CORE_SRC) $(STAGE_SRC) $(
 
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(CORE_SRC) $(HDR)
 	@mkdir -p $(BUILD)/fuzz
-	clang $(COMMON) -g -O1 -DHARDINIT_HOST_TEST -fsanitize=fuzzer,address,undefined \
+	clang $(COMMON) -Wno-unknown-warning-option -g -O1 -DHARDINIT_HOST_TEST -fsanitize=fuzzer,address,undefined \
 		$< $(CORE_SRC) -o $@ $(HOSTLIBS)
 
 unit: $(UNIT_BIN) $(UNIT_SAN)
@@ -109,9 +109,10 @@ bench: all $(BUILD)/bench/control-init
 deps:
 	scripts/install-deps
 
-install: $(BUILD)/hardinit
+install: $(BUILD)/hardinit $(BUILD)/mkcpio
 	install -D -m 0755 $(BUILD)/hardinit $(DESTDIR)$(PREFIX)/sbin/hardinit
 	install -D -m 0755 initramfs/hardinit-mkinitramfs $(DESTDIR)$(PREFIX)/sbin/hardinit-mkinitramfs
+	install -D -m 0755 $(BUILD)/mkcpio $(DESTDIR)$(PREFIX)/lib/hardinit/mkcpio
 	install -d $(DESTDIR)$(PREFIX)/share/hardinit/profiles
 	install -m 0644 config/*.conf $(DESTDIR)$(PREFIX)/share/hardinit/profiles/
 	install -D -m 0644 man/hardinit.8 $(DESTDIR)$(PREFIX)/share/man/man8/hardinit.8

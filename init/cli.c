@@ -5,6 +5,7 @@
 
 #include "audit.h"
 #include "log.h"
+#include "polytmp.h"
 
 static const char usage[] =
 "Usage: hardinit [COMMAND] [OPTIONS]\n"
@@ -24,6 +25,9 @@ static const char usage[] =
 "                        compare the live system with the config it was\n"
 "                        booted with (default /run/hardinit/config); exit 1\n"
 "                        on drift\n"
+"  private-tmp [--dir POLYDIR] USER COMMAND [ARGS...]\n"
+"                        run COMMAND as USER with its own instance of /tmp\n"
+"                        (as pam_namespace would), for systems without PAM\n"
 "  --help                this text\n"
 "  --version             the version\n"
 "\n"
@@ -109,6 +113,8 @@ int cli_main(int argc, char **argv)
 	}
 	if (strcmp(cmd, "dry-run") == 0 || strcmp(cmd, "--dry-run") == 0)
 		return cmd_dry_run(argc - 2, argv + 2);
+	if (strcmp(cmd, "private-tmp") == 0)
+		return polytmp_main(argc - 1, argv + 1);
 	if (strcmp(cmd, "audit") == 0)
 		return audit_main(argc - 1, argv + 1);
 	fprintf(stderr, "hardinit: unknown command '%s'; see hardinit --help\n", cmd);

@@ -398,7 +398,7 @@ static int set_cap_drop(struct parse *p, const char *value)
 		if (cap_listed(c, cap))
 			continue;
 		if (c->n_cap_drop >= CONFIG_MAX_CAPS)
-			return fail(p, "more than %d capabilities to drop (CONFIG_MAX_CAPS)", CONFIG_MAX_CAPS);
+			return fail(p, "more than %d capabilities to drop (CONFIG_MAX_CAPS); list each one once", CONFIG_MAX_CAPS);
 		c->cap_drop[c->n_cap_drop++] = cap;
 	}
 	if (rc < 0)
@@ -456,7 +456,7 @@ static int add_kernel_opts(struct parse *p, const char *value, bool required)
 		c->kernel_opts[i].required = c->kernel_opts[i].required || required;
 	}
 	if (rc < 0)
-		return fail(p, "kernel option longer than 127 bytes (CONFIG_NAME_MAX)");
+		return fail(p, "kernel option longer than 127 bytes (CONFIG_NAME_MAX); check only the part that matters");
 	return 0;
 }
 
@@ -494,12 +494,12 @@ static int set_polydirs(struct parse *p, const char *value)
 		if (dup)
 			continue;
 		if (n >= CONFIG_MAX_POLYDIRS)
-			return fail(p, "more than %d polydirs (CONFIG_MAX_POLYDIRS)", CONFIG_MAX_POLYDIRS);
+			return fail(p, "more than %d polydirs (CONFIG_MAX_POLYDIRS); list the directories users write to", CONFIG_MAX_POLYDIRS);
 		set_str(dirs[n++], CONFIG_PATH_MAX, word);
 		total += len + 1;
 	}
 	if (rc < 0)
-		return fail(p, "polydir longer than 255 bytes (CONFIG_PATH_MAX)");
+		return fail(p, "polydir longer than 255 bytes (CONFIG_PATH_MAX); use a shorter path");
 	/* The list is written back on one line (config_format). */
 	if (total + sizeof "polydirs = " >= CONFIG_MAX_LINE)
 		return fail(p, "polydirs list longer than one %d-byte line; shorten it", CONFIG_MAX_LINE);
@@ -536,7 +536,7 @@ static int sysctl_key_check(struct parse *p, const char *key)
 	if (!len)
 		return fail(p, "empty sysctl key; write e.g. kernel.kptr_restrict = 2");
 	if (len >= CONFIG_NAME_MAX)
-		return fail(p, "sysctl key longer than 127 bytes (CONFIG_NAME_MAX)");
+		return fail(p, "sysctl key longer than 127 bytes (CONFIG_NAME_MAX); check the name with sysctl -a");
 	if (strpbrk(key, "*?["))
 		return fail(p, "sysctl key '%s' has a glob pattern, which hardinit does not expand; list each key", key);
 	if (!strchr(key, '.'))
@@ -584,7 +584,7 @@ static int set_sysctl(struct parse *p, const char *raw_key, const char *value)
 	if (ignore)
 		raw_key++;
 	if (strlen(raw_key) >= sizeof key)
-		return fail(p, "sysctl key longer than 127 bytes (CONFIG_NAME_MAX)");
+		return fail(p, "sysctl key longer than 127 bytes (CONFIG_NAME_MAX); check the name with sysctl -a");
 	set_str(key, sizeof key, raw_key);
 	sysctl_normalize(key);
 	if (sysctl_key_check(p, key) < 0)
@@ -592,7 +592,7 @@ static int set_sysctl(struct parse *p, const char *raw_key, const char *value)
 	if (!*value)
 		return fail(p, "sysctl %s has no value; write %s = VALUE, or remove the line", key, key);
 	if (strlen(value) >= CONFIG_VALUE_MAX)
-		return fail(p, "value of sysctl %s is longer than 127 bytes (CONFIG_VALUE_MAX)", key);
+		return fail(p, "value of sysctl %s is longer than 127 bytes (CONFIG_VALUE_MAX); set it from the root's sysctl.d", key);
 
 	struct sysctl_setting *s = sysctl_find(c, key, &i);
 	if (s && p->sysctl_line[i])
@@ -624,13 +624,13 @@ static int set_sysctl_require(struct parse *p, const char *value)
 		if (sysctl_key_check(p, word) < 0)
 			return -1;
 		if (p->n_requires >= CONFIG_MAX_REQUIRED)
-			return fail(p, "more than %d required sysctls (CONFIG_MAX_REQUIRED)", CONFIG_MAX_REQUIRED);
+			return fail(p, "more than %d required sysctls (CONFIG_MAX_REQUIRED); require the ones the system cannot run without", CONFIG_MAX_REQUIRED);
 		set_str(p->requires[p->n_requires].key, CONFIG_NAME_MAX, word);
 		p->requires[p->n_requires].line = p->line;
 		p->n_requires++;
 	}
 	if (rc < 0)
-		return fail(p, "sysctl key longer than 127 bytes (CONFIG_NAME_MAX)");
+		return fail(p, "sysctl key longer than 127 bytes (CONFIG_NAME_MAX); check the name with sysctl -a");
 	return 0;
 }
 
@@ -675,7 +675,7 @@ static int set_sysctl_include(struct parse *p, const char *value)
 
 	char *buf = malloc(CONFIG_MAX_FILE_BYTES + 1);
 	if (!buf)
-		return fail(p, "include %s: out of memory", value);
+		return fail(p, "include %s: out of memory; retry with less loaded", value);
 	if (fs_read(full, buf, CONFIG_MAX_FILE_BYTES + 1, &len) < 0) {
 		int e = errno;
 		free(buf);
@@ -687,7 +687,7 @@ static int set_sysctl_include(struct parse *p, const char *value)
 	struct parse *sub = calloc(1, sizeof *sub);
 	if (!sub) {
 		free(buf);
-		return fail(p, "include %s: out of memory", value);
+		return fail(p, "include %s: out of memory; retry with less loaded", value);
 	}
 	sub->c = p->c;
 	sub->name = value;
@@ -905,7 +905,7 @@ static int set_value(struct parse *p, const struct key_def *d, const char *value
 	case K_LIST:
 		return d->set(p, value);
 	}
-	return fail(p, "internal error: key %s has no kind", name);
+	return fail(p, "internal error: key %s has no kind; report a bug", name);
 }
 
 /* ---- lines ------------------------------------------------------------- */
@@ -1394,7 +1394,7 @@ static int override_apply(struct parse *p, const char *key, const char *value)
 	}
 	p->section = section;
 	if (strlen(dot + 1) >= CONFIG_NAME_MAX)
-		return fail(p, "key longer than 127 bytes (CONFIG_NAME_MAX)");
+		return fail(p, "key longer than 127 bytes (CONFIG_NAME_MAX); see hardinit.conf(5) for the keys");
 	if (assignment(p, dot + 1, value) < 0)
 		return -1;
 	return finish_requires(p);
@@ -1517,6 +1517,8 @@ static void format_scalar(struct out *o, const struct config *c, const struct ke
 	case K_STRING:
 		if (d->check == check_tmp_size && !*(const char *)f)
 			emit(o, "%s = off\n", d->key);
+		else if (!*(const char *)f)
+			emit(o, "%s =\n", d->key);
 		else
 			emit(o, "%s = %s\n", d->key, (const char *)f);
 		break;

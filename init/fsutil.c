@@ -132,25 +132,31 @@ int sysctl_path(char *out, size_t outlen, const char *proc, const char *key)
 	if (n < 0 || (size_t)n >= outlen)
 		return -1;
 	size_t pos = (size_t)n;
+	/* sysctl.d(5): the first separator decides. With dots, a '/' inside
+	 * a part stands for a literal dot ("net.ipv4.conf.eth0/100.rp_filter");
+	 * with slashes, dots are literal ("net/ipv4/conf/eth0.100/rp_filter"). */
+	size_t first = strcspn(key, "./");
+	char sep = key[first] == '/' ? '/' : '.';
+	char literal_dot = sep == '.' ? '/' : '.';
 	const char *part = key;
 
-	/* Each dot- or slash-separated part must be a plain name: no empty
-	 * parts, no "." or "..", so a key can never leave /proc/sys. */
+	/* Each part must be a plain name: no empty parts, no "." or "..", so a
+	 * key can never leave /proc/sys. */
 	for (const char *p = key;; p++) {
-		if (*p == '.' || *p == '/' || *p == '\0') {
-			size_t plen = (size_t)(p - part);
-			if (plen == 0 || (plen == 1 && part[0] == '.') ||
-			    (plen == 2 && part[0] == '.' && part[1] == '.'))
-				return -1;
-			if (pos + plen + 1 >= outlen)
-				return -1;
-			memcpy(out + pos, part, plen);
-			pos += plen;
-			if (*p == '\0')
-				break;
-			out[pos++] = '/';
-			part = p + 1;
-		}
+		if (*p != sep && *p != '\0')
+			continue;
+		size_t plen = (size_t)(p - part);
+		if (plen == 0 || (plen == 1 && (part[0] == '.' || part[0] == '/')) ||
+		    (plen == 2 && (part[0] == '.' || part[0] == '/') && (part[1] == '.' || part[1] == '/')))
+			return -1;
+		if (pos + plen + 1 >= outlen)
+			return -1;
+		for (size_t i = 0; i < plen; i++)
+			out[pos++] = part[i] == literal_dot ? '.' : part[i];
+		if (*p == '\0')
+			break;
+		out[pos++] = '/';
+		part = p + 1;
 	}
 	out[pos] = '\0';
 	return 0;

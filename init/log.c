@@ -1,6 +1,6 @@
+#define _GNU_SOURCE   /* dup3 */
 #include "log.h"
 
-#define _GNU_SOURCE   /* dup3 */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>

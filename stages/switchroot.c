@@ -110,7 +110,7 @@ static void keep_embedded_policy(struct boot *b)
 	static char buf[1 << 16];
 	char dst[BOOT_PATH_MAX + 64], src[BOOT_PATH_MAX + 64];
 	static const char *const files[] = { "policy", "type", "file_contexts" };
-	long total = 0;
+	long total;
 
 	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
 		snprintf(src, sizeof src, "%s/%s", EMBEDDED_POLICY_DIR, files[i]);
@@ -122,6 +122,7 @@ static void keep_embedded_policy(struct boot *b)
 		snprintf(dst, sizeof dst, "%s/hardinit/selinux/%s", b->run, files[i]);
 		int out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 		ssize_t n = 0;
+		total = 0;
 		while (out >= 0 && (n = read(in, buf, sizeof buf)) > 0 && total < EMBEDDED_POLICY_MAX) {
 			total += n;
 			if (write(out, buf, (size_t)n) != n) {

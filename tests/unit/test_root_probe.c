@@ -152,6 +152,11 @@ static void test_sysctl_path(void)
 	tap_streq(out, "/proc/sys/kernel/kptr_restrict", "dotted key path");
 	tap_ok(sysctl_path(out, sizeof out, "/p", "net/ipv4/conf/all/rp_filter") == 0, "slash key");
 	tap_streq(out, "/p/sys/net/ipv4/conf/all/rp_filter", "slash key path");
+	tap_ok(sysctl_path(out, sizeof out, "/p", "net.ipv4.conf.eth0/100.rp_filter") == 0, "dotted key with a literal dot");
+	tap_streq(out, "/p/sys/net/ipv4/conf/eth0.100/rp_filter", "'/' inside a dotted part is a dot (sysctl.d)");
+	tap_ok(sysctl_path(out, sizeof out, "/p", "net/ipv4/conf/eth0.100/rp_filter") == 0, "slash key with a literal dot");
+	tap_streq(out, "/p/sys/net/ipv4/conf/eth0.100/rp_filter", "dots are literal in the slash form");
+	tap_ok(sysctl_path(out, sizeof out, "/proc", "kernel./.x") < 0, "a part that would become '.' refused");
 	tap_ok(sysctl_path(out, sizeof out, "/proc", "kernel..x") < 0, "empty part refused");
 	tap_ok(sysctl_path(out, sizeof out, "/proc", "../../etc/shadow") < 0, "escape refused");
 	tap_ok(sysctl_path(out, sizeof out, "/proc", "") < 0, "empty key refused");

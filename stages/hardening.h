@@ -1,0 +1,81 @@
+/* The pure pieces of the hardening stages (memory, sysctl, caps, locks),
+ * exposed so tests/unit/test_hardening.c can check them without a kernel.
+ * The stage entry points themselves are in init/stages.h. */
+#ifndef HARDINIT_HARDENING_H
+#define HARDINIT_HARDENING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "boot.h"
+
+/* ---- stages/memory.c ---- */
+
+/* The top of the vm.mmap_rnd_bits walk: the largest value any
+ * architecture's CONFIG_ARCH_MMAP_RND_BITS_MAX takes (x86_64: 32; compat
+ * 16), so the walk finds the real maximum from above. */
+#define MEMORY_RND_BITS_TOP 32
+
+/* Does the first "flags" line of /proc/cpuinfo text name "nx"? */
+bool cpuinfo_has_nx(const char *cpuinfo);
+
+/* A command-line word that weakens NX or address randomisation. */
+struct nx_weakener {
+	const char *key;
+	const char *value;   /* the weakening value; NULL: any or none */
+	const char *why;
+};
+
+/* Fill found[] with the weakening words present on the command line, in
+ * table order. Returns how many (at most max). */
+size_t nx_weakeners_present(const struct cmdline *c, const struct nx_weakener **found, size_t max);
+
+/* ---- stages/caps.c ---- */
+
+/* /proc/sys/kernel/usermodehelper/{bset,inheritable}: two 32-bit words,
+ * low first ("4294967295 511" once the read collapsed the tab). */
+int umh_parse(const char *text, uint32_t words[2]);
+/* Clear the bits of drop (bit n = capability n) in the two words. */
+void umh_clear(uint32_t words[2], uint64_t drop);
+/* The form the kernel's proc_cap_handler takes back: "LOW\tHIGH". */
+void umh_format(const uint32_t words[2], char *out, size_t cap);
+/* Bit mask of b->cfg.cap_drop, or -1 with b->err set when one is above
+ * last_cap (a config written for a newer kernel). */
+int caps_drop_mask(struct boot *b, int last_cap, uint64_t *mask);
+/* Step 1 of the stage: clear drop in both usermodehelper sets under
+ * b->proc, read back, report. Returns 0 or -1 with b->err set. */
+int caps_shrink_umh(struct boot *b, uint64_t drop);
+
+/* ---- stages/sysctl.c ---- */
+
+/* The drop-in's name. systemd-sysctl applies every sysctl.d file sorted by
+ * file name alone, whatever its directory, the last setting winning; the
+ * directory only decides between files of the same name (sysctl.d(5)).
+ * Debian 12 ships 99-protect-links.conf (procps: fs.protected_fifos=1) and
+ * 99-sysctl.conf (systemd: /etc/sysctl.conf); "zz-" sorts after every
+ * digit-prefixed name and after a vendor file without a number prefix. */
+#define SYSCTL_DROPIN_NAME "zz-hardinit.conf"
+#define SYSCTL_DROPIN_MAX  (16 * 1024)
+
+/* The drop-in text: every applied or already-set sysctl of the report's
+ * memory, sysctl and locks items, plus the ptrace scope the locks stage
+ * will set (ptrace_scope < 0: none). Returns the length, -1 if too big. */
+int sysctl_dropin_format(const struct report *r, int ptrace_scope, char *out, size_t cap);
+
+/* Is a [kernel] word ("slab_nomerge", "lockdown=integrity") in force?
+ * Looks at the command line and, where the kernel shows it, the live
+ * state under b->sys. why gets a short reason either way. */
+bool kernel_opt_in_force(const struct boot *b, const char *word, char *why, size_t whylen);
+
+/* ---- stages/locks.c ---- */
+
+/* The bracketed level of /sys/kernel/security/lockdown text
+ * ("none [integrity] confidentiality"), or -1 when there is none. */
+int lockdown_parse_current(const char *text);
+
+/* Mount securityfs on b->sys/kernel/security unless its lsm file is
+ * already there (never in a dry run). 0 when the file is visible. */
+int securityfs_ensure(const struct boot *b);
+
+#endif

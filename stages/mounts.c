@@ -1,0 +1,1228 @@
+/* Mounts: hardened API mounts, /tmp as a tmpfs, the instance parents that
+ * pam_namespace needs for polyinstantiated directories, and / made shared.
+ *
+ * Runs after the switch (the kernel refuses MS_MOVE of a mount whose
+ * parent is shared, so / must not be shared before it) and after the
+ * SELinux policy is loaded (the parents need the label the policy gives
+ * them, which only a loaded policy can tell).
+ *
+ * Policy on what the administrator configured: hardinit creates the
+ * instance parents of the polydirs it is configured for (b->cfg.polydirs)
+ * when they are missing; it never changes one that exists, and it only
+ * reports the parents of other namespace.conf lines. A wrong parent fails
+ * every pam_namespace session, so it is reported loudly, but a mode or an
+ * owner the administrator chose is theirs to change. */
+#define _GNU_SOURCE   /* ST_NODEV and the other statvfs flags in glibc */
+#include "mounts.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <selinux/label.h>
+#include <selinux/selinux.h>
+
+#include "fsutil.h"
+#include "log.h"
+#include "report.h"
+#include "stages.h"
+
+#define STAGE "mounts"
+
+/* ---- small string helpers -------------------------------------------- */
+
+static void strip_trailing_slashes(char *s)
+{
+	size_t n = strlen(s);
+
+	while (n > 1 && s[n - 1] == '/')
+		s[--n] = '\0';
+}
+
+static int copy_str(char *out, size_t cap, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n >= cap)
+		return -1;
+	memcpy(out, s, n + 1);
+	return 0;
+}
+
+bool mount_opts_has(const char *opts, const char *word)
+{
+	size_t wl = strlen(word);
+	const char *p = opts;
+
+	while (p && *p) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		if (len == wl && strncmp(p, word, wl) == 0)
+			return true;
+		p = comma ? comma + 1 : NULL;
+	}
+	return false;
+}
+
+bool tmpfs_size_valid(const char *s)
+{
+	size_t i = 0;
+
+	while (isdigit((unsigned char)s[i]))
+		i++;
+	if (i == 0 || i > 20)
+		return false;
+	if (s[i] == '\0')
+		return true;
+	return strchr("kKmMgG%", s[i]) != NULL && s[i + 1] == '\0';
+}
+
+/* ---- namespace.conf --------------------------------------------------- */
+
+/* One field as pam_namespace's argv_parse reads it: separated by blanks,
+ * '"' quotes blanks, and \b \n \t are escapes. Returns 1 with a field, 0
+ * at the end of the line, -1 when the field does not fit or a quote is
+ * left open. */
+static int next_field(const char **pp, char *out, size_t cap)
+{
+	const char *p = *pp;
+	size_t n = 0;
+	bool quoted = false;
+
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (*p == '\0') {
+		*pp = p;
+		return 0;
+	}
+	for (; *p; p++) {
+		char c = *p;
+		if (!quoted && (c == ' ' || c == '\t'))
+			break;
+		if (c == '"') {
+			quoted = !quoted;
+			continue;
+		}
+		if (c == '\\' && p[1]) {
+			p++;
+			c = *p == 'n' ? '\n' : *p == 't' ? '\t' : *p == 'b' ? '\b' : *p;
+		}
+		if (n + 1 >= cap)
+			return -1;
+		out[n++] = c;
+	}
+	out[n] = '\0';
+	*pp = p;
+	return quoted ? -1 : 1;
+}
+
+static int parse_method(const char *field, struct ns_entry *e, char *err, size_t errlen, bool *warned)
+{
+	static const char *const methods[] = { "user", "context", "level", "tmpdir", "tmpfs" };
+	static const char *const flags[] = { "create", "noinit", "iscript", "shared", "mntopts" };
+	char buf[NSCONF_MAX_LINE];
+	char *save = NULL;
+	size_t i;
+
+	copy_str(buf, sizeof buf, field);
+	char *m = strtok_r(buf, ":", &save);
+	for (i = 0; m && i < sizeof methods / sizeof methods[0]; i++)
+		if (strcmp(m, methods[i]) == 0)
+			break;
+	if (!m || i == sizeof methods / sizeof methods[0]) {
+		snprintf(err, errlen, "unknown method '%s'; use user, context, level, tmpdir or tmpfs",
+			 m ? m : "");
+		return -1;
+	}
+	e->method = (enum ns_method)i;
+	for (char *f = strtok_r(NULL, ":", &save); f; f = strtok_r(NULL, ":", &save)) {
+		size_t k;
+		/* pam_namespace matches flags by prefix and skips unknown ones. */
+		for (k = 0; k < sizeof flags / sizeof flags[0]; k++)
+			if (strncmp(f, flags[k], strlen(flags[k])) == 0)
+				break;
+		if (k == sizeof flags / sizeof flags[0]) {
+			if (!*warned)
+				snprintf(err, errlen, "unknown flag '%s' is ignored by pam_namespace", f);
+			*warned = true;
+			continue;
+		}
+		if (k == 0)
+			e->create = true;
+		if (k == 4 && e->method != NS_TMPFS && !*warned) {
+			snprintf(err, errlen, "mntopts applies to the tmpfs method only; pam_namespace ignores it here");
+			*warned = true;
+		}
+	}
+	return 0;
+}
+
+static int parse_users(const char *field, struct ns_entry *e, char *err, size_t errlen, bool *warned)
+{
+	const char *p = field;
+
+	if (*p == '~') {
+		e->users_exclusive = true;
+		p++;
+	}
+	while (p) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		if (len == 0 || len >= sizeof e->users[0]) {
+			if (!*warned)
+				snprintf(err, errlen, "an empty or overlong user name in '%s' is ignored by pam_namespace",
+					 field);
+			*warned = true;
+		} else if (e->n_users < NSCONF_MAX_USERS) {
+			memcpy(e->users[e->n_users], p, len);
+			e->users[e->n_users][len] = '\0';
+			e->n_users++;
+		}
+		p = comma ? comma + 1 : NULL;
+	}
+	return 0;
+}
+
+/* The instance is instance_prefix followed by the instance name, so the
+ * parent is everything before the prefix's last '/'. */
+static int set_parent(struct ns_entry *e, char *err, size_t errlen)
+{
+	if (e->method == NS_TMPFS) {
+		e->parent[0] = '\0';
+		return 0;
+	}
+	const char *slash = strrchr(e->instance_prefix, '/');
+	if (!slash) {
+		snprintf(err, errlen, "instance_prefix '%s' is not a path", e->instance_prefix);
+		return -1;
+	}
+	size_t len = (size_t)(slash - e->instance_prefix);
+	if (len == 0)
+		len = 1;
+	memcpy(e->parent, e->instance_prefix, len);
+	e->parent[len] = '\0';
+	strip_trailing_slashes(e->parent);
+	if (strcmp(e->parent, "/") == 0) {
+		snprintf(err, errlen, "instance parent of '%s' is /; use a directory such as %s/%s/",
+			 e->instance_prefix, e->polydir, POLY_DEFAULT_PARENT_NAME);
+		return -1;
+	}
+	if (strcmp(e->parent, e->polydir) == 0) {
+		snprintf(err, errlen, "instance parent is the polydir %s itself, which cannot be mode 000; "
+			 "use %s/%s/", e->polydir, e->polydir, POLY_DEFAULT_PARENT_NAME);
+		return -1;
+	}
+	return 0;
+}
+
+static bool has_user_vars(const char *s)
+{
+	return strstr(s, "$HOME") != NULL || strstr(s, "$USER") != NULL;
+}
+
+int nsconf_parse_line(const char *line, struct ns_entry *e, char *err, size_t errlen)
+{
+	char buf[NSCONF_MAX_LINE], fields[5][NSCONF_MAX_LINE];
+	const char *p = buf;
+	int n = 0;
+	bool warned = false;
+
+	memset(e, 0, sizeof *e);
+	err[0] = '\0';
+	if (copy_str(buf, sizeof buf, line) < 0) {
+		snprintf(err, errlen, "line longer than %d bytes", NSCONF_MAX_LINE);
+		return -1;
+	}
+	/* pam_namespace cuts at the first '#', even inside quotes. */
+	char *hash = strchr(buf, '#');
+	if (hash)
+		*hash = '\0';
+	while (n < 5) {
+		int r = next_field(&p, fields[n], sizeof fields[n]);
+		if (r < 0) {
+			snprintf(err, errlen, "unterminated quote or overlong field");
+			return -1;
+		}
+		if (r == 0)
+			break;
+		n++;
+	}
+	if (n == 0)
+		return 1;
+	if (n < 3) {
+		snprintf(err, errlen, "missing %s; a line is: polydir instance_prefix method [users]",
+			 n == 1 ? "instance_prefix" : "method");
+		return -1;
+	}
+	if (n == 5) {
+		snprintf(err, errlen, "more than 4 fields: pam_namespace ignores the rest, so a user list "
+			 "written with spaces (\"root, adm\") exempts only its first part; write root,adm");
+		warned = true;
+	}
+	if (copy_str(e->polydir, sizeof e->polydir, fields[0]) < 0 ||
+	    copy_str(e->instance_prefix, sizeof e->instance_prefix, fields[1]) < 0) {
+		snprintf(err, errlen, "path longer than %d bytes", CONFIG_PATH_MAX - 1);
+		return -1;
+	}
+	strip_trailing_slashes(e->polydir);
+	e->per_user = has_user_vars(e->polydir) || has_user_vars(e->instance_prefix);
+	if (parse_method(fields[2], e, err, errlen, &warned) < 0)
+		return -1;
+	if (!e->per_user && e->polydir[0] != '/') {
+		snprintf(err, errlen, "polydir '%s' is not an absolute path", e->polydir);
+		return -1;
+	}
+	if (strcmp(e->polydir, "/") == 0) {
+		snprintf(err, errlen, "polydir / cannot be polyinstantiated");
+		return -1;
+	}
+	if (e->method != NS_TMPFS && !e->per_user && e->instance_prefix[0] != '/') {
+		snprintf(err, errlen, "instance_prefix '%s' is not an absolute path", e->instance_prefix);
+		return -1;
+	}
+	if (strstr(e->polydir, "..") || strstr(e->instance_prefix, "..")) {
+		snprintf(err, errlen, "paths must not contain '..'");
+		return -1;
+	}
+	if (n >= 4)
+		parse_users(fields[3], e, err, errlen, &warned);
+	if (!e->per_user && set_parent(e, err, errlen) < 0)
+		return -1;
+	return warned ? 2 : 0;
+}
+
+static void nsconf_keep(struct ns_conf *c, const struct ns_entry *e)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (strcmp(c->entries[i].polydir, e->polydir) == 0)
+			log_warn("%s: polydir %s is also configured at %s; pam_namespace mounts both, "
+				 "the later one on top; remove one", e->source, e->polydir,
+				 c->entries[i].source);
+	c->entries[c->n++] = *e;
+}
+
+static int nsconf_load_file(struct boot *b, struct ns_conf *c, const char *path, const char *name)
+{
+	char *buf = malloc(NSCONF_MAX_FILE_BYTES + 1);
+	size_t len = 0;
+	int rc = 0;
+
+	if (!buf)
+		return -1;
+	if (fs_read(path, buf, NSCONF_MAX_FILE_BYTES + 1, &len) < 0) {
+		int e = errno;
+		free(buf);
+		if (e == ENOENT)
+			return 0;
+		log_warn("%s: not read (%s%s); pam_namespace still reads it, so check it by hand",
+			 path, strerror(e), e == E2BIG ? ", larger than 64 KiB" : "");
+		report_add(&b->rep, STAGE, name, "warn", "not read: %s", strerror(e));
+		return -1;
+	}
+	c->n_files++;
+	char *line = buf;
+	for (unsigned no = 1; line && *line; no++) {
+		char *nl = strchr(line, '\n');
+		char err[320];
+		struct ns_entry e;
+		if (nl)
+			*nl = '\0';
+		if (no > NSCONF_MAX_LINES) {
+			log_warn("%s: more than %d lines; the rest is not checked", path, NSCONF_MAX_LINES);
+			rc = -1;
+			break;
+		}
+		int r = nsconf_parse_line(line, &e, err, sizeof err);
+		snprintf(e.source, sizeof e.source, "%s:%u", name, no);
+		if (r < 0) {
+			c->n_invalid++;
+			log_warn("%s:%u: %s; pam_namespace refuses every session while this line is there",
+				 path, no, err);
+			report_add(&b->rep, STAGE, e.source, "invalid", "%s", err);
+		} else if (r == 2) {
+			log_warn("%s:%u: %s", path, no, err);
+			report_add(&b->rep, STAGE, e.source, "warn", "%s", err);
+		}
+		if (r == 0 || r == 2) {
+			if (c->n >= NSCONF_MAX_ENTRIES) {
+				log_warn("%s:%u: more than %d polydirs; the rest are not checked",
+					 path, no, NSCONF_MAX_ENTRIES);
+				rc = -1;
+				break;
+			}
+			nsconf_keep(c, &e);
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+	free(buf);
+	return rc;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp((const char *)a, (const char *)b);
+}
+
+int nsconf_load(struct boot *b, struct ns_conf *c)
+{
+	char path[BOOT_PATH_MAX * 2], dirpath[BOOT_PATH_MAX * 2];
+	static char names[NSCONF_MAX_FILES][256];
+	size_t n_names = 0;
+	int rc = 0;
+
+	memset(c, 0, sizeof *c);
+	if (!boot_path(path, sizeof path, b->newroot, "/etc/security/namespace.conf") ||
+	    !boot_path(dirpath, sizeof dirpath, b->newroot, "/etc/security/namespace.d"))
+		return -1;
+	if (access(path, F_OK) < 0)
+		report_add(&b->rep, STAGE, "namespace.conf", "absent",
+			   "pam_namespace (Debian's 1.5.2) fails sessions without it");
+	if (nsconf_load_file(b, c, path, "namespace.conf") < 0)
+		rc = -1;
+
+	DIR *d = opendir(dirpath);
+	if (!d)
+		return rc;
+	for (struct dirent *de; (de = readdir(d)) != NULL;) {
+		size_t len = strlen(de->d_name);
+		if (de->d_name[0] == '.' || len < 6 || len >= sizeof names[0] ||
+		    strcmp(de->d_name + len - 5, ".conf") != 0)
+			continue;
+		if (n_names == NSCONF_MAX_FILES) {
+			log_warn("%s: more than %d .conf files; the rest are not checked",
+				 dirpath, NSCONF_MAX_FILES);
+			rc = -1;
+			break;
+		}
+		memcpy(names[n_names++], de->d_name, len + 1);
+	}
+	closedir(d);
+	/* pam_namespace reads namespace.d in the order of the file names. */
+	qsort(names, n_names, sizeof names[0], cmp_names);
+	for (size_t i = 0; i < n_names; i++) {
+		char fpath[BOOT_PATH_MAX * 3], shortname[300];
+		snprintf(fpath, sizeof fpath, "%s/%s", dirpath, names[i]);
+		snprintf(shortname, sizeof shortname, "namespace.d/%s", names[i]);
+		if (nsconf_load_file(b, c, fpath, shortname) < 0)
+			rc = -1;
+	}
+	return rc;
+}
+
+/* A user in list_of_uids that does not exist is skipped by pam_namespace
+ * with a log line: an exemption with a typo silently stops exempting. */
+static void nsconf_check_users(struct boot *b, const struct ns_conf *c)
+{
+	char path[BOOT_PATH_MAX * 2];
+	char *pw = malloc(PASSWD_MAX_BYTES);
+
+	if (!pw || !boot_path(path, sizeof path, b->newroot, "/etc/passwd") ||
+	    fs_read(path, pw, PASSWD_MAX_BYTES, NULL) < 0) {
+		free(pw);
+		return;
+	}
+	for (size_t i = 0; i < c->n; i++) {
+		for (size_t u = 0; u < c->entries[i].n_users; u++) {
+			const char *name = c->entries[i].users[u];
+			size_t len = strlen(name);
+			bool found = false;
+			for (const char *l = pw; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
+				if (strncmp(l, name, len) == 0 && l[len] == ':') {
+					found = true;
+					break;
+				}
+			if (!found)
+				log_warn("%s: user '%s' is not in /etc/passwd; pam_namespace ignores unknown "
+					 "users (users from NSS cannot be checked at boot)",
+					 c->entries[i].source, name);
+		}
+	}
+	free(pw);
+}
+
+/* ---- instance parents ------------------------------------------------- */
+
+const char *poly_parent_state_name(enum parent_state s)
+{
+	static const char *const names[] = { "ok", "missing", "not a directory", "wrong mode",
+					     "wrong owner", "unreadable" };
+	return names[s];
+}
+
+enum parent_state poly_parent_check(const char *path, char *why, size_t whylen)
+{
+	struct stat st;
+
+	why[0] = '\0';
+	if (lstat(path, &st) < 0) {
+		snprintf(why, whylen, "%s", strerror(errno));
+		return errno == ENOENT ? PARENT_MISSING : PARENT_ERROR;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		snprintf(why, whylen, "%s", S_ISLNK(st.st_mode) ? "a symbolic link" : "not a directory");
+		return PARENT_NOT_DIR;
+	}
+	/* pam_namespace's check_inst_parent: owner root, no rwx bits at all. */
+	if (st.st_uid != 0) {
+		snprintf(why, whylen, "owned by uid %u, not root", (unsigned)st.st_uid);
+		return PARENT_BAD_OWNER;
+	}
+	if (st.st_mode & 0777) {
+		snprintf(why, whylen, "mode %04o, not 0000", (unsigned)(st.st_mode & 07777));
+		return PARENT_BAD_MODE;
+	}
+	return PARENT_OK;
+}
+
+int poly_parent_create(const char *path)
+{
+	struct stat st;
+
+	if (mkdir(path, 0) < 0)
+		return -1;
+	/* mkdir leaves the group of a setgid parent and its setgid bit; at
+	 * boot nothing else runs, so the path still names our directory. */
+	if (lchown(path, 0, 0) < 0 || chmod(path, 0) < 0)
+		return -1;
+	if (lstat(path, &st) < 0)
+		return -1;
+	if (!S_ISDIR(st.st_mode) || st.st_uid != 0 || st.st_gid != 0 || (st.st_mode & 07777)) {
+		errno = EPERM;
+		return -1;
+	}
+	return 0;
+}
+
+int poly_parent_for(const struct ns_conf *c, const char *polydir,
+		    const struct ns_entry **e, char *out, size_t outlen)
+{
+	*e = NULL;
+	for (size_t i = 0; c && i < c->n; i++) {
+		if (!c->entries[i].per_user && strcmp(c->entries[i].polydir, polydir) == 0) {
+			*e = &c->entries[i];
+			return copy_str(out, outlen, c->entries[i].parent);
+		}
+	}
+	int n = snprintf(out, outlen, "%s/%s", strcmp(polydir, "/") ? polydir : "",
+			 POLY_DEFAULT_PARENT_NAME);
+	return n < 0 || (size_t)n >= outlen ? -1 : 0;
+}
+
+/* ---- mountinfo and fstab ---------------------------------------------- */
+
+/* mountinfo and fstab write a blank in a path as \040. */
+static void unescape_octal(char *s)
+{
+	char *w = s;
+
+	for (char *r = s; *r; r++) {
+		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' && r[2] <= '7' &&
+		    r[3] >= '0' && r[3] <= '7') {
+			*w++ = (char)((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
+			r += 3;
+		} else {
+			*w++ = *r;
+		}
+	}
+	*w = '\0';
+}
+
+/* "36 35 98:0 /root /point rw,nosuid shared:1 - ext4 /dev/x rw,errors=..." */
+static int mountinfo_parse_line(char *line, struct mountinfo_entry *m)
+{
+	char *save = NULL, *tok;
+	int field = 0;
+	bool after_dash = false;
+	int after = 0;
+
+	memset(m, 0, sizeof *m);
+	for (tok = strtok_r(line, " ", &save); tok; tok = strtok_r(NULL, " ", &save), field++) {
+		if (after_dash) {
+			if (after == 0)
+				copy_str(m->fstype, sizeof m->fstype, tok);
+			else if (after == 2)
+				copy_str(m->super_opts, sizeof m->super_opts, tok);
+			after++;
+			continue;
+		}
+		if (field == 4) {
+			if (copy_str(m->point, sizeof m->point, tok) < 0)
+				return -1;
+			unescape_octal(m->point);
+		} else if (field == 5) {
+			copy_str(m->mnt_opts, sizeof m->mnt_opts, tok);
+		} else if (field > 5) {
+			if (strcmp(tok, "-") == 0)
+				after_dash = true;
+			else if (strncmp(tok, "shared:", 7) == 0)
+				m->shared = true;
+		}
+	}
+	return after_dash && after >= 1 ? 0 : -1;
+}
+
+int mountinfo_find_text(const char *text, const char *point, struct mountinfo_entry *out)
+{
+	char line[4096];
+	int found = 0;
+
+	for (const char *l = text; l && *l;) {
+		const char *nl = strchr(l, '\n');
+		size_t len = nl ? (size_t)(nl - l) : strlen(l);
+		struct mountinfo_entry m;
+		if (len < sizeof line) {
+			memcpy(line, l, len);
+			line[len] = '\0';
+			/* The last match is the top of a stack of mounts. */
+			if (mountinfo_parse_line(line, &m) == 0 && strcmp(m.point, point) == 0) {
+				*out = m;
+				found = 1;
+			}
+		}
+		l = nl ? nl + 1 : NULL;
+	}
+	return found;
+}
+
+int mountinfo_find(const char *proc, const char *point, struct mountinfo_entry *out)
+{
+	char path[BOOT_PATH_MAX * 2];
+	char *buf = malloc(MOUNTINFO_MAX_BYTES);
+	int rc = -1;
+
+	if (buf && boot_path(path, sizeof path, proc, "self/mountinfo") &&
+	    fs_read(path, buf, MOUNTINFO_MAX_BYTES, NULL) == 0)
+		rc = mountinfo_find_text(buf, point, out);
+	free(buf);
+	return rc;
+}
+
+/* The longest mount point of fstab, other than /, that path lies under. */
+static bool fstab_mount_point_for(const char *fstab, const char *path, char *best, size_t bestlen)
+{
+	char line[1024];
+	bool found = false;
+	size_t best_len = 0;
+
+	for (const char *l = fstab; l && *l;) {
+		const char *nl = strchr(l, '\n');
+		size_t len = nl ? (size_t)(nl - l) : strlen(l);
+		char *save = NULL;
+		if (len < sizeof line) {
+			memcpy(line, l, len);
+			line[len] = '\0';
+			char *spec = strtok_r(line, " \t", &save);
+			char *file = strtok_r(NULL, " \t", &save);
+			char *type = strtok_r(NULL, " \t", &save);
+			if (spec && file && type && spec[0] != '#' && file[0] == '/' &&
+			    strcmp(type, "swap") != 0) {
+				unescape_octal(file);
+				strip_trailing_slashes(file);
+				size_t fl = strlen(file);
+				if (strcmp(file, "/") != 0 && strncmp(path, file, fl) == 0 &&
+				    (path[fl] == '/' || path[fl] == '\0') && fl > best_len &&
+				    copy_str(best, bestlen, file) == 0) {
+					best_len = fl;
+					found = true;
+				}
+			}
+		}
+		l = nl ? nl + 1 : NULL;
+	}
+	return found;
+}
+
+int poly_mounted_later(struct boot *b, const char *path, char *mnt, size_t mntlen)
+{
+	char fpath[BOOT_PATH_MAX * 2], point[BOOT_PATH_MAX * 2];
+	char *fstab = malloc(FSTAB_MAX_BYTES);
+	struct mountinfo_entry m;
+	int rc = 0;
+
+	mnt[0] = '\0';
+	if (!fstab || !boot_path(fpath, sizeof fpath, b->newroot, "/etc/fstab")) {
+		free(fstab);
+		return -1;
+	}
+	if (fs_read(fpath, fstab, FSTAB_MAX_BYTES, NULL) < 0) {
+		rc = errno == ENOENT ? 0 : -1;
+	} else if (fstab_mount_point_for(fstab, path, mnt, mntlen)) {
+		/* Listed; is it mounted already (by us, or by the kernel)? */
+		if (!boot_path(point, sizeof point, b->newroot, mnt))
+			rc = -1;
+		else
+			rc = mountinfo_find(b->proc, point, &m) == 1 ? 0 : 1;
+	}
+	free(fstab);
+	return rc;
+}
+
+int poly_tmpfiles_format(const char paths[][CONFIG_PATH_MAX], size_t n, char *out, size_t cap)
+{
+	size_t used = 0;
+	int w = snprintf(out, cap,
+			 "# Written by hardinit at boot: instance parents for pam_namespace that\n"
+			 "# lie on a file system mounted after hardinit ran. Mode 0000, owned by\n"
+			 "# root, as pam_namespace requires; no age, never cleaned.\n");
+
+	if (w < 0 || (size_t)w >= cap)
+		return -1;
+	used = (size_t)w;
+	for (size_t i = 0; i < n; i++) {
+		/* tmpfiles.d separates fields by blanks: a path with one cannot
+		 * be written unquoted, and we do not write quoted paths. */
+		if (strpbrk(paths[i], " \t\n\\"))
+			return -1;
+		w = snprintf(out + used, cap - used, "d %s 0000 root root -\n", paths[i]);
+		if (w < 0 || (size_t)w >= cap - used)
+			return -1;
+		used += (size_t)w;
+	}
+	return (int)used;
+}
+
+/* ---- SELinux labels --------------------------------------------------- */
+
+struct labeler {
+	struct selabel_handle *h;
+	bool enabled;
+};
+
+static void labeler_open(struct labeler *l)
+{
+	l->h = NULL;
+	l->enabled = is_selinux_enabled() > 0;
+	if (!l->enabled)
+		return;
+	l->h = selabel_open(SELABEL_CTX_FILE, NULL, 0);
+	if (!l->h)
+		log_warn("SELinux file contexts not loaded (%s): new directories keep the label of "
+			 "their parent; run restorecon on them", strerror(errno));
+}
+
+static void labeler_close(struct labeler *l)
+{
+	if (l->h)
+		selabel_close(l->h);
+	l->h = NULL;
+}
+
+/* Give fspath the label the policy gives policy_path (a directory).
+ * Returns 0 labelled or already right, 1 wrong and left alone (fix is
+ * false), 2 SELinux is off, -1 error. got describes the result. */
+static int label_dir(struct labeler *l, const char *fspath, const char *policy_path, bool fix,
+		     char *got, size_t gotlen)
+{
+	char *want = NULL, *have = NULL;
+	int rc = 0;
+
+	snprintf(got, gotlen, "selinux off");
+	if (!l->enabled)
+		return 2;
+	if (!l->h || selabel_lookup(l->h, &want, policy_path, S_IFDIR) < 0) {
+		snprintf(got, gotlen, "no label in the policy (%s)", strerror(errno));
+		return -1;
+	}
+	if (lgetfilecon(fspath, &have) >= 0 && strcmp(have, want) == 0) {
+		snprintf(got, gotlen, "%s", want);
+	} else if (!fix) {
+		snprintf(got, gotlen, "%s, policy says %s", have ? have : "unlabelled", want);
+		rc = 1;
+	} else if (lsetfilecon(fspath, want) < 0) {
+		snprintf(got, gotlen, "setting %s failed: %s", want, strerror(errno));
+		rc = -1;
+	} else {
+		snprintf(got, gotlen, "%s", want);
+	}
+	freecon(have);
+	freecon(want);
+	return rc;
+}
+
+/* ---- mount flags ------------------------------------------------------ */
+
+/* statvfs's ST_ flags to mount's MS_ flags: the per-mount flags a remount
+ * must repeat, or the kernel clears them. ST_RELATIME is not MS_RELATIME. */
+static unsigned long mount_flags_now(const char *path)
+{
+	static const struct { unsigned long st, ms; } map[] = {
+		{ ST_RDONLY, MS_RDONLY }, { ST_NOSUID, MS_NOSUID }, { ST_NODEV, MS_NODEV },
+		{ ST_NOEXEC, MS_NOEXEC }, { ST_SYNCHRONOUS, MS_SYNCHRONOUS },
+		{ ST_NOATIME, MS_NOATIME }, { ST_NODIRATIME, MS_NODIRATIME },
+		{ ST_RELATIME, MS_RELATIME },
+	};
+	struct statvfs sv;
+	unsigned long ms = 0;
+
+	if (statvfs(path, &sv) < 0)
+		return 0;
+	for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+		if (sv.f_flag & map[i].st)
+			ms |= map[i].ms;
+	return ms;
+}
+
+static void flags_text(unsigned long flags, char *out, size_t cap)
+{
+	snprintf(out, cap, "%s%s%s", flags & MS_NOSUID ? "nosuid," : "",
+		 flags & MS_NODEV ? "nodev," : "", flags & MS_NOEXEC ? "noexec," : "");
+	size_t n = strlen(out);
+	if (n)
+		out[n - 1] = '\0';
+}
+
+/* Does the mountinfo entry carry every flag of want? */
+static bool entry_has_flags(const struct mountinfo_entry *m, unsigned long want)
+{
+	return (!(want & MS_NOSUID) || mount_opts_has(m->mnt_opts, "nosuid")) &&
+	       (!(want & MS_NODEV) || mount_opts_has(m->mnt_opts, "nodev")) &&
+	       (!(want & MS_NOEXEC) || mount_opts_has(m->mnt_opts, "noexec"));
+}
+
+/* Add per-mount flags to an existing mount. MS_REMOUNT|MS_BIND changes the
+ * mount, not the file system (2.6.26), so size= and the like stay. */
+static void harden_existing(struct boot *b, const char *path, const char *key, unsigned long want)
+{
+	struct mountinfo_entry m;
+	char text[64];
+
+	flags_text(want, text, sizeof text);
+	if (mountinfo_find(b->proc, path, &m) != 1) {
+		report_add(&b->rep, STAGE, key, "absent", "not a mount point");
+		return;
+	}
+	if (entry_has_flags(&m, want)) {
+		report_add(&b->rep, STAGE, key, "already", "%s", text);
+		return;
+	}
+	if (b->mode == MODE_DRY_RUN) {
+		log_info("would remount %s with %s", path, text);
+		return;
+	}
+	if (mount(NULL, path, NULL, MS_REMOUNT | MS_BIND | mount_flags_now(path) | want, NULL) < 0) {
+		log_warn("remounting %s with %s failed: %s; it stays without them", path, text,
+			 strerror(errno));
+		report_add(&b->rep, STAGE, key, "failed", "%s: %s", text, strerror(errno));
+		return;
+	}
+	bool ok = mountinfo_find(b->proc, path, &m) == 1 && entry_has_flags(&m, want);
+	if (!ok)
+		log_warn("%s: remounted with %s but mountinfo shows '%s'", path, text, m.mnt_opts);
+	report_add(&b->rep, STAGE, key, ok ? "applied" : "failed", "%s", ok ? text : m.mnt_opts);
+}
+
+/* ---- the API mounts --------------------------------------------------- */
+
+static void mounts_dev_shm(struct boot *b, struct labeler *l)
+{
+	char path[BOOT_PATH_MAX + 8], label[256];
+	unsigned long want = MS_NOSUID | MS_NODEV | (b->cfg.shm_noexec ? MS_NOEXEC : 0);
+	struct mountinfo_entry m;
+
+	if (!boot_path(path, sizeof path, b->dev, "shm"))
+		return;
+	if (mountinfo_find(b->proc, path, &m) == 1) {
+		harden_existing(b, path, "/dev/shm", want);
+		return;
+	}
+	if (b->mode == MODE_DRY_RUN) {
+		log_info("would mount a tmpfs on %s", path);
+		return;
+	}
+	/* POSIX shared memory and semaphores (shm_open, sem_open) live here;
+	 * the early stage mounts /dev only. */
+	if ((mkdir(path, 01777) < 0 && errno != EEXIST) || chmod(path, 01777) < 0 ||
+	    mount("tmpfs", path, "tmpfs", want, "mode=1777") < 0) {
+		log_warn("mounting a tmpfs on %s failed: %s; shm_open() will fail", path, strerror(errno));
+		report_add(&b->rep, STAGE, "/dev/shm", "failed", "%s", strerror(errno));
+		return;
+	}
+	label_dir(l, path, "/dev/shm", true, label, sizeof label);
+	bool ok = mountinfo_find(b->proc, path, &m) == 1 && entry_has_flags(&m, want);
+	report_add(&b->rep, STAGE, "/dev/shm", ok ? "applied" : "failed", "tmpfs %s", m.mnt_opts);
+}
+
+static const char *hidepid_value(enum hidepid h)
+{
+	/* Numbers, which every kernel takes; 4 (ptraceable) needs 5.8. */
+	switch (h) {
+	case HIDEPID_NOACCESS: return "1";
+	case HIDEPID_INVISIBLE: return "2";
+	case HIDEPID_PTRACEABLE: return "4";
+	default: return "0";
+	}
+}
+
+/* hidepid and gid are per proc instance since 5.8 (before, per pid
+ * namespace), so a remount of this instance is what the real init and
+ * everything below it will see. */
+static void mounts_proc(struct boot *b)
+{
+	char data[64], want[80];
+	struct mountinfo_entry m;
+
+	if (b->cfg.proc_hidepid == HIDEPID_OFF && b->cfg.proc_gid < 0) {
+		report_add(&b->rep, STAGE, "/proc", "skipped", "hidepid off");
+		return;
+	}
+	snprintf(data, sizeof data, "hidepid=%s", hidepid_value(b->cfg.proc_hidepid));
+	if (b->cfg.proc_gid >= 0)
+		snprintf(data + strlen(data), sizeof data - strlen(data), ",gid=%d", b->cfg.proc_gid);
+	if (b->mode == MODE_DRY_RUN) {
+		log_info("would remount %s with %s", b->proc, data);
+		return;
+	}
+	unsigned long flags = mount_flags_now(b->proc) | MS_NOSUID | MS_NODEV | MS_NOEXEC;
+	if (mount("proc", b->proc, "proc", MS_REMOUNT | flags, data) < 0) {
+		log_warn("remounting %s with %s failed: %s; every user sees every process",
+			 b->proc, data, strerror(errno));
+		report_add(&b->rep, STAGE, "/proc", "failed", "%s: %s", data, strerror(errno));
+		return;
+	}
+	/* The kernel shows hidepid by name (5.8+) and gid only when not 0. */
+	snprintf(want, sizeof want, "hidepid=%s", config_hidepid_name(b->cfg.proc_hidepid));
+	bool ok = mountinfo_find(b->proc, b->proc, &m) == 1 &&
+		  (b->cfg.proc_hidepid == HIDEPID_OFF || mount_opts_has(m.super_opts, want) ||
+		   mount_opts_has(m.super_opts, data));
+	if (ok && b->cfg.proc_gid > 0) {
+		snprintf(want, sizeof want, "gid=%d", b->cfg.proc_gid);
+		ok = mount_opts_has(m.super_opts, want);
+	}
+	if (!ok)
+		log_warn("%s: remounted with %s but mountinfo shows '%s'", b->proc, data, m.super_opts);
+	report_add(&b->rep, STAGE, "/proc", ok ? "applied" : "failed", "%s", m.super_opts);
+}
+
+static int mounts_tmp(struct boot *b, struct labeler *l)
+{
+	char path[BOOT_PATH_MAX + 8], data[80], text[64], label[256];
+	unsigned long want = MS_NOSUID | MS_NODEV | (b->cfg.tmp_noexec ? MS_NOEXEC : 0);
+	struct mountinfo_entry m;
+
+	if (b->cfg.tmp_size[0] == '\0') {
+		report_add(&b->rep, STAGE, "/tmp", "skipped", "no tmp_size");
+		return 0;
+	}
+	if (!tmpfs_size_valid(b->cfg.tmp_size))
+		return boot_error(b, "[mounts] tmp_size '%s' is not a tmpfs size; write digits with an "
+				  "optional k, m, g or %% suffix, e.g. 50%%", b->cfg.tmp_size);
+	if (!boot_path(path, sizeof path, b->newroot, "tmp"))
+		return 0;
+	flags_text(want, text, sizeof text);
+	int found = mountinfo_find(b->proc, path, &m);
+	if (found == 1 && strcmp(m.fstype, "tmpfs") != 0) {
+		log_warn("%s is already a %s mount; not covering it with a tmpfs", path, m.fstype);
+		report_add(&b->rep, STAGE, "/tmp", "warn", "already %s", m.fstype);
+		return 0;
+	}
+	if (b->mode == MODE_DRY_RUN) {
+		log_info("would %s a tmpfs on %s with size=%s,%s", found == 1 ? "remount" : "mount",
+			 path, b->cfg.tmp_size, text);
+		return 0;
+	}
+	int r;
+	if (found == 1) {
+		snprintf(data, sizeof data, "size=%s", b->cfg.tmp_size);
+		r = mount(NULL, path, NULL, MS_REMOUNT | mount_flags_now(path) | want, data);
+	} else {
+		snprintf(data, sizeof data, "mode=1777,size=%s", b->cfg.tmp_size);
+		if (mkdir(path, 01777) < 0 && errno != EEXIST) {
+			log_warn("%s is missing and cannot be created (%s): no tmpfs on /tmp", path,
+				 strerror(errno));
+			report_add(&b->rep, STAGE, "/tmp", "failed", "mkdir: %s", strerror(errno));
+			return 0;
+		}
+		r = mount("tmpfs", path, "tmpfs", want, data);
+	}
+	if (r < 0) {
+		log_warn("mounting a tmpfs on %s (%s,%s) failed: %s", path, data, text, strerror(errno));
+		report_add(&b->rep, STAGE, "/tmp", "failed", "%s", strerror(errno));
+		return 0;
+	}
+	/* A new tmpfs root is tmpfs_t until labelled; the policy says tmp_t. */
+	label_dir(l, path, "/tmp", true, label, sizeof label);
+	bool ok = mountinfo_find(b->proc, path, &m) == 1 && strcmp(m.fstype, "tmpfs") == 0 &&
+		  entry_has_flags(&m, want);
+	if (!ok)
+		log_warn("%s: mounted, but mountinfo shows %s '%s'", path, m.fstype, m.mnt_opts);
+	report_add(&b->rep, STAGE, "/tmp", ok ? "applied" : "failed", "tmpfs %s %s", m.mnt_opts,
+		   m.super_opts);
+	return 0;
+}
+
+static void mounts_shared(struct boot *b)
+{
+	struct mountinfo_entry m;
+
+	if (!b->cfg.mount_shared) {
+		report_add(&b->rep, STAGE, "shared", "skipped", "mount_shared off");
+		return;
+	}
+	if (b->mode == MODE_INITRAMFS && !b->switched) {
+		log_warn("not making / shared before the switch: the kernel would then refuse the "
+			 "MS_MOVE of the new root");
+		report_add(&b->rep, STAGE, "shared", "refused", "before the switch");
+		return;
+	}
+	if (b->mode == MODE_DRY_RUN) {
+		log_info("would make %s shared, recursively", b->newroot);
+		return;
+	}
+	if (mount(NULL, b->newroot, NULL, MS_SHARED | MS_REC, NULL) < 0) {
+		log_warn("making %s shared failed: %s; per-user mount namespaces will not see "
+			 "later mounts", b->newroot, strerror(errno));
+		report_add(&b->rep, STAGE, "shared", "failed", "%s", strerror(errno));
+		return;
+	}
+	bool ok = mountinfo_find(b->proc, b->newroot, &m) == 1 && m.shared;
+	report_add(&b->rep, STAGE, "shared", ok ? "applied" : "failed", "%s MS_SHARED|MS_REC", b->newroot);
+}
+
+/* ---- polyinstantiation ------------------------------------------------ */
+
+#define POLY_MAX_DEFERRED (CONFIG_MAX_POLYDIRS + NSCONF_MAX_ENTRIES)
+
+struct poly_run {
+	struct labeler label;
+	char deferred[POLY_MAX_DEFERRED][CONFIG_PATH_MAX];
+	size_t n_deferred;
+};
+
+static bool root_init_is_systemd(struct boot *b)
+{
+	char path[BOOT_PATH_MAX * 2], target[256];
+
+	if (b->cfg.init[0])
+		return strstr(b->cfg.init, "systemd") != NULL;
+	if (!boot_path(path, sizeof path, b->newroot, "/sbin/init"))
+		return false;
+	ssize_t n = readlink(path, target, sizeof target - 1);
+	if (n <= 0)
+		return false;
+	target[n] = '\0';
+	return strstr(target, "systemd") != NULL;
+}
+
+static void poly_defer(struct poly_run *run, const char *parent)
+{
+	for (size_t i = 0; i < run->n_deferred; i++)
+		if (strcmp(run->deferred[i], parent) == 0)
+			return;
+	if (run->n_deferred < POLY_MAX_DEFERRED)
+		copy_str(run->deferred[run->n_deferred++], CONFIG_PATH_MAX, parent);
+}
+
+static void poly_missing(struct boot *b, struct poly_run *run, const char *key,
+			 const char *parent, const char *fspath, bool configured)
+{
+	char mnt[CONFIG_PATH_MAX], label[256];
+	int later = poly_mounted_later(b, parent, mnt, sizeof mnt);
+
+	if (later == 1) {
+		log_info("%s: instance parent %s is on %s, which the real init mounts later; left to it",
+			 key, parent, mnt);
+		report_add(&b->rep, STAGE, key, "deferred", "%s on %s (mounted later)", parent, mnt);
+		if (configured)
+			poly_defer(run, parent);
+		return;
+	}
+	if (!configured) {
+		log_warn("%s: instance parent %s is missing; pam_namespace fails that line's sessions; "
+			 "create it: mkdir -m 000 %s (owner root)", key, parent, parent);
+		report_add(&b->rep, STAGE, key, "missing", "%s", parent);
+		return;
+	}
+	if (b->mode == MODE_DRY_RUN) {
+		log_info("would create %s mode 0000 root:root", fspath);
+		return;
+	}
+	if (poly_parent_create(fspath) < 0) {
+		int e = errno;
+		if (e == EROFS) {
+			log_info("%s: %s cannot be created on the read-only root; left to the real init",
+				 key, parent);
+			report_add(&b->rep, STAGE, key, "deferred", "%s (read-only root)", parent);
+			poly_defer(run, parent);
+			return;
+		}
+		log_warn("%s: creating instance parent %s failed: %s%s", key, parent, strerror(e),
+			 e == ENOENT ? " (the polydir does not exist)" : "");
+		report_add(&b->rep, STAGE, key, "failed", "%s: %s", parent, strerror(e));
+		return;
+	}
+	label_dir(&run->label, fspath, parent, true, label, sizeof label);
+	report_add(&b->rep, STAGE, key, "created", "%s 0000 root:root %s", parent, label);
+}
+
+/* One instance parent: create it when missing and configured, report it
+ * when missing otherwise or wrong. parent is as the root sees it. */
+static void poly_prepare(struct boot *b, struct poly_run *run, const char *polydir,
+			 const char *parent, bool configured)
+{
+	char key[REPORT_KEY_MAX], fspath[BOOT_PATH_MAX * 2], why[128], label[256];
+
+	snprintf(key, sizeof key, "polydir %s", polydir);
+	if (!boot_path(fspath, sizeof fspath, b->newroot, parent)) {
+		report_add(&b->rep, STAGE, key, "failed", "path too long");
+		return;
+	}
+	enum parent_state s = poly_parent_check(fspath, why, sizeof why);
+	switch (s) {
+	case PARENT_OK: {
+		int r = b->mode == MODE_DRY_RUN ? 2 :
+			label_dir(&run->label, fspath, parent, configured, label, sizeof label);
+		if (r == 1 || r < 0)
+			log_warn("%s: instance parent %s has label %s", key, parent, label);
+		report_add(&b->rep, STAGE, key, r == 1 || r < 0 ? "warn" : "ok", "%s 0000 root %s",
+			   parent, r == 2 ? "(selinux off)" : label);
+		return;
+	}
+	case PARENT_MISSING:
+		poly_missing(b, run, key, parent, fspath, configured);
+		return;
+	case PARENT_ERROR:
+		/* Under a file system mounted later, even lstat can fail. */
+		log_warn("%s: instance parent %s: %s", key, parent, why);
+		report_add(&b->rep, STAGE, key, "failed", "%s: %s", parent, why);
+		return;
+	default:
+		log_warn("%s: instance parent %s is %s; pam_namespace refuses the sessions of this "
+			 "polydir; fix it: chown root %s && chmod 000 %s", key, parent, why, parent, parent);
+		report_add(&b->rep, STAGE, key, "wrong", "%s: %s", parent, why);
+		return;
+	}
+}
+
+static void poly_write_tmpfiles(struct boot *b, struct poly_run *run)
+{
+	char path[BOOT_PATH_MAX * 2];
+	char *text;
+
+	if (run->n_deferred == 0)
+		return;
+	if (!root_init_is_systemd(b)) {
+		for (size_t i = 0; i < run->n_deferred; i++)
+			log_warn("instance parent %s must be created by the real init once its file "
+				 "system is mounted: mkdir -m 000 %s (owner root)", run->deferred[i],
+				 run->deferred[i]);
+		return;
+	}
+	if (!boot_path(path, sizeof path, b->run, POLY_TMPFILES_NAME) ||
+	    !(text = malloc(TMPFILES_MAX_BYTES)))
+		return;
+	int n = poly_tmpfiles_format((const char (*)[CONFIG_PATH_MAX])run->deferred,
+				     run->n_deferred, text, TMPFILES_MAX_BYTES);
+	if (n < 0) {
+		log_warn("%s: the deferred parents do not fit or contain blanks; create them by hand", path);
+	} else if (b->mode == MODE_DRY_RUN) {
+		log_info("would write %s:\n%s", path, text);
+	} else if (fs_write_new(path, text) < 0) {
+		log_warn("writing %s failed: %s; the deferred instance parents will be missing",
+			 path, strerror(errno));
+		report_add(&b->rep, STAGE, "tmpfiles.d", "failed", "%s", strerror(errno));
+	} else {
+		report_add(&b->rep, STAGE, "tmpfiles.d", "applied", "%s: %zu entries", path,
+			   run->n_deferred);
+	}
+	free(text);
+}
+
+static bool polydir_configured(const struct boot *b, const char *polydir)
+{
+	for (size_t i = 0; i < b->cfg.n_polydirs; i++) {
+		char p[CONFIG_PATH_MAX];
+		copy_str(p, sizeof p, b->cfg.polydirs[i]);
+		strip_trailing_slashes(p);
+		if (strcmp(p, polydir) == 0)
+			return true;
+	}
+	return false;
+}
+
+int mounts_prepare_polydirs(struct boot *b)
+{
+	struct ns_conf *c = calloc(1, sizeof *c);
+	struct poly_run *run = calloc(1, sizeof *run);
+	int rc = 0;
+
+	if (!c || !run) {
+		free(c);
+		free(run);
+		return boot_error(b, "out of memory reading namespace.conf");
+	}
+	nsconf_load(b, c);
+	nsconf_check_users(b, c);
+	if (b->mode != MODE_DRY_RUN)
+		labeler_open(&run->label);
+	for (size_t i = 0; i < b->cfg.n_polydirs; i++) {
+		char polydir[CONFIG_PATH_MAX], parent[CONFIG_PATH_MAX];
+		const struct ns_entry *e;
+		copy_str(polydir, sizeof polydir, b->cfg.polydirs[i]);
+		strip_trailing_slashes(polydir);
+		if (polydir[0] != '/' || strstr(polydir, "..") || strcmp(polydir, "/") == 0) {
+			rc = boot_error(b, "[mounts] polydir '%s' must be an absolute path other than /, "
+					"without '..'", polydir);
+			break;
+		}
+		if (poly_parent_for(c, polydir, &e, parent, sizeof parent) < 0)
+			continue;
+		if (e && e->method == NS_TMPFS) {
+			report_add(&b->rep, STAGE, polydir, "ok", "tmpfs method: no instance parent");
+			continue;
+		}
+		if (!e)
+			log_info("namespace.conf has no line for %s: pam_namespace will not "
+				 "polyinstantiate it; the line for hardinit's layout is "
+				 "'%s %s/ user root'", polydir, polydir, parent);
+		poly_prepare(b, run, polydir, parent, true);
+	}
+	for (size_t i = 0; rc == 0 && i < c->n; i++) {
+		const struct ns_entry *e = &c->entries[i];
+		if (e->per_user) {
+			report_add(&b->rep, STAGE, e->source, "skipped",
+				   "%s: per-user ($HOME/$USER), made at login, not preparable at boot",
+				   e->polydir);
+			continue;
+		}
+		if (e->method == NS_TMPFS || polydir_configured(b, e->polydir))
+			continue;
+		poly_prepare(b, run, e->polydir, e->parent, false);
+	}
+	if (rc == 0)
+		poly_write_tmpfiles(b, run);
+	labeler_close(&run->label);
+	free(c);
+	free(run);
+	return rc;
+}
+
+int stage_mounts(struct boot *b)
+{
+	struct labeler l = { NULL, false };
+	char run_path[BOOT_PATH_MAX];
+
+	if (b->mode != MODE_DRY_RUN)
+		labeler_open(&l);
+	mounts_dev_shm(b, &l);
+	copy_str(run_path, sizeof run_path, b->run);
+	harden_existing(b, run_path, "/run", MS_NOSUID | MS_NODEV);
+	mounts_proc(b);
+	int rc = mounts_tmp(b, &l);
+	labeler_close(&l);
+	if (rc == 0 && b->cfg.polyinstantiate)
+		rc = mounts_prepare_polydirs(b);
+	else if (rc == 0)
+		report_add(&b->rep, STAGE, "polyinstantiation", "skipped", "polyinstantiate off");
+	/* Last, so every mount made above is in the MS_REC sweep. */
+	if (rc == 0)
+		mounts_shared(b);
+	return rc;
+}

@@ -1,0 +1,764 @@
+/* SELinux: decide the mode, load the policy of the real root (or the one
+ * the initramfs embedded), set the mode and the configured booleans, then
+ * relabel what was created before the policy (selinux_relabel.c).
+ *
+ * It runs after the switch, so the policy and /etc/selinux/config are the
+ * real root's, and before the real init, which then enters its own domain
+ * (init_t in refpolicy) by the policy's transition on exec of its
+ * init_exec_t file instead of staying in kernel_t.
+ *
+ * selinux_init_load_policy() would do most of this, but it mounts /sys and
+ * selinuxfs and reads /proc/cmdline at fixed paths, cannot load a policy
+ * from anywhere but the root's /etc/selinux, and does not say which file
+ * it loaded. So the pieces are done here with the lower-level calls:
+ * set_selinuxmnt(), security_policyvers(), security_load_policy(),
+ * security_setenforce(), security_set_boolean(). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#include <selinux/selinux.h>
+
+#include "boot.h"
+#include "fsutil.h"
+#include "log.h"
+#include "report.h"
+#include "selinux.h"
+#include "stages.h"
+
+#define SELINUXFS_MAGIC_        0xf97cff8cu
+#define FILESYSTEMS_MAX_BYTES   (16 * 1024)
+#define ATTR_CURRENT_MAX        256
+#define EMBED_DIR               "hardinit/selinux"   /* under b->run */
+#define LIBSELINUX_MSG_MAX      256
+/* When selinuxfs cannot tell (a dry run): the newest version of 5.x and
+ * 6.x kernels (POLICYDB_VERSION_COMP_FTRANS). */
+#define SELINUX_POLICY_VERS_ASSUMED 33
+
+/* ---- pure logic ------------------------------------------------------ */
+
+static void trim(char **s, char **e)
+{
+	while (*s < *e && (**s == ' ' || **s == '\t' || **s == '\r'))
+		(*s)++;
+	while (*e > *s && ((*e)[-1] == ' ' || (*e)[-1] == '\t' || (*e)[-1] == '\r'))
+		(*e)--;
+}
+
+/* The mode the way libselinux's selinux_getenforcemode() reads it, so
+ * that hardinit and a systemd that reloads the policy agree: the line must
+ * start with "SELINUX=", the first such line counts, and the value is
+ * matched case-insensitively by prefix ("enforcing # yes" is enforcing). */
+static enum selinux_file_mode file_mode_of(const char *v)
+{
+	if (strncasecmp(v, "enforcing", 9) == 0)
+		return SEFILE_ENFORCING;
+	if (strncasecmp(v, "permissive", 10) == 0)
+		return SEFILE_PERMISSIVE;
+	if (strncasecmp(v, "disabled", 8) == 0)
+		return SEFILE_DISABLED;
+	return SEFILE_UNKNOWN;
+}
+
+/* SELINUXTYPE= as libselinux's init_selinux_config() reads it: leading
+ * blanks skipped, the tag case-insensitive, the last line counts, the value
+ * up to the end of the line less trailing blanks. */
+static void config_line(struct selinux_file_config *out, char *s, char *e)
+{
+	char *v, *ve = e;
+
+	if (strncmp(s, "SELINUX=", 8) == 0) {
+		if (out->mode != SEFILE_ABSENT)
+			return;
+		v = s + 8;
+		while (ve > v && (ve[-1] == ' ' || ve[-1] == '\t' || ve[-1] == '\r'))
+			ve--;
+		snprintf(out->mode_text, sizeof out->mode_text, "%.*s", (int)(ve - v), v);
+		out->mode = file_mode_of(out->mode_text);
+		return;
+	}
+	trim(&s, &e);
+	if ((size_t)(e - s) >= 12 && strncasecmp(s, "SELINUXTYPE=", 12) == 0) {
+		v = s + 12;
+		ve = e;
+		trim(&v, &ve);
+		snprintf(out->type, sizeof out->type, "%.*s", (int)(ve - v), v);
+	}
+}
+
+int selinux_config_parse(const char *text, size_t len, struct selinux_file_config *out,
+			 char *err, size_t errlen)
+{
+	char line[SELINUX_CONFIG_MAX_LINE + 1];
+	size_t lineno = 0, pos = 0;
+
+	memset(out, 0, sizeof *out);
+	out->present = true;
+	out->mode = SEFILE_ABSENT;
+	while (pos < len) {
+		const char *nl = memchr(text + pos, '\n', len - pos);
+		size_t n = nl ? (size_t)(nl - (text + pos)) : len - pos;
+
+		lineno++;
+		if (n > SELINUX_CONFIG_MAX_LINE) {
+			snprintf(err, errlen, "line %zu is longer than %d bytes; "
+				 "fix /etc/selinux/config", lineno, SELINUX_CONFIG_MAX_LINE);
+			return -1;
+		}
+		if (memchr(text + pos, '\0', n)) {
+			snprintf(err, errlen, "line %zu holds a NUL byte; the file is damaged: "
+				 "rewrite /etc/selinux/config", lineno);
+			return -1;
+		}
+		memcpy(line, text + pos, n);
+		line[n] = '\0';
+		config_line(out, line, line + n);
+		pos += n + (nl ? 1 : 0);
+	}
+	return 0;
+}
+
+int selinux_config_read(const char *root, struct selinux_file_config *out,
+			char *err, size_t errlen)
+{
+	char path[BOOT_PATH_MAX];
+	static char text[SELINUX_CONFIG_MAX_BYTES];
+	size_t len = 0;
+
+	memset(out, 0, sizeof *out);
+	if (!boot_path(path, sizeof path, root, "etc/selinux/config")) {
+		snprintf(err, errlen, "the root path %s is too long", root);
+		return -1;
+	}
+	if (fs_read(path, text, sizeof text, &len) < 0) {
+		if (errno == ENOENT)
+			return 0;
+		if (errno == E2BIG)
+			snprintf(err, errlen, "%s is larger than %d bytes; it is not a SELinux config",
+				 path, SELINUX_CONFIG_MAX_BYTES);
+		else
+			snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (selinux_config_parse(text, len, out, err, errlen) < 0) {
+		char why[CONFIG_ERR_MAX];
+		snprintf(why, sizeof why, "%s", err);
+		snprintf(err, errlen, "%s: %s", path, why);
+		return -1;
+	}
+	return 0;
+}
+
+/* enforcing= as the kernel reads it (kstrtoul: digits only, nonzero is
+ * enforcing). Returns 0/1, or -1 when the kernel would ignore it too. */
+static int parse_enforcing(const char *v)
+{
+	if (!v || !*v)
+		return -1;
+	for (const char *p = v; *p; p++)
+		if (*p < '0' || *p > '9')
+			return -1;
+	for (const char *p = v; *p; p++)
+		if (*p != '0')
+			return 1;
+	return 0;
+}
+
+static void decide_base(struct selinux_decision *d, const struct config *cfg,
+			const struct selinux_file_config *file, bool have_embedded)
+{
+	switch (cfg->selinux_mode) {
+	case SELINUX_ENFORCING:
+	case SELINUX_PERMISSIVE:
+		d->enforcing = cfg->selinux_mode == SELINUX_ENFORCING;
+		snprintf(d->why, sizeof d->why, "hardinit config mode = %s",
+			 d->enforcing ? "enforcing" : "permissive");
+		return;
+	case SELINUX_DISABLED:
+		d->action = SEACT_SKIP;
+		snprintf(d->why, sizeof d->why, "hardinit config mode = disabled");
+		return;
+	case SELINUX_FROM_CONFIG:
+		break;
+	}
+	switch (file->mode) {
+	case SEFILE_ENFORCING:
+	case SEFILE_PERMISSIVE:
+		d->enforcing = file->mode == SEFILE_ENFORCING;
+		snprintf(d->why, sizeof d->why, "/etc/selinux/config SELINUX=%s", file->mode_text);
+		return;
+	case SEFILE_DISABLED:
+		d->action = SEACT_SKIP;
+		snprintf(d->why, sizeof d->why, "/etc/selinux/config SELINUX=%s", file->mode_text);
+		return;
+	case SEFILE_UNKNOWN:
+		/* libselinux and so systemd treat an unknown value as
+		 * "unspecified": permissive. Doing the same keeps the mode the
+		 * same after systemd's reload. */
+		d->enforcing = false;
+		snprintf(d->why, sizeof d->why, "/etc/selinux/config SELINUX=%.64s (unknown)",
+			 file->mode_text);
+		snprintf(d->warning, sizeof d->warning,
+			 "SELinux: /etc/selinux/config says SELINUX=%.64s, which is none of enforcing, "
+			 "permissive, disabled; loading the policy permissive, as libselinux does; "
+			 "fix the file", file->mode_text);
+		return;
+	case SEFILE_ABSENT:
+		break;
+	}
+	if (have_embedded) {
+		d->enforcing = false;
+		snprintf(d->why, sizeof d->why, "embedded policy, no mode configured");
+		snprintf(d->warning, sizeof d->warning,
+			 "SELinux: the root has no SELINUX= in /etc/selinux/config and hardinit's mode "
+			 "is \"config\"; loading the embedded policy permissive; set [selinux] mode "
+			 "in hardinit.conf");
+		return;
+	}
+	if (cfg->selinux_require) {
+		/* Required but nothing to load: go on to the load, which fails
+		 * with the precise reason, and the failure is fatal. */
+		d->enforcing = false;
+		snprintf(d->why, sizeof d->why, "hardinit config require = yes, %s",
+			 file->present ? "no SELINUX= in /etc/selinux/config" : "no /etc/selinux/config");
+		return;
+	}
+	d->action = SEACT_SKIP;
+	snprintf(d->why, sizeof d->why, "%s and hardinit config mode = config",
+		 file->present ? "no SELINUX= in /etc/selinux/config" : "no /etc/selinux/config in the root");
+}
+
+void selinux_decide(struct selinux_decision *d, const char *kernel_enforcing,
+		    const struct config *cfg, const struct selinux_file_config *file,
+		    bool have_embedded)
+{
+	memset(d, 0, sizeof *d);
+	d->action = SEACT_LOAD;
+	decide_base(d, cfg, file, have_embedded);
+	if (d->action == SEACT_SKIP)
+		return;
+
+	if (kernel_enforcing) {
+		int k = parse_enforcing(kernel_enforcing);
+		if (k < 0) {
+			snprintf(d->warning, sizeof d->warning,
+				 "SELinux: kernel enforcing=%.32s is not a number; ignored, as the kernel "
+				 "ignores it", kernel_enforcing);
+		} else if (k == 0 && d->enforcing && cfg->lock_cmdline &&
+			   cfg->selinux_mode == SELINUX_ENFORCING) {
+			snprintf(d->warning, sizeof d->warning,
+				 "SELinux: kernel enforcing=0 refused: the hardinit config is locked and "
+				 "asks for enforcing; unlock it ([boot] lock_cmdline = no) to allow this");
+		} else {
+			d->enforcing = k == 1;
+			snprintf(d->why, sizeof d->why, "kernel enforcing=%.32s", kernel_enforcing);
+		}
+	}
+	d->fatal_on_failure = cfg->selinux_require || d->enforcing;
+}
+
+bool selinux_fs_listed(const char *text, const char *fs)
+{
+	size_t fslen = strlen(fs);
+
+	/* Lines are "nodev\tselinuxfs" or "\text4": the name is the last
+	 * tab-separated field. */
+	for (const char *line = text; line && *line;) {
+		const char *nl = strchr(line, '\n');
+		const char *end = nl ? nl : line + strlen(line);
+		const char *tab = NULL;
+		for (const char *p = line; p < end; p++)
+			if (*p == '\t')
+				tab = p;
+		const char *name = tab ? tab + 1 : line;
+		if ((size_t)(end - name) == fslen && memcmp(name, fs, fslen) == 0)
+			return true;
+		line = nl ? nl + 1 : NULL;
+	}
+	return false;
+}
+
+static uint32_t le32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+int selinux_policy_header(const void *data, size_t len, unsigned *version,
+			  char *err, size_t errlen)
+{
+	const unsigned char *p = data;
+
+	if (len < SELINUX_POLICY_HEADER_MIN) {
+		snprintf(err, errlen, "it is %zu bytes, shorter than a policy header (%d)",
+			 len, SELINUX_POLICY_HEADER_MIN);
+		return -1;
+	}
+	if (le32(p) != SELINUX_POLICYDB_MAGIC) {
+		snprintf(err, errlen, "it does not start with the SELinux policy magic "
+			 "(0x%08x, not 0x%08x)", le32(p), SELINUX_POLICYDB_MAGIC);
+		return -1;
+	}
+	/* The id string is "SE Linux" in kernel policies; "XenFlask" policies
+	 * and module packages are not for this kernel. */
+	if (le32(p + 4) != 8 || memcmp(p + 8, "SE Linux", 8) != 0) {
+		snprintf(err, errlen, "its id is not \"SE Linux\" (a Xen or module policy?)");
+		return -1;
+	}
+	*version = le32(p + 16);
+	return 0;
+}
+
+void selinux_ms(char *out, size_t outlen, uint64_t ns)
+{
+	snprintf(out, outlen, "%llu.%03llu", (unsigned long long)(ns / 1000000),
+		 (unsigned long long)(ns / 1000 % 1000));
+}
+
+/* ---- talking to the kernel -------------------------------------------- */
+
+/* libselinux logs to stderr by default; during the boot its lines would
+ * land on the console without context. Keep the last one for our error. */
+static char libselinux_msg[LIBSELINUX_MSG_MAX];
+
+static int __attribute__((format(printf, 2, 3))) libselinux_log(int type, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(libselinux_msg, sizeof libselinux_msg, fmt, ap);
+	va_end(ap);
+	libselinux_msg[strcspn(libselinux_msg, "\n")] = '\0';
+	log_debug("libselinux: %s", libselinux_msg);
+	return 0;
+}
+
+static void silence_libselinux(void)
+{
+	union selinux_callback cb;
+
+	cb.func_log = libselinux_log;
+	selinux_set_callback(SELINUX_CB_LOG, cb);
+}
+
+/* Where the policy comes from: the root's, or the initramfs's copy. */
+struct policy_choice {
+	char type[CONFIG_NAME_MAX];
+	char path[BOOT_PATH_MAX];        /* the policy file */
+	char fc_path[BOOT_PATH_MAX];     /* file_contexts for the relabel */
+	char searched[BOOT_PATH_MAX];    /* for the error when none is found */
+	bool embedded;
+	bool too_new;                    /* only versions above the kernel's exist */
+	int too_new_vers;
+};
+
+static bool is_file(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static bool embedded_path(const struct boot *b, char *out, size_t outlen, const char *name)
+{
+	char rel[64];
+	snprintf(rel, sizeof rel, "%s/%s", EMBED_DIR, name);
+	return boot_path(out, outlen, b->run, rel) != NULL;
+}
+
+static void embedded_type(const struct boot *b, char *out, size_t outlen)
+{
+	char path[BOOT_PATH_MAX], buf[CONFIG_NAME_MAX];
+
+	out[0] = '\0';
+	if (!embedded_path(b, path, sizeof path, "type") || fs_read(path, buf, sizeof buf, NULL) < 0)
+		return;
+	buf[strcspn(buf, " \t\r\n")] = '\0';
+	snprintf(out, outlen, "%s", buf);
+}
+
+/* policy.N of the root's type, from the kernel's maximum version down,
+ * as libselinux's selinux_mkload_policy() searches. */
+static bool root_policy(const struct boot *b, int kernel_max, struct policy_choice *pc)
+{
+	char rel[BOOT_PATH_MAX], path[BOOT_PATH_MAX];
+
+	if (!pc->type[0] || strchr(pc->type, '/') || strcmp(pc->type, "..") == 0)
+		return false;
+	snprintf(rel, sizeof rel, "etc/selinux/%s/policy/policy", pc->type);
+	if (!boot_path(pc->searched, sizeof pc->searched, b->newroot, rel))
+		return false;
+	for (int v = kernel_max; v >= SELINUX_POLICY_VERS_MIN; v--) {
+		int n = snprintf(path, sizeof path, "%s.%d", pc->searched, v);
+		if (n > 0 && (size_t)n < sizeof path && is_file(path)) {
+			snprintf(pc->path, sizeof pc->path, "%s", path);
+			snprintf(rel, sizeof rel, "etc/selinux/%s/contexts/files/file_contexts", pc->type);
+			boot_path(pc->fc_path, sizeof pc->fc_path, b->newroot, rel);
+			return true;
+		}
+	}
+	for (int v = kernel_max + 1; v <= kernel_max + SELINUX_POLICY_VERS_AHEAD; v++) {
+		int n = snprintf(path, sizeof path, "%s.%d", pc->searched, v);
+		if (n > 0 && (size_t)n < sizeof path && is_file(path)) {
+			pc->too_new = true;
+			pc->too_new_vers = v;
+			break;
+		}
+	}
+	return false;
+}
+
+static bool choose_policy(const struct boot *b, const struct selinux_file_config *file,
+			  int kernel_max, struct policy_choice *pc)
+{
+	char emb_type[CONFIG_NAME_MAX], path[BOOT_PATH_MAX];
+
+	memset(pc, 0, sizeof *pc);
+	embedded_type(b, emb_type, sizeof emb_type);
+	snprintf(pc->type, sizeof pc->type, "%s",
+		 b->cfg.selinux_type[0] ? b->cfg.selinux_type : file->type[0] ? file->type : emb_type);
+	if (root_policy(b, kernel_max, pc))
+		return true;
+	if (!embedded_path(b, path, sizeof path, "policy") || !is_file(path))
+		return false;
+	pc->embedded = true;
+	snprintf(pc->path, sizeof pc->path, "%s", path);
+	if (emb_type[0])
+		snprintf(pc->type, sizeof pc->type, "%s", emb_type);
+	if (embedded_path(b, path, sizeof path, "file_contexts") && is_file(path)) {
+		snprintf(pc->fc_path, sizeof pc->fc_path, "%s", path);
+	} else if (pc->type[0]) {
+		char rel[BOOT_PATH_MAX];
+		snprintf(rel, sizeof rel, "etc/selinux/%s/contexts/files/file_contexts", pc->type);
+		boot_path(pc->fc_path, sizeof pc->fc_path, b->newroot, rel);
+	}
+	return true;
+}
+
+static void no_policy_reason(const struct policy_choice *pc, int kernel_max, char *out, size_t outlen)
+{
+	if (!pc->type[0])
+		snprintf(out, outlen, "SELinux: no policy type: the root has no SELINUXTYPE= in "
+			 "/etc/selinux/config, hardinit.conf sets no [selinux] type and the initramfs "
+			 "embeds no policy; install a policy package in the root or embed one with "
+			 "hardinit-mkinitramfs");
+	else if (pc->too_new)
+		snprintf(out, outlen, "SELinux: %s.%d is newer than this kernel reads (policy "
+			 "version %d at most); rebuild the policy for this kernel or boot a newer one",
+			 pc->searched, pc->too_new_vers, kernel_max);
+	else
+		snprintf(out, outlen, "SELinux: no policy file %.160s.N (N = %d down to %d) and no "
+			 "embedded policy; install the policy for type \"%.64s\" in the root (Debian: "
+			 "selinux-policy-default) or embed one with hardinit-mkinitramfs",
+			 pc->searched, kernel_max, SELINUX_POLICY_VERS_MIN, pc->type);
+}
+
+/* What a failed load means: fatal when SELinux is required or enforcing,
+ * else a warning and the boot goes on without a policy. */
+static int load_failed(struct boot *b, const struct selinux_decision *d, const char *msg)
+{
+	report_add(&b->rep, "selinux", "load", "failed", "%s", msg);
+	if (d->fatal_on_failure)
+		return boot_error(b, "%s (SELinux is required: %s)", msg,
+				  b->cfg.selinux_require ? "[selinux] require = yes" : d->why);
+	log_warn("%s; continuing without a policy, since %s allows permissive", msg, d->why);
+	return 0;
+}
+
+static int mount_selinuxfs(struct boot *b, char *mnt, size_t mntlen, char *why, size_t whylen)
+{
+	struct statfs sfs;
+
+	if (!boot_path(mnt, mntlen, b->sys, "fs/selinux")) {
+		snprintf(why, whylen, "the path %s/fs/selinux is too long", b->sys);
+		return -1;
+	}
+	if (statfs(mnt, &sfs) == 0 && (uint32_t)sfs.f_type == SELINUXFS_MAGIC_)
+		return 0;
+	/* The same flags as systemd's mount-setup for selinuxfs. */
+	if (mount("selinuxfs", mnt, "selinuxfs", MS_NOSUID | MS_NOEXEC | MS_RELATIME, NULL) < 0 &&
+	    errno != EBUSY) {
+		snprintf(why, whylen, "SELinux: cannot mount selinuxfs on %.100s: %s; check that "
+			 "%.100s is sysfs", mnt, strerror(errno), b->sys);
+		return -1;
+	}
+	return 0;
+}
+
+/* Before a policy is loaded every task's context is "kernel". */
+static bool policy_loaded(const struct boot *b)
+{
+	char path[BOOT_PATH_MAX], buf[ATTR_CURRENT_MAX];
+
+	if (!boot_path(path, sizeof path, b->proc, "self/attr/current") ||
+	    fs_read(path, buf, sizeof buf, NULL) < 0)
+		return false;
+	buf[strcspn(buf, "\n")] = '\0';
+	return buf[0] && strcmp(buf, "kernel") != 0;
+}
+
+static int load_policy_file(struct boot *b, const struct selinux_decision *d,
+			    const struct policy_choice *pc)
+{
+	char msg[BOOT_ERR_MAX], why[CONFIG_ERR_MAX], ms[32];
+	struct stat st;
+	unsigned version = 0;
+	int fd, rc = -1;
+	uint64_t start = boottime_ns();
+
+	fd = open(pc->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		snprintf(msg, sizeof msg, "SELinux: cannot read the policy %s: %s; reinstall it",
+			 pc->path, strerror(errno));
+		goto out;
+	}
+	if (st.st_size < SELINUX_POLICY_HEADER_MIN || (uint64_t)st.st_size > SELINUX_POLICY_MAX_BYTES) {
+		snprintf(msg, sizeof msg, "SELinux: the policy %s is %lld bytes, outside %d..%u; it is "
+			 "truncated or not a policy: reinstall it", pc->path, (long long)st.st_size,
+			 SELINUX_POLICY_HEADER_MIN, SELINUX_POLICY_MAX_BYTES);
+		goto out;
+	}
+	void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (map == MAP_FAILED) {
+		snprintf(msg, sizeof msg, "SELinux: cannot map the policy %s: %s", pc->path, strerror(errno));
+		goto out;
+	}
+	if (selinux_policy_header(map, (size_t)st.st_size, &version, why, sizeof why) < 0) {
+		snprintf(msg, sizeof msg, "SELinux: %.200s is not a binary policy: %.160s; reinstall "
+			 "the policy package or rebuild it (semodule -B)", pc->path, why);
+	} else if (security_load_policy(map, (size_t)st.st_size) < 0) {
+		snprintf(msg, sizeof msg, "SELinux: the kernel rejected the policy %s (version %u, "
+			 "%lld bytes): %s; it is damaged or not for this kernel (the kernel log says "
+			 "why): reinstall or rebuild it", pc->path, version, (long long)st.st_size,
+			 strerror(errno));
+	} else {
+		rc = 0;
+	}
+	munmap(map, (size_t)st.st_size);
+out:
+	if (fd >= 0)
+		close(fd);
+	if (rc < 0)
+		return load_failed(b, d, msg) < 0 ? -1 : 1;
+
+	selinux_ms(ms, sizeof ms, boottime_ns() - start);
+	report_add(&b->rep, "selinux", "policy", "ok", "%s", pc->path);
+	report_add(&b->rep, "selinux", "policy_type", "info", "%s%s", pc->type,
+		   pc->embedded ? " (embedded in the initramfs)" : "");
+	report_add(&b->rep, "selinux", "policy_version", "info", "%u", version);
+	report_add(&b->rep, "selinux", "policy_bytes", "info", "%lld", (long long)st.st_size);
+	report_add(&b->rep, "selinux", "load_ms", "ok", "%s", ms);
+	log_info("SELinux: loaded %s (version %u, %lld bytes) in %s ms", pc->path, version,
+		 (long long)st.st_size, ms);
+	return 0;
+}
+
+static int set_mode(struct boot *b, const struct selinux_decision *d)
+{
+	int now = security_getenforce();
+	const char *name = d->enforcing ? "enforcing" : "permissive";
+
+	if (now == (d->enforcing ? 1 : 0)) {
+		report_add(&b->rep, "selinux", "enforce", "already", "%s (%s)", name, d->why);
+		return 0;
+	}
+	if (security_setenforce(d->enforcing ? 1 : 0) < 0) {
+		char msg[BOOT_ERR_MAX];
+		snprintf(msg, sizeof msg, "SELinux: cannot switch to %s: %s", name, strerror(errno));
+		report_add(&b->rep, "selinux", "enforce", "failed", "%s", msg);
+		if (d->enforcing)
+			return boot_error(b, "%s; the kernel stays permissive, which the config does "
+					  "not allow", msg);
+		log_warn("%s; the kernel stays enforcing", msg);
+		return 0;
+	}
+	report_add(&b->rep, "selinux", "enforce", "applied", "%s (%s)", name, d->why);
+	return 0;
+}
+
+/* Names differ between policies (refpolicy: allow_execmem; Fedora:
+ * deny_execmem), so a name the loaded policy lacks is a warning. */
+static void set_booleans(struct boot *b)
+{
+	const struct config *c = &b->cfg;
+	size_t pending = 0;
+
+	for (size_t i = 0; i < c->n_booleans; i++) {
+		const struct selinux_boolean *sb = &c->booleans[i];
+		if (security_set_boolean(sb->name, sb->value ? 1 : 0) == 0) {
+			pending++;
+			continue;
+		}
+		if (errno == ENOENT) {
+			log_warn("SELinux: boolean %s: the loaded policy has no such boolean; ignored "
+				 "(check the names with getsebool -a for this policy)", sb->name);
+			report_add(&b->rep, "selinux", "boolean", "absent", "%s", sb->name);
+		} else {
+			log_warn("SELinux: boolean %s: cannot set it: %s", sb->name, strerror(errno));
+			report_add(&b->rep, "selinux", "boolean", "failed", "%s: %s", sb->name, strerror(errno));
+		}
+	}
+	if (!pending)
+		return;
+	if (security_commit_booleans() < 0) {
+		log_warn("SELinux: cannot commit %zu booleans: %s", pending, strerror(errno));
+		report_add(&b->rep, "selinux", "booleans_commit", "failed", "%s", strerror(errno));
+		return;
+	}
+	for (size_t i = 0; i < c->n_booleans; i++) {
+		const struct selinux_boolean *sb = &c->booleans[i];
+		int active = security_get_boolean_active(sb->name);
+		if (active < 0)
+			continue;
+		bool ok = active == (sb->value ? 1 : 0);
+		report_add(&b->rep, "selinux", "boolean", ok ? "applied" : "failed", "%s=%s",
+			   sb->name, active ? "on" : "off");
+		if (!ok)
+			log_warn("SELinux: boolean %s reads back %d after the commit", sb->name, active);
+	}
+}
+
+/* systemd, as the real init, loads the policy again with
+ * selinux_init_load_policy(), which sets the mode from the kernel's
+ * enforcing= or else the root's /etc/selinux/config. Say so now when that
+ * will differ from what hardinit set. Booleans survive the reload (the
+ * kernel carries active values over by name). */
+static void warn_systemd_mode(struct boot *b, const struct selinux_decision *d,
+			      const char *kernel_enforcing, const struct selinux_file_config *file)
+{
+	const char *later;
+
+	if (kernel_enforcing && (kernel_enforcing[0] == '0' || kernel_enforcing[0] == '1'))
+		later = parse_enforcing(kernel_enforcing) == 1 ? "enforcing" : "permissive";
+	else if (file->mode == SEFILE_ENFORCING)
+		later = "enforcing";
+	else
+		later = "permissive";   /* permissive, disabled (6.4+ cannot disable), unknown, absent */
+	report_add(&b->rep, "selinux", "systemd_mode", "info", "%s", later);
+	if (strcmp(later, d->enforcing ? "enforcing" : "permissive") != 0)
+		log_warn("SELinux: hardinit set %s, but a systemd real init will reload the policy and "
+			 "set %s (from %s); make SELINUX= in /etc/selinux/config say %s",
+			 d->enforcing ? "enforcing" : "permissive", later,
+			 kernel_enforcing ? "the kernel's enforcing=" : "/etc/selinux/config",
+			 d->enforcing ? "enforcing" : "permissive");
+}
+
+static int selinuxfs_absent(struct boot *b)
+{
+	const char *msg = "SELinux: the kernel has no selinuxfs in /proc/filesystems, so SELinux is "
+			  "not active; Debian's kernels start AppArmor by default: boot with "
+			  "security=selinux (or an lsm= list with selinux)";
+
+	report_add(&b->rep, "selinux", "kernel", "absent", "selinuxfs not in /proc/filesystems");
+	if (b->cfg.selinux_require)
+		return boot_error(b, "%s (SELinux is required: [selinux] require = yes)", msg);
+	log_warn("%s; continuing without SELinux", msg);
+	return 0;
+}
+
+static bool selinux_in_kernel(const struct boot *b)
+{
+	char path[BOOT_PATH_MAX];
+	static char text[FILESYSTEMS_MAX_BYTES];
+
+	if (!boot_path(path, sizeof path, b->proc, "filesystems") ||
+	    fs_read(path, text, sizeof text, NULL) < 0)
+		return false;
+	return selinux_fs_listed(text, "selinuxfs");
+}
+
+static int dry_run(struct boot *b, const struct selinux_decision *d,
+		   const struct selinux_file_config *file)
+{
+	struct policy_choice pc;
+	char reason[BOOT_ERR_MAX];
+
+	if (!choose_policy(b, file, SELINUX_POLICY_VERS_ASSUMED, &pc)) {
+		no_policy_reason(&pc, SELINUX_POLICY_VERS_ASSUMED, reason, sizeof reason);
+		log_info("dry run: %s", reason);
+		report_add(&b->rep, "selinux", "load", "skipped", "dry run: no policy found");
+		return 0;
+	}
+	log_info("dry run: would load %s (type %s) %s, set %zu booleans, %s", pc.path, pc.type,
+		 d->enforcing ? "enforcing" : "permissive", b->cfg.n_booleans,
+		 b->cfg.selinux_relabel ? "relabel /dev, /dev/shm, /run" : "not relabel");
+	report_add(&b->rep, "selinux", "load", "skipped", "dry run: %s", pc.path);
+	return 0;
+}
+
+int stage_selinux(struct boot *b)
+{
+	struct selinux_file_config file;
+	struct selinux_decision d;
+	struct policy_choice pc;
+	char err[CONFIG_ERR_MAX], mnt[BOOT_PATH_MAX], emb[BOOT_PATH_MAX];
+	const char *kernel_enforcing = cmdline_get(&b->cmd, "enforcing", NULL);
+
+	if (selinux_config_read(b->newroot, &file, err, sizeof err) < 0) {
+		if (b->cfg.selinux_require)
+			return boot_error(b, "SELinux: %s (SELinux is required)", err);
+		log_warn("SELinux: %s; going on as if it were absent", err);
+		memset(&file, 0, sizeof file);
+	}
+	bool have_embedded = embedded_path(b, emb, sizeof emb, "policy") && is_file(emb);
+	selinux_decide(&d, kernel_enforcing, &b->cfg, &file, have_embedded);
+	if (d.warning[0])
+		log_warn("%s", d.warning);
+	report_add(&b->rep, "selinux", "mode", d.action == SEACT_SKIP ? "skipped" : "info", "%s (%s)",
+		   d.action == SEACT_SKIP ? "disabled" : d.enforcing ? "enforcing" : "permissive", d.why);
+	if (d.action == SEACT_SKIP) {
+		log_info("SELinux: not loading a policy: %s", d.why);
+		return 0;
+	}
+	/* A dry run runs on a build host, whose kernel is not the target's:
+	 * it says what it sees and never fails on it. */
+	if (b->mode == MODE_DRY_RUN) {
+		if (!selinux_in_kernel(b))
+			log_info("dry run: this kernel has no selinuxfs; the target needs security=selinux");
+		return dry_run(b, &d, &file);
+	}
+	if (!selinux_in_kernel(b))
+		return selinuxfs_absent(b);
+
+	silence_libselinux();
+	if (mount_selinuxfs(b, mnt, sizeof mnt, err, sizeof err) < 0)
+		return load_failed(b, &d, err);
+	set_selinuxmnt(mnt);
+
+	int kernel_max = security_policyvers();
+	if (kernel_max < SELINUX_POLICY_VERS_MIN)
+		kernel_max = SELINUX_POLICY_VERS_ASSUMED;
+	bool found = choose_policy(b, &file, kernel_max, &pc);
+	if (policy_loaded(b)) {
+		/* An earlier loader did it (init= after an initramfs that loaded
+		 * one): keep it, set the mode and booleans over it. */
+		report_add(&b->rep, "selinux", "policy", "already", "a policy was loaded before hardinit");
+	} else if (!found) {
+		char reason[BOOT_ERR_MAX];
+		no_policy_reason(&pc, kernel_max, reason, sizeof reason);
+		return load_failed(b, &d, reason);
+	} else {
+		int rc = load_policy_file(b, &d, &pc);
+		if (rc != 0)
+			return rc < 0 ? -1 : 0;
+	}
+	if (set_mode(b, &d) < 0)
+		return -1;
+	uint64_t bool_start = boottime_ns();
+	set_booleans(b);
+	if (b->cfg.n_booleans) {
+		/* The commit makes the kernel rebuild its access vectors: kernel
+		 * work, like the load, timed apart from both. */
+		char ms[32];
+		selinux_ms(ms, sizeof ms, boottime_ns() - bool_start);
+		report_add(&b->rep, "selinux", "booleans_ms", "info", "%s", ms);
+	}
+	warn_systemd_mode(b, &d, kernel_enforcing, &file);
+	return selinux_relabel(b, pc.fc_path);
+}

@@ -1,0 +1,123 @@
+/* The SELinux stage's pure pieces, shared by stages/selinux.c,
+ * stages/selinux_relabel.c and tests/unit/test_selinux.c: deciding the
+ * mode, reading /etc/selinux/config, checking a binary policy's header,
+ * walking a tree for the relabel. Nothing here talks to the kernel. */
+#ifndef HARDINIT_SELINUX_H
+#define HARDINIT_SELINUX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "boot.h"
+#include "config.h"
+
+/* /etc/selinux/config is a few hundred bytes; refuse anything huge. */
+#define SELINUX_CONFIG_MAX_BYTES   (16 * 1024)
+#define SELINUX_CONFIG_MAX_LINE    256
+/* Debian's refpolicy is 2 MiB, Fedora's targeted about 4 MiB. */
+#define SELINUX_POLICY_MAX_BYTES   (64u * 1024 * 1024)
+/* Versions searched below the kernel's maximum (policy.N files); 15 is
+ * the oldest version any kernel since 2.6.0 reads. */
+#define SELINUX_POLICY_VERS_MIN    15
+/* How far above the kernel's maximum we look, only to say "too new". */
+#define SELINUX_POLICY_VERS_AHEAD  8
+/* A policy header: magic, id length, "SE Linux", version, config,
+ * symbol and ocontext counts (security/selinux/ss/policydb.c). */
+#define SELINUX_POLICY_HEADER_MIN  32
+#define SELINUX_POLICYDB_MAGIC     0xf97cff8cu
+/* The relabel walk: objects and directory depth. /dev and /run hold a few
+ * hundred entries at this point of a boot. */
+#define SELINUX_RELABEL_DEFAULT_LIMIT 10000
+#define SELINUX_RELABEL_MAX_DEPTH  16
+
+/* SELINUX= of /etc/selinux/config. */
+enum selinux_file_mode {
+	SEFILE_ABSENT,        /* no file, or no SELINUX= line */
+	SEFILE_ENFORCING,
+	SEFILE_PERMISSIVE,
+	SEFILE_DISABLED,
+	SEFILE_UNKNOWN,       /* a value libselinux does not know either */
+};
+
+struct selinux_file_config {
+	bool present;                       /* the file exists */
+	enum selinux_file_mode mode;
+	char mode_text[CONFIG_VALUE_MAX];   /* as written, for messages */
+	char type[CONFIG_NAME_MAX];         /* SELINUXTYPE=, "" when absent */
+};
+
+/* Parse the text of /etc/selinux/config (len bytes, need not be
+ * NUL-terminated). Unknown keys are ignored, as libselinux does. Returns 0,
+ * or -1 with err ("why; what to do") for a line longer than
+ * SELINUX_CONFIG_MAX_LINE or a NUL byte. */
+int selinux_config_parse(const char *text, size_t len, struct selinux_file_config *out,
+			 char *err, size_t errlen);
+
+/* Read ROOT/etc/selinux/config (bounded). A missing file is not an error:
+ * out->present is false. Returns 0 or -1 with err. */
+int selinux_config_read(const char *root, struct selinux_file_config *out,
+			char *err, size_t errlen);
+
+/* The decision: what the stage does and why. */
+enum selinux_action { SEACT_LOAD, SEACT_SKIP };
+
+struct selinux_decision {
+	enum selinux_action action;
+	bool enforcing;                 /* the mode to set after the load */
+	bool fatal_on_failure;          /* require, or the mode is enforcing */
+	char why[160];                  /* "kernel enforcing=0", ... */
+	char warning[CONFIG_ERR_MAX];   /* "" or one line for log_warn */
+};
+
+/* Decide the mode. Precedence, highest first:
+ *   1. kernel_enforcing (the value of enforcing= on the kernel command
+ *      line, NULL when absent) picks enforcing or permissive, unless the
+ *      hardinit config is locked and asks for enforcing (then enforcing=0
+ *      is refused, as every weakening command-line override is);
+ *   2. hardinit's [selinux] mode unless it is "config";
+ *   3. SELINUX= of the root's /etc/selinux/config.
+ * Whether to load at all is decided by 2 and 3 only: enforcing= picks a
+ * mode for a loaded policy and never loads one on its own (as in
+ * libselinux). have_embedded says the initramfs brought a policy, which is
+ * loaded permissive when nothing else says what to do. */
+void selinux_decide(struct selinux_decision *d, const char *kernel_enforcing,
+		    const struct config *cfg, const struct selinux_file_config *file,
+		    bool have_embedded);
+
+/* Does /proc/filesystems text list fs (e.g. "selinuxfs")? */
+bool selinux_fs_listed(const char *text, const char *fs);
+
+/* Check a binary policy's header; *version gets its version. Returns 0, or
+ * -1 with err saying what is wrong (too short, bad magic, not "SE Linux"). */
+int selinux_policy_header(const void *data, size_t len, unsigned *version,
+			  char *err, size_t errlen);
+
+/* "12.345": milliseconds with three decimals, what bench/run reads. */
+void selinux_ms(char *out, size_t outlen, uint64_t ns);
+
+/* The relabel walk: visit root and everything below it on the same file
+ * system (st_dev), without following symlinks, depth-first, at most limit
+ * objects. visit returns 0 to go on, -1 to count a failure and go on. */
+struct selinux_walk_stats {
+	size_t seen;          /* objects visited */
+	size_t failed;        /* visit() failures and unreadable entries */
+	size_t other_fs;      /* entries skipped because they are mount points of another fs */
+	bool limit_hit;
+	bool depth_hit;
+};
+
+typedef int (*selinux_visit_fn)(void *ctx, const char *path, mode_t mode);
+
+int selinux_walk(const char *root, size_t limit, selinux_visit_fn visit, void *ctx,
+		 struct selinux_walk_stats *st);
+
+/* The relabel of the objects created before the policy (selinux_relabel.c):
+ * b->dev, b->dev/shm and b->run, each once, with the file contexts at
+ * fc_path. Reports counts, contexts_ms (opening the file contexts) and
+ * relabel_ms (the open and the walk: our own work). Returns 0; every problem is a
+ * warning, since a wrong label is fixed by the next relabel. */
+int selinux_relabel(struct boot *b, const char *fc_path);
+
+#endif

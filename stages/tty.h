@@ -1,0 +1,58 @@
+/* The pure pieces of stages/tty.c: the decision table and the seccomp
+ * program, exposed so tests/unit/test_tty.c can run the program in a
+ * small BPF interpreter against synthetic syscalls. The stage entry point
+ * is in init/stages.h. */
+#ifndef HARDINIT_TTY_H
+#define HARDINIT_TTY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <linux/filter.h>
+
+#include "config.h"
+
+/* The ioctl requests the filter can deny (asm-generic/ioctls.h; the
+ * same on x86_64, x32 and i386). */
+#define TTY_TIOCSTI   0x5412u
+#define TTY_TIOCLINUX 0x541Cu
+
+/* ioctl's numbers as seccomp_data.nr shows them on an x86_64 kernel
+ * (arch/x86/entry/syscalls/syscall_{64,32}.tbl). x32 calls carry
+ * __X32_SYSCALL_BIT and report AUDIT_ARCH_X86_64: its ioctl is 514;
+ * 16 with the bit is "64-bit only" and ENOSYS there, denied all the
+ * same in case a kernel ever routes it. */
+#define TTY_X32_BIT          0x40000000u
+#define TTY_NR_IOCTL_64      16u
+#define TTY_NR_IOCTL_X32     (TTY_X32_BIT | 514u)
+#define TTY_NR_IOCTL_X32_64  (TTY_X32_BIT | 16u)
+#define TTY_NR_IOCTL_I386    54u
+
+#define TTY_FILTER_MAX 24
+
+struct tty_filter {
+	struct sock_filter insns[TTY_FILTER_MAX];
+	unsigned short len;
+};
+
+/* Build the program: TIOCSTI => errno EIO (what the kernel returns under
+ * dev.tty.legacy_tiocsti=0), TIOCLINUX => errno EPERM, every other
+ * syscall allowed, an architecture other than x86_64/i386 killed.
+ * Returns 0, or -1 when neither request is to be denied. */
+int tty_filter_build(struct tty_filter *f, bool deny_tiocsti, bool deny_tioclinux);
+
+/* What the stage does for a config, given whether dev.tty.legacy_tiocsti
+ * is 0 now. */
+struct tty_plan {
+	bool seccomp_tiocsti;
+	bool seccomp_tioclinux;
+	bool filter_required;   /* the filter is the only defence configured: fail closed */
+};
+void tty_plan_make(const struct config *c, bool sysctl_active, struct tty_plan *p);
+
+/* Install the filter in the calling process (PID 1 in a boot; a child in
+ * the tests), without no_new_privs. *spec_allow says whether the kernel
+ * took SECCOMP_FILTER_FLAG_SPEC_ALLOW (4.17). Returns 0 or -1 with errno. */
+int tty_filter_install(const struct tty_filter *f, bool *spec_allow);
+
+#endif

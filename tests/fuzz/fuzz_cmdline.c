@@ -1,0 +1,47 @@
+/* libFuzzer target for the kernel command line and root specifications:
+ * cmdline_parse on the bytes, cmdline_get on every word it found, and
+ * root_spec_parse on root= and on the raw bytes as one string. The kernel
+ * command line is written by whoever controls the bootloader: none of it
+ * may crash PID 1. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmdline.h"
+
+static struct cmdline cmd;
+
+static void check_words(void)
+{
+	bool present;
+
+	if (cmd.n_words > CMDLINE_MAX_WORDS || cmd.n_overrides > CMDLINE_MAX_OVERRIDES ||
+	    cmd.n_init_args > CMDLINE_MAX_INIT_ARGS)
+		abort();
+	for (size_t i = 0; i < cmd.n_words; i++) {
+		const char *key = cmd.words[i].key;
+		/* Every word points into the parsed buffer. */
+		if (!key || key < cmd.buf || key >= cmd.buf + sizeof cmd.buf)
+			abort();
+		cmdline_get(&cmd, key, &present);
+		if (!present && !cmd.words[i].value)
+			abort();   /* a bare word that cmdline_get cannot see */
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char err[256], text[512];
+	struct root_spec spec;
+
+	if (cmdline_parse(&cmd, (const char *)data, size, err, sizeof err) == 0) {
+		check_words();
+		if (cmd.root)
+			root_spec_parse(&spec, cmd.root, err, sizeof err);
+	}
+	size_t n = size < sizeof text - 1 ? size : sizeof text - 1;
+	memcpy(text, data, n);
+	text[n] = '\0';
+	root_spec_parse(&spec, text, err, sizeof err);
+	return 0;
+}

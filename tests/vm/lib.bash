@@ -1,0 +1,436 @@
+# shellcheck shell=bash
+# The VM test harness: kernels, test roots, initramfs images, QEMU boots and
+# reading the guest's report. Load it from a bats file with `load lib`
+# (tests/vm/*.bats) or `source tests/vm/lib.bash` from any bash script.
+# Full guide with examples: tests/vm/README.md.
+#
+# Kernels (Debian's, unpacked by scripts/fetch-kernel into the cache):
+#   vm_kernel_dir [VERSION]   echo the kernel's cache dir (6.12 default; fetches if missing)
+#   vm_kernel [VERSION]       echo the path of its vmlinuz
+#   vm_kver [VERSION]         echo its KVER (the lib/modules/KVER name)
+#
+# Test roots and images:
+#   vm_stage_root DIR         fill DIR with the minimal test root: /sbin/init = testinit,
+#                             /bin/busybox + applet links, /probe/* (every build/probe binary),
+#                             /etc/passwd, /etc/group (root, alice 1001, bob 1002), API dirs
+#   vm_probe_script DIR [TEXT] write DIR/probe/run (from TEXT or stdin): the script testinit runs
+#   vm_rootfs IMG DIR [mke2fs args...]
+#                             ext4 image of DIR with `mke2fs -d` (no loop mount); extra args
+#                             such as -L LABEL -U UUID go to mke2fs; size = DIR + slack
+#   vm_initramfs OUT [--kernel VERSION] [hardinit-mkinitramfs args...]
+#                             initramfs with build/hardinit for the 6.12 kernel (or VERSION),
+#                             target virtio, built by initramfs/hardinit-mkinitramfs
+#   vm_cpio OUT DIR           plain newc cpio of DIR (for hardinit-free harness tests)
+#   vm_selinux_label DIR [FILE_CONTEXTS]
+#                             label DIR for Debian's refpolicy with `setfiles -r`
+#
+# Booting:
+#   vm_boot LOG [--kernel VMLINUZ|6.12|6.1] [--initrd FILE] [--disk IMG]... [--append "..."]
+#           [--timeout SECONDS] [--icount] [--mem MIB] [--console] [-- extra qemu args]
+#                             boot QEMU (TCG) bounded by `timeout`; serial log in LOG;
+#                             0 when QEMU exited by itself, non-zero on timeout or QEMU error
+#   vm_exit_reason LOG        echo how the guest ended: poweroff, reboot, halt, panic or unknown
+#
+# Reading the guest's report:
+#   vm_section LOG NAME       print the lines between "=== BEGIN NAME ===" and "=== END NAME ===",
+#                             from vm_clean_log (VM_SECTION_RAW=1: only \r stripped); non-zero
+#                             when the section is absent or has no END line
+#   vm_clean_log LOG          the log without \r and without kernel console records
+#                             ("[    1.234567] ..."), rejoining lines a record split
+#   vm_log_tail LOG [N]       print the last N (40) lines of LOG, \r stripped
+#
+# Assertions (print what was expected and the log tail on failure, return 1):
+#   vm_assert_log_contains LOG TEXT      vm_assert_log_lacks LOG TEXT
+#   vm_assert_section_contains LOG NAME TEXT     (substring of some line)
+#   vm_assert_section_line LOG NAME LINE         (one whole line equals LINE)
+#   vm_assert_section_lacks LOG NAME TEXT
+#   vm_assert_done LOG        testinit reached "=== TESTINIT DONE ===" and the guest powered off
+#
+# Sharing work between tests of one run:
+#   vm_cache_dir              echo a directory that lives for this test run
+#   vm_build_once PATH CMD... run CMD (which must create PATH) unless PATH exists; serialised
+#
+# Environment: HARDINIT_CACHE (default /var/cache/hardinit), VM_TIMEOUT (default 120),
+# VM_QEMU (default qemu-system-x86_64), VM_RUN_DIR (overrides vm_cache_dir).
+
+HARDINIT_SRC=${HARDINIT_SRC:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+HARDINIT_CACHE=${HARDINIT_CACHE:-/var/cache/hardinit}
+VM_TIMEOUT=${VM_TIMEOUT:-120}
+VM_QEMU=${VM_QEMU:-qemu-system-x86_64}
+VM_DEFAULT_KERNEL=6.12
+# Free space left in a test root image beyond its contents, and the share of
+# the contents added for ext4's metadata.
+VM_ROOTFS_SLACK_KIB=16384
+VM_ROOTFS_OVERHEAD_PCT=30
+VM_LOG_TAIL_LINES=40
+_VM_SOURCING_PID=${_VM_SOURCING_PID:-$$}
+
+_vm_err() {
+	printf 'vm: %s\n' "$*" >&2
+}
+
+# ---- kernels --------------------------------------------------------------
+
+vm_kernel_dir() {
+	local version=${1:-$VM_DEFAULT_KERNEL} dir
+	dir=$HARDINIT_CACHE/kernels/$version
+	if [[ -s $dir/kver ]]; then
+		printf '%s\n' "$dir"
+		return 0
+	fi
+	HARDINIT_CACHE=$HARDINIT_CACHE "$HARDINIT_SRC/scripts/fetch-kernel" "$version"
+}
+
+vm_kver() {
+	local dir
+	dir=$(vm_kernel_dir "${1:-$VM_DEFAULT_KERNEL}") || return 1
+	cat "$dir/kver"
+}
+
+vm_kernel() {
+	local dir kver
+	dir=$(vm_kernel_dir "${1:-$VM_DEFAULT_KERNEL}") || return 1
+	kver=$(cat "$dir/kver")
+	printf '%s\n' "$dir/boot/vmlinuz-$kver"
+}
+
+# ---- test roots -------------------------------------------------------------
+
+_vm_host_busybox() {
+	local b
+	for b in /usr/bin/busybox /bin/busybox; do
+		if [[ -x $b ]] && LC_ALL=C file -L "$b" 2>/dev/null | grep -q 'statically linked'; then
+			printf '%s\n' "$b"
+			return 0
+		fi
+	done
+	# `file` may be missing: trust busybox-static's own path.
+	[[ -x /bin/busybox ]] && { echo /bin/busybox; return 0; }
+	_vm_err "no static busybox found; install busybox-static (scripts/install-deps)"
+	return 1
+}
+
+_vm_write_accounts() {
+	local dir=$1
+	cat >"$dir/etc/passwd" <<-'EOF'
+		root:x:0:0:root:/root:/bin/sh
+		alice:x:1001:1001:alice:/home/alice:/bin/sh
+		bob:x:1002:1002:bob:/home/bob:/bin/sh
+	EOF
+	cat >"$dir/etc/group" <<-'EOF'
+		root:x:0:
+		tty:x:5:
+		alice:x:1001:
+		bob:x:1002:
+	EOF
+	chmod 0644 "$dir/etc/passwd" "$dir/etc/group"
+	mkdir -p "$dir/home/alice" "$dir/home/bob"
+	chown 1001:1001 "$dir/home/alice"
+	chown 1002:1002 "$dir/home/bob"
+	chmod 0700 "$dir/home/alice" "$dir/home/bob"
+}
+
+# Every applet as a link in /bin, except the ones that would stand in for
+# an init (/sbin/init is testinit; hardinit's fallback list must not find a
+# busybox init by accident).
+_vm_link_applets() {
+	local dir=$1 busybox=$2 applet
+	while read -r applet; do
+		case $applet in
+		busybox | init | linuxrc) continue ;;
+		esac
+		ln -sf busybox "$dir/bin/$applet"
+	done < <("$busybox" --list)
+}
+
+vm_stage_root() {
+	local dir=${1:?usage: vm_stage_root DIR} busybox probe
+	local testinit=$HARDINIT_SRC/build/probe/testinit
+	[[ -x $testinit ]] || { _vm_err "$testinit missing; run 'make' first"; return 1; }
+	busybox=$(_vm_host_busybox) || return 1
+
+	mkdir -p "$dir"/{bin,sbin,etc,probe,proc,sys,dev,run,tmp,var/tmp,root,mnt,usr/bin,usr/sbin}
+	chmod 1777 "$dir/tmp" "$dir/var/tmp"
+	chmod 0700 "$dir/root"
+	install -m 0755 "$testinit" "$dir/sbin/init"
+	install -m 0755 "$busybox" "$dir/bin/busybox"
+	_vm_link_applets "$dir" "$busybox"
+	for probe in "$HARDINIT_SRC"/build/probe/*; do
+		[[ -f $probe && -x $probe ]] && install -m 0755 "$probe" "$dir/probe/"
+	done
+	_vm_write_accounts "$dir"
+	# A kernel-mounted root (init= mode) gets no devtmpfs: Debian's kernels
+	# are built without CONFIG_DEVTMPFS_MOUNT, so init needs these nodes.
+	[[ -e $dir/dev/console ]] || mknod -m 0600 "$dir/dev/console" c 5 1
+	[[ -e $dir/dev/null ]] || mknod -m 0666 "$dir/dev/null" c 1 3
+}
+
+vm_probe_script() {
+	local dir=${1:?usage: vm_probe_script DIR [TEXT]}
+	mkdir -p "$dir/probe"
+	if [[ $# -ge 2 ]]; then
+		printf '%s\n' "$2" >"$dir/probe/run"
+	else
+		cat >"$dir/probe/run"
+	fi
+	chmod 0755 "$dir/probe/run"
+}
+
+vm_rootfs() {
+	local img=${1:?usage: vm_rootfs IMG DIR [mke2fs args...]} dir=${2:?usage: vm_rootfs IMG DIR}
+	shift 2
+	local used_kib size_kib
+	[[ -d $dir ]] || { _vm_err "vm_rootfs: $dir is not a directory"; return 1; }
+	# The larger of the bytes and the host's blocks: many small files take
+	# a block each on ext4 too.
+	used_kib=$(du -sk --apparent-size "$dir" | cut -f1)
+	local blocks_kib
+	blocks_kib=$(du -sk "$dir" | cut -f1)
+	((blocks_kib > used_kib)) && used_kib=$blocks_kib
+	size_kib=$((used_kib + used_kib * VM_ROOTFS_OVERHEAD_PCT / 100 + VM_ROOTFS_SLACK_KIB))
+	# An existing file of the right size keeps mke2fs quiet ("Creating
+	# regular file") and drops any previous image's blocks.
+	rm -f "$img"
+	truncate -s "${size_kib}K" "$img" || { _vm_err "cannot create $img"; return 1; }
+	mke2fs -q -t ext4 -d "$dir" "$@" "$img" ||
+		{ _vm_err "mke2fs -d $dir $* $img failed"; return 1; }
+}
+
+vm_selinux_label() {
+	local dir=${1:?usage: vm_selinux_label DIR [FILE_CONTEXTS]}
+	local fc=${2:-/etc/selinux/default/contexts/files/file_contexts}
+	[[ -f $fc ]] || { _vm_err "$fc missing; install selinux-policy-default"; return 1; }
+	setfiles -r "$dir" "$fc" "$dir"
+}
+
+# ---- initramfs --------------------------------------------------------------
+
+vm_initramfs() {
+	local out=${1:?usage: vm_initramfs OUT [--kernel VERSION] [builder args...]}
+	shift
+	local version=$VM_DEFAULT_KERNEL kdir kver
+	if [[ ${1:-} == --kernel ]]; then
+		version=${2:?vm_initramfs: --kernel needs 6.12 or 6.1}
+		shift 2
+	fi
+	local builder=$HARDINIT_SRC/initramfs/hardinit-mkinitramfs
+	[[ -x $builder ]] || { _vm_err "$builder missing"; return 1; }
+	[[ -x $HARDINIT_SRC/build/hardinit ]] || { _vm_err "build/hardinit missing; run 'make'"; return 1; }
+	kdir=$(vm_kernel_dir "$version") || return 1
+	kver=$(cat "$kdir/kver")
+	"$builder" -o "$out" --hardinit "$HARDINIT_SRC/build/hardinit" \
+		--moddir "$kdir" --kver "$kver" --target virtio "$@"
+}
+
+vm_cpio() {
+	local out=${1:?usage: vm_cpio OUT DIR} dir=${2:?usage: vm_cpio OUT DIR} abs
+	abs=$(cd "$(dirname "$out")" && pwd)/$(basename "$out")
+	(cd "$dir" && find . -mindepth 1 | LC_ALL=C sort |
+		cpio --quiet -o -H newc -R 0:0 --reproducible >"$abs")
+}
+
+# ---- booting ----------------------------------------------------------------
+
+vm_boot() {
+	local log=${1:?usage: vm_boot LOG [options] [-- qemu args]}
+	shift
+	local kernel=$VM_DEFAULT_KERNEL initrd="" append="" timeout=$VM_TIMEOUT mem=1024
+	local icount=0 console=0
+	local -a disks=() extra=()
+	while [[ $# -gt 0 ]]; do
+		case $1 in
+		--kernel) kernel=${2:?}; shift 2 ;;
+		--initrd) initrd=${2:?}; shift 2 ;;
+		--disk) disks+=("${2:?}"); shift 2 ;;
+		--append) append=$2; shift 2 ;;
+		--timeout) timeout=${2:?}; shift 2 ;;
+		--mem) mem=${2:?}; shift 2 ;;
+		--icount) icount=1; shift ;;
+		--console) console=1; shift ;;
+		--) shift; extra=("$@"); break ;;
+		*) _vm_err "vm_boot: unknown option '$1'"; return 2 ;;
+		esac
+	done
+	case $kernel in
+	6.12 | 6.1) kernel=$(vm_kernel "$kernel") || return 1 ;;
+	esac
+	[[ -f $kernel ]] || { _vm_err "vm_boot: kernel $kernel missing"; return 1; }
+
+	local -a cmd=("$VM_QEMU" -accel tcg -m "$mem" -nodefaults -nographic -no-reboot
+		-kernel "$kernel" -append "console=ttyS0 panic=-1${append:+ $append}")
+	[[ -n $initrd ]] && cmd+=(-initrd "$initrd")
+	local d
+	for d in "${disks[@]}"; do
+		cmd+=(-drive "file=$d,if=virtio,format=raw")
+	done
+	# Guest time then advances one ns per instruction: comparable timings on
+	# a noisy machine (DESIGN.md, benchmarks).
+	((icount)) && cmd+=(-icount "shift=0,sleep=off")
+	rm -f "$log"
+	if ((console)); then
+		# Serial on the terminal (typing reaches the guest), copied to LOG.
+		cmd+=(-chardev "stdio,id=ser0,mux=on,signal=off,logfile=$log"
+			-serial chardev:ser0 -mon chardev=ser0)
+	else
+		cmd+=(-serial "file:$log")
+	fi
+	cmd+=("${extra[@]}")
+
+	local rc=0
+	if ((console)); then
+		timeout --foreground -k 5 "$timeout" "${cmd[@]}" || rc=$?
+	else
+		timeout -k 5 "$timeout" "${cmd[@]}" </dev/null || rc=$?
+	fi
+	if ((rc == 124 || rc == 137)); then
+		_vm_err "vm_boot: QEMU still running after ${timeout} s; killed it (guest hung?). Log: $log"
+	elif ((rc != 0)); then
+		_vm_err "vm_boot: QEMU failed with status $rc: ${cmd[*]}"
+	fi
+	return "$rc"
+}
+
+vm_exit_reason() {
+	local log=${1:?usage: vm_exit_reason LOG}
+	if grep -q 'Kernel panic - not syncing' "$log"; then
+		echo panic
+	elif grep -q 'reboot: Power down' "$log"; then
+		echo poweroff
+	elif grep -q 'reboot: Restarting system' "$log"; then
+		echo reboot
+	elif grep -q 'reboot: System halted' "$log"; then
+		echo halt
+	else
+		echo unknown
+	fi
+}
+
+# ---- reading the report -------------------------------------------------------
+
+# Kernel console records ("[    1.234567] text") are written to the UART
+# synchronously, while a process's tty output is queued: a record can land
+# in the middle of one of testinit's lines, splitting it around the record
+# (the record always ends with its own newline). This joins such lines
+# again and drops the records. Output: \r stripped. (With printk.time=0 the
+# records carry no timestamp and are kept as they are.)
+_VM_PRINTK='\[ *[0-9]+\.[0-9][0-9][0-9][0-9][0-9][0-9]\] '
+
+vm_clean_log() {
+	local log=${1:?usage: vm_clean_log LOG}
+	tr -d '\r' <"$log" | awk -v re="$_VM_PRINTK" '
+		{
+			line = carry $0
+			if (match(line, re)) {
+				# Before the first record: firmware output without a
+				# newline, not a line of ours.
+				carry = seen ? substr(line, 1, RSTART - 1) : ""
+				seen = 1
+				next
+			}
+			carry = ""
+			print line
+		}
+		END { if (carry != "") print carry }'
+}
+
+vm_section() {
+	local log=${1:?usage: vm_section LOG NAME} name=${2:?usage: vm_section LOG NAME}
+	[[ -f $log ]] || { _vm_err "vm_section: no log $log"; return 1; }
+	if [[ ${VM_SECTION_RAW:-0} == 1 ]]; then
+		tr -d '\r' <"$log"
+	else
+		vm_clean_log "$log"
+	fi | awk -v name="$name" '
+		$0 == "=== BEGIN " name " ===" { inside = 1; found = 1; next }
+		$0 == "=== END " name " ===" { if (inside) closed = 1; inside = 0; next }
+		inside { print }
+		END {
+			if (!found) { print "vm: section " name " not in the log" > "/dev/stderr"; exit 1 }
+			if (!closed) { print "vm: section " name " has no END marker" > "/dev/stderr"; exit 1 }
+		}'
+}
+
+vm_log_tail() {
+	local log=${1:?usage: vm_log_tail LOG [N]} n=${2:-$VM_LOG_TAIL_LINES}
+	tr -d '\r' <"$log" 2>/dev/null | tail -n "$n"
+}
+
+_vm_fail() {
+	local log=$1
+	shift
+	{
+		printf 'FAILED: %s\n' "$*"
+		printf -- '--- last %d lines of %s ---\n' "$VM_LOG_TAIL_LINES" "$log"
+		vm_log_tail "$log"
+		printf -- '--- end of log ---\n'
+	} >&2
+	return 1
+}
+
+# Kernel records are searched in the raw log, testinit's and the probes'
+# lines in the cleaned one (where a record may have split them).
+_vm_log_has() {
+	local log=$1 text=$2
+	tr -d '\r' <"$log" | grep -qF -- "$text" || vm_clean_log "$log" | grep -qF -- "$text"
+}
+
+vm_assert_log_contains() {
+	local log=${1:?} text=${2:?}
+	_vm_log_has "$log" "$text" || _vm_fail "$log" "expected the log to contain: $text"
+}
+
+vm_assert_log_lacks() {
+	local log=${1:?} text=${2:?}
+	! _vm_log_has "$log" "$text" || _vm_fail "$log" "expected the log not to contain: $text"
+}
+
+vm_assert_section_contains() {
+	local log=${1:?} name=${2:?} text=${3:?} body
+	body=$(vm_section "$log" "$name") || { _vm_fail "$log" "section $name missing"; return 1; }
+	grep -qF -- "$text" <<<"$body" ||
+		_vm_fail "$log" "expected section $name to contain: $text"$'\n'"--- section $name ---"$'\n'"$body"
+}
+
+vm_assert_section_line() {
+	local log=${1:?} name=${2:?} line=${3:?} body
+	body=$(vm_section "$log" "$name") || { _vm_fail "$log" "section $name missing"; return 1; }
+	grep -qxF -- "$line" <<<"$body" ||
+		_vm_fail "$log" "expected section $name to have the line: $line"$'\n'"--- section $name ---"$'\n'"$body"
+}
+
+vm_assert_section_lacks() {
+	local log=${1:?} name=${2:?} text=${3:?} body
+	body=$(vm_section "$log" "$name") || { _vm_fail "$log" "section $name missing"; return 1; }
+	! grep -qF -- "$text" <<<"$body" ||
+		_vm_fail "$log" "expected section $name not to contain: $text"$'\n'"--- section $name ---"$'\n'"$body"
+}
+
+vm_assert_done() {
+	local log=${1:?} reason
+	vm_assert_log_contains "$log" "=== TESTINIT DONE ===" || return 1
+	reason=$(vm_exit_reason "$log")
+	[[ $reason == poweroff ]] || _vm_fail "$log" "expected the guest to power off, it ended by: $reason"
+}
+
+# ---- sharing between tests ------------------------------------------------------
+
+vm_cache_dir() {
+	local dir=${VM_RUN_DIR:-${BATS_RUN_TMPDIR:+$BATS_RUN_TMPDIR/vm}}
+	# Outside bats: one directory per shell that sourced this file (the
+	# caller removes it when done).
+	dir=${dir:-${TMPDIR:-/tmp}/hardinit-vm.$_VM_SOURCING_PID}
+	mkdir -p "$dir" && printf '%s\n' "$dir"
+}
+
+vm_build_once() {
+	local path=${1:?usage: vm_build_once PATH CMD...}
+	shift
+	[[ -e $path ]] && return 0
+	mkdir -p "$(dirname "$path")"
+	(
+		flock 9
+		[[ -e $path ]] && exit 0
+		"$@" || { rm -rf "$path"; exit 1; }
+		[[ -e $path ]] || { printf 'vm: vm_build_once: %s did not create %s\n' "$*" "$path" >&2; exit 1; }
+	) 9>"$path.lock"
+}
