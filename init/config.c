@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "fsutil.h"
+#include "sink.h"
 
 /* ---- names ------------------------------------------------------------ */
 
@@ -1460,41 +1461,17 @@ out:
 
 /* ---- config_format ------------------------------------------------------ */
 
-struct out {
-	char *buf;
-	size_t cap, pos;
-	bool full;
-};
-
-static void emit(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void emit(struct out *o, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (o->full)
-		return;
-	va_start(ap, fmt);
-	int n = vsnprintf(o->buf + o->pos, o->cap - o->pos, fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= o->cap - o->pos) {
-		o->full = true;
-		return;
-	}
-	o->pos += (size_t)n;
-}
-
-static void format_scalar(struct out *o, const struct config *c, const struct key_def *d)
+static void format_scalar(struct sink *o, const struct config *c, const struct key_def *d)
 {
 	const void *f = cfield(c, d);
 	int v;
 
 	switch (d->kind) {
 	case K_BOOL:
-		emit(o, "%s = %s\n", d->key, yes_no(*(const bool *)f));
+		sink_printf(o, "%s = %s\n", d->key, yes_no(*(const bool *)f));
 		break;
 	case K_NAMED_BOOL:
-		emit(o, "%s = %s\n", d->key, d->names[*(const bool *)f ? 1 : 0]);
+		sink_printf(o, "%s = %s\n", d->key, d->names[*(const bool *)f ? 1 : 0]);
 		break;
 	case K_ENUM: {
 		int n = 0;
@@ -1504,23 +1481,23 @@ static void format_scalar(struct out *o, const struct config *c, const struct ke
 		if (v < 0 || v >= n)
 			o->full = true;   /* not a value the parser takes back: fail */
 		else
-			emit(o, "%s = %s\n", d->key, d->names[v]);
+			sink_printf(o, "%s = %s\n", d->key, d->names[v]);
 		break;
 	}
 	case K_INT:
 		v = *(const int *)f;
 		if (d->none_is_minus_one && v < 0)
-			emit(o, "%s = none\n", d->key);
+			sink_printf(o, "%s = none\n", d->key);
 		else
-			emit(o, "%s = %d\n", d->key, v);
+			sink_printf(o, "%s = %d\n", d->key, v);
 		break;
 	case K_STRING:
 		if (d->check == check_tmp_size && !*(const char *)f)
-			emit(o, "%s = off\n", d->key);
+			sink_printf(o, "%s = off\n", d->key);
 		else if (!*(const char *)f)
-			emit(o, "%s =\n", d->key);
+			sink_printf(o, "%s =\n", d->key);
 		else
-			emit(o, "%s = %s\n", d->key, (const char *)f);
+			sink_printf(o, "%s = %s\n", d->key, (const char *)f);
 		break;
 	case K_LIST:
 		break;
@@ -1528,38 +1505,38 @@ static void format_scalar(struct out *o, const struct config *c, const struct ke
 }
 
 /* The lists, one item a line: repeatable keys keep the order exactly. */
-static void format_lists(struct out *o, const struct config *c, int section)
+static void format_lists(struct sink *o, const struct config *c, int section)
 {
 	switch (section) {
 	case SEC_SELINUX:
 		for (size_t i = 0; i < c->n_booleans; i++)
-			emit(o, "boolean = %s=%s\n", c->booleans[i].name, c->booleans[i].value ? "on" : "off");
+			sink_printf(o, "boolean = %s=%s\n", c->booleans[i].name, c->booleans[i].value ? "on" : "off");
 		break;
 	case SEC_SYSCTL:
 		for (size_t i = 0; i < c->n_sysctls; i++)
-			emit(o, "%s%s = %s\n", c->sysctls[i].ignore_failure ? "-" : "", c->sysctls[i].key, c->sysctls[i].value);
+			sink_printf(o, "%s%s = %s\n", c->sysctls[i].ignore_failure ? "-" : "", c->sysctls[i].key, c->sysctls[i].value);
 		for (size_t i = 0; i < c->n_sysctls; i++)
 			if (c->sysctls[i].required)
-				emit(o, "require = %s\n", c->sysctls[i].key);
+				sink_printf(o, "require = %s\n", c->sysctls[i].key);
 		break;
 	case SEC_KERNEL:
 		for (size_t i = 0; i < c->n_kernel_opts; i++)
-			emit(o, "%s = %s\n", c->kernel_opts[i].required ? "require" : "warn", c->kernel_opts[i].word);
+			sink_printf(o, "%s = %s\n", c->kernel_opts[i].required ? "require" : "warn", c->kernel_opts[i].word);
 		break;
 	case SEC_CAPS:
 		for (size_t i = 0; i < c->n_cap_drop; i++) {
 			const char *name = capng_capability_to_name((unsigned)c->cap_drop[i]);
 			if (name)
-				emit(o, "drop = cap_%s\n", name);
+				sink_printf(o, "drop = cap_%s\n", name);
 			else
 				o->full = true;   /* cannot be written back: fail */
 		}
 		break;
 	case SEC_MOUNTS:
-		emit(o, "polydirs =");
+		sink_printf(o, "polydirs =");
 		for (size_t i = 0; i < c->n_polydirs; i++)
-			emit(o, " %s", c->polydirs[i]);
-		emit(o, "\n");
+			sink_printf(o, " %s", c->polydirs[i]);
+		sink_printf(o, "\n");
 		break;
 	default:
 		break;
@@ -1568,11 +1545,14 @@ static void format_lists(struct out *o, const struct config *c, int section)
 
 int config_format(const struct config *c, char *out, size_t cap)
 {
-	struct out o = { out, cap, 0, cap == 0 };
+	struct sink o;
 
-	emit(&o, "# hardinit.conf: the effective configuration (see hardinit.conf(5))\n");
+	if (cap == 0)
+		return -1;
+	sink_init(&o, out, cap);
+	sink_printf(&o, "# hardinit.conf: the effective configuration (see hardinit.conf(5))\n");
 	for (int s = 0; s < N_SECTIONS; s++) {
-		emit(&o, "\n[%s]\n", section_names[s]);
+		sink_printf(&o, "\n[%s]\n", section_names[s]);
 		for (size_t k = 0; k < N_KEYS; k++)
 			if ((int)key_table[k].section == s)
 				format_scalar(&o, c, &key_table[k]);
@@ -1580,5 +1560,5 @@ int config_format(const struct config *c, char *out, size_t cap)
 	}
 	if (o.full)
 		return -1;
-	return (int)o.pos;
+	return (int)o.len;
 }

@@ -7,42 +7,56 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int fs_read(const char *path, char *buf, size_t cap, size_t *len)
+/* Fill buf from fd until cap-1 bytes or end of file. */
+static int read_upto(int fd, char *buf, size_t cap, size_t *used)
 {
-	size_t used = 0;
+	*used = 0;
+	while (*used < cap - 1) {
+		ssize_t n = read(fd, buf + *used, cap - 1 - *used);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			break;
+		*used += (size_t)n;
+	}
+	buf[*used] = '\0';
+	return 0;
+}
+
+static int read_file(const char *path, char *buf, size_t cap, size_t *len, int whole)
+{
+	size_t used;
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 
 	if (fd < 0)
 		return -1;
-	while (used < cap - 1) {
-		ssize_t n = read(fd, buf + used, cap - 1 - used);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int saved = errno;
-			close(fd);
-			errno = saved;
-			return -1;
-		}
-		if (n == 0)
-			break;
-		used += (size_t)n;
-	}
-	buf[used] = '\0';
-	if (used == cap - 1) {
+	int rc = read_upto(fd, buf, cap, &used);
+	if (rc == 0 && whole && used == cap - 1) {
 		/* Full buffer: only an error if there is more to read. */
 		char extra;
-		ssize_t n = read(fd, &extra, 1);
-		if (n > 0) {
-			close(fd);
+		if (read(fd, &extra, 1) > 0) {
 			errno = E2BIG;
-			return -1;
+			rc = -1;
 		}
 	}
+	int saved = errno;
 	close(fd);
-	if (len)
+	errno = saved;
+	if (rc == 0 && len)
 		*len = used;
-	return 0;
+	return rc;
+}
+
+int fs_read(const char *path, char *buf, size_t cap, size_t *len)
+{
+	return read_file(path, buf, cap, len, 1);
+}
+
+int fs_read_prefix(const char *path, char *buf, size_t cap, size_t *len)
+{
+	return read_file(path, buf, cap, len, 0);
 }
 
 int fs_write(const char *path, const char *s)

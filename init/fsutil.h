@@ -9,6 +9,10 @@
  * length (may be NULL). Returns 0, or -1 with errno (E2BIG: larger). */
 int fs_read(const char *path, char *buf, size_t cap, size_t *len);
 
+/* Read the first cap-1 bytes of path at most (a prefix is all the caller
+ * needs: /proc/cpuinfo's first CPU), NUL-terminated. Returns 0 or -1. */
+int fs_read_prefix(const char *path, char *buf, size_t cap, size_t *len);
+
 /* Write s to an existing file (sysfs, procfs) in one write(2). Returns 0 or
  * -1 with errno. */
 int fs_write(const char *path, const char *s);

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "fsutil.h"
+#include "sink.h"
 
 #define REPORT_FILE_MAX (REPORT_MAX_ITEMS * 512 + 8192)
 
@@ -49,101 +50,77 @@ const struct report_item *report_find(const struct report *r, const char *stage,
 	return NULL;
 }
 
-/* Appends to a fixed buffer; once full, further text is dropped and the
- * overflow flag makes the writer fail rather than write a cut file. */
-struct sink {
-	char *buf;
-	size_t cap, len;
-	int overflow;
-};
-
-static void put(struct sink *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(struct sink *s, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (s->overflow)
-		return;
-	va_start(ap, fmt);
-	int n = vsnprintf(s->buf + s->len, s->cap - s->len, fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= s->cap - s->len) {
-		s->overflow = 1;
-		return;
-	}
-	s->len += (size_t)n;
-}
-
 static void put_json_string(struct sink *s, const char *str)
 {
-	put(s, "\"");
+	sink_printf(s, "\"");
 	for (const unsigned char *p = (const unsigned char *)str; *p; p++) {
 		if (*p == '"' || *p == '\\')
-			put(s, "\\%c", *p);
+			sink_printf(s, "\\%c", *p);
 		else if (*p < 0x20)
-			put(s, "\\u%04x", *p);
+			sink_printf(s, "\\u%04x", *p);
 		else
-			put(s, "%c", *p);
+			sink_printf(s, "%c", *p);
 	}
-	put(s, "\"");
+	sink_printf(s, "\"");
 }
 
 static void format_json(const struct report *r, struct sink *s)
 {
-	put(s, "{\n  \"version\": \"%s\",\n", HARDINIT_VERSION);
-	put(s, "  \"start_ns\": %llu,\n  \"exec_ns\": %llu,\n",
+	sink_printf(s, "{\n  \"version\": \"%s\",\n", HARDINIT_VERSION);
+	sink_printf(s, "  \"start_ns\": %llu,\n  \"exec_ns\": %llu,\n",
 	    (unsigned long long)r->start_ns, (unsigned long long)r->exec_ns);
-	put(s, "  \"stages\": [\n");
+	sink_printf(s, "  \"stages\": [\n");
 	for (size_t i = 0; i < r->n_stages; i++) {
 		const struct report_stage *st = &r->stages[i];
-		put(s, "    {\"name\": ");
+		sink_printf(s, "    {\"name\": ");
 		put_json_string(s, st->name);
-		put(s, ", \"result\": \"%s\", \"duration_us\": %llu}%s\n",
+		sink_printf(s, ", \"result\": \"%s\", \"duration_us\": %llu}%s\n",
 		    st->result == 0 ? "ok" : st->result > 0 ? "skipped" : "failed",
 		    (unsigned long long)(st->duration_ns / 1000), i + 1 < r->n_stages ? "," : "");
 	}
-	put(s, "  ],\n  \"items\": [\n");
+	sink_printf(s, "  ],\n  \"items\": [\n");
 	for (size_t i = 0; i < r->n_items; i++) {
 		const struct report_item *it = &r->items[i];
-		put(s, "    {\"stage\": ");
+		sink_printf(s, "    {\"stage\": ");
 		put_json_string(s, it->stage);
-		put(s, ", \"key\": ");
+		sink_printf(s, ", \"key\": ");
 		put_json_string(s, it->key);
-		put(s, ", \"value\": ");
+		sink_printf(s, ", \"value\": ");
 		put_json_string(s, it->value);
-		put(s, ", \"status\": ");
+		sink_printf(s, ", \"status\": ");
 		put_json_string(s, it->status);
-		put(s, "}%s\n", i + 1 < r->n_items ? "," : "");
+		sink_printf(s, "}%s\n", i + 1 < r->n_items ? "," : "");
 	}
-	put(s, "  ],\n  \"dropped_items\": %zu\n}\n", r->dropped);
+	sink_printf(s, "  ],\n  \"dropped_items\": %zu\n}\n", r->dropped);
 }
 
 static void format_text(const struct report *r, struct sink *s)
 {
 	for (size_t i = 0; i < r->n_stages; i++) {
 		const struct report_stage *st = &r->stages[i];
-		put(s, "stage %-11s %-7s %6llu.%03llu ms\n", st->name,
+		sink_printf(s, "stage %-11s %-7s %6llu.%03llu ms\n", st->name,
 		    st->result == 0 ? "ok" : st->result > 0 ? "skipped" : "failed",
 		    (unsigned long long)(st->duration_ns / 1000000),
 		    (unsigned long long)(st->duration_ns / 1000 % 1000));
 	}
 	for (size_t i = 0; i < r->n_items; i++) {
 		const struct report_item *it = &r->items[i];
-		put(s, "%s %s %s %s\n", it->stage, it->key, it->status, it->value);
+		sink_printf(s, "%s %s %s %s\n", it->stage, it->key, it->status, it->value);
 	}
 	if (r->dropped)
-		put(s, "report dropped %zu items (limit %d)\n", r->dropped, REPORT_MAX_ITEMS);
+		sink_printf(s, "report dropped %zu items (limit %d)\n", r->dropped, REPORT_MAX_ITEMS);
 }
 
 static int write_one(const struct report *r, const char *dir, const char *name,
 		     void (*format)(const struct report *, struct sink *))
 {
 	static char buf[REPORT_FILE_MAX];
-	struct sink s = { buf, sizeof buf, 0, 0 };
+	struct sink s;
 	char path[512];
 
+	sink_init(&s, buf, sizeof buf);
 	format(r, &s);
-	if (s.overflow) {
+	if (s.full) {
 		errno = E2BIG;
 		return -1;
 	}

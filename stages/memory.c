@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "boot.h"
+#include "fsutil.h"
 #include "hardening.h"
 #include "log.h"
 #include "report.h"
@@ -86,28 +87,6 @@ bool cpuinfo_has_nx(const char *cpuinfo)
 	return false;
 }
 
-/* A prefix read: fs_read() refuses a file larger than its buffer, and
- * only the first CPU's entry matters here. */
-static int read_prefix(const char *path, char *buf, size_t cap)
-{
-	size_t used = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-
-	if (fd < 0)
-		return -1;
-	while (used < cap - 1) {
-		ssize_t n = read(fd, buf + used, cap - 1 - used);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		used += (size_t)n;
-	}
-	buf[used] = '\0';
-	close(fd);
-	return 0;
-}
-
 static int check_nx(struct boot *b)
 {
 	static char cpuinfo[CPUINFO_PREFIX_BYTES];
@@ -122,7 +101,7 @@ static int check_nx(struct boot *b)
 	}
 
 	if (!boot_path(path, sizeof path, b->proc, "cpuinfo") ||
-	    read_prefix(path, cpuinfo, sizeof cpuinfo) < 0) {
+	    fs_read_prefix(path, cpuinfo, sizeof cpuinfo, NULL) < 0) {
 		log_warn("memory: cannot read %s/cpuinfo (%s); NX not verified", b->proc, strerror(errno));
 		report_add(&b->rep, "memory", "nx", "warn", "not verified: cpuinfo unreadable");
 		return b->cfg.nx == NX_REQUIRE ?

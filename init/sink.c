@@ -1,0 +1,30 @@
+#include "sink.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+void sink_init(struct sink *s, char *buf, size_t cap)
+{
+	s->buf = buf;
+	s->cap = cap;
+	s->len = 0;
+	s->full = false;
+	if (cap)
+		buf[0] = '\0';
+}
+
+void sink_printf(struct sink *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (s->full)
+		return;
+	va_start(ap, fmt);
+	int n = vsnprintf(s->buf + s->len, s->cap - s->len, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= s->cap - s->len) {
+		s->full = true;
+		return;
+	}
+	s->len += (size_t)n;
+}
