@@ -117,6 +117,8 @@ install: $(BUILD)/hardinit $(BUILD)/mkcpio
 	install -m 0644 config/*.conf $(DESTDIR)$(PREFIX)/share/hardinit/profiles/
 	install -D -m 0644 man/hardinit.8 $(DESTDIR)$(PREFIX)/share/man/man8/hardinit.8
 	install -D -m 0644 man/hardinit-mkinitramfs.8 $(DESTDIR)$(PREFIX)/share/man/man8/hardinit-mkinitramfs.8
+	install -d $(DESTDIR)$(PREFIX)/share/doc/hardinit
+	install -m 0644 doc/*.md README.md $(DESTDIR)$(PREFIX)/share/doc/hardinit/
 	install -D -m 0644 man/hardinit.conf.5 $(DESTDIR)$(PREFIX)/share/man/man5/hardinit.conf.5
 
 clean:
