@@ -24,6 +24,11 @@ setup() {
 	fi
 	D=$BATS_TEST_TMPDIR/sb
 	mkdir -p "$D"
+	P=""
+}
+
+teardown() {
+	[ -z "$P" ] || rm -rf "$P"
 }
 
 # Build the sandbox, run the stage, then the checks of $1 (a bash snippet
@@ -131,10 +136,11 @@ cat "$D/run/tmpfiles.d/hardinit-polyinstantiation.conf"'
 @test "hardinit private-tmp: the command sees its own instance; others see nothing" {
 	"$REPO/build/hardinit" --help 2>&1 | grep -q private-tmp || skip "private-tmp not wired into the CLI yet"
 	id nobody >/dev/null 2>&1 || skip "no user nobody"
-	P=$BATS_TEST_TMPDIR/poly
-	mkdir -p "$P" && chmod 1777 "$P"
+	# Not under BATS_TEST_TMPDIR: its parents are 0700, so nobody could not reach it.
+	P=$(mktemp -d /tmp/hardinit-poly.XXXXXX)
+	chmod 1777 "$P"
 	run unshare --mount --propagation private "$REPO/build/hardinit" private-tmp --dir "$P" nobody \
-		sh -c 'id -u; echo secret >x; ls -A .'
+		sh -c 'id -u; cd "$1" && echo secret >x && ls -A .' sh "$P"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"$(id -u nobody)"* ]]
