@@ -46,6 +46,10 @@ struct boot {
 	char **envp;
 	const char *cmdline_text;  /* dry run: this instead of /proc/cmdline */
 
+	/* The SELinux file contexts (struct selabel_handle *), opened once by
+	 * the selinux stage and shared by the stages that create files. */
+	void *selabel;
+
 	bool switched;           /* a switch happened: the new root is now "/" */
 	int kmsg_fd;             /* -1 until /dev/kmsg is open */
 

@@ -31,6 +31,7 @@
 #include <selinux/selinux.h>
 
 #include "fsutil.h"
+#include "label.h"
 #include "log.h"
 #include "report.h"
 #include "stages.h"
@@ -696,22 +697,21 @@ struct labeler {
 	bool enabled;
 };
 
-static void labeler_open(struct labeler *l)
+static void labeler_open(struct labeler *l, struct boot *b)
 {
 	l->h = NULL;
-	l->enabled = is_selinux_enabled() > 0;
+	l->enabled = selinux_policy_loaded(b);
 	if (!l->enabled)
 		return;
-	l->h = selabel_open(SELABEL_CTX_FILE, NULL, 0);
+	l->h = label_handle(b);
 	if (!l->h)
 		log_warn("SELinux file contexts not loaded (%s): new directories keep the label of "
 			 "their parent; run restorecon on them", strerror(errno));
 }
 
+/* The handle is the boot's (stages/label.c): only forget it here. */
 static void labeler_close(struct labeler *l)
 {
-	if (l->h)
-		selabel_close(l->h);
 	l->h = NULL;
 }
 
@@ -727,8 +727,21 @@ static int label_dir(struct labeler *l, const char *fspath, const char *policy_p
 	snprintf(got, gotlen, "selinux off");
 	if (!l->enabled)
 		return 2;
-	if (!l->h || selabel_lookup(l->h, &want, policy_path, S_IFDIR) < 0) {
-		snprintf(got, gotlen, "no label in the policy (%s)", strerror(errno));
+	if (!l->h) {
+		snprintf(got, gotlen, "file contexts not loaded");
+		return -1;
+	}
+	if (selabel_lookup(l->h, &want, policy_path, S_IFDIR) < 0) {
+		int e = errno;
+		/* ENOENT: file_contexts says <<none>> (Debian's refpolicy for
+		 * everything below /tmp and /var/tmp): the policy leaves the
+		 * label the kernel gave at creation, which restorecon keeps. */
+		if (e == ENOENT && lgetfilecon(fspath, &have) >= 0) {
+			snprintf(got, gotlen, "%s (file_contexts: <<none>>, kept)", have);
+			freecon(have);
+			return 0;
+		}
+		snprintf(got, gotlen, "no label in the policy (%s)", strerror(e));
 		return -1;
 	}
 	if (lgetfilecon(fspath, &have) >= 0 && strcmp(have, want) == 0) {
@@ -901,6 +914,21 @@ static void mounts_proc(struct boot *b)
 	report_add(&b->rep, STAGE, "/proc", ok ? "applied" : "failed", "%s", m.super_opts);
 }
 
+/* Debian's sysvinit initscripts wipe /tmp at boot (bootclean.sh, TMPTIME
+ * 0), the instance parent with it, unless /tmp is a tmpfs they recognise by
+ * the marker /tmp/.tmpfs, which their own tmpfs mount writes. A tmpfs
+ * hardinit just mounted is as fresh as theirs, so it carries the marker on
+ * roots that have those scripts. */
+static void mark_tmpfs_for_initscripts(struct boot *b, const char *tmp)
+{
+	char path[BOOT_PATH_MAX * 2];
+
+	if (!boot_path(path, sizeof path, b->newroot, "lib/init/bootclean.sh") || access(path, F_OK) < 0)
+		return;
+	if (!boot_path(path, sizeof path, tmp, ".tmpfs") || fs_write_new(path, "") < 0)
+		log_warn("cannot write %s: Debian's bootclean will empty /tmp, instance parent included", path);
+}
+
 static int mounts_tmp(struct boot *b, struct labeler *l)
 {
 	char path[BOOT_PATH_MAX + 8], data[80], text[64], label[256];
@@ -949,6 +977,7 @@ static int mounts_tmp(struct boot *b, struct labeler *l)
 	}
 	/* A new tmpfs root is tmpfs_t until labelled; the policy says tmp_t. */
 	label_dir(l, path, "/tmp", true, label, sizeof label);
+	mark_tmpfs_for_initscripts(b, path);
 	bool ok = mountinfo_find(b->proc, path, &m) == 1 && strcmp(m.fstype, "tmpfs") == 0 &&
 		  entry_has_flags(&m, want);
 	if (!ok)
@@ -1129,6 +1158,14 @@ static void poly_write_tmpfiles(struct boot *b, struct poly_run *run)
 			 path, strerror(errno));
 		report_add(&b->rep, STAGE, "tmpfiles.d", "failed", "%s", strerror(errno));
 	} else {
+		/* Labelled as the policy labels /run/tmpfiles.d, or in enforcing
+		 * mode systemd-tmpfiles cannot read a var_run_t file. */
+		char dir[BOOT_PATH_MAX * 2];
+		snprintf(dir, sizeof dir, "%s", path);
+		*strrchr(dir, '/') = '\0';
+		if (label_path_as(b, dir, dir, S_IFDIR) < 0 || label_path_as(b, path, path, S_IFREG) < 0)
+			log_warn("cannot label %s for systemd-tmpfiles: %s; in enforcing mode it will "
+				 "not read it", path, strerror(errno));
 		report_add(&b->rep, STAGE, "tmpfiles.d", "applied", "%s: %zu entries", path,
 			   run->n_deferred);
 	}
@@ -1161,7 +1198,7 @@ int mounts_prepare_polydirs(struct boot *b)
 	nsconf_load(b, c);
 	nsconf_check_users(b, c);
 	if (b->mode != MODE_DRY_RUN)
-		labeler_open(&run->label);
+		labeler_open(&run->label, b);
 	for (size_t i = 0; i < b->cfg.n_polydirs; i++) {
 		char polydir[CONFIG_PATH_MAX], parent[CONFIG_PATH_MAX];
 		const struct ns_entry *e;
@@ -1210,7 +1247,7 @@ int stage_mounts(struct boot *b)
 	char run_path[BOOT_PATH_MAX];
 
 	if (b->mode != MODE_DRY_RUN)
-		labeler_open(&l);
+		labeler_open(&l, b);
 	mounts_dev_shm(b, &l);
 	copy_str(run_path, sizeof run_path, b->run);
 	harden_existing(b, run_path, "/run", MS_NOSUID | MS_NODEV);

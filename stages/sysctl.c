@@ -6,10 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "boot.h"
 #include "fsutil.h"
+#include "label.h"
 #include "hardening.h"
 #include "log.h"
 #include "report.h"
@@ -331,17 +333,6 @@ int sysctl_dropin_format(const struct report *r, int ptrace_scope, char *out, si
 	return (int)used;
 }
 
-static bool root_is_systemd(const struct boot *b)
-{
-	static const char *const paths[] = { "lib/systemd/systemd", "usr/lib/systemd/systemd" };
-	char path[BOOT_PATH_MAX];
-
-	for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++)
-		if (boot_path(path, sizeof path, b->newroot, paths[i]) && access(path, F_OK) == 0)
-			return true;
-	return false;
-}
-
 static void persist(struct boot *b)
 {
 	static char text[SYSCTL_DROPIN_MAX];
@@ -351,14 +342,10 @@ static void persist(struct boot *b)
 		report_add(&b->rep, "sysctl", "persist", "skipped", "[sysctl] persist = no");
 		return;
 	}
-	if (!root_is_systemd(b)) {
-		report_add(&b->rep, "sysctl", "persist", "skipped", "the new root has no systemd");
-		return;
-	}
 	if (!boot_path(path, sizeof path, b->run, "sysctl.d/" SYSCTL_DROPIN_NAME))
 		return;
 	if (b->mode == MODE_DRY_RUN) {
-		log_info("sysctl: would write %s for systemd-sysctl", path);
+		log_info("sysctl: would write %s for systemd-sysctl and sysctl --system", path);
 		return;
 	}
 	if (sysctl_dropin_format(&b->rep, b->cfg.ptrace_scope, text, sizeof text) < 0) {
@@ -373,7 +360,13 @@ static void persist(struct boot *b)
 		report_add(&b->rep, "sysctl", "persist", "failed", "%s: %s", path, strerror(errno));
 		return;
 	}
-	log_info("sysctl: wrote %s so systemd-sysctl keeps these values", path);
+	/* The policy has no rule for /run/sysctl.d; labelled as the same file
+	 * in /etc/sysctl.d (etc_t), systemd-sysctl may read it in enforcing
+	 * mode, where var_run_t would be denied. */
+	if (label_path_as(b, path, "/etc/sysctl.d/" SYSCTL_DROPIN_NAME, S_IFREG) < 0)
+		log_warn("sysctl: cannot label %s: %s; in enforcing mode systemd-sysctl will not read it",
+			 path, strerror(errno));
+	log_info("sysctl: wrote %s so systemd-sysctl and sysctl --system keep these values", path);
 	report_add(&b->rep, "sysctl", "persist", "applied", "%s", path);
 }
 

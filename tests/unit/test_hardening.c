@@ -311,12 +311,21 @@ static void test_persist(void)
 	tap_streq(status_of("sysctl", "persist"), "applied", "the report says it was written");
 	tap_contains(value_of("sysctl", "persist"), SYSCTL_DROPIN_NAME, "and where");
 
+	/* sysvinit and busybox roots get it too: procps' sysctl --system (the
+	 * sysvinit procps script) reads /run/sysctl.d as systemd-sysctl does. */
 	fresh_boot(MODE_ON_ROOT, "");
 	put("proc/sys/fs/protected_fifos", "1\n");
 	add_sysctl("fs.protected_fifos", "2", false, false);
+	tap_ok(stage_sysctl(&b) == 0 && get("run/sysctl.d/" SYSCTL_DROPIN_NAME) != NULL,
+	       "no systemd in the new root: the drop-in is written all the same");
+	tap_streq(status_of("sysctl", "persist"), "applied", "and reported applied");
+	fresh_boot(MODE_ON_ROOT, "");
+	b.cfg.sysctl_persist = false;
+	add_sysctl("fs.protected_fifos", "2", false, false);
+	put("proc/sys/fs/protected_fifos", "1\n");
 	tap_ok(stage_sysctl(&b) == 0 && get("run/sysctl.d/" SYSCTL_DROPIN_NAME) == NULL,
-	       "no systemd in the new root: no drop-in");
-	tap_contains(value_of("sysctl", "persist"), "no systemd", "the report says why");
+	       "persist = no: no drop-in");
+	tap_contains(value_of("sysctl", "persist"), "persist = no", "the report says why");
 
 	report_add(&b.rep, "sysctl", "kernel.yama.ptrace_scope", "applied", "3");
 	sysctl_dropin_format(&b.rep, 2, text, sizeof text);

@@ -1,0 +1,511 @@
+# shellcheck shell=bash
+# Real systems for the VM tests: Debian 12 roots built with debootstrap from
+# Debian's packages, and a busybox appliance. Load after lib.bash
+# (`load lib; load images` in a bats file, or source both from a script).
+#
+#   img_debian_systemd [permissive|enforcing]
+#                         echo the path of an ext4 image: Debian 12 minbase
+#                         with systemd as init, Debian's refpolicy, labelled,
+#                         SELINUX= set to the variant (default permissive)
+#   img_debian_sysvinit [permissive|enforcing]
+#                         the same with sysvinit-core as init
+#   img_busybox_appliance echo the path of an ext4 image: busybox-static as
+#                         /sbin/init with an inittab of services, meant to be
+#                         mounted read-only and booted with config/appliance.conf
+#   img_tree NAME         echo the cached root tree NAME (debian-systemd,
+#                         debian-sysvinit), building it when missing
+#   img_apt_mirror        echo the Debian mirror URI the host's apt uses
+#
+# Two cache levels under ${HARDINIT_CACHE:-/var/cache/hardinit}/images/:
+#   NAME-TREEKEY/tree     the debootstrapped, configured, labelled root tree;
+#                         TREEKEY hashes the tree builder's code and package
+#                         list, so it is rebuilt (a few minutes) only when
+#                         those change
+#   NAME-TREEKEY/VARIANT-IMGKEY.img
+#                         the ext4 image (mke2fs -d, no loop mount); IMGKEY
+#                         hashes the assembly code, the probe and the
+#                         build/hardinit copied in as /usr/sbin/hardinit (for
+#                         `hardinit audit`); older images of a tree are removed
+# Boot images with `vm_boot ... -- -snapshot` so the cached file stays as built.
+#
+# The guest's probe (/usr/local/sbin/hardinit-probe) runs once the real init
+# has finished booting, prints sections "=== BEGIN NAME ===" ... "=== END
+# NAME ===" on /dev/ttyS0, then "=== PROBE DONE ===" and powers off.
+
+IMG_SUITE=bookworm
+IMG_CACHE=${HARDINIT_CACHE:-/var/cache/hardinit}/images
+# Seconds the probe waits for systemd to finish booting (is-system-running
+# --wait): a TCG boot of Debian takes 30-90 s, a loaded host more.
+IMG_PROBE_BOOT_WAIT=300
+IMG_HOSTNAME="hardinit-debian"
+
+# The tools the probes use, common to both Debian roots: procps (sysctl,
+# ps), pamtester and libpam-modules (pam_namespace), policycoreutils and
+# selinux-utils (getenforce, getsebool, setfiles, restorecon).
+IMG_DEBIAN_COMMON="selinux-policy-default,libpam-modules,procps,pamtester,policycoreutils,selinux-utils"
+# systemd root: udev, dbus (systemd-logind needs the bus), and
+# initramfs-tools with zstd so bench/debian can build Debian's own initramfs
+# for comparison inside this root (never on the host, whose /boot its
+# postinst would touch).
+IMG_DEBIAN_SYSTEMD_PKGS="systemd-sysv,udev,dbus,kmod,initramfs-tools,zstd,$IMG_DEBIAN_COMMON"
+IMG_DEBIAN_SYSVINIT_PKGS="sysvinit-core,$IMG_DEBIAN_COMMON"
+# Kept out of the sysvinit root: the init system Debian would otherwise pick.
+IMG_DEBIAN_SYSVINIT_EXCLUDE="systemd-sysv,systemd"
+
+_img_err() {
+	printf 'images: %s\n' "$*" >&2
+}
+
+_img_hash() {
+	sha256sum | cut -c1-16
+}
+
+# The mirror the host's apt uses for the main suite, from deb822 .sources
+# files or sources.list; no host name is written down here.
+img_apt_mirror() {
+	local uri f
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[[ -f $f ]] || continue
+		uri=$(awk -v suite="$IMG_SUITE" '
+			BEGIN { RS = ""; FS = "\n" }
+			{
+				uris = ""; ok = 0; deb = 0
+				for (i = 1; i <= NF; i++) {
+					if ($i ~ /^URIs:/) { uris = $i; sub(/^URIs:[ \t]*/, "", uris) }
+					if ($i ~ /^Types:/ && $i ~ /[ \t]deb([ \t]|$)/) deb = 1
+					if ($i ~ /^Suites:/ && (" " $i " ") ~ ("[ \t]" suite "[ \t]")) ok = 1
+					if ($i ~ /^Enabled:[ \t]*no/) ok = 0
+				}
+				if (ok && deb && uris != "") { split(uris, u, /[ \t]+/); print u[1]; exit }
+			}' "$f")
+		[[ -n $uri ]] && { printf '%s\n' "$uri"; return 0; }
+	done
+	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+		[[ -f $f ]] || continue
+		uri=$(awk -v suite="$IMG_SUITE" '
+			$1 == "deb" {
+				i = 2
+				if ($i ~ /^\[/) { while (i <= NF && $i !~ /\]$/) i++; i++ }
+				if ($(i + 1) == suite) { print $i; exit }
+			}' "$f")
+		[[ -n $uri ]] && { printf '%s\n' "$uri"; return 0; }
+	done
+	_img_err "no '$IMG_SUITE' deb source in /etc/apt/sources.list{,.d}; add Debian 12's mirror to apt's sources"
+	return 1
+}
+
+# ---- the root trees -------------------------------------------------------------
+
+# The probe for the Debian roots. It waits for the init to finish, then
+# prints what the tests compare: raw reads of /proc and /sys, the tools'
+# views, and hardinit's audit. Every command is bounded by `timeout`.
+_img_debian_probe() {
+	cat <<'PROBE'
+#!/bin/bash
+# hardinit's test probe: run once by the real init after boot (systemd:
+# hardinit-test-probe.service; sysvinit: an inittab line). Output goes to
+# the serial port, in sections; then the machine powers off.
+exec >/dev/ttyS0 2>&1 </dev/null
+PATH=/usr/sbin:/usr/bin:/sbin:/bin
+begin() { echo "=== BEGIN $1 ==="; }
+end() { echo "=== END $1 ==="; }
+
+begin INIT
+echo "comm=$(cat /proc/1/comm)"
+echo "exe=$(readlink /proc/1/exe)"
+end INIT
+
+if [ -d /run/systemd/system ]; then
+	state=$(timeout BOOTWAIT systemctl is-system-running --wait 2>/dev/null)
+	begin SYSTEMD
+	echo "state=$state"
+	echo "multi-user=$(systemctl is-active multi-user.target)"
+	systemctl --failed --no-legend --plain 2>&1 | sed 's/^/failed: /'
+	systemctl show -p UserspaceTimestampMonotonic -p FinishTimestampMonotonic \
+		-p SecurityStartTimestampMonotonic -p SecurityFinishTimestampMonotonic
+	echo "multi-user-$(systemctl show -p ActiveEnterTimestampMonotonic multi-user.target)"
+	systemd-analyze time 2>&1 | tr '\n' ' '; echo
+	end SYSTEMD
+	begin TMPFILES
+	systemctl show -p ActiveState -p Result systemd-tmpfiles-setup.service
+	cat /run/tmpfiles.d/*.conf 2>&1 | grep -v '^#'
+	end TMPFILES
+	begin SYSCTL_SERVICE
+	systemctl show -p ActiveState -p Result systemd-sysctl.service
+	end SYSCTL_SERVICE
+fi
+
+begin SELINUX
+echo "enforce=$(cat /sys/fs/selinux/enforce 2>&1)"
+echo "getenforce=$(getenforce 2>&1)"
+echo "pid1=$(tr -d '\0' </proc/1/attr/current 2>&1)"
+echo "self=$(tr -d '\0' </proc/self/attr/current 2>&1)"
+echo "policyvers=$(cat /sys/fs/selinux/policyvers 2>&1)"
+grep '^SELINUX' /etc/selinux/config
+getsebool -a 2>&1
+end SELINUX
+
+begin AVC
+dmesg -t 2>/dev/null | grep -c 'avc: *denied'
+dmesg -t 2>/dev/null | grep 'avc: *denied' | head -n 30
+end AVC
+
+begin SYSCTL
+sysctl -a 2>/dev/null | grep -E '^(kernel|fs|vm|dev\.tty|user|net\.core|net\.ipv4\.(conf\.(all|default)|icmp|tcp_sync|tcp_rfc)|net\.ipv6\.conf\.(all|default))[. ]'
+end SYSCTL
+
+begin DROPINS
+for f in /run/sysctl.d/*.conf /run/tmpfiles.d/*.conf; do [ -f "$f" ] && echo "$f"; done
+end DROPINS
+
+begin POLYDIRS
+for d in /tmp/tmp-inst /var/tmp/tmp-inst; do
+	if [ -e "$d" ]; then
+		echo "$d $(stat -c '%a %U %G' "$d") $(ls -Zd "$d" | cut -d' ' -f1)"
+	else
+		echo "$d missing"
+	fi
+done
+end POLYDIRS
+
+begin CAPS
+grep -E '^Cap(Bnd|Eff|Prm)' /proc/1/status
+end CAPS
+
+begin MOUNTS
+cat /proc/self/mountinfo
+end MOUNTS
+
+begin AUDIT
+if [ -x /usr/sbin/hardinit ]; then
+	timeout 60 /usr/sbin/hardinit audit
+	echo "audit-exit=$?"
+else
+	echo "audit-exit=missing"
+fi
+end AUDIT
+
+begin REPORT
+cat /run/hardinit/report.txt 2>&1
+end REPORT
+
+echo "=== PROBE DONE ==="
+sync
+if [ -d /run/systemd/system ]; then
+	systemctl poweroff --no-block
+else
+	poweroff
+fi
+PROBE
+}
+
+# Files every Debian root gets; ROOT is the tree, INIT systemd or sysvinit.
+_img_configure_debian() {
+	local root=$1 init=$2
+	echo "$IMG_HOSTNAME" >"$root/etc/hostname"
+	printf '127.0.0.1\tlocalhost\n127.0.1.1\t%s\n' "$IMG_HOSTNAME" >"$root/etc/hosts"
+	# Pass 0: no fsck of a read-only image (e2fsprogs' fsck is not in minbase).
+	printf '/dev/vda\t/\text4\tdefaults\t0\t0\n' >"$root/etc/fstab"
+	# A fixed id: no first-boot units, the same journal path every boot.
+	echo 6861726469696e6974746573740a0001 >"$root/etc/machine-id"
+	# Root locked: the tests never log in.
+	sed -i 's/^root:[^:]*:/root:*:/' "$root/etc/shadow"
+	_img_debian_probe | sed "s/BOOTWAIT/$IMG_PROBE_BOOT_WAIT/" >"$root/usr/local/sbin/hardinit-probe"
+	chmod 0755 "$root/usr/local/sbin/hardinit-probe"
+	printf 'SELINUX=permissive\nSELINUXTYPE=default\n' >"$root/etc/selinux/config"
+	case $init in
+	systemd)
+		cat >"$root/etc/systemd/system/hardinit-test-probe.service" <<-'EOF'
+			[Unit]
+			Description=hardinit test probe (prints the system's state on ttyS0, powers off)
+			After=multi-user.target
+			[Service]
+			# simple, not oneshot: a queued oneshot job would keep the
+			# system "starting", and the probe waits for "running".
+			Type=simple
+			ExecStart=/usr/local/sbin/hardinit-probe
+			[Install]
+			WantedBy=multi-user.target
+		EOF
+		ln -sf /etc/systemd/system/hardinit-test-probe.service \
+			"$root/etc/systemd/system/multi-user.target.wants/hardinit-test-probe.service"
+		# No getty on the probe's serial port: its prompt would land in
+		# the middle of the sections.
+		ln -sf /dev/null "$root/etc/systemd/system/serial-getty@ttyS0.service"
+		;;
+	sysvinit)
+		# Runlevel 2's scripts run first (l2 is a wait entry before ours);
+		# no getty on ttyS0 for the same reason as above.
+		sed -i -e '/^T[0-9]:.*ttyS/d' -e '/^hp:/d' "$root/etc/inittab"
+		printf 'hp:2345:once:/usr/local/sbin/hardinit-probe\n' >>"$root/etc/inittab"
+		;;
+	esac
+}
+
+# debootstrap into STAGING (a fresh directory). debootstrap mounts /proc
+# and /sys inside the target: a private mount namespace keeps those mounts
+# off the host.
+_img_debootstrap() {
+	local staging=$1 include=$2 exclude=$3 mirror log=$1.log
+	mirror=$(img_apt_mirror) || return 1
+	command -v debootstrap >/dev/null ||
+		{ _img_err "debootstrap missing; apt-get install debootstrap (scripts/install-deps)"; return 1; }
+	echo "images: debootstrap $IMG_SUITE from $mirror into $staging (a few minutes; log $log)" >&2
+	if ! unshare --mount --propagation private \
+		debootstrap --variant=minbase --include="$include" ${exclude:+--exclude="$exclude"} \
+		"$IMG_SUITE" "$staging" "$mirror" >"$log" 2>&1; then
+		_img_err "debootstrap failed; last lines of $log:"
+		tail -n 15 "$log" >&2
+		return 1
+	fi
+	rm -rf "$staging/var/cache/apt/archives/"*.deb "$staging/var/lib/apt/lists/"*_Packages
+}
+
+# The policy the postinst of selinux-policy-default compiled in the chroot.
+_img_check_policy() {
+	local root=$1 p
+	p=$(find "$root/etc/selinux/default/policy" -name 'policy.[0-9]*' 2>/dev/null | head -n 1)
+	[[ -n $p ]] || { _img_err "$root has no compiled policy in /etc/selinux/default/policy (the selinux-policy-default postinst failed?)"; return 1; }
+	[[ -f $root/etc/selinux/default/contexts/files/file_contexts ]] ||
+		{ _img_err "$root has no file_contexts for the default policy"; return 1; }
+}
+
+# Label the tree with its own policy's file contexts (security.selinux
+# xattrs that mke2fs -d copies into the image).
+_img_label() {
+	local root=$1
+	setfiles -r "$root" "$root/etc/selinux/default/contexts/files/file_contexts" "$root" ||
+		{ _img_err "setfiles -r $root failed"; return 1; }
+}
+
+_img_build_debian_tree() {
+	local staging=$1 init=$2
+	case $init in
+	systemd) _img_debootstrap "$staging" "$IMG_DEBIAN_SYSTEMD_PKGS" "" ;;
+	sysvinit) _img_debootstrap "$staging" "$IMG_DEBIAN_SYSVINIT_PKGS" "$IMG_DEBIAN_SYSVINIT_EXCLUDE" ;;
+	esac || return 1
+	if [[ $init == sysvinit && -e $staging/lib/systemd/systemd ]]; then
+		_img_err "the sysvinit root contains systemd: a package pulled it in despite --exclude"
+		return 1
+	fi
+	_img_check_policy "$staging"
+}
+
+# The key of a tree: the code that debootstraps it and the package lists.
+# What is configured on top (probe, units, SELinux mode) is keyed with the
+# image, so changing the probe costs an image build, not a debootstrap.
+_img_tree_key() {
+	{
+		declare -f _img_build_debian_tree _img_debootstrap _img_check_policy
+		echo "$IMG_SUITE $IMG_DEBIAN_SYSTEMD_PKGS $IMG_DEBIAN_SYSVINIT_PKGS"
+		echo "$IMG_DEBIAN_SYSVINIT_EXCLUDE"
+	} | _img_hash
+}
+
+_img_tree_dir() {
+	printf '%s/%s-%s\n' "$IMG_CACHE" "$1" "$(_img_tree_key)"
+}
+
+img_tree() {
+	local name=${1:?usage: img_tree debian-systemd|debian-sysvinit} dir init
+	case $name in
+	debian-systemd) init=systemd ;;
+	debian-sysvinit) init=sysvinit ;;
+	*) _img_err "unknown tree '$name'"; return 1 ;;
+	esac
+	dir=$(_img_tree_dir "$name")
+	if [[ ! -f $dir/tree.done ]]; then
+		mkdir -p "$dir" || { _img_err "cannot create $dir; run as root or set HARDINIT_CACHE"; return 1; }
+		(
+			flock 9
+			[[ -f $dir/tree.done ]] && exit 0
+			rm -rf "$dir/tree.new" "$dir/tree"
+			_img_build_debian_tree "$dir/tree.new" "$init" || { rm -rf "$dir/tree.new"; exit 1; }
+			mv "$dir/tree.new" "$dir/tree" && touch "$dir/tree.done"
+		) 9>"$dir/.lock" || return 1
+		# Trees of older keys are dead weight.
+		find "$IMG_CACHE" -maxdepth 1 -name "$name-*" ! -path "$dir" -exec rm -rf {} +
+	fi
+	printf '%s\n' "$dir/tree"
+}
+
+# ---- the ext4 images ------------------------------------------------------------
+
+_img_hardinit_bin() {
+	local b=$HARDINIT_SRC/build/hardinit
+	[[ -x $b ]] || { _img_err "$b missing; run 'make build/hardinit'"; return 1; }
+	printf '%s\n' "$b"
+}
+
+# Configure the tree (probe, units, hostname, fstab), copy hardinit in for
+# `hardinit audit`, set the SELinux mode, label the whole tree with its own
+# policy, write the image. The tree is changed in place under the tree's
+# lock; every step overwrites what the last assembly wrote.
+_img_assemble_debian() {
+	local tree=$1 init=$2 variant=$3 out=$4 hardinit
+	hardinit=$(_img_hardinit_bin) || return 1
+	_img_configure_debian "$tree" "$init" || return 1
+	install -m 0755 "$hardinit" "$tree/usr/sbin/hardinit"
+	printf 'SELINUX=%s\nSELINUXTYPE=default\n' "$variant" >"$tree/etc/selinux/config"
+	_img_label "$tree" || return 1
+	vm_rootfs "$out" "$tree" -L debian-root >&2
+}
+
+_img_debian_image() {
+	local name=$1 variant=${2:-permissive} tree dir key out
+	case $variant in
+	permissive | enforcing) ;;
+	*) _img_err "unknown SELinux variant '$variant'; use permissive or enforcing"; return 1 ;;
+	esac
+	tree=$(img_tree "$name") || return 1
+	dir=$(dirname "$tree")
+	key=$({
+		declare -f _img_assemble_debian _img_configure_debian _img_debian_probe _img_label vm_rootfs
+		echo "$IMG_PROBE_BOOT_WAIT $IMG_HOSTNAME"
+		sha256sum <"$(_img_hardinit_bin)"
+	} | _img_hash) || return 1
+	out=$dir/$variant-$key.img
+	if [[ ! -f $out ]]; then
+		(
+			flock 9
+			[[ -f $out ]] && exit 0
+			find "$dir" -maxdepth 1 -name '*.img' ! -name "*-$key.img" -delete
+			_img_assemble_debian "$tree" "${name#debian-}" "$variant" "$out.new" || { rm -f "$out.new"; exit 1; }
+			mv "$out.new" "$out"
+		) 9>"$dir/.lock" || return 1
+	fi
+	printf '%s\n' "$out"
+}
+
+img_debian_systemd() {
+	_img_debian_image debian-systemd "${1:-permissive}"
+}
+
+img_debian_sysvinit() {
+	_img_debian_image debian-sysvinit "${1:-permissive}"
+}
+
+# ---- the busybox appliance ---------------------------------------------------------
+
+# The appliance's services: inittab respawn lines. The probe checks that
+# every one of them runs, so a line added here is checked too.
+_img_appliance_inittab() {
+	cat <<-'EOF'
+		::sysinit:/etc/init.d/rcS
+		::respawn:/bin/syslogd -n -O /run/messages
+		::respawn:/bin/klogd -n
+		::respawn:/bin/httpd -f -p 127.0.0.1:8080 -h /srv/www
+		::respawn:/bin/crond -f -c /etc/crontabs
+		::respawn:/usr/sbin/heartbeat
+		::once:/usr/sbin/appliance-probe
+		::shutdown:/bin/umount -a -r
+	EOF
+}
+
+_img_appliance_probe() {
+	cat <<'PROBE'
+#!/bin/sh
+# The appliance's probe, run once by busybox init: wait (bounded) for every
+# respawn service of /etc/inittab, print the system's state, power off.
+exec >/dev/ttyS0 2>&1 </dev/null
+WAIT=60
+services=$(sed -n 's/^::respawn:\([^ ]*\).*/\1/p' /etc/inittab)
+i=0
+while [ $i -lt $WAIT ]; do
+	missing=0
+	for s in $services; do
+		pidof "${s##*/}" >/dev/null || missing=1
+	done
+	[ $missing = 0 ] && [ -s /run/heartbeat ] && break
+	sleep 1
+	i=$((i + 1))
+done
+echo "=== BEGIN SERVICES ==="
+for s in $services; do
+	if pidof "${s##*/}" >/dev/null; then echo "$s running"; else echo "$s not-running"; fi
+done
+wget -q -O - http://127.0.0.1:8080/index.html 2>&1 | sed 's/^/httpd: /'
+echo "heartbeat: $(cat /run/heartbeat 2>&1)"
+echo "=== END SERVICES ==="
+echo "=== BEGIN LOCKS ==="
+for k in modules_disabled kexec_load_disabled yama/ptrace_scope; do
+	echo "$k=$(cat /proc/sys/kernel/$k 2>&1)"
+done
+echo "lockdown=$(cat /sys/kernel/security/lockdown 2>&1)"
+echo "=== END LOCKS ==="
+echo "=== BEGIN CAPS ==="
+grep -E '^Cap(Bnd|Eff|Prm)' /proc/1/status | sed 's/^/init /'
+grep -E '^CapBnd' /proc/$(pidof httpd | cut -d' ' -f1)/status | sed 's/^/httpd /'
+grep -E '^CapBnd' /proc/self/status | sed 's/^/probe /'
+echo "=== END CAPS ==="
+echo "=== BEGIN ROOT ==="
+awk '$2 == "/" { print $1, $3, $4 }' /proc/mounts
+if touch /probe-write-test 2>/dev/null; then echo "root-write=ok"; rm -f /probe-write-test; else echo "root-write=refused"; fi
+echo "=== END ROOT ==="
+echo "=== BEGIN INIT ==="
+echo "exe=$(readlink /proc/1/exe)"
+echo "cmdline=$(tr '\0' ' ' </proc/1/cmdline)"
+echo "=== END INIT ==="
+echo "=== PROBE DONE ==="
+poweroff
+PROBE
+}
+
+_img_build_appliance() {
+	local root=$1 busybox applet
+	busybox=$(_vm_host_busybox) || return 1
+	mkdir -p "$root"/{bin,sbin,usr/sbin,etc/init.d,etc/crontabs,proc,sys,dev,run,tmp,srv/www,root}
+	chmod 1777 "$root/tmp"
+	chmod 0700 "$root/root"
+	install -m 0755 "$busybox" "$root/bin/busybox"
+	while read -r applet; do
+		[[ $applet == busybox ]] || ln -sf busybox "$root/bin/$applet"
+	done < <("$busybox" --list)
+	# busybox as the real init, the way appliances ship it.
+	ln -sf ../bin/busybox "$root/sbin/init"
+	_img_appliance_inittab >"$root/etc/inittab"
+	cat >"$root/etc/init.d/rcS" <<-'EOF'
+		#!/bin/sh
+		# The root stays read-only: everything written goes to /run or /tmp.
+		/bin/hostname appliance
+		/bin/ifconfig lo 127.0.0.1 up
+	EOF
+	cat >"$root/usr/sbin/heartbeat" <<-'EOF'
+		#!/bin/sh
+		# A service of the appliance's own: counts seconds into /run.
+		n=0
+		while :; do n=$((n + 1)); echo "$n" >/run/heartbeat; sleep 1; done
+	EOF
+	echo 'appliance up' >"$root/srv/www/index.html"
+	echo '* * * * * /bin/true' >"$root/etc/crontabs/root"
+	_img_appliance_probe >"$root/usr/sbin/appliance-probe"
+	chmod 0755 "$root/etc/init.d/rcS" "$root/usr/sbin/heartbeat" "$root/usr/sbin/appliance-probe"
+	_vm_write_accounts "$root"
+	mknod -m 0600 "$root/dev/console" c 5 1
+	mknod -m 0666 "$root/dev/null" c 1 3
+}
+
+img_busybox_appliance() {
+	local dir=$IMG_CACHE/busybox-appliance busybox key out
+	busybox=$(_vm_host_busybox) || return 1
+	key=$({
+		declare -f _img_build_appliance _img_appliance_inittab _img_appliance_probe vm_rootfs _vm_write_accounts
+		sha256sum <"$busybox"
+	} | _img_hash) || return 1
+	out=$dir/appliance-$key.img
+	if [[ ! -f $out ]]; then
+		mkdir -p "$dir" || { _img_err "cannot create $dir; run as root or set HARDINIT_CACHE"; return 1; }
+		(
+			flock 9
+			[[ -f $out ]] && exit 0
+			rm -rf "$dir/tree" "$dir"/*.img
+			_img_build_appliance "$dir/tree" &&
+				vm_rootfs "$out.new" "$dir/tree" -L appliance >&2 &&
+				mv "$out.new" "$out"
+			rc=$?
+			rm -rf "$dir/tree"
+			exit $rc
+		) 9>"$dir/.lock" || return 1
+	fi
+	printf '%s\n' "$out"
+}
