@@ -1149,23 +1149,23 @@ static void poly_write_tmpfiles(struct boot *b, struct poly_run *run)
 		return;
 	int n = poly_tmpfiles_format((const char (*)[CONFIG_PATH_MAX])run->deferred,
 				     run->n_deferred, text, TMPFILES_MAX_BYTES);
+	/* The directory first, with the policy's label for /run/tmpfiles.d
+	 * (systemd_tmpfiles_conf_t in refpolicy): the file then inherits it.
+	 * The policy has no rule for the file itself, and a var_run_t one is
+	 * denied to systemd-tmpfiles in enforcing mode. */
+	char dir[BOOT_PATH_MAX * 2];
+	snprintf(dir, sizeof dir, "%s", path);
+	*strrchr(dir, '/') = '\0';
 	if (n < 0) {
 		log_warn("%s: the deferred parents do not fit or contain blanks; create them by hand", path);
 	} else if (b->mode == MODE_DRY_RUN) {
 		log_info("would write %s:\n%s", path, text);
-	} else if (fs_write_new(path, text) < 0) {
+	} else if (fs_mkdir_p(dir, 0755) < 0 || label_path_as(b, dir, dir, S_IFDIR) < 0 ||
+		   fs_write_new(path, text) < 0) {
 		log_warn("writing %s failed: %s; the deferred instance parents will be missing",
 			 path, strerror(errno));
 		report_add(&b->rep, STAGE, "tmpfiles.d", "failed", "%s", strerror(errno));
 	} else {
-		/* Labelled as the policy labels /run/tmpfiles.d, or in enforcing
-		 * mode systemd-tmpfiles cannot read a var_run_t file. */
-		char dir[BOOT_PATH_MAX * 2];
-		snprintf(dir, sizeof dir, "%s", path);
-		*strrchr(dir, '/') = '\0';
-		if (label_path_as(b, dir, dir, S_IFDIR) < 0 || label_path_as(b, path, path, S_IFREG) < 0)
-			log_warn("cannot label %s for systemd-tmpfiles: %s; in enforcing mode it will "
-				 "not read it", path, strerror(errno));
 		report_add(&b->rep, STAGE, "tmpfiles.d", "applied", "%s: %zu entries", path,
 			   run->n_deferred);
 	}
