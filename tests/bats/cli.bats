@@ -150,3 +150,30 @@ audit() {
 	[ "$status" -eq 2 ]
 	[[ $output == *"cannot read the boot report"* ]]
 }
+
+@test "make install puts the binary, the builder, its cpio writer, the profiles, the man pages and the notes under DESTDIR" {
+	dest=$BATS_TEST_TMPDIR/dest
+	run make -C "$SRC" --no-print-directory install DESTDIR="$dest" PREFIX=/usr
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	for f in sbin/hardinit sbin/hardinit-mkinitramfs lib/hardinit/mkcpio; do
+		[ -x "$dest/usr/$f" ] || { echo "missing $f"; false; }
+	done
+	for f in share/man/man8/hardinit.8 share/man/man8/hardinit-mkinitramfs.8 share/man/man5/hardinit.conf.5 \
+		share/hardinit/profiles/baseline.conf share/hardinit/profiles/appliance.conf share/doc/hardinit/selinux.md; do
+		[ -f "$dest/usr/$f" ] || { echo "missing $f"; false; }
+	done
+	# The installed builder finds its installed cpio writer and profiles.
+	printf '#!/bin/sh\nexit 0\n' >"$BATS_TEST_TMPDIR/fake-init" && chmod +x "$BATS_TEST_TMPDIR/fake-init"
+	run "$dest/usr/sbin/hardinit-mkinitramfs" -o "$BATS_TEST_TMPDIR/i.img" --hardinit "$dest/usr/sbin/hardinit" \
+		--profile strict --compress none
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	cpio -it <"$BATS_TEST_TMPDIR/i.img" 2>/dev/null | grep -qx init
+}
+
+@test "every option of --help is in hardinit(8)" {
+	man=$(sed 's/\\//g' "$SRC/man/hardinit.8")
+	for cmd in check-config dry-run audit private-tmp --version --help --json --config --cmdline --root --report; do
+		grep -q -- "$cmd" <<<"$man" || { echo "hardinit.8 lacks $cmd"; false; }
+		"$HARDINIT" --help | grep -q -- "$cmd" || { echo "--help lacks $cmd"; false; }
+	done
+}

@@ -28,6 +28,9 @@ setup_file() {
 	install -m 0755 "$HARDINIT_SRC/build/hardinit" "$dir/onroot/sbin/hardinit"
 	install -D -m 0644 "$HARDINIT_SRC/config/baseline.conf" "$dir/onroot/etc/hardinit.conf"
 	vm_rootfs "$dir/onroot.img" "$dir/onroot"
+	# The same without /dev/console: the kernel starts init with no fds.
+	rm -f "$dir/onroot/dev/console" "$dir/onroot/dev/null"
+	vm_rootfs "$dir/onroot-nocons.img" "$dir/onroot"
 
 	# A root with no init at all.
 	rm -rf "$dir/noinit" && mkdir -p "$dir/noinit"/{dev,proc,sys,run}
@@ -172,4 +175,15 @@ root_mount() {
 	vm_assert_section_line "$log" PID "pid=1"
 	vm_assert_section_contains "$log" REPORT "stage sysctl"
 	vm_assert_section_lacks "$log" REPORT "stage switchroot"
+}
+
+@test "init= mode on a root without /dev/console: fds 0-2 end up on the console all the same" {
+	log=$BATS_TEST_TMPDIR/nocons.log
+	vm_boot "$log" --append "root=/dev/nvme0n1 rootwait init=/sbin/hardinit $FAIL" -- \
+		-drive "file=$BOOT_DIR/onroot-nocons.img,if=none,id=nv0,format=raw" -device nvme,drive=nv0,serial=hardinit0
+	vm_assert_log_contains "$log" "unable to open an initial console"
+	vm_assert_done "$log"
+	vm_assert_section_line "$log" PID "fd0=open /dev/console"
+	vm_assert_section_line "$log" PID "fd1=open /dev/console"
+	vm_assert_section_line "$log" PID "fd2=open /dev/console"
 }
