@@ -11,7 +11,7 @@
  * selinuxfs and reads /proc/cmdline at fixed paths, cannot load a policy
  * from anywhere but the root's /etc/selinux, and does not say which file
  * it loaded. So the pieces are done here with the lower-level calls:
- * set_selinuxmnt(), security_policyvers(), security_load_policy(),
+ * set_selinuxmnt(), security_policyvers(), a write to selinuxfs load,
  * security_setenforce(), security_set_boolean(). */
 #include <errno.h>
 #include <fcntl.h>
@@ -503,6 +503,35 @@ static bool policy_loaded(const struct boot *b)
 	return buf[0] && strcmp(buf, "kernel") != 0;
 }
 
+/* What security_load_policy() does, without it: that function shares an
+ * object in libselinux.a with selinux_mkload_policy(), whose references
+ * pull 170 KiB of libsepol into the binary for a downgrade hardinit never
+ * does. The kernel takes the whole policy in one write at offset 0. */
+static int kernel_load_policy(const struct boot *b, const void *data, size_t len)
+{
+	char path[BOOT_PATH_MAX];
+
+	if (!boot_path(path, sizeof path, b->sys, "fs/selinux/load")) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = write(fd, data, len);
+	int saved = errno;
+	close(fd);
+	if (n < 0) {
+		errno = saved;
+		return -1;
+	}
+	if ((size_t)n != len) {
+		errno = EIO;
+		return -1;
+	}
+	return 0;
+}
+
 static int load_policy_file(struct boot *b, const struct selinux_decision *d,
 			    const struct policy_choice *pc)
 {
@@ -532,7 +561,7 @@ static int load_policy_file(struct boot *b, const struct selinux_decision *d,
 	if (selinux_policy_header(map, (size_t)st.st_size, &version, why, sizeof why) < 0) {
 		snprintf(msg, sizeof msg, "SELinux: %.200s is not a binary policy: %.160s; reinstall "
 			 "the policy package or rebuild it (semodule -B)", pc->path, why);
-	} else if (security_load_policy(map, (size_t)st.st_size) < 0) {
+	} else if (kernel_load_policy(b, map, (size_t)st.st_size) < 0) {
 		snprintf(msg, sizeof msg, "SELinux: the kernel rejected the policy %s (version %u, "
 			 "%lld bytes): %s; it is damaged or not for this kernel (the kernel log says "
 			 "why): reinstall or rebuild it", pc->path, version, (long long)st.st_size,
