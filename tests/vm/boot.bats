@@ -10,6 +10,8 @@ load lib
 UUID=5c0ffee0-1234-4abc-8def-0123456789ab
 LABEL=hardroot
 FAIL="hardinit.boot.failure_action=poweroff"
+PARTUUID=0b1e2c3d-4f50-4a6b-8c7d-9e0f1a2b3c4d
+PARTLABEL=hardroot-part
 
 setup_file() {
 	local dir
@@ -28,6 +30,15 @@ setup_file() {
 	install -m 0755 "$HARDINIT_SRC/build/hardinit" "$dir/onroot/sbin/hardinit"
 	install -D -m 0644 "$HARDINIT_SRC/config/baseline.conf" "$dir/onroot/etc/hardinit.conf"
 	vm_rootfs "$dir/onroot.img" "$dir/onroot"
+
+	# A GPT disk whose first partition holds the same root: ext4 written at
+	# the partition's offset (mke2fs -E offset), no loop mount.
+	local fs_bytes
+	fs_bytes=$(stat -c %s "$dir/root.img")
+	truncate -s $((fs_bytes + 4 * 1024 * 1024)) "$dir/gpt.img"
+	printf 'label: gpt\nstart=2048, size=%d, type=linux, uuid=%s, name=%s\n' \
+		$((fs_bytes / 512)) "$PARTUUID" "$PARTLABEL" | sfdisk -q "$dir/gpt.img"
+	dd if="$dir/root.img" of="$dir/gpt.img" bs=1M seek=1 conv=notrunc status=none
 
 	# A root with no init at all.
 	rm -rf "$dir/noinit" && mkdir -p "$dir/noinit"/{dev,proc,sys,run}
@@ -185,4 +196,32 @@ root_mount() {
 	vm_assert_section_line "$log" PID "fd1=open /dev/console"
 	vm_assert_section_line "$log" PID "fd2=open /dev/console"
 	vm_assert_log_contains "$log" "handing off to /sbin/init"
+}
+
+@test "root=PARTUUID= and root=PARTLABEL= find a GPT partition" {
+	command -v sfdisk >/dev/null || skip "sfdisk missing (apt-get install fdisk)"
+	for spec in "PARTUUID=${PARTUUID^^}" "PARTLABEL=$PARTLABEL"; do
+		log=$BATS_TEST_TMPDIR/part.log
+		vm_boot "$log" --initrd "$BOOT_DIR/initrd.img" --disk "$BOOT_DIR/gpt.img" --append "root=$spec $FAIL"
+		vm_assert_done "$log"
+		run root_mount "$log"
+		[[ $output == *" - ext4 /dev/vda1 "* ]] || { echo "$spec: root mount: $output"; false; }
+	done
+}
+
+@test "rootwait: a longer, still bounded wait with progress lines" {
+	log=$BATS_TEST_TMPDIR/rootwait.log
+	boot "$log" --timeout 90 --append "root=LABEL=nosuchlabel rootwait hardinit.boot.rootwait_timeout=12 $FAIL"
+	vm_assert_log_contains "$log" "waiting for root device LABEL=nosuchlabel"
+	vm_assert_log_contains "$log" "did not appear within 12 s"
+	[ "$(vm_exit_reason "$log")" = poweroff ]
+}
+
+@test "failure_action=halt: the message, then the machine stays halted (never exits PID 1)" {
+	log=$BATS_TEST_TMPDIR/halt.log
+	run boot "$log" --timeout 30 --append "root=LABEL=nosuchlabel hardinit.boot.root_timeout=1 hardinit.boot.failure_action=halt"
+	[ "$status" -ne 0 ]   # QEMU had to be killed: the guest stayed halted
+	vm_assert_log_contains "$log" "system halted; power it off or reset it"
+	grep -aq "Kernel panic" "$log" && { echo "PID 1 exited"; false; }
+	true
 }
