@@ -15,12 +15,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <selinux/label.h>
 #include <selinux/selinux.h>
 
 #include "boot.h"
+#include "fsutil.h"
 #include "log.h"
 #include "report.h"
 #include "selinux.h"
@@ -241,6 +243,31 @@ static bool init_candidate(const struct boot *b, char *out, size_t outlen)
 	return false;
 }
 
+/* Whether the file system holding path keeps SELinux labels: the kernel
+ * marks such mounts "seclabel" in mountinfo's super options. Without it
+ * (iso9660, vfat, ...) every file gets the policy's one genfs label, so no
+ * file there is init_exec_t. Unknown (unreadable) counts as labelled. */
+static bool fs_holds_labels(const struct boot *b, const char *path)
+{
+	static char info[64 * 1024];
+	char mi[BOOT_PATH_MAX], want[32];
+	struct stat st;
+
+	if (stat(path, &st) < 0 || !boot_path(mi, sizeof mi, b->proc, "self/mountinfo") ||
+	    (fs_read(mi, info, sizeof info, NULL) < 0 && errno != E2BIG))
+		return true;
+	snprintf(want, sizeof want, "%u:%u", major(st.st_dev), minor(st.st_dev));
+	char *save = NULL;
+	for (char *line = strtok_r(info, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char devno[32];
+		if (sscanf(line, "%*s %*s %31s", devno) != 1 || strcmp(devno, want) != 0)
+			continue;
+		const char *super = strstr(line, " - ");
+		return super && strstr(super, "seclabel") != NULL;
+	}
+	return true;
+}
+
 /* The domain the real init will run in: the policy's type transition from
  * our domain (kernel_t) on exec of the init file's type (init_exec_t ->
  * init_t in refpolicy). When the init's file system cannot hold labels
@@ -257,7 +284,16 @@ static void check_init_domain(struct boot *b, struct selabel_handle *h)
 		return;
 	if (getcon_raw(&self) < 0)
 		goto out;
-	if (getfilecon_raw(init, &file) < 0) {
+	if (!fs_holds_labels(b, init)) {
+		/* The label read back is the file system's genfs label; the one
+		 * that counts is what file_contexts would give the file. */
+		unlabelable = true;
+		if (!h || selabel_lookup_raw(h, &file, init, S_IFREG) < 0) {
+			log_warn("SELinux: %s is on a file system without labels and the file contexts "
+				 "give it none; the real init will run in %s", init, self);
+			goto out;
+		}
+	} else if (getfilecon_raw(init, &file) < 0) {
 		if (errno != EOPNOTSUPP && errno != ENODATA) {
 			log_warn("SELinux: cannot read the label of %s: %s", init, strerror(errno));
 			goto out;

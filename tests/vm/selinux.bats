@@ -221,3 +221,23 @@ report_line() {
 	run report_line "$log" mode
 	[[ $output == *"skipped disabled"* ]] || { echo "$output"; false; }
 }
+
+@test "an init on a file system without labels (iso9660) still enters init_t: hardinit sets its exec context" {
+	command -v genisoimage >/dev/null || skip "genisoimage missing (apt-get install genisoimage)"
+	# The permissive root as an ISO 9660 image: Rock Ridge keeps modes and
+	# links, but the file system holds no security.selinux xattrs, so every
+	# file carries the policy's genfs label (iso9660_t), never init_exec_t.
+	vm_build_once "$SE_DIR/root.iso" \
+		genisoimage -quiet -R -o "$SE_DIR/root.iso" "$SE_DIR/root"
+	vm_build_once "$SE_DIR/initrd-iso.img" \
+		vm_initramfs "$SE_DIR/initrd-iso.img" --config "$SE_DIR/hardinit.conf" --modules isofs
+	log=$BATS_TEST_TMPDIR/iso.log
+	vm_boot "$log" --initrd "$SE_DIR/initrd-iso.img" --disk "$SE_DIR/root.iso" \
+		--append "root=/dev/vda rootfstype=iso9660 security=selinux $FAIL"
+	vm_assert_done "$log"
+	vm_assert_section_line "$log" SELINUX "enforce=0"
+	vm_assert_section_contains "$log" SELINUX "/sbin/init system_u:object_r:iso9660_t"
+	vm_assert_section_line "$log" SELINUX "pid1=system_u:system_r:init_t:s0"
+	vm_assert_log_contains "$log" "cannot hold labels; asking for system_u:system_r:init_t:s0 on its exec"
+	report_line "$log" init_domain | grep -q "applied"
+}
