@@ -31,6 +31,7 @@
 #include "log.h"
 #include "report.h"
 #include "stages.h"
+#include "sysctl_apply.h"
 
 #define STAGE "tty"
 
@@ -169,35 +170,30 @@ void tty_plan_make(const struct config *c, bool sysctl_active, struct tty_plan *
 
 /* ---- the stage --------------------------------------------------------- */
 
-/* Write a sysctl and read it back. Returns 1 when it holds value now, 0
- * when the kernel has no such sysctl, -1 when it would not take it. */
+/* Write a sysctl and read it back (stages/sysctl_apply.c classifies).
+ * Returns 1 when it holds value now, 0 when the kernel has no such
+ * sysctl, -1 when it would not take it. */
 static int tty_sysctl(struct boot *b, const char *key, const char *value, const char *since)
 {
-	char now[64];
+	struct sysctl_io io = sysctl_io_proc(b->proc);
+	struct sysctl_result r;
+	enum sysctl_outcome o = b->mode == MODE_DRY_RUN ? sysctl_check_one(&io, key, value, &r)
+							 : sysctl_apply_one(&io, key, value, &r);
 
-	if (sysctl_read(b->proc, key, now, sizeof now) < 0) {
-		if (errno == ENOENT) {
-			report_add(&b->rep, STAGE, key, "absent", "not in this kernel (%s+)", since);
-			return 0;
-		}
-		report_add(&b->rep, STAGE, key, "failed", "read: %s", strerror(errno));
-		return -1;
+	if (o == SYSCTL_ABSENT) {
+		report_add(&b->rep, STAGE, key, "absent", "not in this kernel (%s+)", since);
+		return 0;
 	}
-	if (sysctl_value_equal(now, value)) {
-		report_add(&b->rep, STAGE, key, "already", "%s", value);
+	if (o == SYSCTL_REFUSED && b->mode == MODE_DRY_RUN && r.err == 0) {
+		log_info("would set %s=%s (now %s)", key, value, r.before);
 		return 1;
 	}
-	if (b->mode == MODE_DRY_RUN) {
-		log_info("would set %s=%s (now %s)", key, value, now);
-		return 1;
-	}
-	if (sysctl_write(b->proc, key, value) < 0 || sysctl_read(b->proc, key, now, sizeof now) < 0 ||
-	    !sysctl_value_equal(now, value)) {
-		log_warn("%s=%s did not hold (%s)", key, value, strerror(errno));
-		report_add(&b->rep, STAGE, key, "failed", "%s", now);
+	if (o == SYSCTL_REFUSED) {
+		log_warn("%s=%s did not hold (%s)", key, value, r.err ? strerror(r.err) : r.after);
+		report_add(&b->rep, STAGE, key, "failed", "%s", r.after);
 		return -1;
 	}
-	report_add(&b->rep, STAGE, key, "applied", "%s", value);
+	report_add(&b->rep, STAGE, key, sysctl_outcome_name(o), "%s", value);
 	return 1;
 }
 
