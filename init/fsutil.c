@@ -61,7 +61,11 @@ int fs_read_prefix(const char *path, char *buf, size_t cap, size_t *len)
 
 int fs_write(const char *path, const char *s)
 {
-	size_t len = strlen(s);
+	return fs_write_once(path, s, strlen(s));
+}
+
+int fs_write_once(const char *path, const void *s, size_t len)
+{
 	int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
 
 	if (fd < 0)

@@ -16,6 +16,9 @@ int fs_read_prefix(const char *path, char *buf, size_t cap, size_t *len);
 /* Write s to an existing file (sysfs, procfs) in one write(2). Returns 0 or
  * -1 with errno. */
 int fs_write(const char *path, const char *s);
+/* The same for len bytes of data (selinuxfs load takes a whole policy in
+ * one write at offset 0). */
+int fs_write_once(const char *path, const void *data, size_t len);
 
 /* Create or replace path with s, mode 0644, creating parent directories
  * (mode 0755). Returns 0 or -1 with errno. */

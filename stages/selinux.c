@@ -515,21 +515,7 @@ static int kernel_load_policy(const struct boot *b, const void *data, size_t len
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	int fd = open(path, O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ssize_t n = write(fd, data, len);
-	int saved = errno;
-	close(fd);
-	if (n < 0) {
-		errno = saved;
-		return -1;
-	}
-	if ((size_t)n != len) {
-		errno = EIO;
-		return -1;
-	}
-	return 0;
+	return fs_write_once(path, data, len);
 }
 
 static int load_policy_file(struct boot *b, const struct selinux_decision *d,
