@@ -225,3 +225,16 @@ root_mount() {
 	grep -aq "Kernel panic" "$log" && { echo "PID 1 exited"; false; }
 	true
 }
+
+@test "devices that cannot hold a root are skipped, not probed: unconfigured loop devices" {
+	vm_build_once "$BOOT_DIR/loop.img" vm_initramfs "$BOOT_DIR/loop.img" --modules loop
+	log=$BATS_TEST_TMPDIR/loop.log
+	vm_boot "$log" --initrd "$BOOT_DIR/loop.img" --disk "$BOOT_DIR/root.img" --timeout 90 \
+		--append "root=LABEL=nosuchlabel hardinit.boot.root_timeout=2 $FAIL"
+	# The loop devices exist in the guest (the driver made loop0-7) ...
+	grep -aq "loop: module loaded" "$log" || { echo "the loop driver did not load"; false; }
+	vm_assert_log_contains "$log" "seen vda: TYPE=ext4"
+	# ... but are never listed as probed.
+	vm_assert_log_lacks "$log" "seen loop"
+	[ "$(vm_exit_reason "$log")" = poweroff ]
+}
