@@ -155,6 +155,23 @@ static void check_mdwe(struct audit *a, const struct report_line *r)
 	    !(now > 0 && (now & 1)));
 }
 
+/* The TIOCSTI filter lives in PID 1 and everything it started: PID 1's
+ * status must still say seccomp filter mode (2). */
+static void check_seccomp(struct audit *a, const struct report_line *r)
+{
+	char path[512], status[8192];
+
+	if (strcmp(r->stage, "tty") || strcmp(r->key, "seccomp") || strcmp(r->status, "applied"))
+		return;
+	snprintf(path, sizeof path, "%s/1/status", a->proc);
+	const char *line = NULL;
+	if (fs_read(path, status, sizeof status, NULL) == 0)
+		line = strstr(status, "\nSeccomp:");
+	int mode = line ? atoi(line + 9) : -1;
+	add(a, "TIOCSTI seccomp filter in PID 1", "filter", mode == 2 ? "filter" : mode < 0 ? "unreadable" : "none",
+	    mode != 2);
+}
+
 static int read_report(struct audit *a, const char *path)
 {
 	static char text[AUDIT_REPORT_MAX];
@@ -173,6 +190,7 @@ static int read_report(struct audit *a, const char *path)
 		check_parent(a, &r);
 		check_selinux(a, &r);
 		check_mdwe(a, &r);
+		check_seccomp(a, &r);
 	}
 	return 0;
 }

@@ -177,3 +177,16 @@ audit() {
 		"$HARDINIT" --help | grep -q -- "$cmd" || { echo "--help lacks $cmd"; false; }
 	done
 }
+
+@test "audit: the TIOCSTI seccomp filter must still be in PID 1 when the boot installed it" {
+	fake_system
+	echo 'tty seccomp applied EIO errno, 14 insns, spec_allow=yes, Seccomp_filters=1' >>"$BATS_TEST_TMPDIR/run/report.txt"
+	printf 'Name:\tinit\nCapBnd:\t000001fffffdffff\nSeccomp:\t2\nSeccomp_filters:\t1\n' >"$BATS_TEST_TMPDIR/proc/1/status"
+	audit
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[[ $output == *"ok    TIOCSTI seccomp filter in PID 1"* ]]
+	printf 'Name:\tinit\nCapBnd:\t000001fffffdffff\nSeccomp:\t0\n' >"$BATS_TEST_TMPDIR/proc/1/status"
+	audit
+	[ "$status" -eq 1 ]
+	[[ $output == *"drift TIOCSTI seccomp filter in PID 1"*"actual none"* ]]
+}
