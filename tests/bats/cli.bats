@@ -190,3 +190,12 @@ audit() {
 	[ "$status" -eq 1 ]
 	[[ $output == *"drift TIOCSTI seccomp filter in PID 1"*"actual none"* ]]
 }
+
+@test "every section and key the shipped profiles use is documented in hardinit.conf(5)" {
+	man=$(sed 's/\\//g' "$SRC/man/hardinit.conf.5")
+	missing=""
+	for key in $(awk -F= '/^\[/ {print; next} /^[a-z_]+ *=/ {gsub(/ /, "", $1); print $1}' "$SRC"/config/*.conf | sort -u); do
+		grep -qF -- "${key//[\[\]]/}" <<<"$man" || missing+=" $key"
+	done
+	[ -z "$missing" ] || { echo "not in hardinit.conf.5:$missing"; false; }
+}
