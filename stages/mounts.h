@@ -1,4 +1,4 @@
-/* The pure pieces of stages/mounts.c (namespace.conf, instance parents,
+/* The pure pieces of stages/mounts.c and stages/polyinst.c (namespace.conf, instance parents,
  * fstab, mountinfo, the tmpfiles.d drop-in), exposed so
  * tests/unit/test_mounts.c can check them against a temporary tree. The
  * stage entry point is in init/stages.h. */
@@ -124,5 +124,25 @@ int mounts_prepare_polydirs(struct boot *b);
 /* Is a tmpfs size= value well formed: digits with an optional k, m, g or
  * % suffix? */
 bool tmpfs_size_valid(const char *s);
+
+/* Shared by stages/mounts.c and stages/polyinst.c. */
+int copy_str(char *out, size_t cap, const char *s);   /* 0, or -1 when it does not fit */
+/* mountinfo and fstab escape blanks as \040: undo that in place. */
+void unescape_octal(char *s);
+
+/* Labels for the directories the stage creates, through the boot's one
+ * file-contexts handle (stages/label.c). */
+struct selabel_handle;
+struct labeler {
+	struct selabel_handle *h;
+	bool enabled;
+};
+void labeler_open(struct labeler *l, struct boot *b);
+void labeler_close(struct labeler *l);
+/* Give fspath the label the policy gives policy_path (a directory).
+ * Returns 0 labelled or already right, 1 wrong and left alone (fix is
+ * false), 2 SELinux is off, -1 error. got describes the result. */
+int label_dir(struct labeler *l, const char *fspath, const char *policy_path, bool fix,
+	      char *got, size_t gotlen);
 
 #endif

@@ -1,0 +1,784 @@
+/* Polyinstantiation: the instance parents pam_namespace needs for the
+ * polydirs, prepared before any user process exists. Reads the root's
+ * /etc/security/namespace.conf and the files of namespace.d (validated as
+ * pam_namespace reads them), creates the parents of hardinit's configured
+ * polydirs (mode 000, root, the policy's label), reports the rest, and
+ * leaves parents on file systems mounted later to the real init (for
+ * systemd, a tmpfiles.d drop-in). Run by stage_mounts (stages/mounts.c)
+ * before it makes / shared.
+ *
+ * Policy on what the administrator configured: hardinit creates the
+ * instance parents of the polydirs it is configured for (b->cfg.polydirs)
+ * when they are missing; it never changes one that exists, and it only
+ * reports the parents of other namespace.conf lines. A wrong parent fails
+ * every pam_namespace session, so it is reported loudly, but a mode or an
+ * owner the administrator chose is theirs to change. */
+#include "mounts.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fsutil.h"
+#include "label.h"
+#include "log.h"
+#include "report.h"
+#include "stages.h"
+
+#define STAGE "mounts"
+
+static void strip_trailing_slashes(char *s)
+{
+	size_t n = strlen(s);
+
+	while (n > 1 && s[n - 1] == '/')
+		s[--n] = '\0';
+}
+
+/* ---- namespace.conf --------------------------------------------------- */
+
+/* One field as pam_namespace's argv_parse reads it: separated by blanks,
+ * '"' quotes blanks, and \b \n \t are escapes. Returns 1 with a field, 0
+ * at the end of the line, -1 when the field does not fit or a quote is
+ * left open. */
+static int next_field(const char **pp, char *out, size_t cap)
+{
+	const char *p = *pp;
+	size_t n = 0;
+	bool quoted = false;
+
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (*p == '\0') {
+		*pp = p;
+		return 0;
+	}
+	for (; *p; p++) {
+		char c = *p;
+		if (!quoted && (c == ' ' || c == '\t'))
+			break;
+		if (c == '"') {
+			quoted = !quoted;
+			continue;
+		}
+		if (c == '\\' && p[1]) {
+			p++;
+			c = *p == 'n' ? '\n' : *p == 't' ? '\t' : *p == 'b' ? '\b' : *p;
+		}
+		if (n + 1 >= cap)
+			return -1;
+		out[n++] = c;
+	}
+	out[n] = '\0';
+	*pp = p;
+	return quoted ? -1 : 1;
+}
+
+static int parse_method(const char *field, struct ns_entry *e, char *err, size_t errlen, bool *warned)
+{
+	static const char *const methods[] = { "user", "context", "level", "tmpdir", "tmpfs" };
+	static const char *const flags[] = { "create", "noinit", "iscript", "shared", "mntopts" };
+	char buf[NSCONF_MAX_LINE];
+	char *save = NULL;
+	size_t i;
+
+	copy_str(buf, sizeof buf, field);
+	char *m = strtok_r(buf, ":", &save);
+	for (i = 0; m && i < sizeof methods / sizeof methods[0]; i++)
+		if (strcmp(m, methods[i]) == 0)
+			break;
+	if (!m || i == sizeof methods / sizeof methods[0]) {
+		snprintf(err, errlen, "unknown method '%s'; use user, context, level, tmpdir or tmpfs",
+			 m ? m : "");
+		return -1;
+	}
+	e->method = (enum ns_method)i;
+	for (char *f = strtok_r(NULL, ":", &save); f; f = strtok_r(NULL, ":", &save)) {
+		size_t k;
+		/* pam_namespace matches flags by prefix and skips unknown ones. */
+		for (k = 0; k < sizeof flags / sizeof flags[0]; k++)
+			if (strncmp(f, flags[k], strlen(flags[k])) == 0)
+				break;
+		if (k == sizeof flags / sizeof flags[0]) {
+			if (!*warned)
+				snprintf(err, errlen, "unknown flag '%s' is ignored by pam_namespace", f);
+			*warned = true;
+			continue;
+		}
+		if (k == 0)
+			e->create = true;
+		if (k == 4 && e->method != NS_TMPFS && !*warned) {
+			snprintf(err, errlen, "mntopts applies to the tmpfs method only; pam_namespace ignores it here");
+			*warned = true;
+		}
+	}
+	return 0;
+}
+
+static int parse_users(const char *field, struct ns_entry *e, char *err, size_t errlen, bool *warned)
+{
+	const char *p = field;
+
+	if (*p == '~') {
+		e->users_exclusive = true;
+		p++;
+	}
+	while (p) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		if (len == 0 || len >= sizeof e->users[0]) {
+			if (!*warned)
+				snprintf(err, errlen, "an empty or overlong user name in '%s' is ignored by pam_namespace",
+					 field);
+			*warned = true;
+		} else if (e->n_users < NSCONF_MAX_USERS) {
+			memcpy(e->users[e->n_users], p, len);
+			e->users[e->n_users][len] = '\0';
+			e->n_users++;
+		}
+		p = comma ? comma + 1 : NULL;
+	}
+	return 0;
+}
+
+/* The instance is instance_prefix followed by the instance name, so the
+ * parent is everything before the prefix's last '/'. */
+static int set_parent(struct ns_entry *e, char *err, size_t errlen)
+{
+	if (e->method == NS_TMPFS) {
+		e->parent[0] = '\0';
+		return 0;
+	}
+	const char *slash = strrchr(e->instance_prefix, '/');
+	if (!slash) {
+		snprintf(err, errlen, "instance_prefix '%s' is not a path", e->instance_prefix);
+		return -1;
+	}
+	size_t len = (size_t)(slash - e->instance_prefix);
+	if (len == 0)
+		len = 1;
+	memcpy(e->parent, e->instance_prefix, len);
+	e->parent[len] = '\0';
+	strip_trailing_slashes(e->parent);
+	if (strcmp(e->parent, "/") == 0) {
+		snprintf(err, errlen, "instance parent of '%s' is /; use a directory such as %s/%s/",
+			 e->instance_prefix, e->polydir, POLY_DEFAULT_PARENT_NAME);
+		return -1;
+	}
+	if (strcmp(e->parent, e->polydir) == 0) {
+		snprintf(err, errlen, "instance parent is the polydir %s itself, which cannot be mode 000; "
+			 "use %s/%s/", e->polydir, e->polydir, POLY_DEFAULT_PARENT_NAME);
+		return -1;
+	}
+	return 0;
+}
+
+static bool has_user_vars(const char *s)
+{
+	return strstr(s, "$HOME") != NULL || strstr(s, "$USER") != NULL;
+}
+
+int nsconf_parse_line(const char *line, struct ns_entry *e, char *err, size_t errlen)
+{
+	char buf[NSCONF_MAX_LINE], fields[5][NSCONF_MAX_LINE];
+	const char *p = buf;
+	int n = 0;
+	bool warned = false;
+
+	memset(e, 0, sizeof *e);
+	err[0] = '\0';
+	if (copy_str(buf, sizeof buf, line) < 0) {
+		snprintf(err, errlen, "line longer than %d bytes", NSCONF_MAX_LINE);
+		return -1;
+	}
+	/* pam_namespace cuts at the first '#', even inside quotes. */
+	char *hash = strchr(buf, '#');
+	if (hash)
+		*hash = '\0';
+	while (n < 5) {
+		int r = next_field(&p, fields[n], sizeof fields[n]);
+		if (r < 0) {
+			snprintf(err, errlen, "unterminated quote or overlong field");
+			return -1;
+		}
+		if (r == 0)
+			break;
+		n++;
+	}
+	if (n == 0)
+		return 1;
+	if (n < 3) {
+		snprintf(err, errlen, "missing %s; a line is: polydir instance_prefix method [users]",
+			 n == 1 ? "instance_prefix" : "method");
+		return -1;
+	}
+	if (n == 5) {
+		snprintf(err, errlen, "more than 4 fields: pam_namespace ignores the rest, so a user list "
+			 "written with spaces (\"root, adm\") exempts only its first part; write root,adm");
+		warned = true;
+	}
+	if (copy_str(e->polydir, sizeof e->polydir, fields[0]) < 0 ||
+	    copy_str(e->instance_prefix, sizeof e->instance_prefix, fields[1]) < 0) {
+		snprintf(err, errlen, "path longer than %d bytes", CONFIG_PATH_MAX - 1);
+		return -1;
+	}
+	strip_trailing_slashes(e->polydir);
+	e->per_user = has_user_vars(e->polydir) || has_user_vars(e->instance_prefix);
+	if (parse_method(fields[2], e, err, errlen, &warned) < 0)
+		return -1;
+	if (!e->per_user && e->polydir[0] != '/') {
+		snprintf(err, errlen, "polydir '%s' is not an absolute path", e->polydir);
+		return -1;
+	}
+	if (strcmp(e->polydir, "/") == 0) {
+		snprintf(err, errlen, "polydir / cannot be polyinstantiated");
+		return -1;
+	}
+	if (e->method != NS_TMPFS && !e->per_user && e->instance_prefix[0] != '/') {
+		snprintf(err, errlen, "instance_prefix '%s' is not an absolute path", e->instance_prefix);
+		return -1;
+	}
+	if (strstr(e->polydir, "..") || strstr(e->instance_prefix, "..")) {
+		snprintf(err, errlen, "paths must not contain '..'");
+		return -1;
+	}
+	if (n >= 4)
+		parse_users(fields[3], e, err, errlen, &warned);
+	if (!e->per_user && set_parent(e, err, errlen) < 0)
+		return -1;
+	return warned ? 2 : 0;
+}
+
+static void nsconf_keep(struct ns_conf *c, const struct ns_entry *e)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (strcmp(c->entries[i].polydir, e->polydir) == 0)
+			log_warn("%s: polydir %s is also configured at %s; pam_namespace mounts both, "
+				 "the later one on top; remove one", e->source, e->polydir,
+				 c->entries[i].source);
+	c->entries[c->n++] = *e;
+}
+
+static int nsconf_load_file(struct boot *b, struct ns_conf *c, const char *path, const char *name)
+{
+	char *buf = malloc(NSCONF_MAX_FILE_BYTES + 1);
+	size_t len = 0;
+	int rc = 0;
+
+	if (!buf)
+		return -1;
+	if (fs_read(path, buf, NSCONF_MAX_FILE_BYTES + 1, &len) < 0) {
+		int e = errno;
+		free(buf);
+		if (e == ENOENT)
+			return 0;
+		log_warn("%s: not read (%s%s); pam_namespace still reads it, so check it by hand",
+			 path, strerror(e), e == E2BIG ? ", larger than 64 KiB" : "");
+		report_add(&b->rep, STAGE, name, "warn", "not read: %s", strerror(e));
+		return -1;
+	}
+	c->n_files++;
+	char *line = buf;
+	for (unsigned no = 1; line && *line; no++) {
+		char *nl = strchr(line, '\n');
+		char err[320];
+		struct ns_entry e;
+		if (nl)
+			*nl = '\0';
+		if (no > NSCONF_MAX_LINES) {
+			log_warn("%s: more than %d lines; the rest is not checked", path, NSCONF_MAX_LINES);
+			rc = -1;
+			break;
+		}
+		int r = nsconf_parse_line(line, &e, err, sizeof err);
+		snprintf(e.source, sizeof e.source, "%s:%u", name, no);
+		if (r < 0) {
+			c->n_invalid++;
+			log_warn("%s:%u: %s; pam_namespace refuses every session while this line is there",
+				 path, no, err);
+			report_add(&b->rep, STAGE, e.source, "invalid", "%s", err);
+		} else if (r == 2) {
+			log_warn("%s:%u: %s", path, no, err);
+			report_add(&b->rep, STAGE, e.source, "warn", "%s", err);
+		}
+		if (r == 0 || r == 2) {
+			if (c->n >= NSCONF_MAX_ENTRIES) {
+				log_warn("%s:%u: more than %d polydirs; the rest are not checked",
+					 path, no, NSCONF_MAX_ENTRIES);
+				rc = -1;
+				break;
+			}
+			nsconf_keep(c, &e);
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+	free(buf);
+	return rc;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp((const char *)a, (const char *)b);
+}
+
+int nsconf_load(struct boot *b, struct ns_conf *c)
+{
+	char path[BOOT_PATH_MAX * 2], dirpath[BOOT_PATH_MAX * 2];
+	static char names[NSCONF_MAX_FILES][256];
+	size_t n_names = 0;
+	int rc = 0;
+
+	memset(c, 0, sizeof *c);
+	if (!boot_path(path, sizeof path, b->newroot, "/etc/security/namespace.conf") ||
+	    !boot_path(dirpath, sizeof dirpath, b->newroot, "/etc/security/namespace.d"))
+		return -1;
+	if (access(path, F_OK) < 0)
+		report_add(&b->rep, STAGE, "namespace.conf", "absent",
+			   "pam_namespace (Debian's 1.5.2) fails sessions without it");
+	if (nsconf_load_file(b, c, path, "namespace.conf") < 0)
+		rc = -1;
+
+	DIR *d = opendir(dirpath);
+	if (!d)
+		return rc;
+	for (struct dirent *de; (de = readdir(d)) != NULL;) {
+		size_t len = strlen(de->d_name);
+		if (de->d_name[0] == '.' || len < 6 || len >= sizeof names[0] ||
+		    strcmp(de->d_name + len - 5, ".conf") != 0)
+			continue;
+		if (n_names == NSCONF_MAX_FILES) {
+			log_warn("%s: more than %d .conf files; the rest are not checked",
+				 dirpath, NSCONF_MAX_FILES);
+			rc = -1;
+			break;
+		}
+		memcpy(names[n_names++], de->d_name, len + 1);
+	}
+	closedir(d);
+	/* pam_namespace reads namespace.d in the order of the file names. */
+	qsort(names, n_names, sizeof names[0], cmp_names);
+	for (size_t i = 0; i < n_names; i++) {
+		char fpath[BOOT_PATH_MAX * 3], shortname[300];
+		snprintf(fpath, sizeof fpath, "%s/%s", dirpath, names[i]);
+		snprintf(shortname, sizeof shortname, "namespace.d/%s", names[i]);
+		if (nsconf_load_file(b, c, fpath, shortname) < 0)
+			rc = -1;
+	}
+	return rc;
+}
+
+/* A user in list_of_uids that does not exist is skipped by pam_namespace
+ * with a log line: an exemption with a typo silently stops exempting. */
+static void nsconf_check_users(struct boot *b, const struct ns_conf *c)
+{
+	char path[BOOT_PATH_MAX * 2];
+	char *pw = malloc(PASSWD_MAX_BYTES);
+
+	if (!pw || !boot_path(path, sizeof path, b->newroot, "/etc/passwd") ||
+	    fs_read(path, pw, PASSWD_MAX_BYTES, NULL) < 0) {
+		free(pw);
+		return;
+	}
+	for (size_t i = 0; i < c->n; i++) {
+		for (size_t u = 0; u < c->entries[i].n_users; u++) {
+			const char *name = c->entries[i].users[u];
+			size_t len = strlen(name);
+			bool found = false;
+			for (const char *l = pw; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
+				if (strncmp(l, name, len) == 0 && l[len] == ':') {
+					found = true;
+					break;
+				}
+			if (!found)
+				log_warn("%s: user '%s' is not in /etc/passwd; pam_namespace ignores unknown "
+					 "users (users from NSS cannot be checked at boot)",
+					 c->entries[i].source, name);
+		}
+	}
+	free(pw);
+}
+
+/* ---- instance parents ------------------------------------------------- */
+
+const char *poly_parent_state_name(enum parent_state s)
+{
+	static const char *const names[] = { "ok", "missing", "not a directory", "wrong mode",
+					     "wrong owner", "unreadable" };
+	return names[s];
+}
+
+enum parent_state poly_parent_check(const char *path, char *why, size_t whylen)
+{
+	struct stat st;
+
+	why[0] = '\0';
+	if (lstat(path, &st) < 0) {
+		snprintf(why, whylen, "%s", strerror(errno));
+		return errno == ENOENT ? PARENT_MISSING : PARENT_ERROR;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		snprintf(why, whylen, "%s", S_ISLNK(st.st_mode) ? "a symbolic link" : "not a directory");
+		return PARENT_NOT_DIR;
+	}
+	/* pam_namespace's check_inst_parent: owner root, no rwx bits at all. */
+	if (st.st_uid != 0) {
+		snprintf(why, whylen, "owned by uid %u, not root", (unsigned)st.st_uid);
+		return PARENT_BAD_OWNER;
+	}
+	if (st.st_mode & 0777) {
+		snprintf(why, whylen, "mode %04o, not 0000", (unsigned)(st.st_mode & 07777));
+		return PARENT_BAD_MODE;
+	}
+	return PARENT_OK;
+}
+
+int poly_parent_create(const char *path)
+{
+	struct stat st;
+
+	if (mkdir(path, 0) < 0)
+		return -1;
+	/* mkdir leaves the group of a setgid parent and its setgid bit; at
+	 * boot nothing else runs, so the path still names our directory. */
+	if (lchown(path, 0, 0) < 0 || chmod(path, 0) < 0)
+		return -1;
+	if (lstat(path, &st) < 0)
+		return -1;
+	if (!S_ISDIR(st.st_mode) || st.st_uid != 0 || st.st_gid != 0 || (st.st_mode & 07777)) {
+		errno = EPERM;
+		return -1;
+	}
+	return 0;
+}
+
+int poly_parent_for(const struct ns_conf *c, const char *polydir,
+		    const struct ns_entry **e, char *out, size_t outlen)
+{
+	*e = NULL;
+	for (size_t i = 0; c && i < c->n; i++) {
+		if (!c->entries[i].per_user && strcmp(c->entries[i].polydir, polydir) == 0) {
+			*e = &c->entries[i];
+			return copy_str(out, outlen, c->entries[i].parent);
+		}
+	}
+	int n = snprintf(out, outlen, "%s/%s", strcmp(polydir, "/") ? polydir : "",
+			 POLY_DEFAULT_PARENT_NAME);
+	return n < 0 || (size_t)n >= outlen ? -1 : 0;
+}
+
+/* The longest mount point of fstab, other than /, that path lies under. */
+static bool fstab_mount_point_for(const char *fstab, const char *path, char *best, size_t bestlen)
+{
+	char line[1024];
+	bool found = false;
+	size_t best_len = 0;
+
+	for (const char *l = fstab; l && *l;) {
+		const char *nl = strchr(l, '\n');
+		size_t len = nl ? (size_t)(nl - l) : strlen(l);
+		char *save = NULL;
+		if (len < sizeof line) {
+			memcpy(line, l, len);
+			line[len] = '\0';
+			char *spec = strtok_r(line, " \t", &save);
+			char *file = strtok_r(NULL, " \t", &save);
+			char *type = strtok_r(NULL, " \t", &save);
+			if (spec && file && type && spec[0] != '#' && file[0] == '/' &&
+			    strcmp(type, "swap") != 0) {
+				unescape_octal(file);
+				strip_trailing_slashes(file);
+				size_t fl = strlen(file);
+				if (strcmp(file, "/") != 0 && strncmp(path, file, fl) == 0 &&
+				    (path[fl] == '/' || path[fl] == '\0') && fl > best_len &&
+				    copy_str(best, bestlen, file) == 0) {
+					best_len = fl;
+					found = true;
+				}
+			}
+		}
+		l = nl ? nl + 1 : NULL;
+	}
+	return found;
+}
+
+int poly_mounted_later(struct boot *b, const char *path, char *mnt, size_t mntlen)
+{
+	char fpath[BOOT_PATH_MAX * 2], point[BOOT_PATH_MAX * 2];
+	char *fstab = malloc(FSTAB_MAX_BYTES);
+	struct mountinfo_entry m;
+	int rc = 0;
+
+	mnt[0] = '\0';
+	if (!fstab || !boot_path(fpath, sizeof fpath, b->newroot, "/etc/fstab")) {
+		free(fstab);
+		return -1;
+	}
+	if (fs_read(fpath, fstab, FSTAB_MAX_BYTES, NULL) < 0) {
+		rc = errno == ENOENT ? 0 : -1;
+	} else if (fstab_mount_point_for(fstab, path, mnt, mntlen)) {
+		/* Listed; is it mounted already (by us, or by the kernel)? */
+		if (!boot_path(point, sizeof point, b->newroot, mnt))
+			rc = -1;
+		else
+			rc = mountinfo_find(b->proc, point, &m) == 1 ? 0 : 1;
+	}
+	free(fstab);
+	return rc;
+}
+
+int poly_tmpfiles_format(const char paths[][CONFIG_PATH_MAX], size_t n, char *out, size_t cap)
+{
+	size_t used = 0;
+	int w = snprintf(out, cap,
+			 "# Written by hardinit at boot: instance parents for pam_namespace that\n"
+			 "# lie on a file system mounted after hardinit ran. Mode 0000, owned by\n"
+			 "# root, as pam_namespace requires; no age, never cleaned.\n");
+
+	if (w < 0 || (size_t)w >= cap)
+		return -1;
+	used = (size_t)w;
+	for (size_t i = 0; i < n; i++) {
+		/* tmpfiles.d separates fields by blanks: a path with one cannot
+		 * be written unquoted, and we do not write quoted paths. */
+		if (strpbrk(paths[i], " \t\n\\"))
+			return -1;
+		w = snprintf(out + used, cap - used, "d %s 0000 root root -\n", paths[i]);
+		if (w < 0 || (size_t)w >= cap - used)
+			return -1;
+		used += (size_t)w;
+	}
+	return (int)used;
+}
+
+/* ---- polyinstantiation ------------------------------------------------ */
+
+#define POLY_MAX_DEFERRED (CONFIG_MAX_POLYDIRS + NSCONF_MAX_ENTRIES)
+
+struct poly_run {
+	struct labeler label;
+	char deferred[POLY_MAX_DEFERRED][CONFIG_PATH_MAX];
+	size_t n_deferred;
+};
+
+static bool root_init_is_systemd(struct boot *b)
+{
+	char path[BOOT_PATH_MAX * 2], target[256];
+
+	if (b->cfg.init[0])
+		return strstr(b->cfg.init, "systemd") != NULL;
+	if (!boot_path(path, sizeof path, b->newroot, "/sbin/init"))
+		return false;
+	ssize_t n = readlink(path, target, sizeof target - 1);
+	if (n <= 0)
+		return false;
+	target[n] = '\0';
+	return strstr(target, "systemd") != NULL;
+}
+
+static void poly_defer(struct poly_run *run, const char *parent)
+{
+	for (size_t i = 0; i < run->n_deferred; i++)
+		if (strcmp(run->deferred[i], parent) == 0)
+			return;
+	if (run->n_deferred < POLY_MAX_DEFERRED)
+		copy_str(run->deferred[run->n_deferred++], CONFIG_PATH_MAX, parent);
+}
+
+static void poly_missing(struct boot *b, struct poly_run *run, const char *key,
+			 const char *parent, const char *fspath, bool configured)
+{
+	char mnt[CONFIG_PATH_MAX], label[256];
+	int later = poly_mounted_later(b, parent, mnt, sizeof mnt);
+
+	if (later == 1) {
+		log_info("%s: instance parent %s is on %s, which the real init mounts later; left to it",
+			 key, parent, mnt);
+		report_add(&b->rep, STAGE, key, "deferred", "%s on %s (mounted later)", parent, mnt);
+		if (configured)
+			poly_defer(run, parent);
+		return;
+	}
+	if (!configured) {
+		log_warn("%s: instance parent %s is missing; pam_namespace fails that line's sessions; "
+			 "create it: mkdir -m 000 %s (owner root)", key, parent, parent);
+		report_add(&b->rep, STAGE, key, "missing", "%s", parent);
+		return;
+	}
+	if (b->mode == MODE_DRY_RUN) {
+		log_info("would create %s mode 0000 root:root", fspath);
+		return;
+	}
+	if (poly_parent_create(fspath) < 0) {
+		int e = errno;
+		if (e == EROFS) {
+			log_info("%s: %s cannot be created on the read-only root; left to the real init",
+				 key, parent);
+			report_add(&b->rep, STAGE, key, "deferred", "%s (read-only root)", parent);
+			poly_defer(run, parent);
+			return;
+		}
+		log_warn("%s: creating instance parent %s failed: %s%s", key, parent, strerror(e),
+			 e == ENOENT ? " (the polydir does not exist)" : "");
+		report_add(&b->rep, STAGE, key, "failed", "%s: %s", parent, strerror(e));
+		return;
+	}
+	label_dir(&run->label, fspath, parent, true, label, sizeof label);
+	report_add(&b->rep, STAGE, key, "created", "%s 0000 root:root %s", parent, label);
+}
+
+/* One instance parent: create it when missing and configured, report it
+ * when missing otherwise or wrong. parent is as the root sees it. */
+static void poly_prepare(struct boot *b, struct poly_run *run, const char *polydir,
+			 const char *parent, bool configured)
+{
+	char key[REPORT_KEY_MAX], fspath[BOOT_PATH_MAX * 2], why[128], label[256];
+
+	snprintf(key, sizeof key, "polydir %s", polydir);
+	if (!boot_path(fspath, sizeof fspath, b->newroot, parent)) {
+		report_add(&b->rep, STAGE, key, "failed", "path too long");
+		return;
+	}
+	enum parent_state s = poly_parent_check(fspath, why, sizeof why);
+	switch (s) {
+	case PARENT_OK: {
+		int r = b->mode == MODE_DRY_RUN ? 2 :
+			label_dir(&run->label, fspath, parent, configured, label, sizeof label);
+		if (r == 1 || r < 0)
+			log_warn("%s: instance parent %s has label %s", key, parent, label);
+		report_add(&b->rep, STAGE, key, r == 1 || r < 0 ? "warn" : "ok", "%s 0000 root %s",
+			   parent, r == 2 ? "(selinux off)" : label);
+		return;
+	}
+	case PARENT_MISSING:
+		poly_missing(b, run, key, parent, fspath, configured);
+		return;
+	case PARENT_ERROR:
+		/* Under a file system mounted later, even lstat can fail. */
+		log_warn("%s: instance parent %s: %s", key, parent, why);
+		report_add(&b->rep, STAGE, key, "failed", "%s: %s", parent, why);
+		return;
+	default:
+		log_warn("%s: instance parent %s is %s; pam_namespace refuses the sessions of this "
+			 "polydir; fix it: chown root %s && chmod 000 %s", key, parent, why, parent, parent);
+		report_add(&b->rep, STAGE, key, "wrong", "%s: %s", parent, why);
+		return;
+	}
+}
+
+static void poly_write_tmpfiles(struct boot *b, struct poly_run *run)
+{
+	char path[BOOT_PATH_MAX * 2];
+	char *text;
+
+	if (run->n_deferred == 0)
+		return;
+	if (!root_init_is_systemd(b)) {
+		for (size_t i = 0; i < run->n_deferred; i++)
+			log_warn("instance parent %s must be created by the real init once its file "
+				 "system is mounted: mkdir -m 000 %s (owner root)", run->deferred[i],
+				 run->deferred[i]);
+		return;
+	}
+	if (!boot_path(path, sizeof path, b->run, POLY_TMPFILES_NAME) ||
+	    !(text = malloc(TMPFILES_MAX_BYTES)))
+		return;
+	int n = poly_tmpfiles_format((const char (*)[CONFIG_PATH_MAX])run->deferred,
+				     run->n_deferred, text, TMPFILES_MAX_BYTES);
+	/* The directory first, with the policy's label for /run/tmpfiles.d
+	 * (systemd_tmpfiles_conf_t in refpolicy): the file then inherits it.
+	 * The policy has no rule for the file itself, and a var_run_t one is
+	 * denied to systemd-tmpfiles in enforcing mode. */
+	char dir[BOOT_PATH_MAX * 2];
+	snprintf(dir, sizeof dir, "%s", path);
+	*strrchr(dir, '/') = '\0';
+	if (n < 0) {
+		log_warn("%s: the deferred parents do not fit or contain blanks; create them by hand", path);
+	} else if (b->mode == MODE_DRY_RUN) {
+		log_info("would write %s:\n%s", path, text);
+	} else if (fs_mkdir_p(dir, 0755) < 0 || label_path_as(b, dir, dir, S_IFDIR) < 0 ||
+		   fs_write_new(path, text) < 0) {
+		log_warn("writing %s failed: %s; the deferred instance parents will be missing",
+			 path, strerror(errno));
+		report_add(&b->rep, STAGE, "tmpfiles.d", "failed", "%s", strerror(errno));
+	} else {
+		report_add(&b->rep, STAGE, "tmpfiles.d", "applied", "%s: %zu entries", path,
+			   run->n_deferred);
+	}
+	free(text);
+}
+
+static bool polydir_configured(const struct boot *b, const char *polydir)
+{
+	for (size_t i = 0; i < b->cfg.n_polydirs; i++) {
+		char p[CONFIG_PATH_MAX];
+		copy_str(p, sizeof p, b->cfg.polydirs[i]);
+		strip_trailing_slashes(p);
+		if (strcmp(p, polydir) == 0)
+			return true;
+	}
+	return false;
+}
+
+int mounts_prepare_polydirs(struct boot *b)
+{
+	struct ns_conf *c = calloc(1, sizeof *c);
+	struct poly_run *run = calloc(1, sizeof *run);
+	int rc = 0;
+
+	if (!c || !run) {
+		free(c);
+		free(run);
+		return boot_error(b, "out of memory reading namespace.conf");
+	}
+	nsconf_load(b, c);
+	nsconf_check_users(b, c);
+	if (b->mode != MODE_DRY_RUN)
+		labeler_open(&run->label, b);
+	for (size_t i = 0; i < b->cfg.n_polydirs; i++) {
+		char polydir[CONFIG_PATH_MAX], parent[CONFIG_PATH_MAX];
+		const struct ns_entry *e;
+		copy_str(polydir, sizeof polydir, b->cfg.polydirs[i]);
+		strip_trailing_slashes(polydir);
+		if (polydir[0] != '/' || strstr(polydir, "..") || strcmp(polydir, "/") == 0) {
+			rc = boot_error(b, "[mounts] polydir '%s' must be an absolute path other than /, "
+					"without '..'", polydir);
+			break;
+		}
+		if (poly_parent_for(c, polydir, &e, parent, sizeof parent) < 0)
+			continue;
+		if (e && e->method == NS_TMPFS) {
+			report_add(&b->rep, STAGE, polydir, "ok", "tmpfs method: no instance parent");
+			continue;
+		}
+		if (!e)
+			log_info("namespace.conf has no line for %s: pam_namespace will not "
+				 "polyinstantiate it; the line for hardinit's layout is "
+				 "'%s %s/ user root'", polydir, polydir, parent);
+		poly_prepare(b, run, polydir, parent, true);
+	}
+	for (size_t i = 0; rc == 0 && i < c->n; i++) {
+		const struct ns_entry *e = &c->entries[i];
+		if (e->per_user) {
+			report_add(&b->rep, STAGE, e->source, "skipped",
+				   "%s: per-user ($HOME/$USER), made at login, not preparable at boot",
+				   e->polydir);
+			continue;
+		}
+		if (e->method == NS_TMPFS || polydir_configured(b, e->polydir))
+			continue;
+		poly_prepare(b, run, e->polydir, e->parent, false);
+	}
+	if (rc == 0)
+		poly_write_tmpfiles(b, run);
+	labeler_close(&run->label);
+	free(c);
+	free(run);
+	return rc;
+}
+
