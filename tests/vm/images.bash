@@ -38,6 +38,9 @@ IMG_CACHE=${HARDINIT_CACHE:-/var/cache/hardinit}/images
 # --wait): a TCG boot of Debian takes 30-90 s, a loaded host more.
 IMG_PROBE_BOOT_WAIT=300
 IMG_HOSTNAME="hardinit-debian"
+# Trees and images of other keys are removed once unused for this long: a
+# second checkout (another branch, CI beside a session) may still boot them.
+IMG_PRUNE_MINUTES=180
 
 # The tools the probes use, common to both Debian roots: procps (sysctl,
 # ps), pamtester and libpam-modules (pam_namespace), policycoreutils and
@@ -47,7 +50,10 @@ IMG_DEBIAN_COMMON="selinux-policy-default,libpam-modules,procps,pamtester,policy
 # initramfs-tools with zstd so bench/debian can build Debian's own initramfs
 # for comparison inside this root (never on the host, whose /boot its
 # postinst would touch).
-IMG_DEBIAN_SYSTEMD_PKGS="systemd-sysv,udev,dbus,kmod,initramfs-tools,zstd,$IMG_DEBIAN_COMMON"
+# prometheus-node-exporter and curl: the fleet-export test (tests/vm/fleet.bats)
+# scrapes hardinit's textfile metrics inside the guest; the exporter is
+# disabled in every other image (_img_configure_debian).
+IMG_DEBIAN_SYSTEMD_PKGS="systemd-sysv,udev,dbus,kmod,initramfs-tools,zstd,prometheus-node-exporter,curl,$IMG_DEBIAN_COMMON"
 IMG_DEBIAN_SYSVINIT_PKGS="sysvinit-core,$IMG_DEBIAN_COMMON"
 # Kept out of the sysvinit root: the init system Debian would otherwise pick.
 IMG_DEBIAN_SYSVINIT_EXCLUDE="systemd-sysv,systemd"
@@ -232,6 +238,8 @@ _img_configure_debian() {
 		# No getty on the probe's serial port: its prompt would land in
 		# the middle of the sections.
 		ln -sf /dev/null "$root/etc/systemd/system/serial-getty@ttyS0.service"
+		# Only the fleet test runs the exporter; it enables it itself.
+		rm -f "$root/etc/systemd/system/multi-user.target.wants/prometheus-node-exporter.service"
 		;;
 	sysvinit)
 		# Runlevel 2's scripts run first (l2 is a wait entry before ours);
@@ -324,8 +332,10 @@ img_tree() {
 			mv "$dir/tree.new" "$dir/tree" && touch "$dir/tree.done"
 		) 9>"$dir/.lock" || return 1
 		# Trees of older keys are dead weight.
-		find "$IMG_CACHE" -maxdepth 1 -name "$name-*" ! -path "$dir" -exec rm -rf {} +
+		find "$IMG_CACHE" -maxdepth 1 -name "$name-*" ! -path "$dir" \
+			-mmin +"$IMG_PRUNE_MINUTES" -exec rm -rf {} +
 	fi
+	touch "$dir"
 	printf '%s\n' "$dir/tree"
 }
 
@@ -369,11 +379,12 @@ _img_debian_image() {
 		(
 			flock 9
 			[[ -f $out ]] && exit 0
-			find "$dir" -maxdepth 1 -name '*.img' ! -name "*-$key.img" -delete
+			find "$dir" -maxdepth 1 -name '*.img' ! -name "*-$key.img" -mmin +"$IMG_PRUNE_MINUTES" -delete
 			_img_assemble_debian "$tree" "${name#debian-}" "$variant" "$out.new" || { rm -f "$out.new"; exit 1; }
 			mv "$out.new" "$out"
 		) 9>"$dir/.lock" || return 1
 	fi
+	touch "$out"
 	printf '%s\n' "$out"
 }
 
