@@ -26,7 +26,8 @@ MUSLFLAGS  := $(COMMON) -Os -static -isystem $(BUILD)/include \
 MUSLLDFLAGS := -static -Wl,--gc-sections -s
 
 # Pure logic and stages, shared by the binary and the host-side tests.
-CORE_SRC   := init/cmdline.c init/config.c init/report.c init/log.c \
+CORE_SRC   := init/cmdline.c init/config.c init/config_values.c init/config_table.c \
+              init/config_lock.c init/config_format.c init/report.c init/log.c \
               init/fsutil.c init/sink.c init/boot.c
 STAGE_SRC  := $(sort $(wildcard stages/*.c))
 MAIN_SRC   := init/main.c init/cli.c init/audit.c init/polytmp.c init/compat.c init/pcre2_nojit.c

@@ -564,7 +564,7 @@ static void test_overrides(void)
 		{ "capabilities.keep", "cap_sys_module", "cap_sys_module would no longer be dropped" },
 		{ "locks.modules", "no", "locks.modules yes -> no" },
 		{ "locks.lockdown", "none", "locks.lockdown integrity -> none" },
-		{ "locks.ptrace_scope", "none", "locks.ptrace_scope 2 -> -1" },
+		{ "locks.ptrace_scope", "none", "locks.ptrace_scope 2 -> none" },
 		{ "mounts.shared", "no", "mounts.shared yes -> no" },
 		{ "mounts.proc_hidepid", "off", "mounts.proc_hidepid invisible -> off" },
 		{ "mounts.proc_hidepid", "ptraceable", "mounts.proc_hidepid invisible -> ptraceable" },
