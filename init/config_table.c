@@ -173,7 +173,7 @@ const struct key_def config_key_table[] = {
 	{ .section = SEC_KERNEL, .key = "require", .kind = K_LIST, .lock = LOCK_ADD_ONLY, .set = set_kernel_require, .list = LIST_KERNEL_OPTS,
 	  .repeatable = true },
 
-	{ .section = SEC_CAPS, .key = "drop", .kind = K_LIST, .lock = LOCK_LIST, .set = set_cap_drop, .list = LIST_CAP_DROP,
+	{ .section = SEC_CAPS, .key = "drop", .kind = K_LIST, .lock = LOCK_ADD_ONLY, .set = set_cap_drop, .list = LIST_CAP_DROP,
 	  .repeatable = true },
 	{ .section = SEC_CAPS, .key = "keep", .kind = K_LIST, .lock = LOCK_LIST, .set = set_cap_keep, .list = LIST_CAP_DROP,
 	  .repeatable = true },
