@@ -316,12 +316,6 @@ int selinux_policy_header(const void *data, size_t len, unsigned *version,
 	return 0;
 }
 
-void selinux_ms(char *out, size_t outlen, uint64_t ns)
-{
-	snprintf(out, outlen, "%llu.%03llu", (unsigned long long)(ns / 1000000),
-		 (unsigned long long)(ns / 1000 % 1000));
-}
-
 /* ---- talking to the kernel -------------------------------------------- */
 
 /* libselinux logs to stderr by default; during the boot its lines would
@@ -562,7 +556,7 @@ out:
 	if (rc < 0)
 		return load_failed(b, d, msg) < 0 ? -1 : 1;
 
-	selinux_ms(ms, sizeof ms, boottime_ns() - start);
+	report_format_ms(ms, sizeof ms, boottime_ns() - start);
 	report_add(&b->rep, "selinux", "policy", "ok", "%s", pc->path);
 	report_add(&b->rep, "selinux", "policy_type", "info", "%s%s", pc->type,
 		   pc->embedded ? " (embedded in the initramfs)" : "");
@@ -771,7 +765,7 @@ int stage_selinux(struct boot *b)
 		/* The commit makes the kernel rebuild its access vectors: kernel
 		 * work, like the load, timed apart from both. */
 		char ms[32];
-		selinux_ms(ms, sizeof ms, boottime_ns() - bool_start);
+		report_format_ms(ms, sizeof ms, boottime_ns() - bool_start);
 		report_add(&b->rep, "selinux", "booleans_ms", "info", "%s", ms);
 	}
 	warn_systemd_mode(b, &d, kernel_enforcing, &file);

@@ -94,8 +94,6 @@ bool selinux_fs_listed(const char *text, const char *fs);
 int selinux_policy_header(const void *data, size_t len, unsigned *version,
 			  char *err, size_t errlen);
 
-/* "12.345": milliseconds with three decimals, what bench/run reads. */
-void selinux_ms(char *out, size_t outlen, uint64_t ns);
 
 /* The relabel walk: visit root and everything below it on the same file
  * system (st_dev), without following symlinks, depth-first, at most limit

@@ -1,5 +1,5 @@
 /* Every stage's entry point. The order of a boot lives in one table, in
- * init/main.c; each stage is one file in stages/. */
+ * stages/table.c; each stage is one file in stages/. */
 #ifndef HARDINIT_STAGES_H
 #define HARDINIT_STAGES_H
 

@@ -28,7 +28,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../stages/mounts.h"
+#include "mounts.h"
 
 static int fail(const char *what, int e)
 {

@@ -1,5 +1,7 @@
 #include "cli.h"
 
+#include "boot.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -73,6 +75,22 @@ static int parse_dry_run(struct boot *b, int argc, char **argv)
 			return -1;
 		}
 		i++;
+	}
+	return 0;
+}
+
+/* The boot's stages in MODE_DRY_RUN: each says what it would do. The exit
+ * status is 1 where the boot would take the failure action. */
+static int dry_run(struct boot *b)
+{
+	int rc = boot_run_stages(b);
+	if (rc == 0)
+		rc = boot_handoff(b);
+	if (rc < 0) {
+		log_err("%s", b->err);
+		log_err("at boot this would take the failure action: %s",
+			config_failure_action_name(b->cfg.failure_action));
+		return 1;
 	}
 	return 0;
 }
