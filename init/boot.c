@@ -36,8 +36,8 @@ void boot_init_paths(struct boot *b, enum boot_mode mode)
 	snprintf(b->sys, sizeof b->sys, "/sys");
 	snprintf(b->dev, sizeof b->dev, "/dev");
 	snprintf(b->run, sizeof b->run, "/run");
-	snprintf(b->config_path, sizeof b->config_path, "/etc/hardinit.conf");
-	snprintf(b->modules_list, sizeof b->modules_list, "/etc/hardinit/modules");
+	snprintf(b->config_path, sizeof b->config_path, "%s", BOOT_CONFIG_PATH);
+	snprintf(b->modules_list, sizeof b->modules_list, "%s", BOOT_MODULES_LIST);
 	snprintf(b->newroot, sizeof b->newroot, mode == MODE_INITRAMFS ? "/root" : "/");
 	config_defaults(&b->cfg);
 }

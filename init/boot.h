@@ -19,6 +19,9 @@ enum boot_mode {
 };
 
 #define BOOT_PATH_MAX 256
+/* Where the builder puts the config and the module load list. */
+#define BOOT_CONFIG_PATH   "/etc/hardinit.conf"
+#define BOOT_MODULES_LIST  "/etc/hardinit/modules"
 #define BOOT_ERR_MAX  512
 
 struct boot {

@@ -15,12 +15,10 @@
 
 #include "audit.h"
 #include "fsutil.h"
+#include "hardening.h"
 
 #define AUDIT_MAX_ITEMS   256
 #define AUDIT_REPORT_MAX  (256 * 1024)
-#ifndef PR_GET_MDWE
-#define PR_GET_MDWE 66
-#endif
 
 struct audit_item {
 	char what[96];

@@ -1,7 +1,7 @@
 /* The pure pieces of stages/mounts.c and stages/polyinst.c (namespace.conf, instance parents,
  * fstab, mountinfo, the tmpfiles.d drop-in), exposed so
  * tests/unit/test_mounts.c can check them against a temporary tree. The
- * stage entry point is in init/stages.h. */
+ * stage entry point is in stages/stages.h. */
 #ifndef HARDINIT_MOUNTS_H
 #define HARDINIT_MOUNTS_H
 

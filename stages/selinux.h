@@ -18,6 +18,10 @@
 #define SELINUX_CONFIG_MAX_LINE    256
 /* Debian's refpolicy is 2 MiB, Fedora's targeted about 4 MiB. */
 #define SELINUX_POLICY_MAX_BYTES   (64u * 1024 * 1024)
+/* An embedded policy: where the builder puts it in the initramfs, and
+ * where the switch keeps it (under b->run, which survives the switch). */
+#define SELINUX_EMBED_DIR          "/etc/hardinit/selinux"
+#define SELINUX_EMBED_RUN_DIR      "hardinit/selinux"
 /* Versions searched below the kernel's maximum (policy.N files); 15 is
  * the oldest version any kernel since 2.6.0 reads. */
 #define SELINUX_POLICY_VERS_MIN    15

@@ -10,7 +10,7 @@ setup_file() {
 	REPO=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
 	export REPO
 	export BUILDER="$REPO/initramfs/hardinit-mkinitramfs"
-	make -s -C "$REPO" build/mkcpio >&2
+	make -s -C "$REPO" build/mkcpio build/hardinit >&2
 	export MKCPIO="$REPO/build/mkcpio"
 
 	# Debian's 6.12 cloud kernel, unpacked by scripts/fetch-kernel; an
@@ -30,9 +30,16 @@ setup() {
 	T=$BATS_TEST_TMPDIR
 	# A stand-in for hardinit: /init only needs to be a file here, and its
 	# check-config follows the real contract (0 valid; 1 invalid with the
-	# reason on stderr), rejecting any config with a "bogus" line.
-	cat >"$T/hardinit" <<'EOF'
+	# reason on stderr), rejecting any config with a "bogus" line. Its
+	# paths and limits are the real binary's (HI_LIMITS replaces them).
+	cat >"$T/hardinit" <<EOF
 #!/bin/sh
+if [ "\$1" = limits ]; then
+	if [ -n "\${HI_LIMITS:-}" ]; then printf '%s\n' "\$HI_LIMITS"; exit 0; fi
+	exec "$REPO/build/hardinit" limits
+fi
+EOF
+	cat >>"$T/hardinit" <<'EOF'
 if [ "$1" = check-config ]; then
 	if grep -q '^bogus' "$2"; then
 		echo "hardinit: $2:1: unknown key 'bogus'; remove it" >&2
@@ -480,7 +487,8 @@ check_load_order() {
 }
 
 @test "a hardinit without check-config is reported, and --no-check skips the check" {
-	printf '#!/bin/sh\necho "hardinit: unknown command" >&2\nexit 2\n' >"$T/old-hardinit"
+	printf '#!/bin/sh\n[ "$1" = limits ] && exec "%s" limits\necho "hardinit: unknown command" >&2\nexit 2\n' \
+		"$REPO/build/hardinit" >"$T/old-hardinit"
 	chmod +x "$T/old-hardinit"
 	run --separate-stderr "$BUILDER" -o "$OUT" --hardinit "$T/old-hardinit" --config "$T/test.conf"
 	assert_one_line_error "cannot validate" "--no-check"
@@ -615,4 +623,27 @@ check_load_order() {
 	run --separate-stderr builder --moddir "$T/fake" --modules "nosuch"
 	[ "$status" -eq 1 ]
 	[ ! -e "$OUT" ]
+}
+
+@test "the builder takes hardinit's paths and limits from the binary it embeds" {
+	make_fake_tree
+	# A binary whose limit is one module: the builder must obey it.
+	HI_LIMITS=$("$REPO/build/hardinit" limits | sed 's/^MAX_MODULES=.*/MAX_MODULES=1/')
+	export HI_LIMITS
+	run --separate-stderr builder --moddir "$T/fake" --modules "top other"
+	assert_one_line_error "MAX_MODULES (1)"
+	# One that names another config path gets its config there.
+	HI_LIMITS=$("$REPO/build/hardinit" limits | sed 's|^CONFIG_PATH=.*|CONFIG_PATH=/etc/other.conf|')
+	run --separate-stderr builder
+	[ "$status" -eq 0 ]
+	[ "$(extract "$OUT" etc/other.conf)" = "# test config" ]
+	# A binary that prints no limits is refused, not guessed around.
+	HI_LIMITS="NOTHING=1"
+	run --separate-stderr builder
+	assert_one_line_error "did not print CONFIG_PATH"
+	# One without the command at all (an older hardinit): one clear line.
+	printf '#!/bin/sh\necho "hardinit: unknown command" >&2\nexit 2\n' >"$T/older"
+	chmod +x "$T/older"
+	run --separate-stderr "$BUILDER" -o "$OUT" --hardinit "$T/older" --config "$T/test.conf"
+	assert_one_line_error "limits failed" "unknown command"
 }
