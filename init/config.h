@@ -160,4 +160,8 @@ const char *config_hidepid_name(enum hidepid h);
  * before any config. */
 int config_failure_action_from_name(const char *name);
 
+/* Is s a [mounts] tmp_size the parser accepts (not "off")? The mounts
+ * stage checks again with the same rule before it builds mount data. */
+bool config_tmp_size_valid(const char *s);
+
 #endif

@@ -128,6 +128,11 @@ static int proc_gid_rank(int gid)
 	return gid < 0 ? 1 : 0;
 }
 
+bool config_tmp_size_valid(const char *s)
+{
+	return *s && !check_tmp_size(s);
+}
+
 #define F(field) offsetof(struct config, field)
 
 const struct key_def config_key_table[] = {

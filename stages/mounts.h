@@ -121,10 +121,6 @@ int poly_tmpfiles_format(const char paths[][CONFIG_PATH_MAX], size_t n, char *ou
  * for a config error. */
 int mounts_prepare_polydirs(struct boot *b);
 
-/* Is a tmpfs size= value well formed: digits with an optional k, m, g or
- * % suffix? */
-bool tmpfs_size_valid(const char *s);
-
 /* Shared by stages/mounts.c and stages/polyinst.c. */
 int copy_str(char *out, size_t cap, const char *s);   /* 0, or -1 when it does not fit */
 /* mountinfo and fstab escape blanks as \040: undo that in place. */

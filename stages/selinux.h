@@ -98,7 +98,6 @@ bool selinux_fs_listed(const char *text, const char *fs);
 int selinux_policy_header(const void *data, size_t len, unsigned *version,
 			  char *err, size_t errlen);
 
-
 /* The relabel walk: visit root and everything below it on the same file
  * system (st_dev), without following symlinks, depth-first, at most limit
  * objects. visit returns 0 to go on, -1 to count a failure and go on. */

@@ -235,9 +235,9 @@ static void test_mountinfo(void)
 	       !m.shared, "the top mount of a stack wins; master: is not shared:");
 	tap_ok(mountinfo_find_text(mountinfo, "/var", &m) == 0, "absent mount point");
 	tap_ok(!mount_opts_has("rw,nosuidx", "nosuid") && mount_opts_has("nosuid", "nosuid"), "whole words only");
-	tap_ok(tmpfs_size_valid("50%") && tmpfs_size_valid("512m") && tmpfs_size_valid("1048576") &&
-	       !tmpfs_size_valid("") && !tmpfs_size_valid("m") && !tmpfs_size_valid("10mb") &&
-	       !tmpfs_size_valid("1,mode=777"), "tmpfs sizes");
+	tap_ok(config_tmp_size_valid("50%") && config_tmp_size_valid("512m") && config_tmp_size_valid("1048576") &&
+	       !config_tmp_size_valid("") && !config_tmp_size_valid("m") && !config_tmp_size_valid("10mb") &&
+	       !config_tmp_size_valid("1,mode=777"), "tmpfs sizes");
 }
 
 static void test_later(void)
