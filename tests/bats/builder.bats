@@ -4,6 +4,9 @@
 # reading the kernel cache; archives are inspected with GNU cpio and the
 # modules with modinfo, never with the builder's own claims.
 
+# stderr and stderr_lines are set by bats' run --separate-stderr.
+# shellcheck disable=SC2154
+
 bats_require_minimum_version 1.5.0
 
 setup_file() {
@@ -166,7 +169,7 @@ EOF
 	"$MKCPIO" -t 1700000000 <"$T/spec" >"$T/b.cpio"
 	cmp "$T/a.cpio" "$T/b.cpio"
 	"$MKCPIO" -t 1 -o "$T/c.cpio" "$T/spec"
-	! cmp -s "$T/a.cpio" "$T/c.cpio"
+	run ! cmp -s "$T/a.cpio" "$T/c.cpio"
 	# The archive ends with the trailer and is padded to 4 bytes.
 	grep -q 'TRAILER!!!' "$T/a.cpio"
 	[ $(($(stat -c %s "$T/a.cpio") % 4)) -eq 0 ]
@@ -242,7 +245,7 @@ EOF
 	cmp "$T/first.img" "$OUT"
 	[ "$(stat -c %a "$OUT")" = 644 ]
 	SOURCE_DATE_EPOCH=1700000001 builder --moddir "$T/fake" --modules "top other" >/dev/null
-	! cmp -s "$T/first.img" "$OUT"
+	run ! cmp -s "$T/first.img" "$OUT"
 	[[ $(listing "$OUT") == *"Nov 14  2023 init"* ]]
 	# No temporary files are left next to the output or in TMPDIR.
 	[ -z "$(find "$T" -maxdepth 1 -name '.out.img.*' -o -maxdepth 1 -name 'hardinit-mkinitramfs.*')" ]
@@ -335,7 +338,7 @@ EOF
 # Check with modinfo (the modules' own "depends" field, independent of
 # modules.dep) that every module's dependencies precede it, each once.
 check_load_order() {
-	local img=$1 dir="$T/unpacked" line path name dep
+	local img=$1 dir="$T/unpacked" path name dep
 	local -A seen=()
 	rm -rf "$dir" && mkdir -p "$dir"
 	(cd "$dir" && raw_cpio "$img" | cpio -idm --quiet 'lib/*' 'etc/*')
