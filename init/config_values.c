@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "boot.h"
 #include "config_keys.h"
 #include "fsutil.h"
 
@@ -542,11 +543,8 @@ int set_sysctl_include(struct parse *p, const char *value)
 		return config_fail(p, "more than %d includes (CONFIG_MAX_INCLUDES); merge the files", CONFIG_MAX_INCLUDES);
 	(*p->n_includes)++;
 
-	const char *root = p->root ? p->root : "";
-	size_t rlen = strlen(root);
-	while (rlen > 0 && root[rlen - 1] == '/')
-		rlen--;
-	snprintf(full, sizeof full, "%.*s%s", (int)rlen, root, value);
+	if (!boot_path(full, sizeof full, p->root && *p->root ? p->root : "/", value))
+		return config_fail(p, "include path '%s' is too long under the root; shorten it", value);
 
 	char *buf = malloc(CONFIG_MAX_FILE_BYTES + 1);
 	if (!buf)

@@ -142,7 +142,8 @@ static int move_api_mounts(struct boot *b)
 	char target[BOOT_PATH_MAX * 2];
 
 	for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
-		snprintf(target, sizeof target, "%s%s", b->newroot, paths[i]);
+		if (!boot_path(target, sizeof target, b->newroot, paths[i]))
+			continue;
 		if (mount(paths[i], target, NULL, MS_MOVE, NULL) == 0)
 			continue;
 		if (errno == ENOENT) {
