@@ -1,0 +1,272 @@
+/* A hostile root (issue 11): links where directories should be, FIFOs,
+ * sockets and devices where files should be, against a temporary tree.
+ * Every link case runs twice: through openat2 and through the component
+ * walk kept for kernels before 5.6. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../../stages/mounts.h"
+#include "fsutil.h"
+#include "log.h"
+#include "safepath.h"
+#include "stages.h"
+#include "tap.h"
+
+static char base[] = "/tmp/hardinit-hostile-XXXXXX";
+static struct boot b;
+
+static const char *at(const char *rel)
+{
+	static char p[4][512];
+	static int i;
+	i = (i + 1) % 4;
+	snprintf(p[i], sizeof p[i], "%s/%s", base, rel);
+	return p[i];
+}
+
+static void mkd(const char *rel)
+{
+	fs_mkdir_p(at(rel), 0755);
+}
+
+static void put(const char *rel, const char *text)
+{
+	if (fs_write_new(at(rel), text) < 0)
+		perror(rel);
+}
+
+static void lnk(const char *target, const char *rel)
+{
+	if (symlink(target, at(rel)) < 0)
+		perror(rel);
+}
+
+static void boot_reset(enum boot_mode mode)
+{
+	memset(&b, 0, sizeof b);
+	b.mode = mode;
+	b.switched = true;
+	b.kmsg_fd = -1;
+	config_defaults(&b.cfg);
+	snprintf(b.newroot, sizeof b.newroot, "%s/root", base);
+	snprintf(b.proc, sizeof b.proc, "%s/proc", base);
+	snprintf(b.run, sizeof b.run, "%s/run", base);
+	snprintf(b.dev, sizeof b.dev, "%s/dev", base);
+	snprintf(b.sys, sizeof b.sys, "%s/sys", base);
+}
+
+/* The tree: root/etc (a file in it), root/tmp -> /etc (absolute),
+ * root/var/tmp -> ../etc (relative), root/dir/inner, root/escape -> ../..,
+ * root/etc/fifo, root/etc/sock. */
+static void make_tree(void)
+{
+	mkd("root/etc");
+	put("root/etc/passwd", "root:x:0:0::/root:/bin/sh\n");
+	lnk("/etc", "root/tmp");
+	mkd("root/var");
+	lnk("../etc", "root/var/tmp");
+	mkd("root/dir/inner");
+	lnk("../..", "root/escape");
+	lnk("passwd", "root/etc/link-to-passwd");
+	if (mkfifo(at("root/etc/fifo"), 0644) < 0)
+		perror("mkfifo");
+	int s = socket(AF_UNIX, SOCK_STREAM, 0);
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	snprintf(sa.sun_path, sizeof sa.sun_path, "%s", at("root/etc/sock"));
+	if (s < 0 || bind(s, (struct sockaddr *)&sa, sizeof sa) < 0)
+		perror("bind");
+	if (s >= 0)
+		close(s);
+	mkd("proc");
+}
+
+static void test_safe_open(const char *how)
+{
+	const char *root = at("root");
+	int fd;
+
+	fd = safe_open(root, "/dir/inner", O_PATH | O_DIRECTORY, 0);
+	tap_ok(fd >= 0, "%s: a plain directory opens", how);
+	if (fd >= 0)
+		close(fd);
+	fd = safe_open(root, "", O_PATH | O_DIRECTORY, 0);
+	tap_ok(fd >= 0, "%s: the root itself opens", how);
+	if (fd >= 0)
+		close(fd);
+	errno = 0;
+	fd = safe_open(root, "/tmp", O_PATH | O_DIRECTORY, 0);
+	tap_ok(fd < 0 && errno == ELOOP, "%s: /tmp -> /etc as the last component: ELOOP (%s)", how, strerror(errno));
+	errno = 0;
+	fd = safe_open(root, "/tmp", O_PATH, 0);
+	tap_ok(fd < 0 && errno == ELOOP, "%s: O_PATH of a link gives no link fd either", how);
+	errno = 0;
+	fd = safe_open(root, "/var/tmp/tmp-inst", O_PATH, 0);
+	tap_ok(fd < 0 && errno == ELOOP, "%s: a relative link on the way: ELOOP", how);
+	errno = 0;
+	fd = safe_open(root, "/escape/etc", O_PATH, 0);
+	tap_ok(fd < 0 && errno == ELOOP, "%s: a link out of the root: ELOOP", how);
+	errno = 0;
+	fd = safe_open(root, "/dir/../../etc", O_PATH, 0);
+	tap_ok(fd < 0 && errno == EXDEV, "%s: '..' out of the root: EXDEV (%s)", how, strerror(errno));
+	fd = safe_open(root, "/etc/new", O_WRONLY | O_CREAT | O_EXCL, 0600);
+	tap_ok(fd >= 0, "%s: O_CREAT below the root", how);
+	if (fd >= 0) {
+		close(fd);
+		unlink(at("root/etc/new"));
+	}
+	errno = 0;
+	fd = safe_mkdir(root, "/tmp/made", 0700);
+	tap_ok(fd < 0 && errno == ELOOP && access(at("root/etc/made"), F_OK) < 0,
+	       "%s: mkdir through /tmp -> /etc refused, nothing made in the target", how);
+	fd = safe_mkdir(root, "/dir/made", 0700);
+	tap_ok(fd >= 0 && access(at("root/dir/made"), F_OK) == 0, "%s: mkdir below a real directory", how);
+	if (fd >= 0)
+		close(fd);
+	rmdir(at("root/dir/made"));
+}
+
+static void test_find_link(void)
+{
+	char out[256] = "";
+
+	tap_ok(safe_find_link(at("root"), "/tmp/tmp-inst", out, sizeof out) == 1, "the link on the way is found");
+	tap_streq(out, "/tmp -> /etc", "  named with its target");
+	tap_ok(safe_find_link(at("root"), "var/tmp/x", out, sizeof out) == 1, "a deeper link is found");
+	tap_streq(out, "/var/tmp -> ../etc", "  named with its target");
+	tap_ok(safe_find_link(at("root"), "/dir/inner", out, sizeof out) == 0, "no link, none found");
+}
+
+/* Each kind of non-regular file is refused at once, never read. The read
+ * runs in a child with an alarm: a blocking open would kill it. */
+static int read_in_child(const char *path, int *err)
+{
+	int p[2];
+	if (pipe(p) < 0)
+		return -1;
+	pid_t pid = fork();
+	if (pid == 0) {
+		char buf[64];
+		alarm(5);
+		int rc = fs_read(path, buf, sizeof buf, NULL);
+		int e = rc < 0 ? errno : 0;
+		if (write(p[1], &e, sizeof e) != sizeof e)
+			_exit(3);
+		_exit(rc < 0 ? 1 : 0);
+	}
+	close(p[1]);
+	int status = 0;
+	waitpid(pid, &status, 0);
+	if (read(p[0], err, sizeof *err) != sizeof *err)
+		*err = -1;
+	close(p[0]);
+	return WIFSIGNALED(status) ? -2 : WEXITSTATUS(status);
+}
+
+static void test_non_regular(void)
+{
+	int e = 0;
+	char why[256];
+
+	tap_ok(read_in_child(at("root/etc/fifo"), &e) == 1 && e == FS_ENOTREG,
+	       "a FIFO is refused at once, not waited on (e=%d)", e);
+	tap_contains(fs_read_why(FS_ENOTREG), "not a regular file", "  the reason says so");
+	tap_ok(read_in_child(at("root/etc/sock"), &e) == 1 && e == FS_ENOTREG, "a socket is refused");
+	tap_ok(read_in_child("/dev/zero", &e) == 1 && e == FS_ENOTREG, "a character device is refused");
+	tap_ok(read_in_child(at("root/etc"), &e) == 1 && e == FS_ENOTREG, "a directory is refused");
+	tap_ok(read_in_child(at("root/etc/link-to-passwd"), &e) == 1 && e == ELOOP, "a link is not followed");
+	tap_ok(read_in_child(at("root/etc/passwd"), &e) == 0, "a regular file is read");
+	tap_ok(fs_check_regular(at("root/etc/fifo"), why, sizeof why) < 0, "fs_check_regular: FIFO");
+	tap_contains(why, "is a FIFO, not a regular file", "  the line names the kind");
+	tap_ok(fs_check_regular(at("root/etc/passwd"), why, sizeof why) == 0, "fs_check_regular: file ok");
+	tap_ok(fs_check_regular(at("root/etc/none"), why, sizeof why) == 0, "fs_check_regular: absent is not its business");
+}
+
+/* The instance parents: through a link never checked, created or fixed. */
+static void test_poly_links(void)
+{
+	char why[640];
+
+	tap_ok(poly_parent_check_at(at("root"), "/var/tmp/tmp-inst", why, sizeof why) == PARENT_LINK,
+	       "parent below /var/tmp -> ../etc: a link");
+	tap_contains(why, "/var/tmp -> ../etc", "  why names the link and its target");
+	errno = 0;
+	tap_ok(poly_parent_create_at(at("root"), "/var/tmp/tmp-inst") < 0 && errno == ELOOP &&
+	       access(at("root/etc/tmp-inst"), F_OK) < 0, "creating it refused; nothing made in the target");
+	mkd("root/etc/realparent");
+	chmod(at("root/etc/realparent"), 0755);
+	tap_ok(poly_parent_check_at(at("root"), "/tmp/realparent", why, sizeof why) == PARENT_LINK,
+	       "a wrong-mode parent behind a link is a link, not 'wrong mode'");
+}
+
+static const char *status_of(const char *key)
+{
+	const struct report_item *it = report_find(&b.rep, "mounts", key);
+	return it ? it->status : "(none)";
+}
+
+/* The stage itself: the whole polydir path, and the advice it prints. */
+static void test_poly_stage(void)
+{
+	boot_reset(MODE_INITRAMFS);
+	b.cfg.polyinstantiate = true;
+	b.cfg.n_polydirs = 1;
+	snprintf(b.cfg.polydirs[0], sizeof b.cfg.polydirs[0], "/var/tmp");
+	tap_ok(mounts_prepare_polydirs(&b) == 0, "polydirs with /var/tmp a link: no fatal error");
+	tap_streq(status_of("polydir /var/tmp"), "refused", "  reported refused");
+	tap_ok(access(at("root/etc/tmp-inst"), F_OK) < 0, "  no instance parent made through the link");
+	const struct report_item *it = report_find(&b.rep, "mounts", "polydir /var/tmp");
+	tap_ok(it && !strstr(it->value, "chmod"), "  no chmod advice that would act through it");
+}
+
+/* /tmp a link: the tmpfs step is skipped with one line, nothing mounted.
+ * MODE_INITRAMFS so a bug would try the mount for real: the test runs as
+ * a user or in a container where that mount fails anyway, and the report
+ * would then say "failed", not "refused". */
+static void test_tmp_link(void)
+{
+	boot_reset(MODE_DRY_RUN);
+	snprintf(b.cfg.tmp_size, sizeof b.cfg.tmp_size, "10%%");
+	tap_ok(stage_mounts(&b) == 0, "mounts stage with /tmp -> /etc: no fatal error");
+	tap_streq(status_of("/tmp"), "refused", "  /tmp refused (dry run)");
+	const struct report_item *it = report_find(&b.rep, "mounts", "/tmp");
+	tap_contains(it ? it->value : NULL, "/tmp -> /etc", "  names the link and its target");
+}
+
+int main(void)
+{
+	log_set_kmsg_enabled(0);
+	if (!mkdtemp(base)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	make_tree();
+	safe_force_fallback(false);
+	test_safe_open("openat2");
+	safe_force_fallback(true);
+	test_safe_open("component walk");
+	test_find_link();
+	test_poly_links();
+	test_poly_stage();
+	safe_force_fallback(false);
+	test_poly_links();
+	test_tmp_link();
+	test_non_regular();
+
+	char cmd[600];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", base);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", base);
+	printf("1..%d\n", tap_count);
+	return tap_failed ? 1 : 0;
+}
