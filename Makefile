@@ -29,7 +29,7 @@ MUSLLDFLAGS := -static -Wl,--gc-sections -s
 CORE_SRC   := init/cmdline.c init/config.c init/report.c init/log.c \
               init/fsutil.c init/sink.c init/boot.c
 # Paths of the new root resolved without links; the failure-action decider.
-CORE_SRC   += init/safepath.c
+CORE_SRC   += init/safepath.c init/failure.c
 STAGE_SRC  := $(sort $(wildcard stages/*.c))
 MAIN_SRC   := init/main.c init/cli.c init/audit.c init/polytmp.c init/compat.c init/pcre2_nojit.c
 SRC        := $(CORE_SRC) $(STAGE_SRC) $(MAIN_SRC)

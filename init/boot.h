@@ -51,6 +51,12 @@ struct boot {
 	void *selabel;
 
 	bool switched;           /* a switch happened: the new root is now "/" */
+
+	/* The failure action of the last config stage that finished (the
+	 * overrides applied, the lock obeyed); init/failure.c decides from it. */
+	bool config_read;
+	enum failure_action config_action;
+	int config_delay;
 	int kmsg_fd;             /* -1 until /dev/kmsg is open */
 
 	char init_path[BOOT_PATH_MAX];     /* chosen by the handoff stage */

@@ -5,6 +5,7 @@
 
 #include "audit.h"
 #include "log.h"
+#include "stages.h"
 #include "polytmp.h"
 
 static const char usage[] =
@@ -42,10 +43,11 @@ static const char usage[] =
 static int check_config(const char *path)
 {
 	static struct config cfg;
-	char err[CONFIG_ERR_MAX];
+	char err[CONFIG_ERR_MAX + 128];
 
 	config_defaults(&cfg);
-	if (config_load(&cfg, path, "", err, sizeof err) < 0) {
+	if (config_load(&cfg, path, "", err, CONFIG_ERR_MAX) < 0) {
+		config_explain(err, sizeof err);
 		fprintf(stderr, "hardinit: %s\n", err);
 		return 1;
 	}

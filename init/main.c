@@ -18,6 +18,7 @@
 
 #include "boot.h"
 #include "cli.h"
+#include "failure.h"
 #include "log.h"
 #include "stages.h"
 
@@ -99,22 +100,25 @@ static void run_emergency_shell(void)
 	log_err("no emergency shell (/bin/sh, /bin/busybox) in this root");
 }
 
-/* The failure action: the one place that decides what a fatal error does. */
-static void __attribute__((noreturn)) fail_boot(struct boot *b)
+/* The failure action: the one place that takes it. What it is, is
+ * decided by failure_decide (init/failure.c), which the dry run shares. */
+static void __attribute__((noreturn)) fail_boot(struct boot *b, const char *failed_stage)
 {
-	enum failure_action action = b->cfg.failure_action;
+	struct failure_plan plan;
 
+	failure_decide(b, failed_stage, &plan);
+	enum failure_action action = plan.action;
 	log_err("%s", b->err[0] ? b->err : "boot failed");
-	log_err("taking the failure action: %s", config_failure_action_name(action));
+	log_err("taking the failure action: %s (from the %s)", config_failure_action_name(action), plan.source);
 	sync();
 	if (action == FAIL_SHELL) {
 		run_emergency_shell();
 		action = FAIL_REBOOT;
 	}
 	if (action == FAIL_REBOOT) {
-		if (b->cfg.failure_delay > 0) {
-			log_err("rebooting in %d seconds", b->cfg.failure_delay);
-			sleep_seconds(b->cfg.failure_delay);
+		if (plan.delay > 0) {
+			log_err("rebooting in %d seconds", plan.delay);
+			sleep_seconds(plan.delay);
 		}
 		reboot(RB_AUTOBOOT);
 	} else if (action == FAIL_POWEROFF) {
@@ -125,29 +129,13 @@ static void __attribute__((noreturn)) fail_boot(struct boot *b)
 	halt_forever();
 }
 
-/* Before the config is read (or when it is broken) the failure action can
- * still come from the command line, so a test or an operator gets the
- * action they asked for. An emergency shell is not granted this way: the
- * config that would say whether the command line may weaken it is unknown. */
-static void failure_action_from_cmdline(struct boot *b)
-{
-	static const struct { const char *name; enum failure_action action; } names[] = {
-		{ "reboot", FAIL_REBOOT }, { "poweroff", FAIL_POWEROFF }, { "halt", FAIL_HALT },
-	};
-
-	for (size_t i = 0; i < b->cmd.n_overrides; i++) {
-		const struct cmdline_word *o = &b->cmd.overrides[i];
-		if (!o->value || strcmp(o->key, "boot.failure_action") != 0)
-			continue;
-		for (size_t j = 0; j < sizeof names / sizeof names[0]; j++)
-			if (strcmp(o->value, names[j].name) == 0)
-				b->cfg.failure_action = names[j].action;
-	}
-}
-
-static int run_stages(struct boot *b)
+/* Runs the stages of b's mode in order; on a failure returns -1 with
+ * *failed the stage's name. */
+static int run_stages(struct boot *b, const char **failed)
 {
 	unsigned bit = mode_bit(b->mode);
+
+	*failed = NULL;
 
 	for (size_t i = 0; i < sizeof stage_table / sizeof stage_table[0]; i++) {
 		const struct stage_entry *s = &stage_table[i];
@@ -166,6 +154,7 @@ static int run_stages(struct boot *b)
 		if (rc < 0) {
 			log_err("stage %s failed after %llu.%03llu ms", s->name,
 				(unsigned long long)(took / 1000000), (unsigned long long)(took / 1000 % 1000));
+			*failed = s->name;
 			return -1;
 		}
 		log_debug("stage %s done in %llu.%03llu ms", s->name,
@@ -213,10 +202,12 @@ static void __attribute__((noreturn)) pid1_main(int argc, char **argv, char **en
 	 * the default disposition and reap in the one place that forks. */
 	signal(SIGPIPE, SIG_IGN);
 
-	if (run_stages(&b) == 0)
+	const char *failed;
+	if (run_stages(&b, &failed) == 0) {
 		handoff_exec(&b);
-	failure_action_from_cmdline(&b);
-	fail_boot(&b);
+		failed = "handoff";
+	}
+	fail_boot(&b, failed);
 }
 
 int main(int argc, char **argv, char **envp)
@@ -228,13 +219,16 @@ int main(int argc, char **argv, char **envp)
 
 int dry_run(struct boot *b)
 {
-	int rc = run_stages(b);
-	if (rc == 0)
-		rc = handoff_exec(b);
+	const char *failed;
+	int rc = run_stages(b, &failed);
+	if (rc == 0 && (rc = handoff_exec(b)) < 0)
+		failed = "handoff";
 	if (rc < 0) {
+		struct failure_plan plan;
+		failure_decide(b, failed, &plan);
 		log_err("%s", b->err);
-		log_err("at boot this would take the failure action: %s",
-			config_failure_action_name(b->cfg.failure_action));
+		log_err("at boot this would take the failure action: %s (from the %s)",
+			config_failure_action_name(plan.action), plan.source);
 		return 1;
 	}
 	return 0;

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "../../stages/mounts.h"
+#include "failure.h"
 #include "fsutil.h"
 #include "log.h"
 #include "safepath.h"
@@ -243,6 +244,129 @@ static void test_tmp_link(void)
 	tap_contains(it ? it->value : NULL, "/tmp -> /etc", "  names the link and its target");
 }
 
+/* ---- the failure action (issue 10) ---- */
+
+/* A dry-run boot of the early and config stages with this config text
+ * (NULL: no file) and command line; returns the stage that failed. */
+static const char *boot_until_config(const char *conf, const char *cmdline)
+{
+	boot_reset(MODE_DRY_RUN);
+	b.switched = false;
+	snprintf(b.config_path, sizeof b.config_path, "%s", at("fail.conf"));
+	unlink(b.config_path);
+	if (conf)
+		put("fail.conf", conf);
+	b.cmdline_text = cmdline;
+	if (stage_early(&b) < 0)
+		return "early";
+	if (stage_config(&b) < 0)
+		return "config";
+	return "root";   /* a later stage fails */
+}
+
+static const char *decided(const char *failed)
+{
+	struct failure_plan p;
+	failure_decide(&b, failed, &p);
+	return config_failure_action_name(p.action);
+}
+
+static void test_failure_action(void)
+{
+	const char *locked = "[boot]\nfailure_action = halt\nlock_cmdline = yes\n";
+	const char *unlocked = "[boot]\nfailure_action = halt\n";
+	const char *f;
+
+	f = boot_until_config(locked, "root=/dev/vda hardinit.boot.failure_action=poweroff");
+	tap_streq(decided(f), "halt", "lock_cmdline: the command line cannot change the action after a later stage fails");
+	f = boot_until_config(unlocked, "root=/dev/vda hardinit.boot.failure_action=poweroff");
+	tap_streq(decided(f), "poweroff", "unlocked: the command line's action, applied as an override");
+	f = boot_until_config(locked, "root= hardinit.boot.failure_action=poweroff");
+	tap_streq(f, "early", "an empty root= fails the early stage");
+	tap_streq(decided(f), "halt", "malformed command line: the initramfs config's action, not the default");
+	f = boot_until_config(unlocked, "root= hardinit.boot.failure_action=poweroff");
+	tap_streq(decided(f), "halt", "malformed command line: its own failure_action is not trusted");
+	f = boot_until_config("[boot]\nfailure_action = halt\nbogus line\n", "root=/dev/vda hardinit.boot.failure_action=poweroff");
+	tap_streq(f, "config", "a broken config fails the config stage");
+	tap_streq(decided(f), "poweroff", "no config read: the command line may choose");
+	f = boot_until_config("[boot]\nfailure_action = poweroff\nbogus line\n", "root=/dev/vda");
+	tap_streq(decided(f), "reboot", "broken config, nothing on the command line: the default");
+	f = boot_until_config(NULL, "root= hardinit.boot.failure_action=poweroff");
+	tap_streq(decided(f), "reboot", "no config, malformed command line: the default");
+	f = boot_until_config("[boot]\nfailure_action = halt\nbogus\n", "root=/dev/vda hardinit.boot.failure_action=shell");
+	tap_streq(decided(f), "reboot", "no config read: the command line cannot grant a shell");
+	/* The root's config broke after the initramfs's was read. */
+	f = boot_until_config(locked, "root=/dev/vda hardinit.boot.failure_action=poweroff");
+	b.cfg.failure_action = FAIL_SHELL;   /* as a half-read root config could leave it */
+	tap_streq(decided("rootconfig"), "halt", "a broken root config: the initramfs config's action");
+}
+
+/* ---- fds 0-2 without a console ---- */
+
+static void test_console_fds(void)
+{
+	mkd("nocons");
+	put("nocons/null", "");
+	put("nocons/kmsg", "");
+	pid_t pid = fork();
+	if (pid == 0) {
+		int p[2];
+		char what[512];
+		/* As the kernel leaves them when it has no console for init:
+		 * here a pipe, which the old fallback handed on. */
+		if (pipe(p) < 0)
+			_exit(9);
+		dup2(p[0], 0);
+		dup2(p[1], 1);
+		dup2(p[1], 2);
+		int rc = console_std_fds(at("nocons"), 0, what, sizeof what);
+		struct stat s0, s1, s2;
+		fstat(0, &s0);
+		fstat(1, &s1);
+		fstat(2, &s2);
+		int pipes = S_ISFIFO(s0.st_mode) + S_ISFIFO(s1.st_mode) + S_ISFIFO(s2.st_mode);
+		if (write(1, "x", 1) != 1)
+			_exit(8);
+		_exit(rc == 0 && pipes == 0 && strstr(what, "kmsg (output)") ? 0 : 1);
+	}
+	int status = 0;
+	waitpid(pid, &status, 0);
+	char out[8] = "";
+	fs_read(at("nocons/kmsg"), out, sizeof out, NULL);
+	tap_ok(WIFEXITED(status) && WEXITSTATUS(status) == 0, "no console: fds 0-2 are no pipe (status %d)", status);
+	tap_streq(out, "x", "  output lands in DEV/kmsg");
+}
+
+/* ---- messages that point the right way ---- */
+
+static void test_messages(void)
+{
+	char err[256] = "f.conf:1: expected 'key = value'; got '\xef\xbb\xbf[boot]'";
+
+	config_explain(err, sizeof err);
+	tap_contains(err, "<UTF-8 byte-order mark>[boot]", "a BOM in a config error is named");
+	tap_contains(err, "without a byte-order mark", "  and the fix given");
+	tap_ok(!strstr(err, "\xef\xbb\xbf"), "  the invisible bytes are gone");
+
+	/* A FIFO as the root's /etc/hardinit.conf: refused at once, one line. */
+	boot_reset(MODE_INITRAMFS);
+	mkd("root/etc");
+	b.cfg.read_root_config = true;
+	unlink(at("root/etc/hardinit.conf"));
+	mkfifo(at("root/etc/hardinit.conf"), 0644);
+	pid_t pid = fork();
+	if (pid == 0) {
+		alarm(5);
+		int rc = stage_config(&b);
+		_exit(rc < 0 && strstr(b.err, "is a FIFO, not a regular file") ? 0 : 1);
+	}
+	int status = 0;
+	waitpid(pid, &status, 0);
+	tap_ok(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	       "root config a FIFO: the config stage fails at once, naming it (status %d)", status);
+	unlink(at("root/etc/hardinit.conf"));
+}
+
 int main(void)
 {
 	log_set_kmsg_enabled(0);
@@ -262,6 +386,9 @@ int main(void)
 	test_poly_links();
 	test_tmp_link();
 	test_non_regular();
+	test_failure_action();
+	test_console_fds();
+	test_messages();
 
 	char cmd[600];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", base);
