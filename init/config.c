@@ -32,6 +32,7 @@ static const char *const hidepid_names[] = { "off", "noaccess", "invisible", "pt
 static const char *const tiocsti_names[] = { "allow", "deny-unprivileged", "deny-all", NULL };
 static const char *const lockdown_names[] = { "none", "integrity", "confidentiality", NULL };
 static const char *const tioclinux_names[] = { "allow", "deny", NULL };  /* deny_tioclinux */
+static const char *const root_duplicates_names[] = { "refuse", "warn", NULL };
 
 static const char *name_of(const char *const *names, size_t n, int value)
 {
@@ -85,6 +86,7 @@ void config_defaults(struct config *c)
 	c->rootwait_timeout = 300;
 	c->lock_cmdline = false;
 	c->read_root_config = false;
+	c->root_duplicates = ROOT_DUP_REFUSE;
 
 	c->selinux_mode = SELINUX_FROM_CONFIG;
 	c->selinux_require = false;
@@ -775,6 +777,8 @@ static const struct key_def key_table[] = {
 	  .help = "an absolute path such as /lib/systemd/systemd, or empty" },
 	{ .section = SEC_BOOT, .key = "lock_cmdline", .kind = K_BOOL, .offset = F(lock_cmdline) },
 	{ .section = SEC_BOOT, .key = "read_root_config", .kind = K_BOOL, .offset = F(read_root_config) },
+	{ .section = SEC_BOOT, .key = "root_duplicates", .kind = K_ENUM, .offset = F(root_duplicates),
+	  .names = root_duplicates_names },
 
 	{ .section = SEC_SELINUX, .key = "mode", .kind = K_ENUM, .offset = F(selinux_mode),
 	  .names = selinux_mode_names },
@@ -1200,6 +1204,8 @@ static int boot_weaker(const struct config *o, const struct config *n, char *why
 	if (o->read_root_config != n->read_root_config)
 		return weaker(why, len, "boot.read_root_config %s -> %s (it changes which files are trusted)",
 			      yes_no(o->read_root_config), yes_no(n->read_root_config));
+	if (o->root_duplicates == ROOT_DUP_REFUSE && n->root_duplicates != ROOT_DUP_REFUSE)
+		return weaker(why, len, "boot.root_duplicates refuse -> warn (a colliding disk could take over the boot)");
 	return 0;   /* timeouts and the delay change no protection */
 }
 

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "../../stages/mounts.h"
+#include "../../stages/root.h"
 #include "failure.h"
 #include "fsutil.h"
 #include "log.h"
@@ -367,6 +368,97 @@ static void test_messages(void)
 	unlink(at("root/etc/hardinit.conf"));
 }
 
+/* ---- two root candidates (issue 11) ---- */
+
+/* sys/class/block/NAME/size and a dev/NAME that is an ext4 image. */
+static int fake_disk(const char *name, const char *label)
+{
+	char cmd[800], rel[64];
+	snprintf(rel, sizeof rel, "dup/sys/class/block/%s", name);
+	mkd(rel);
+	snprintf(rel, sizeof rel, "dup/sys/class/block/%s/size", name);
+	put(rel, "8192\n");
+	mkd("dup/dev");
+	snprintf(cmd, sizeof cmd, "mke2fs -q -F -t ext4 -L %s %s/dup/dev/%s 4M >/dev/null 2>&1", label, base, name);
+	return system(cmd);
+}
+
+static void dup_boot(enum root_duplicates policy, const char *root)
+{
+	boot_reset(MODE_INITRAMFS);
+	b.switched = false;
+	snprintf(b.sys, sizeof b.sys, "%s", at("dup/sys"));
+	snprintf(b.dev, sizeof b.dev, "%s", at("dup/dev"));
+	/* Under a directory that does not exist: mount_root's mkdir fails
+	 * before any mount(2) is tried on the host. */
+	snprintf(b.newroot, sizeof b.newroot, "%s", at("dup/none/root"));
+	b.cfg.root_timeout = 1;
+	b.cfg.root_duplicates = policy;
+	b.cmd.root = root;
+}
+
+static void test_root_duplicates(void)
+{
+	if (fake_disk("vdb", "dup") || fake_disk("vda", "dup") || fake_disk("vdc", "other")) {
+		tap_ok(1, "two disks with one label # skip mke2fs not available");
+		return;
+	}
+	dup_boot(ROOT_DUP_REFUSE, "LABEL=dup");
+	tap_ok(stage_root(&b) < 0, "LABEL= on two disks: refused");
+	tap_contains(b.err, "matches 2 devices", "  says how many");
+	tap_contains(b.err, "/dup/dev/vda (TYPE=ext4", "  names the first");
+	tap_contains(b.err, "/dup/dev/vdb (TYPE=ext4", "  names the second");
+	tap_contains(b.err, "root_duplicates = warn", "  names the setting that allows a pick");
+	tap_ok(!strstr(b.err, "vdc"), "  not the disk with another label");
+	dup_boot(ROOT_DUP_WARN, "LABEL=dup");
+	tap_ok(stage_root(&b) < 0 && strstr(b.err, "cannot create"), "warn: goes on to mount (%s)", b.err);
+	const struct report_item *it = report_find(&b.rep, "root", "duplicates");
+	tap_contains(it ? it->value : NULL, "took vda", "  took vda, the first by name, though vdb came first");
+	dup_boot(ROOT_DUP_REFUSE, "LABEL=other");
+	tap_ok(stage_root(&b) < 0 && strstr(b.err, "cannot create"), "one match: no refusal (%s)", b.err);
+
+	struct config c;
+	char err[CONFIG_ERR_MAX];
+	config_defaults(&c);
+	tap_ok(c.root_duplicates == ROOT_DUP_REFUSE, "the default is refuse");
+	tap_ok(config_parse(&c, "[boot]\nlock_cmdline = yes\n", 26, "t", "", err, sizeof err) == 0 &&
+	       config_override(&c, "boot.root_duplicates", "warn", err, sizeof err) == 1,
+	       "under the lock the command line cannot turn refuse into warn");
+	config_defaults(&c);
+	c.root_duplicates = ROOT_DUP_WARN;
+	c.lock_cmdline = true;
+	tap_ok(config_override(&c, "boot.root_duplicates", "refuse", err, sizeof err) == 0 &&
+	       c.root_duplicates == ROOT_DUP_REFUSE, "  but may turn warn into refuse");
+}
+
+/* ---- a root that does not mount: which way the message points ---- */
+
+static void test_mount_message(void)
+{
+	char msg[1024], line[512];
+	const char *kmsg =
+		"6,100,1000,-;virtio_blk virtio1: [vda] 65536 512-byte logical blocks\n"
+		" SUBSYSTEM=block\n"
+		"3,101,2000,-;EXT4-fs (vda): error loading journal\n"
+		"30,102,2100,-;hardinit: cannot mount root /dev/vda (vda): x\n"
+		"6,103,2200,-;EXT4-fs (vdb): mounted filesystem\n";
+
+	tap_ok(root_kmsg_pick(kmsg, "vda", line, sizeof line) == 1, "the kernel's line about vda is found");
+	tap_streq(line, "EXT4-fs (vda): error loading journal", "  the last of the kernel's, not hardinit's");
+	root_mount_message(msg, sizeof msg, "/dev/vda", "ext4", EINVAL, line);
+	tap_contains(msg, "error loading journal", "damaged journal, EINVAL: the kernel's line quoted");
+	tap_contains(msg, "run fsck on /dev/vda", "  points to fsck");
+	tap_ok(!strstr(msg, "rootflags"), "  not to rootfstype=/rootflags=");
+	root_mount_message(msg, sizeof msg, "/dev/vda", "ext4", EUCLEAN, NULL);
+	tap_contains(msg, "fsck", "EUCLEAN (EFSCORRUPTED) without a kernel line: fsck");
+	root_mount_message(msg, sizeof msg, "/dev/vda", "ext4", EINVAL,
+			   "EXT4-fs (vda): Unrecognized mount option \"bogus\" or missing value");
+	tap_contains(msg, "rootflags=", "a bad option: points to rootflags=");
+	tap_ok(!strstr(msg, "fsck"), "  not to fsck");
+	root_mount_message(msg, sizeof msg, "/dev/vda", "xfs", EINVAL, NULL);
+	tap_contains(msg, "check rootfstype= and rootflags=", "no kernel line, EINVAL: the options, as before");
+}
+
 int main(void)
 {
 	log_set_kmsg_enabled(0);
@@ -389,6 +481,8 @@ int main(void)
 	test_failure_action();
 	test_console_fds();
 	test_messages();
+	test_root_duplicates();
+	test_mount_message();
 
 	char cmd[600];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", base);
