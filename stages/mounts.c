@@ -144,19 +144,28 @@ int mountinfo_find_text(const char *text, const char *point, struct mountinfo_en
 	return found;
 }
 
-int mountinfo_find(const char *proc, const char *point, struct mountinfo_entry *out)
+int mountinfo_find_file(const char *path, const char *point, struct mountinfo_entry *out)
 {
-	char path[BOOT_PATH_MAX * 2];
 	char *buf = malloc(MOUNTINFO_MAX_BYTES);
 	int rc = -1;
 
 	memset(out, 0, sizeof *out);
-
-	if (buf && boot_path(path, sizeof path, proc, "self/mountinfo") &&
-	    fs_read(path, buf, MOUNTINFO_MAX_BYTES, NULL) == 0)
+	/* fs_read refuses a file larger than the buffer (E2BIG): a cut
+	 * mountinfo could hide the top-most mount of a point. */
+	if (buf && fs_read(path, buf, MOUNTINFO_MAX_BYTES, NULL) == 0)
 		rc = mountinfo_find_text(buf, point, out);
 	free(buf);
 	return rc;
+}
+
+int mountinfo_find(const char *proc, const char *point, struct mountinfo_entry *out)
+{
+	char path[BOOT_PATH_MAX * 2];
+
+	memset(out, 0, sizeof *out);
+	if (!boot_path(path, sizeof path, proc, "self/mountinfo"))
+		return -1;
+	return mountinfo_find_file(path, point, out);
 }
 
 /* ---- mount flags ------------------------------------------------------ */

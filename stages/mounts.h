@@ -115,6 +115,9 @@ struct mountinfo_entry {
 int mountinfo_find_text(const char *text, const char *point, struct mountinfo_entry *out);
 /* Same, reading PROC/self/mountinfo. -1 when unreadable. */
 int mountinfo_find(const char *proc, const char *point, struct mountinfo_entry *out);
+/* Same, reading a mountinfo file (hardinit audit: PROC/1/mountinfo),
+ * bounded by MOUNTINFO_MAX_BYTES: a larger one is -1, never half-read. */
+int mountinfo_find_file(const char *path, const char *point, struct mountinfo_entry *out);
 /* Is word (e.g. "nosuid" or "hidepid=invisible") one of the
  * comma-separated options? */
 bool mount_opts_has(const char *opts, const char *word);
