@@ -14,6 +14,7 @@
 
 #include "fsutil.h"
 #include "log.h"
+#include "selinux.h"
 #include "stages.h"
 #include "switchroot.h"
 
@@ -21,7 +22,6 @@
 #define TMPFS_MAGIC_  0x01021994
 /* Where the builder puts an embedded policy; /run survives the switch. */
 #define EMBEDDED_POLICY_DIR  "/etc/hardinit/selinux"
-#define EMBEDDED_POLICY_MAX  (64L * 1024 * 1024)
 
 struct clean_state {
 	dev_t dev;
@@ -103,38 +103,98 @@ long initramfs_clean(const char *oldroot, long *failed, char *err, size_t errlen
 	return st.removed;
 }
 
-/* Copy the embedded policy files (policy, type, file_contexts) to
- * RUN/hardinit/selinux, where the SELinux stage finds them after the switch. */
-static void keep_embedded_policy(struct boot *b)
+static int copy_fail(int in, int out, const char *dst, char *why, size_t whylen, const char *what,
+		     const char *reason)
+{
+	snprintf(why, whylen, "%s%s", what, reason);
+	if (in >= 0)
+		close(in);
+	if (out >= 0)
+		close(out);
+	if (dst)
+		unlink(dst);
+	return -1;
+}
+
+int embedded_copy(const char *src, const char *dst, long max, char *why, size_t whylen)
 {
 	static char buf[1 << 16];
-	char dst[BOOT_PATH_MAX + 64], src[BOOT_PATH_MAX + 64];
+	long total = 0;
+
+	int in = open(src, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
+	if (in < 0)
+		return errno == ENOENT ? 1 : copy_fail(-1, -1, NULL, why, whylen, "", strerror(errno));
+	int out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (out < 0)
+		return copy_fail(in, -1, NULL, why, whylen, "cannot create it: ", strerror(errno));
+	for (;;) {
+		ssize_t n = read(in, buf, sizeof buf);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return copy_fail(in, out, dst, why, whylen, "read: ", strerror(errno));
+		if (n == 0)
+			break;
+		if (total + n > max)
+			return copy_fail(in, out, dst, why, whylen, "", "larger than the size limit");
+		for (ssize_t done = 0; done < n;) {
+			ssize_t w = write(out, buf + done, (size_t)(n - done));
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0)
+				return copy_fail(in, out, dst, why, whylen, "write: ",
+						 strerror(w < 0 ? errno : EIO));
+			done += w;
+		}
+		total += n;
+	}
+	close(in);
+	if (close(out) < 0)
+		return copy_fail(-1, -1, dst, why, whylen, "write: ", strerror(errno));
+	return 0;
+}
+
+/* Copy the embedded policy files (policy, type, file_contexts) to
+ * RUN/hardinit/selinux, where the SELinux stage finds them after the
+ * switch. They are one set: when one is not copied whole (a write error,
+ * /run full, the size limit), all are removed and that is said, so no
+ * partial policy is ever loaded as if it were whole. */
+int embedded_policy_keep(const char *from, const char *run_dir, long max, char *why, size_t whylen)
+{
 	static const char *const files[] = { "policy", "type", "file_contexts" };
-	long total;
+	char dst[BOOT_PATH_MAX + 64], src[BOOT_PATH_MAX + 64], one[160];
 
 	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
-		snprintf(src, sizeof src, "%s/%s", EMBEDDED_POLICY_DIR, files[i]);
-		int in = open(src, O_RDONLY | O_CLOEXEC);
-		if (in < 0)
+		snprintf(src, sizeof src, "%s/%s", from, files[i]);
+		if (access(src, F_OK) < 0)
 			continue;
-		snprintf(dst, sizeof dst, "%s/hardinit/selinux", b->run);
-		fs_mkdir_p(dst, 0700);
-		snprintf(dst, sizeof dst, "%s/hardinit/selinux/%s", b->run, files[i]);
-		int out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-		ssize_t n = 0;
-		total = 0;
-		while (out >= 0 && (n = read(in, buf, sizeof buf)) > 0 && total < EMBEDDED_POLICY_MAX) {
-			total += n;
-			if (write(out, buf, (size_t)n) != n) {
-				n = -1;
-				break;
-			}
+		snprintf(dst, sizeof dst, "%s", run_dir);
+		if (fs_mkdir_p(dst, 0700) < 0) {
+			snprintf(why, whylen, "cannot create %s: %s", dst, strerror(errno));
+			return -1;
 		}
-		if (out < 0 || n < 0 || total >= EMBEDDED_POLICY_MAX)
-			log_warn("cannot keep the embedded SELinux %s for after the switch; the root's policy will be used", files[i]);
-		if (out >= 0)
-			close(out);
-		close(in);
+		snprintf(dst, sizeof dst, "%s/%s", run_dir, files[i]);
+		if (embedded_copy(src, dst, max, one, sizeof one) < 0) {
+			snprintf(why, whylen, "%s: %s", files[i], one);
+			for (size_t j = 0; j < sizeof files / sizeof files[0]; j++) {
+				snprintf(dst, sizeof dst, "%s/%s", run_dir, files[j]);
+				unlink(dst);
+			}
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void keep_embedded_policy(struct boot *b)
+{
+	char dir[BOOT_PATH_MAX + 32], why[256];
+
+	snprintf(dir, sizeof dir, "%s/hardinit/selinux", b->run);
+	if (embedded_policy_keep(EMBEDDED_POLICY_DIR, dir, SELINUX_POLICY_MAX_BYTES, why, sizeof why) < 0) {
+		log_warn("the embedded SELinux policy was not kept whole for after the switch (%s); what was "
+			 "copied is removed, so the root's policy will be used", why);
+		report_add(&b->rep, "switchroot", "embedded_policy", "removed", "%s", why);
 	}
 }
 

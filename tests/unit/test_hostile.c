@@ -12,12 +12,14 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/resource.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "../../stages/mounts.h"
 #include "../../stages/root.h"
+#include "../../stages/switchroot.h"
 #include "failure.h"
 #include "fsutil.h"
 #include "log.h"
@@ -459,6 +461,42 @@ static void test_mount_message(void)
 	tap_contains(msg, "check rootfstype= and rootflags=", "no kernel line, EINVAL: the options, as before");
 }
 
+/* ---- the embedded policy copied to /run: whole or not at all ---- */
+
+static void test_embedded_policy(void)
+{
+	char why[256], big[4096];
+
+	memset(big, 'p', sizeof big - 1);
+	big[sizeof big - 1] = '\0';
+	mkd("emb/from");
+	put("emb/from/policy", big);
+	put("emb/from/type", "default\n");
+	put("emb/from/file_contexts", "/.* system_u:object_r:default_t\n");
+	tap_ok(embedded_policy_keep(at("emb/from"), at("emb/run"), 1 << 20, why, sizeof why) == 0 &&
+	       access(at("emb/run/policy"), F_OK) == 0, "a policy under the limit is kept");
+	tap_ok(embedded_policy_keep(at("emb/from"), at("emb/run"), 1000, why, sizeof why) < 0,
+	       "a policy over the limit is refused");
+	tap_contains(why, "policy: larger than the size limit", "  and said so");
+	tap_ok(access(at("emb/run/policy"), F_OK) < 0 && access(at("emb/run/type"), F_OK) < 0 &&
+	       access(at("emb/run/file_contexts"), F_OK) < 0, "  no part of the set is left behind");
+
+	/* A write error half-way (EFBIG under RLIMIT_FSIZE, as /run full would
+	 * give ENOSPC): nothing left either. */
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct rlimit rl = { 1024, 1024 };
+		signal(SIGXFSZ, SIG_IGN);
+		setrlimit(RLIMIT_FSIZE, &rl);
+		int rc = embedded_policy_keep(at("emb/from"), at("emb/run2"), 1 << 20, why, sizeof why);
+		_exit(rc < 0 && strstr(why, "write") ? 0 : 1);
+	}
+	int status = 0;
+	waitpid(pid, &status, 0);
+	tap_ok(WIFEXITED(status) && WEXITSTATUS(status) == 0, "a write error is refused (status %d)", status);
+	tap_ok(access(at("emb/run2/policy"), F_OK) < 0, "  and the partial policy removed");
+}
+
 int main(void)
 {
 	log_set_kmsg_enabled(0);
@@ -483,6 +521,7 @@ int main(void)
 	test_messages();
 	test_root_duplicates();
 	test_mount_message();
+	test_embedded_policy();
 
 	char cmd[600];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", base);
