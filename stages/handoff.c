@@ -92,9 +92,9 @@ static const char *init_problem(struct boot *b, const char *path, char *why, siz
 	struct stat st;
 
 	if (root_stat(b, path, &st, real, sizeof real) < 0)
-		return snprintf(why, whylen, "%s is missing", path), why;
+		return snprintf(why, whylen, "%s is missing or not executable", path), why;
 	if (!S_ISREG(st.st_mode) || access(real, X_OK) != 0)
-		return snprintf(why, whylen, "%s is not an executable file", path), why;
+		return snprintf(why, whylen, "%s is missing or not executable (not an executable file)", path), why;
 	if (is_self(b, &st))
 		return snprintf(why, whylen, "%s is hardinit itself", path), why;
 	bool script = shebang_interpreter(real, interp, sizeof interp);
