@@ -1,3 +1,4 @@
+#define _GNU_SOURCE   /* O_PATH */
 /* Switch root: move the API mounts into the new root, free the initramfs
  * (only once it is proven to be one), MS_MOVE the new root onto / and
  * chroot into it. Not chroot alone: a process whose root is not its mount
@@ -14,6 +15,7 @@
 
 #include "fsutil.h"
 #include "log.h"
+#include "safepath.h"
 #include "selinux.h"
 #include "stages.h"
 #include "switchroot.h"
@@ -198,21 +200,47 @@ static void keep_embedded_policy(struct boot *b)
 	}
 }
 
+/* MS_MOVE onto the directory open on fd: fchdir there and move onto ".",
+ * which needs no /proc (itself one of the mounts being moved). */
+static int move_onto_fd(const char *src, int fd)
+{
+	if (fchdir(fd) < 0)
+		return -1;
+	int rc = mount(src, ".", NULL, MS_MOVE, NULL);
+	int e = errno;
+	if (chdir("/") < 0 && rc == 0)
+		return -1;
+	errno = e;
+	return rc;
+}
+
+/* The targets are the new root's own directories, which its owner
+ * controls: resolved without links, so a /run that links to /etc cannot
+ * get hardinit's tmpfs moved over /etc. */
 static int move_api_mounts(struct boot *b)
 {
 	const char *paths[] = { b->dev, b->proc, b->sys, b->run };
-	char target[BOOT_PATH_MAX * 2];
+	char target[BOOT_PATH_MAX * 2], link[BOOT_PATH_MAX * 2];
 
 	for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
 		snprintf(target, sizeof target, "%s%s", b->newroot, paths[i]);
-		if (mount(paths[i], target, NULL, MS_MOVE, NULL) == 0)
-			continue;
-		if (errno == ENOENT) {
+		int fd = safe_open(b->newroot, paths[i], O_PATH | O_DIRECTORY, 0);
+		if (fd < 0 && errno == ENOENT) {
 			log_warn("the new root has no %s directory; %s is dropped there and the real init may fail", paths[i], paths[i]);
 			umount2(paths[i], MNT_DETACH);
 			continue;
 		}
-		return boot_error(b, "cannot move %s to %s: %s", paths[i], target, strerror(errno));
+		if (fd < 0 && errno == ELOOP && safe_find_link(b->newroot, paths[i], link, sizeof link))
+			return boot_error(b, "the new root's %s is a symbolic link (%s); hardinit does not move %s "
+					  "through it; make %s a directory in the root", paths[i], link, paths[i], paths[i]);
+		if (fd < 0)
+			return boot_error(b, "cannot move %s to %s: %s", paths[i], target,
+					  errno == ENOTDIR ? "not a directory" : strerror(errno));
+		int rc = move_onto_fd(paths[i], fd);
+		int e = errno;
+		close(fd);
+		if (rc < 0)
+			return boot_error(b, "cannot move %s to %s: %s", paths[i], target, strerror(e));
 	}
 	return 0;
 }

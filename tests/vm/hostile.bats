@@ -110,6 +110,21 @@ boot() {
 	[ "$(vm_exit_reason "$log")" = poweroff ]
 }
 
+@test "the root's /run a link to /etc: hardinit's /run is not moved over /etc; one line, the failure action" {
+	local log=$BATS_TEST_TMPDIR/runlink.log root=$BATS_TEST_TMPDIR/root
+	cp -a "$HDIR/root" "$root"
+	rm -f "$root/etc/security/namespace.conf"
+	rmdir "$root/run"
+	ln -s /etc "$root/run"
+	vm_rootfs "$BATS_TEST_TMPDIR/runlink.img" "$root" -L runlink
+	vm_boot "$log" --timeout "$BOOT_TIMEOUT" --initrd "$HDIR/hostile.img" --disk "$BATS_TEST_TMPDIR/runlink.img" \
+		--append "root=/dev/vda" || true
+	vm_assert_log_contains "$log" "the new root's /run is a symbolic link (/run -> /etc); hardinit does not move /run through it"
+	vm_assert_log_contains "$log" "taking the failure action: poweroff"
+	vm_assert_log_lacks "$log" "=== TESTINIT DONE ==="
+	[ "$(vm_exit_reason "$log")" = poweroff ]
+}
+
 @test "a UTF-8 byte-order mark at the start of the root's config is named" {
 	local log=$BATS_TEST_TMPDIR/bom.log root=$BATS_TEST_TMPDIR/root
 	cp -a "$HDIR/root" "$root"
