@@ -126,7 +126,12 @@ static void ensure_std_fds(struct boot *b, bool mounted)
 
 	if (mounted) {
 		bool ok = console_std_fds(b->dev, 0, what, sizeof what) == 0;
-		report_add(&b->rep, "early", "stdio", ok && !strstr(what, "no console") ? "ok" : "warn", "%s", what);
+		bool console = ok && !strstr(what, "no console");
+		report_add(&b->rep, "early", "stdio", console ? "ok" : "warn", "%s", what);
+		/* fd 2 is then /dev/kmsg or /dev/null: every line reaches the
+		 * kernel log through log_open_kmsg already, once is enough. */
+		if (!console)
+			log_set_console_fd(-1);
 		if (ok)
 			return;
 	} else if (fd_is_open(0) && fd_is_open(1) && fd_is_open(2)) {
