@@ -55,7 +55,14 @@ struct boot {
 
 	bool switched;           /* a switch happened: the new root is now "/" */
 
+	/* The failure action of the last config stage that finished (the
+	 * overrides applied, the lock obeyed); init/failure.c decides from it. */
+	bool config_read;
+	enum failure_action config_action;
+	int config_delay;
+
 	char err[BOOT_ERR_MAX];            /* the fatal error of the failing stage */
+	const char *failed_stage;          /* its name, set by the runner */
 };
 
 /* A stage: one file in stages/, one entry point (stages/stages.h). Returns

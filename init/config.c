@@ -28,6 +28,7 @@ void config_defaults(struct config *c)
 	c->root_timeout = 10;
 	c->rootwait_timeout = 300;
 	c->lock_cmdline = false;
+	c->root_duplicates = ROOT_DUP_REFUSE;
 	c->read_root_config = false;
 
 	c->selinux_mode = SELINUX_FROM_CONFIG;

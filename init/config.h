@@ -29,6 +29,12 @@ enum failure_action {
 	FAIL_SHELL,     /* exec an emergency shell if one exists, else halt */
 };
 
+/* Two devices match root= (the same LABEL=, UUID=, PARTUUID=, PARTLABEL=). */
+enum root_duplicates {
+	ROOT_DUP_REFUSE,   /* the failure action, every matching device named */
+	ROOT_DUP_WARN,     /* a warning, then the first by device name (vda before vdb) */
+};
+
 enum selinux_mode {
 	SELINUX_FROM_CONFIG,    /* follow /etc/selinux/config of the new root */
 	SELINUX_ENFORCING,
@@ -74,6 +80,7 @@ struct config {
 	char init[CONFIG_PATH_MAX];    /* real init; empty: the usual search */
 	bool lock_cmdline;
 	bool read_root_config;         /* also read /etc/hardinit.conf of the new root */
+	enum root_duplicates root_duplicates;   /* default refuse (0) */
 
 	/* [selinux] */
 	enum selinux_mode selinux_mode;

@@ -24,6 +24,7 @@ static const char *const hidepid_names[] = { "off", "noaccess", "invisible", "pt
 static const char *const tiocsti_names[] = { "allow", "deny-unprivileged", "deny-all", NULL };
 static const char *const lockdown_names[] = { "none", "integrity", "confidentiality", NULL };
 static const char *const tioclinux_names[] = { "allow", "deny", NULL };  /* deny_tioclinux */
+static const char *const root_duplicates_names[] = { "refuse", "warn", NULL };
 
 static const char *name_of(const char *const *names, size_t n, int value)
 {
@@ -122,6 +123,12 @@ static int hidepid_rank(int h)
 	return h == HIDEPID_OFF ? 0 : h == HIDEPID_NOACCESS ? 1 : 2;
 }
 
+/* warn lets a colliding disk take over the boot: refuse ranks above it. */
+static int root_duplicates_rank(int v)
+{
+	return v == ROOT_DUP_REFUSE ? 1 : 0;
+}
+
 /* A proc_gid is a group that sees every process: it may only be removed. */
 static int proc_gid_rank(int gid)
 {
@@ -148,6 +155,8 @@ const struct key_def config_key_table[] = {
 	  .size = CONFIG_PATH_MAX, .check = check_init,
 	  .help = "an absolute path such as /lib/systemd/systemd, or empty" },
 	{ .section = SEC_BOOT, .key = "lock_cmdline", .kind = K_BOOL, .lock = LOCK_ON_ONLY, .offset = F(lock_cmdline) },
+	{ .section = SEC_BOOT, .key = "root_duplicates", .kind = K_ENUM, .lock = LOCK_RANK, .offset = F(root_duplicates),
+	  .names = root_duplicates_names, .rank = root_duplicates_rank },
 	{ .section = SEC_BOOT, .key = "read_root_config", .kind = K_BOOL, .lock = LOCK_FIXED, .offset = F(read_root_config) },
 
 	{ .section = SEC_SELINUX, .key = "mode", .kind = K_ENUM, .lock = LOCK_RANK, .offset = F(selinux_mode),

@@ -25,10 +25,71 @@ static int read_upto(int fd, char *buf, size_t cap, size_t *used)
 	return 0;
 }
 
+const char *fs_kind_name(unsigned mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFREG: return "a regular file";
+	case S_IFDIR: return "a directory";
+	case S_IFLNK: return "a symbolic link";
+	case S_IFIFO: return "a FIFO";
+	case S_IFSOCK: return "a socket";
+	case S_IFCHR: return "a character device";
+	case S_IFBLK: return "a block device";
+	default: return "not a regular file";
+	}
+}
+
+const char *fs_read_why(int e)
+{
+	if (e == FS_ENOTREG)
+		return "not a regular file (a FIFO, socket or device would block or act; not read)";
+	if (e == ELOOP)
+		return "a symbolic link (not followed)";
+	if (e == E2BIG)
+		return "larger than the limit";
+	return strerror(e);
+}
+
+int fs_check_regular(const char *path, char *why, size_t whylen)
+{
+	struct stat st;
+
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? 0 : -1;
+	if (S_ISREG(st.st_mode))
+		return 0;
+	snprintf(why, whylen, "%s is %s, not a regular file", path, fs_kind_name(st.st_mode));
+	errno = S_ISLNK(st.st_mode) ? ELOOP : FS_ENOTREG;
+	return -1;
+}
+
+/* O_NONBLOCK: a FIFO opens at once instead of waiting for a writer (and a
+ * read of it cannot wait either); O_NOFOLLOW: a link is not taken; fstat
+ * then refuses everything that is not a regular file, before any read. A
+ * root that puts a FIFO where a config should be must not stall PID 1. */
+static int open_regular(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		errno = S_ISLNK(st.st_mode) ? ELOOP : FS_ENOTREG;
+		return -1;
+	}
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		errno = FS_ENOTREG;
+		return -1;
+	}
+	return fd;
+}
+
 static int read_file(const char *path, char *buf, size_t cap, size_t *len, int whole)
 {
 	size_t used;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	int fd = open_regular(path);
 
 	if (fd < 0)
 		return -1;

@@ -3,11 +3,29 @@
 #ifndef HARDINIT_FSUTIL_H
 #define HARDINIT_FSUTIL_H
 
+#include <errno.h>
 #include <stddef.h>
+
+/* What fs_read sets errno to for a path that is not a regular file (a
+ * FIFO, socket, device or directory): ENXIO, as the kernel itself answers
+ * a non-blocking open of a FIFO nobody writes. Say it with fs_read_why. */
+#define FS_ENOTREG ENXIO
 
 /* Read at most cap-1 bytes of path into buf, NUL-terminated; *len gets the
  * length (may be NULL). Returns 0, or -1 with errno (E2BIG: larger). */
 int fs_read(const char *path, char *buf, size_t cap, size_t *len);
+
+/* The reason for a failed fs_read, for a message: names a non-regular
+ * file, a link and the size limit, else strerror. */
+const char *fs_read_why(int e);
+
+/* "a FIFO", "a symbolic link", ... for st_mode. */
+const char *fs_kind_name(unsigned mode);
+
+/* 0 when path is a regular file or absent; -1 with why ("PATH is a FIFO,
+ * not a regular file") and errno (ELOOP for a link, else FS_ENOTREG)
+ * otherwise. Never opens it. */
+int fs_check_regular(const char *path, char *why, size_t whylen);
 
 /* Read the first cap-1 bytes of path at most (a prefix is all the caller
  * needs: /proc/cpuinfo's first CPU), NUL-terminated. Returns 0 or -1. */

@@ -111,6 +111,24 @@ void log_close_kmsg(void)
 	kmsg_fd = -1;
 }
 
+int log_name_invisible(char *s, size_t cap)
+{
+	static const char bom[] = "\xef\xbb\xbf", name[] = "<UTF-8 byte-order mark>";
+	int n = 0;
+
+	for (char *p = strstr(s, bom); p; p = strstr(p, bom)) {
+		size_t len = strlen(s), tail = len - (size_t)(p - s) - 3;
+		size_t grow = sizeof name - 1 - 3;
+		if (len + grow + 1 > cap)
+			break;
+		memmove(p + sizeof name - 1, p + 3, tail + 1);
+		memcpy(p, name, sizeof name - 1);
+		p += sizeof name - 1;
+		n++;
+	}
+	return n;
+}
+
 void log_msg(int prio, const char *fmt, ...)
 {
 	char msg[LOG_LINE_MAX];
@@ -125,6 +143,7 @@ void log_msg(int prio, const char *fmt, ...)
 	for (char *p = msg; *p; p++)
 		if (*p == '\n' || *p == '\r')
 			*p = ' ';
+	log_name_invisible(msg, sizeof msg);
 
 	if (console_wants(prio)) {
 		char line[LOG_LINE_MAX + 32];

@@ -4,6 +4,7 @@
 #ifndef HARDINIT_LOG_H
 #define HARDINIT_LOG_H
 
+#include <stddef.h>
 #include <syslog.h>
 
 #define LOG_LINE_MAX     512
@@ -21,6 +22,12 @@ void log_set_kmsg_enabled(int enabled);
 void log_set_console_level(int level);
 /* Debug lines are shown only with hardinit.debug on the command line. */
 void log_set_debug(int enabled);
+
+/* Name the bytes a terminal shows as nothing: each UTF-8 byte-order mark
+ * (EF BB BF, which some editors put at the start of a file) in s becomes
+ * "<UTF-8 byte-order mark>", bounded by cap. Returns how many were named.
+ * log_msg does this to every line. */
+int log_name_invisible(char *s, size_t cap);
 
 void log_msg(int prio, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -17,6 +17,7 @@
 #include "fsutil.h"
 #include "hardening.h"
 #include "sink.h"
+#include "mounts.h"
 
 #define AUDIT_MAX_ITEMS   256
 #define AUDIT_REPORT_MAX  (256 * 1024)
@@ -221,27 +222,24 @@ static void check_caps(struct audit *a, const struct config *c)
 	}
 }
 
+/* The mounts stage's own parser (stages/mounts.c): the last entry for /
+ * is the kernel's view, a mountinfo over the limit is not half-read. */
 static void check_mount_shared(struct audit *a, const struct config *c)
 {
-	char path[512], info[16384];
+	char path[512];
+	struct mountinfo_entry m;
 
 	if (!c->mount_shared)
 		return;
 	snprintf(path, sizeof path, "%s/1/mountinfo", a->proc);
-	if (fs_read(path, info, sizeof info, NULL) < 0 && errno != E2BIG) {
-		add(a, "mount propagation /", "shared", "mountinfo unreadable", 1);
-		return;
-	}
-	char *save = NULL;
-	for (char *line = strtok_r(info, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char mnt[256];
-		if (sscanf(line, "%*s %*s %*s %*s %255s", mnt) != 1 || strcmp(mnt, "/") != 0)
-			continue;
-		int shared = strstr(line, " shared:") != NULL;
-		add(a, "mount propagation /", "shared", shared ? "shared" : "private", !shared);
-		return;
-	}
-	add(a, "mount propagation /", "shared", "no / in mountinfo", 1);
+	int found = mountinfo_find_file(path, "/", &m);
+	if (found < 0)
+		add(a, "mount propagation /", "shared", errno == E2BIG ? "mountinfo over the limit" :
+		    "mountinfo unreadable", 1);
+	else if (found == 0)
+		add(a, "mount propagation /", "shared", "no / in mountinfo", 1);
+	else
+		add(a, "mount propagation /", "shared", m.shared ? "shared" : "private", !m.shared);
 }
 
 static void print_text(const struct audit *a, int drifts)

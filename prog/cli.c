@@ -1,12 +1,14 @@
 #include "cli.h"
 
 #include "boot.h"
+#include "failure.h"
 
 #include <stdio.h>
 #include <string.h>
 
 #include "audit.h"
 #include "log.h"
+#include "stages.h"
 #include "polytmp.h"
 #include "selinux.h"
 #include "stages.h"
@@ -24,7 +26,9 @@ static const char usage[] =
 "  check-config FILE     validate a config; exit 0 if valid, 1 if not\n"
 "  dry-run [--config FILE] [--cmdline TEXT] [--root DIR]\n"
 "                        print what a boot would do with this config and\n"
-"                        kernel command line (default: /proc/cmdline)\n"
+"                        kernel command line (default: /proc/cmdline),\n"
+"                        the root's files (the real init too) under DIR,\n"
+"                        and the failure action it would take\n"
 "  audit [--json] [--config FILE] [--report FILE]\n"
 "                        compare the live system with the config it was\n"
 "                        booted with (default /run/hardinit/config) and\n"
@@ -48,10 +52,11 @@ static const char usage[] =
 static int check_config(const char *path)
 {
 	static struct config cfg;
-	char err[CONFIG_ERR_MAX];
+	char err[CONFIG_ERR_MAX + 128];
 
 	config_defaults(&cfg);
-	if (config_load(&cfg, path, "", err, sizeof err) < 0) {
+	if (config_load(&cfg, path, "", err, CONFIG_ERR_MAX) < 0) {
+		config_explain(err, sizeof err);
 		fprintf(stderr, "hardinit: %s\n", err);
 		return 1;
 	}
@@ -88,12 +93,14 @@ static int parse_dry_run(struct boot *b, int argc, char **argv)
 static int dry_run(struct boot *b)
 {
 	int rc = boot_run_stages(b);
-	if (rc == 0)
-		rc = boot_handoff(b);
+	if (rc == 0 && (rc = boot_handoff(b)) < 0)
+		b->failed_stage = "handoff";
 	if (rc < 0) {
+		struct failure_plan plan;
+		failure_decide(b, b->failed_stage, &plan);
 		log_err("%s", b->err);
-		log_err("at boot this would take the failure action: %s",
-			config_failure_action_name(b->cfg.failure_action));
+		log_err("at boot this would take the failure action: %s (from the %s)",
+			config_failure_action_name(plan.action), plan.source);
 		return 1;
 	}
 	return 0;

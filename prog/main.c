@@ -20,6 +20,7 @@
 
 #include "boot.h"
 #include "cli.h"
+#include "failure.h"
 #include "log.h"
 
 static void sleep_seconds(int seconds)
@@ -63,22 +64,25 @@ static void run_emergency_shell(void)
 	log_err("no emergency shell (/bin/sh, /bin/busybox) in this root");
 }
 
-/* The failure action: the one place that decides what a fatal error does. */
-static void __attribute__((noreturn)) fail_boot(struct boot *b)
+/* The failure action: the one place that takes it. What it is, is
+ * decided by failure_decide (init/failure.c), which the dry run shares. */
+static void __attribute__((noreturn)) fail_boot(struct boot *b, const char *failed_stage)
 {
-	enum failure_action action = b->cfg.failure_action;
+	struct failure_plan plan;
 
+	failure_decide(b, failed_stage, &plan);
+	enum failure_action action = plan.action;
 	log_err("%s", b->err[0] ? b->err : "boot failed");
-	log_err("taking the failure action: %s", config_failure_action_name(action));
+	log_err("taking the failure action: %s (from the %s)", config_failure_action_name(action), plan.source);
 	sync();
 	if (action == FAIL_SHELL) {
 		run_emergency_shell();
 		action = FAIL_REBOOT;
 	}
 	if (action == FAIL_REBOOT) {
-		if (b->cfg.failure_delay > 0) {
-			log_err("rebooting in %d seconds", b->cfg.failure_delay);
-			sleep_seconds(b->cfg.failure_delay);
+		if (plan.delay > 0) {
+			log_err("rebooting in %d seconds", plan.delay);
+			sleep_seconds(plan.delay);
 		}
 		reboot(RB_AUTOBOOT);
 	} else if (action == FAIL_POWEROFF) {
@@ -87,26 +91,6 @@ static void __attribute__((noreturn)) fail_boot(struct boot *b)
 	if (action != FAIL_HALT)
 		log_err("%s failed: %s", action == FAIL_REBOOT ? "reboot" : "poweroff", strerror(errno));
 	halt_forever();
-}
-
-/* Before the config is read (or when it is broken) the failure action can
- * still come from the command line, so a test or an operator gets the
- * action they asked for. An emergency shell is not granted this way: the
- * config that would say whether the command line may weaken it is unknown. */
-static void failure_action_from_cmdline(struct boot *b)
-{
-	static const struct { const char *name; enum failure_action action; } names[] = {
-		{ "reboot", FAIL_REBOOT }, { "poweroff", FAIL_POWEROFF }, { "halt", FAIL_HALT },
-	};
-
-	for (size_t i = 0; i < b->cmd.n_overrides; i++) {
-		const struct cmdline_word *o = &b->cmd.overrides[i];
-		if (!o->value || strcmp(o->key, "boot.failure_action") != 0)
-			continue;
-		for (size_t j = 0; j < sizeof names / sizeof names[0]; j++)
-			if (strcmp(o->value, names[j].name) == 0)
-				b->cfg.failure_action = names[j].action;
-	}
 }
 
 static enum boot_mode pid1_mode(void)
@@ -134,10 +118,11 @@ static void __attribute__((noreturn)) pid1_main(int argc, char **argv, char **en
 	 * PID 1 (the kernel would panic). */
 	signal(SIGPIPE, SIG_IGN);
 
-	if (boot_run_stages(&b) == 0)
+	if (boot_run_stages(&b) == 0) {
 		boot_handoff(&b);
-	failure_action_from_cmdline(&b);
-	fail_boot(&b);
+		b.failed_stage = "handoff";
+	}
+	fail_boot(&b, b.failed_stage);
 }
 
 int main(int argc, char **argv, char **envp)

@@ -12,23 +12,42 @@
  * run does exactly the same. */
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "boot.h"
 #include "config.h"
+#include "fsutil.h"
 #include "log.h"
 #include "report.h"
 #include "stages.h"
 
 #define ROOT_CONFIG "etc/hardinit.conf"
 
+/* One line for a config error; a byte-order mark it quotes is named. */
+void config_explain(char *err, size_t cap)
+{
+	if (log_name_invisible(err, cap) > 0) {
+		size_t n = strlen(err);
+		snprintf(err + n, cap - n, "; save the file as UTF-8 without a byte-order mark");
+	}
+}
+
 static int load_file(struct boot *b, const char *path, const char *root)
 {
-	char err[CONFIG_ERR_MAX];
+	char err[CONFIG_ERR_MAX + 128], why[BOOT_PATH_MAX + 64];
 
-	if (config_load(&b->cfg, path, root, err, sizeof err) < 0)
+	/* A FIFO (or socket, device, link) where the config should be is
+	 * refused before it is opened: the root must not stall PID 1. */
+	if (fs_check_regular(path, why, sizeof why) < 0)
+		return boot_error(b, "config: %s; hardinit does not read it (it could block the boot); "
+				  "make it a regular file", why);
+	if (config_load(&b->cfg, path, root, err, CONFIG_ERR_MAX) < 0) {
+		config_explain(err, sizeof err);
 		return boot_error(b, "config: %s", err);
+	}
 	log_info("config: read %s", path);
 	report_add(&b->rep, "config", "file", "ok", "%s", path);
 	return 0;
@@ -39,7 +58,8 @@ static int load_file(struct boot *b, const char *path, const char *root)
 static int load_initramfs_config(struct boot *b)
 {
 	config_defaults(&b->cfg);
-	if (access(b->config_path, F_OK) < 0 && errno == ENOENT) {
+	struct stat st;
+	if (lstat(b->config_path, &st) < 0 && errno == ENOENT) {
 		log_info("config: %s not found; the baseline defaults apply", b->config_path);
 		report_add(&b->rep, "config", "file", "absent", "%s (baseline defaults apply)", b->config_path);
 		return 0;
@@ -55,7 +75,8 @@ static int load_root_config(struct boot *b)
 
 	if (!boot_path(path, sizeof path, b->newroot, ROOT_CONFIG))
 		return boot_error(b, "config: root path %s is too long; shorten it", b->newroot);
-	if (access(path, F_OK) < 0 && errno == ENOENT) {
+	struct stat st;
+	if (lstat(path, &st) < 0 && errno == ENOENT) {
 		log_info("config: read_root_config is set but %s does not exist; the initramfs's config stands", path);
 		report_add(&b->rep, "config", "root_file", "absent", "%s", path);
 		return 0;
@@ -126,5 +147,10 @@ int stage_config(struct boot *b)
 		rc = apply_overrides(b);
 	if (rc == 0 && last_run(b))
 		report_facts(b);
+	if (rc == 0) {
+		b->config_read = true;
+		b->config_action = b->cfg.failure_action;
+		b->config_delay = b->cfg.failure_delay;
+	}
 	return rc;
 }

@@ -1,6 +1,7 @@
 /* Early: the API file systems, fds 0-2 on the console, the kernel command
  * line and the kernel log. Everything later stands on these. */
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 
 #include "fsutil.h"
 #include "log.h"
+#include "report.h"
 #include "stages.h"
 
 
@@ -71,27 +73,72 @@ static int fd_is_open(int fd)
 	return fcntl(fd, F_GETFD) >= 0;
 }
 
-/* fds 0-2 on /dev/console; if it cannot be opened (no console= device,
- * no node), /dev/null; failing that a pipe, so no later open() lands on 0-2
- * and a write to stdout can never hit a file we opened. */
-static void ensure_std_fds(struct boot *b)
+/* Before devtmpfs is mounted there may be no /dev/null to hold fds 0-2
+ * with: "/" opened read-only holds them instead (a write to it fails with
+ * EBADF, nothing can block), so no later open() lands on 0-2. Never a
+ * pipe: one nobody reads blocks its writer after 64 KiB, for ever. */
+int console_std_fds(const char *dev, int only_closed, char *what, size_t whatlen)
 {
-	char console[BOOT_PATH_MAX + 16];
-	int fd;
+	char path[BOOT_PATH_MAX + 16];
+	int in, out;
 
-	if (fd_is_open(0) && fd_is_open(1) && fd_is_open(2))
+	snprintf(path, sizeof path, "%s/console", dev);
+	in = out = open(path, O_RDWR | O_NOCTTY);
+	if (in >= 0) {
+		snprintf(what, whatlen, "%s", path);
+	} else {
+		/* No console (console=hvc0 without an hvc device): input from
+		 * /dev/null, output to the kernel log, else /dev/null too. */
+		snprintf(path, sizeof path, "%s/null", dev);
+		in = open(path, O_RDWR | O_NOCTTY);
+		snprintf(path, sizeof path, "%s/kmsg", dev);
+		out = open(path, O_WRONLY | O_NOCTTY);
+		if (out >= 0)
+			snprintf(what, whatlen, "%s/null (input), %s/kmsg (output): no console", dev, dev);
+		else if ((out = in) >= 0)
+			snprintf(what, whatlen, "%s/null: no console, no kmsg", dev);
+	}
+	if (in < 0 || out < 0) {
+		if (in >= 0)
+			close(in);
+		if (out >= 0 && out != in)
+			close(out);
+		snprintf(what, whatlen, "none: no console, null or kmsg under %s", dev);
+		return -1;
+	}
+	for (int i = 0; i < 3; i++)
+		if (!only_closed || !fd_is_open(i))
+			dup2(i == 0 ? in : out, i);
+	if (in > 2)
+		close(in);
+	if (out > 2 && out != in)
+		close(out);
+	return 0;
+}
+
+/* Before the mounts: fill the closed ones of fds 0-2 with what the
+ * initramfs has. After them: all three afresh from devtmpfs, and the
+ * report says what they are (what the real init will get, too). */
+static void ensure_std_fds(struct boot *b, bool mounted)
+{
+	char what[BOOT_PATH_MAX * 2 + 64];
+
+	if (mounted) {
+		bool ok = console_std_fds(b->dev, 0, what, sizeof what) == 0;
+		bool console = ok && !strstr(what, "no console");
+		report_add(&b->rep, "early", "stdio", console ? "ok" : "warn", "%s", what);
+		/* fd 2 is then /dev/kmsg or /dev/null: every line reaches the
+		 * kernel log through log_open_kmsg already, once is enough. */
+		if (!console)
+			log_set_console_fd(-1);
+		if (ok)
+			return;
+	} else if (fd_is_open(0) && fd_is_open(1) && fd_is_open(2)) {
 		return;
-	snprintf(console, sizeof console, "%s/console", b->dev);
-	fd = open(console, O_RDWR | O_NOCTTY);
-	if (fd < 0) {
-		snprintf(console, sizeof console, "%s/null", b->dev);
-		fd = open(console, O_RDWR | O_NOCTTY);
+	} else if (console_std_fds(b->dev, 1, what, sizeof what) == 0) {
+		return;
 	}
-	if (fd < 0) {
-		int p[2];
-		if (pipe(p) == 0)
-			fd = p[1];
-	}
+	int fd = open("/", O_RDONLY | O_DIRECTORY);
 	for (int i = 0; i < 3 && fd >= 0; i++)
 		if (!fd_is_open(i))
 			dup2(fd, i);
@@ -133,11 +180,11 @@ int stage_early(struct boot *b)
 		umask(022);
 		/* Before /dev is mounted the initramfs's own /dev/console is
 		 * the only console there is. */
-		ensure_std_fds(b);
+		ensure_std_fds(b, false);
 		for (size_t i = 0; i < sizeof api_mounts / sizeof api_mounts[0]; i++)
 			if (mount_api(b, &api_mounts[i]) < 0)
 				return -1;
-		ensure_std_fds(b);
+		ensure_std_fds(b, true);
 		read_console_level(b);
 		log_open_kmsg(b->dev);
 	}

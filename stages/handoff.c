@@ -1,6 +1,7 @@
 /* Hand-off: exec the real init with the words and environment the kernel
  * gave PID 1, on a clean console, in a fresh session, with no stray fds. */
 #include <dirent.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "fsutil.h"
 #include "log.h"
 #include "stages.h"
 
@@ -19,23 +21,97 @@
 /* The kernel's own fallback list (init/main.c, kernel_init). */
 static const char *const default_inits[] = { "/sbin/init", "/etc/init", "/bin/init", "/bin/sh" };
 
+#define INIT_LINK_HOPS   8
+#define SHEBANG_MAX      256
+
+/* stat() of path as the root sees it: below b->newroot, with a final
+ * absolute link resolved there too (a dry run with --root DIR must not
+ * look at the host's /lib/systemd/systemd for DIR/sbin/init). */
+static int root_stat(struct boot *b, const char *path, struct stat *st, char *real, size_t reallen)
+{
+	char cur[BOOT_PATH_MAX], target[BOOT_PATH_MAX], full[BOOT_PATH_MAX * 2];
+
+	snprintf(cur, sizeof cur, "%s", path);
+	for (int hop = 0; hop < INIT_LINK_HOPS; hop++) {
+		if (!boot_path(full, sizeof full, b->newroot, cur))
+			return -1;
+		ssize_t n = readlink(full, target, sizeof target - 1);
+		if (n <= 0) {
+			snprintf(real, reallen, "%s", full);
+			return stat(full, st);
+		}
+		target[n] = '\0';
+		if (target[0] == '/') {
+			snprintf(cur, sizeof cur, "%s", target);
+		} else {
+			char *slash = strrchr(cur, '/');
+			size_t dlen = slash ? (size_t)(slash - cur) : 0;
+			char next[BOOT_PATH_MAX];
+			if (snprintf(next, sizeof next, "%.*s/%s", (int)dlen, cur, target) >= (int)sizeof next)
+				return -1;
+			snprintf(cur, sizeof cur, "%s", next);
+		}
+	}
+	errno = ELOOP;
+	return -1;
+}
+
 /* Not ourselves: with init=/sbin/hardinit on a root whose /sbin/init is a
  * link to hardinit, exec'ing it would loop. */
-static int is_self(struct boot *b, const char *path)
+static int is_self(struct boot *b, const struct stat *a)
 {
-	struct stat a, self;
+	struct stat self;
 	char exe[BOOT_PATH_MAX + 16];
 
 	snprintf(exe, sizeof exe, "%s/self/exe", b->proc);
-	return stat(path, &a) == 0 && stat(exe, &self) == 0 &&
-	       a.st_dev == self.st_dev && a.st_ino == self.st_ino;
+	return stat(exe, &self) == 0 && a->st_dev == self.st_dev && a->st_ino == self.st_ino;
+}
+
+/* A script's interpreter, from its "#!" line: true for a script. */
+static bool shebang_interpreter(const char *file, char *out, size_t outlen)
+{
+	char head[SHEBANG_MAX];
+
+	out[0] = '\0';
+	if (fs_read_prefix(file, head, sizeof head, NULL) < 0 || strncmp(head, "#!", 2) != 0)
+		return false;
+	const char *p = head + 2;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	size_t n = strcspn(p, " \t\n");
+	snprintf(out, outlen, "%.*s", (int)n, p);
+	return true;
+}
+
+/* Why path cannot be the real init, as the root sees it; NULL when it can.
+ * A script whose #! interpreter is missing fails execve with ENOENT just
+ * like a missing init: name the interpreter, not the script. */
+static const char *init_problem(struct boot *b, const char *path, char *why, size_t whylen)
+{
+	char real[BOOT_PATH_MAX * 2], interp[SHEBANG_MAX];
+	struct stat st;
+
+	if (root_stat(b, path, &st, real, sizeof real) < 0)
+		return snprintf(why, whylen, "%s is missing or not executable", path), why;
+	if (!S_ISREG(st.st_mode) || access(real, X_OK) != 0)
+		return snprintf(why, whylen, "%s is missing or not executable (not an executable file)", path), why;
+	if (is_self(b, &st))
+		return snprintf(why, whylen, "%s is hardinit itself", path), why;
+	bool script = shebang_interpreter(real, interp, sizeof interp);
+	if (script && !interp[0])
+		return snprintf(why, whylen, "%s is a script with an empty #! line (no interpreter); "
+				"fix its first line", path), why;
+	if (script && root_stat(b, interp, &st, real, sizeof real) < 0)
+		return snprintf(why, whylen, "%s is a script whose interpreter %s (its #! line) is missing; "
+				"install %s or fix the #! line", path, interp, interp), why;
+	return NULL;
 }
 
 static int usable(struct boot *b, const char *path)
 {
-	struct stat st;
+	char why[BOOT_PATH_MAX * 2];
 
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0 && !is_self(b, path);
+	return init_problem(b, path, why, sizeof why) == NULL;
 }
 
 static void close_other_fds(void)
@@ -50,19 +126,15 @@ static void close_other_fds(void)
 }
 
 /* fds 0-2 on the console, freshly opened, in a new session: the real init
- * decides itself whether to make the console its controlling terminal. */
+ * decides itself whether to make the console its controlling terminal.
+ * Without a console, /dev/null and /dev/kmsg (console_std_fds), so the
+ * real init never writes into a pipe nobody reads. */
 static void clean_console(struct boot *b)
 {
-	char console[BOOT_PATH_MAX + 16];
+	char what[BOOT_PATH_MAX * 2 + 64];
 
-	snprintf(console, sizeof console, "%s/console", b->dev);
-	int fd = open(console, O_RDWR | O_NOCTTY | O_CLOEXEC);
-	if (fd >= 0) {
-		for (int i = 0; i < 3; i++)
-			dup2(fd, i);
-		if (fd > 2)
-			close(fd);
-	}
+	if (console_std_fds(b->dev, 0, what, sizeof what) == 0 && strstr(what, "no console"))
+		log_warn("the real init gets %s", what);
 	setsid();
 }
 
@@ -77,27 +149,42 @@ static void try_exec(struct boot *b, const char *path)
 	argv[n] = NULL;
 	log_notice("handing off to %s", path);
 	execve(path, argv, b->envp);
-	log_warn("cannot execute %s: %s; trying the next init", path, strerror(errno));
+	int e = errno;
+	char why[BOOT_PATH_MAX * 2];
+	if (e == ENOENT && init_problem(b, path, why, sizeof why))
+		log_warn("cannot execute %s; trying the next init", why);
+	else
+		log_warn("cannot execute %s: %s; trying the next init", path, strerror(e));
 }
 
-static const char *choose_init(struct boot *b, const char **tried, size_t *n_tried)
+static const char *choose_init(struct boot *b, const char **tried, size_t *n_tried,
+			       char *script_why, size_t whylen)
 {
 	const char *first[2] = { b->cmd.init, b->cfg.init[0] ? b->cfg.init : NULL };
+	char why[BOOT_PATH_MAX * 2];
 
 	*n_tried = 0;
+	script_why[0] = '\0';
 	for (size_t i = 0; i < 2; i++) {
 		if (!first[i])
 			continue;
 		tried[(*n_tried)++] = first[i];
-		if (usable(b, first[i]))
+		if (!init_problem(b, first[i], why, sizeof why))
 			return first[i];
-		if (!is_self(b, first[i]))
-			log_warn("init %s is missing or not executable; falling back to the default list", first[i]);
+		if (!strstr(why, "hardinit itself"))
+			log_warn("init %s; falling back to the default list", why);
+		if (strstr(why, "interpreter") && !script_why[0])
+			snprintf(script_why, whylen, "%s", why);
 	}
 	for (size_t i = 0; i < sizeof default_inits / sizeof default_inits[0]; i++) {
 		tried[(*n_tried)++] = default_inits[i];
-		if (usable(b, default_inits[i]))
+		if (!init_problem(b, default_inits[i], why, sizeof why))
 			return default_inits[i];
+		/* A script there is what the kernel would run; say what it lacks. */
+		if (strstr(why, "interpreter") && !script_why[0]) {
+			log_warn("init %s", why);
+			snprintf(script_why, whylen, "%s", why);
+		}
 	}
 	return NULL;
 }
@@ -106,10 +193,13 @@ int handoff_exec(struct boot *b)
 {
 	const char *tried[8];
 	size_t n_tried;
-	const char *init = choose_init(b, tried, &n_tried);
+	char script_why[BOOT_PATH_MAX * 2];
+	const char *init = choose_init(b, tried, &n_tried, script_why, sizeof script_why);
 
 	if (b->mode == MODE_DRY_RUN) {
 		log_info("dry run: would exec %s with %d argument(s) from the kernel", init ? init : "(no init found)", b->argc - 1);
+		if (!init && script_why[0])
+			return boot_error(b, "no init can be executed in %s: %s", b->newroot, script_why);
 		if (!init)
 			return boot_error(b, "no init found in %s", b->newroot);
 		return 0;
@@ -130,5 +220,7 @@ int handoff_exec(struct boot *b)
 		strncat(list, tried[i], sizeof list - strlen(list) - 1);
 		strncat(list, i + 1 < n_tried ? ", " : "", sizeof list - strlen(list) - 1);
 	}
+	if (script_why[0])
+		return boot_error(b, "no init could be executed (tried %s): %s", list, script_why);
 	return boot_error(b, "no init could be executed (tried %s); install one in the root or set init=", list);
 }

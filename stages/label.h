@@ -27,4 +27,9 @@ struct selabel_handle *label_handle(struct boot *b);
  * labelled or already right or no policy loaded, -1 with errno. */
 int label_path_as(struct boot *b, const char *fspath, const char *policy_path, mode_t mode);
 
+/* Give the directory open on fd the label the policy gives policy_path.
+ * Returns 0 labelled or already right, 1 wrong and left alone (fix is
+ * false), 2 no policy loaded, -1 error. got describes the result. */
+int label_dir(struct boot *b, int fd, const char *policy_path, bool fix, char *got, size_t gotlen);
+
 #endif

@@ -20,13 +20,11 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-#include <selinux/label.h>
-#include <selinux/selinux.h>
-
 #include "fsutil.h"
 #include "label.h"
 #include "log.h"
 #include "report.h"
+#include "safepath.h"
 #include "stages.h"
 
 #define STAGE "mounts"
@@ -133,84 +131,28 @@ int mountinfo_find_text(const char *text, const char *point, struct mountinfo_en
 	return found;
 }
 
-int mountinfo_find(const char *proc, const char *point, struct mountinfo_entry *out)
+int mountinfo_find_file(const char *path, const char *point, struct mountinfo_entry *out)
 {
-	char path[BOOT_PATH_MAX * 2];
 	char *buf = malloc(MOUNTINFO_MAX_BYTES);
 	int rc = -1;
 
-	if (buf && boot_path(path, sizeof path, proc, "self/mountinfo") &&
-	    fs_read(path, buf, MOUNTINFO_MAX_BYTES, NULL) == 0)
+	memset(out, 0, sizeof *out);
+	/* fs_read refuses a file larger than the buffer (E2BIG): a cut
+	 * mountinfo could hide the top-most mount of a point. */
+	if (buf && fs_read(path, buf, MOUNTINFO_MAX_BYTES, NULL) == 0)
 		rc = mountinfo_find_text(buf, point, out);
 	free(buf);
 	return rc;
 }
 
-/* ---- SELinux labels --------------------------------------------------- */
-
-
-
-void labeler_open(struct labeler *l, struct boot *b)
+int mountinfo_find(const char *proc, const char *point, struct mountinfo_entry *out)
 {
-	l->h = NULL;
-	l->enabled = selinux_policy_loaded(b);
-	if (!l->enabled)
-		return;
-	l->h = label_handle(b);
-	if (!l->h)
-		log_warn("SELinux file contexts not loaded (%s): new directories keep the label of "
-			 "their parent; run restorecon on them", strerror(errno));
-}
+	char path[BOOT_PATH_MAX * 2];
 
-/* The handle is the boot's (stages/label.c): only forget it here. */
-void labeler_close(struct labeler *l)
-{
-	l->h = NULL;
-}
-
-/* Give fspath the label the policy gives policy_path (a directory).
- * Returns 0 labelled or already right, 1 wrong and left alone (fix is
- * false), 2 SELinux is off, -1 error. got describes the result. */
-int label_dir(struct labeler *l, const char *fspath, const char *policy_path, bool fix,
-		     char *got, size_t gotlen)
-{
-	char *want = NULL, *have = NULL;
-	int rc = 0;
-
-	snprintf(got, gotlen, "selinux off");
-	if (!l->enabled)
-		return 2;
-	if (!l->h) {
-		snprintf(got, gotlen, "file contexts not loaded");
+	memset(out, 0, sizeof *out);
+	if (!boot_path(path, sizeof path, proc, "self/mountinfo"))
 		return -1;
-	}
-	if (selabel_lookup(l->h, &want, policy_path, S_IFDIR) < 0) {
-		int e = errno;
-		/* ENOENT: file_contexts says <<none>> (Debian's refpolicy for
-		 * everything below /tmp and /var/tmp): the policy leaves the
-		 * label the kernel gave at creation, which restorecon keeps. */
-		if (e == ENOENT && lgetfilecon(fspath, &have) >= 0) {
-			snprintf(got, gotlen, "%s (file_contexts: <<none>>, kept)", have);
-			freecon(have);
-			return 0;
-		}
-		snprintf(got, gotlen, "no label in the policy (%s)", strerror(e));
-		return -1;
-	}
-	if (lgetfilecon(fspath, &have) >= 0 && strcmp(have, want) == 0) {
-		snprintf(got, gotlen, "%s", want);
-	} else if (!fix) {
-		snprintf(got, gotlen, "%s, policy says %s", have ? have : "unlabelled", want);
-		rc = 1;
-	} else if (lsetfilecon(fspath, want) < 0) {
-		snprintf(got, gotlen, "setting %s failed: %s", want, strerror(errno));
-		rc = -1;
-	} else {
-		snprintf(got, gotlen, "%s", want);
-	}
-	freecon(have);
-	freecon(want);
-	return rc;
+	return mountinfo_find_file(path, point, out);
 }
 
 /* ---- mount flags ------------------------------------------------------ */
@@ -279,15 +221,18 @@ static void harden_existing(struct boot *b, const char *path, const char *key, u
 		report_add(&b->rep, STAGE, key, "failed", "%s: %s", text, strerror(errno));
 		return;
 	}
-	bool ok = mountinfo_find(b->proc, path, &m) == 1 && entry_has_flags(&m, want);
+	bool found = mountinfo_find(b->proc, path, &m) == 1;
+	bool ok = found && entry_has_flags(&m, want);
 	if (!ok)
-		log_warn("%s: remounted with %s but mountinfo shows '%s'", path, text, m.mnt_opts);
-	report_add(&b->rep, STAGE, key, ok ? "applied" : "failed", "%s", ok ? text : m.mnt_opts);
+		log_warn("%s: remounted with %s but mountinfo shows '%s'", path, text,
+			 found ? m.mnt_opts : "no mount there");
+	report_add(&b->rep, STAGE, key, ok ? "applied" : "failed", "%s",
+		   ok ? text : found ? m.mnt_opts : "not in mountinfo");
 }
 
 /* ---- the API mounts --------------------------------------------------- */
 
-static void mounts_dev_shm(struct boot *b, struct labeler *l)
+static void mounts_dev_shm(struct boot *b)
 {
 	char path[BOOT_PATH_MAX + 8], label[256];
 	unsigned long want = MS_NOSUID | MS_NODEV | (b->cfg.shm_noexec ? MS_NOEXEC : 0);
@@ -311,9 +256,14 @@ static void mounts_dev_shm(struct boot *b, struct labeler *l)
 		report_add(&b->rep, STAGE, "/dev/shm", "failed", "%s", strerror(errno));
 		return;
 	}
-	label_dir(l, path, "/dev/shm", true, label, sizeof label);
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0) {
+		label_dir(b, fd, "/dev/shm", true, label, sizeof label);
+		close(fd);
+	}
 	bool ok = mountinfo_find(b->proc, path, &m) == 1 && entry_has_flags(&m, want);
-	report_add(&b->rep, STAGE, "/dev/shm", ok ? "applied" : "failed", "tmpfs %s", m.mnt_opts);
+	report_add(&b->rep, STAGE, "/dev/shm", ok ? "applied" : "failed", "tmpfs %s",
+		   ok ? m.mnt_opts : "not in mountinfo");
 }
 
 static const char *hidepid_value(enum hidepid h)
@@ -371,20 +321,108 @@ static void mounts_proc(struct boot *b)
  * 0), the instance parent with it, unless /tmp is a tmpfs they recognise by
  * the marker /tmp/.tmpfs, which their own tmpfs mount writes. A tmpfs
  * hardinit just mounted is as fresh as theirs, so it carries the marker on
- * roots that have those scripts. */
-static void mark_tmpfs_for_initscripts(struct boot *b, const char *tmp)
+ * roots that have those scripts. tmpfd is the new tmpfs's root. */
+static void mark_tmpfs_for_initscripts(struct boot *b, int tmpfd)
 {
 	char path[BOOT_PATH_MAX * 2];
 
 	if (!boot_path(path, sizeof path, b->newroot, "lib/init/bootclean.sh") || access(path, F_OK) < 0)
 		return;
-	if (!boot_path(path, sizeof path, tmp, ".tmpfs") || fs_write_new(path, "") < 0)
-		log_warn("cannot write %s: Debian's bootclean will empty /tmp, instance parent included", path);
+	int fd = openat(tmpfd, ".tmpfs", O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		log_warn("cannot write /tmp/.tmpfs (%s): Debian's bootclean will empty /tmp, instance "
+			 "parent included", strerror(errno));
+	else
+		close(fd);
 }
 
-static int mounts_tmp(struct boot *b, struct labeler *l)
+/* A link or another file where a directory of the root should be: one line
+ * naming it (and the link's target), the step skipped. The fix named acts
+ * on the link itself, never through it. */
+void mounts_refuse_path(struct boot *b, const char *key, const char *rel, int err)
 {
-	char path[BOOT_PATH_MAX + 8], data[80], text[64], label[256];
+	char link[BOOT_PATH_MAX * 2];
+
+	if (err == ELOOP && safe_find_link(b->newroot, rel, link, sizeof link)) {
+		log_warn("%s: %s is a symbolic link; hardinit does not follow links in the root, so "
+			 "it leaves %s alone; replace the link with a directory", key, link, key);
+		report_add(&b->rep, STAGE, key, "refused", "symbolic link %s", link);
+		return;
+	}
+	log_warn("%s: %s cannot be used (%s); hardinit leaves it alone", key, rel,
+		 err == ENOTDIR ? "not a directory" : strerror(err));
+	report_add(&b->rep, STAGE, key, "refused", "%s", err == ENOTDIR ? "not a directory" : strerror(err));
+}
+
+/* The directory /tmp of the root, resolved without links (created when
+ * missing and create is set): an fd, or -1 after saying why not (*missing
+ * set, and nothing said, when it is absent and create is not set). */
+static int open_tmp_dir(struct boot *b, bool create, bool *missing)
+{
+	*missing = false;
+	int fd = safe_open(b->newroot, "tmp", O_PATH | O_DIRECTORY, 0);
+	if (fd >= 0)
+		return fd;
+	int e = errno;
+	if (e != ENOENT) {
+		mounts_refuse_path(b, "/tmp", "tmp", e);
+	} else if (!create) {
+		*missing = true;
+	} else if ((fd = safe_mkdir(b->newroot, "tmp", 01777)) < 0) {
+		log_warn("/tmp is missing and cannot be created (%s): no tmpfs on /tmp", strerror(errno));
+		report_add(&b->rep, STAGE, "/tmp", "failed", "mkdir: %s", strerror(errno));
+	}
+	return fd;
+}
+
+static int mount_tmp_fd(struct boot *b, int fd, bool remount, unsigned long want, char *data, size_t cap)
+{
+	char target[BOOT_PATH_MAX + 32];
+
+	/* The fd's own path: the kernel mounts on the directory the fd holds,
+	 * so nothing on the way can be swapped for a link. */
+	if (!safe_fd_path(target, sizeof target, b->proc, fd)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if (remount) {
+		snprintf(data, cap, "size=%s", b->cfg.tmp_size);
+		return mount(NULL, target, NULL, MS_REMOUNT | mount_flags_now(target) | want, data);
+	}
+	snprintf(data, cap, "mode=1777,size=%s", b->cfg.tmp_size);
+	return mount("tmpfs", target, "tmpfs", want, data);
+}
+
+static void tmp_verify(struct boot *b, const char *path, unsigned long want)
+{
+	char label[256];
+	struct mountinfo_entry m;
+
+	/* The fd taken before the mount holds the covered directory: open
+	 * the new tmpfs's root afresh. */
+	int fd = safe_open(b->newroot, "tmp", O_RDONLY | O_DIRECTORY, 0);
+	if (fd >= 0) {
+		/* A new tmpfs root is tmpfs_t until labelled; the policy says tmp_t. */
+		label_dir(b, fd, "/tmp", true, label, sizeof label);
+		mark_tmpfs_for_initscripts(b, fd);
+		close(fd);
+	}
+	bool found = mountinfo_find(b->proc, path, &m) == 1;
+	bool ok = found && strcmp(m.fstype, "tmpfs") == 0 && entry_has_flags(&m, want);
+	if (!found)
+		log_warn("%s: mounted, but mountinfo has no mount there", path);
+	else if (!ok)
+		log_warn("%s: mounted, but mountinfo shows %s '%s'", path, m.fstype, m.mnt_opts);
+	if (found)
+		report_add(&b->rep, STAGE, "/tmp", ok ? "applied" : "failed", "tmpfs %s %s", m.mnt_opts,
+			   m.super_opts);
+	else
+		report_add(&b->rep, STAGE, "/tmp", "failed", "not in mountinfo");
+}
+
+static int mounts_tmp(struct boot *b)
+{
+	char path[BOOT_PATH_MAX + 8], data[80], text[64];
 	unsigned long want = MS_NOSUID | MS_NODEV | (b->cfg.tmp_noexec ? MS_NOEXEC : 0);
 	struct mountinfo_entry m;
 
@@ -398,45 +436,35 @@ static int mounts_tmp(struct boot *b, struct labeler *l)
 	if (!boot_path(path, sizeof path, b->newroot, "tmp"))
 		return 0;
 	flags_text(want, text, sizeof text);
-	int found = mountinfo_find(b->proc, path, &m);
+	bool missing;
+	int fd = open_tmp_dir(b, false, &missing);
+	if (fd < 0 && !missing)
+		return 0;
+	int found = fd >= 0 ? mountinfo_find(b->proc, path, &m) : 0;
 	if (found == 1 && strcmp(m.fstype, "tmpfs") != 0) {
 		log_warn("%s is already a %s mount; not covering it with a tmpfs", path, m.fstype);
 		report_add(&b->rep, STAGE, "/tmp", "warn", "already %s", m.fstype);
+		close(fd);
 		return 0;
 	}
 	if (b->mode == MODE_DRY_RUN) {
 		log_info("would %s a tmpfs on %s with size=%s,%s", found == 1 ? "remount" : "mount",
 			 path, b->cfg.tmp_size, text);
+		if (fd >= 0)
+			close(fd);
 		return 0;
 	}
-	int r;
-	if (found == 1) {
-		snprintf(data, sizeof data, "size=%s", b->cfg.tmp_size);
-		r = mount(NULL, path, NULL, MS_REMOUNT | mount_flags_now(path) | want, data);
-	} else {
-		snprintf(data, sizeof data, "mode=1777,size=%s", b->cfg.tmp_size);
-		if (mkdir(path, 01777) < 0 && errno != EEXIST) {
-			log_warn("%s is missing and cannot be created (%s): no tmpfs on /tmp", path,
-				 strerror(errno));
-			report_add(&b->rep, STAGE, "/tmp", "failed", "mkdir: %s", strerror(errno));
-			return 0;
-		}
-		r = mount("tmpfs", path, "tmpfs", want, data);
-	}
+	if (fd < 0 && (fd = open_tmp_dir(b, true, &missing)) < 0)
+		return 0;
+	int r = mount_tmp_fd(b, fd, found == 1, want, data, sizeof data);
+	int e = errno;
+	close(fd);
 	if (r < 0) {
-		log_warn("mounting a tmpfs on %s (%s,%s) failed: %s", path, data, text, strerror(errno));
-		report_add(&b->rep, STAGE, "/tmp", "failed", "%s", strerror(errno));
+		log_warn("mounting a tmpfs on %s (%s,%s) failed: %s", path, data, text, strerror(e));
+		report_add(&b->rep, STAGE, "/tmp", "failed", "%s", strerror(e));
 		return 0;
 	}
-	/* A new tmpfs root is tmpfs_t until labelled; the policy says tmp_t. */
-	label_dir(l, path, "/tmp", true, label, sizeof label);
-	mark_tmpfs_for_initscripts(b, path);
-	bool ok = mountinfo_find(b->proc, path, &m) == 1 && strcmp(m.fstype, "tmpfs") == 0 &&
-		  entry_has_flags(&m, want);
-	if (!ok)
-		log_warn("%s: mounted, but mountinfo shows %s '%s'", path, m.fstype, m.mnt_opts);
-	report_add(&b->rep, STAGE, "/tmp", ok ? "applied" : "failed", "tmpfs %s %s", m.mnt_opts,
-		   m.super_opts);
+	tmp_verify(b, path, want);
 	return 0;
 }
 
@@ -470,17 +498,13 @@ static void mounts_shared(struct boot *b)
 
 int stage_mounts(struct boot *b)
 {
-	struct labeler l = { NULL, false };
 	char run_path[BOOT_PATH_MAX];
 
-	if (b->mode != MODE_DRY_RUN)
-		labeler_open(&l, b);
-	mounts_dev_shm(b, &l);
+	mounts_dev_shm(b);
 	copy_str(run_path, sizeof run_path, b->run);
 	harden_existing(b, run_path, "/run", MS_NOSUID | MS_NODEV);
 	mounts_proc(b);
-	int rc = mounts_tmp(b, &l);
-	labeler_close(&l);
+	int rc = mounts_tmp(b);
 	if (rc == 0 && b->cfg.polyinstantiate)
 		rc = mounts_prepare_polydirs(b);
 	else if (rc == 0)

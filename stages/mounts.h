@@ -73,12 +73,20 @@ enum parent_state {
 	PARENT_BAD_MODE,    /* pam_namespace: "Mode of inst parent not 000" */
 	PARENT_BAD_OWNER,
 	PARENT_ERROR,       /* lstat failed otherwise; errno kept */
+	PARENT_LINK,        /* a component of the path is a symbolic link */
 };
+/* The state of rel below root, resolved without following any link (why
+ * names the link and its target for PARENT_LINK). */
+enum parent_state poly_parent_check_at(const char *root, const char *rel, char *why, size_t whylen);
+/* The same for a whole path below "/". */
 enum parent_state poly_parent_check(const char *path, char *why, size_t whylen);
 const char *poly_parent_state_name(enum parent_state s);
 
-/* Create path (its parent must exist) with mode 000, root:root; never
- * follows a symlink. Returns 0, or -1 with errno. */
+/* Create rel below root (its parent must exist) with mode 000, root:root,
+ * through an fd and without following a link at any component. Returns
+ * the new directory's fd (O_RDONLY, for its label), or -1 with errno. */
+int poly_parent_create_at(const char *root, const char *rel);
+/* The same for a whole path below "/"; returns 0 or -1. */
 int poly_parent_create(const char *path);
 
 /* The instance parent hardinit uses for polydir: the matching
@@ -107,6 +115,9 @@ struct mountinfo_entry {
 int mountinfo_find_text(const char *text, const char *point, struct mountinfo_entry *out);
 /* Same, reading PROC/self/mountinfo. -1 when unreadable. */
 int mountinfo_find(const char *proc, const char *point, struct mountinfo_entry *out);
+/* Same, reading a mountinfo file (hardinit audit: PROC/1/mountinfo),
+ * bounded by MOUNTINFO_MAX_BYTES: a larger one is -1, never half-read. */
+int mountinfo_find_file(const char *path, const char *point, struct mountinfo_entry *out);
 /* Is word (e.g. "nosuid" or "hidepid=invisible") one of the
  * comma-separated options? */
 bool mount_opts_has(const char *opts, const char *word);
@@ -126,19 +137,10 @@ int copy_str(char *out, size_t cap, const char *s);   /* 0, or -1 when it does n
 /* mountinfo and fstab escape blanks as \040: undo that in place. */
 void unescape_octal(char *s);
 
-/* Labels for the directories the stage creates, through the boot's one
- * file-contexts handle (stages/label.c). */
-struct selabel_handle;
-struct labeler {
-	struct selabel_handle *h;
-	bool enabled;
-};
-void labeler_open(struct labeler *l, struct boot *b);
-void labeler_close(struct labeler *l);
-/* Give fspath the label the policy gives policy_path (a directory).
- * Returns 0 labelled or already right, 1 wrong and left alone (fix is
- * false), 2 SELinux is off, -1 error. got describes the result. */
-int label_dir(struct labeler *l, const char *fspath, const char *policy_path, bool fix,
-	      char *got, size_t gotlen);
+/* A link (or another file) where a directory of the root should be: one
+ * warning naming the path and the link's target, a "refused" report item
+ * under key; the fix it names never acts through the link. rel is the
+ * path below b->newroot, err the errno of the safe open. */
+void mounts_refuse_path(struct boot *b, const char *key, const char *rel, int err);
 
 #endif

@@ -1,3 +1,4 @@
+#define _GNU_SOURCE   /* O_PATH */
 /* Polyinstantiation: the instance parents pam_namespace needs for the
  * polydirs, prepared before any user process exists. Reads the root's
  * /etc/security/namespace.conf and the files of namespace.d (validated as
@@ -29,6 +30,7 @@
 #include "label.h"
 #include "log.h"
 #include "report.h"
+#include "safepath.h"
 #include "stages.h"
 
 #define STAGE "mounts"
@@ -279,8 +281,8 @@ static int nsconf_load_file(struct boot *b, struct ns_conf *c, const char *path,
 		if (e == ENOENT)
 			return 0;
 		log_warn("%s: not read (%s%s); pam_namespace still reads it, so check it by hand",
-			 path, strerror(e), e == E2BIG ? ", larger than 64 KiB" : "");
-		report_add(&b->rep, STAGE, name, "warn", "not read: %s", strerror(e));
+			 path, fs_read_why(e), e == E2BIG ? ": 64 KiB" : "");
+		report_add(&b->rep, STAGE, name, "warn", "not read: %s", fs_read_why(e));
 		return -1;
 	}
 	c->n_files++;
@@ -409,21 +411,42 @@ static void nsconf_check_users(struct boot *b, const struct ns_conf *c)
 const char *poly_parent_state_name(enum parent_state s)
 {
 	static const char *const names[] = { "ok", "missing", "not a directory", "wrong mode",
-					     "wrong owner", "unreadable" };
+					     "wrong owner", "unreadable", "a symbolic link" };
 	return names[s];
 }
 
-enum parent_state poly_parent_check(const char *path, char *why, size_t whylen)
+enum parent_state poly_parent_check_at(const char *root, const char *rel, char *why, size_t whylen)
 {
 	struct stat st;
+	char link[CONFIG_PATH_MAX * 2];
 
 	why[0] = '\0';
-	if (lstat(path, &st) < 0) {
-		snprintf(why, whylen, "%s", strerror(errno));
-		return errno == ENOENT ? PARENT_MISSING : PARENT_ERROR;
+	int fd = safe_open(root, rel, O_PATH, 0);
+	if (fd < 0) {
+		int e = errno;
+		if (e == ELOOP) {
+			if (safe_find_link(root, rel, link, sizeof link))
+				snprintf(why, whylen, "a symbolic link on the way (%s)", link);
+			else
+				snprintf(why, whylen, "a symbolic link on the way");
+			return PARENT_LINK;
+		}
+		if (e == ENOTDIR) {
+			snprintf(why, whylen, "not a directory on the way");
+			return PARENT_NOT_DIR;
+		}
+		snprintf(why, whylen, "%s", strerror(e));
+		return e == ENOENT ? PARENT_MISSING : PARENT_ERROR;
+	}
+	int r = fstat(fd, &st);
+	int e = errno;
+	close(fd);
+	if (r < 0) {
+		snprintf(why, whylen, "%s", strerror(e));
+		return PARENT_ERROR;
 	}
 	if (!S_ISDIR(st.st_mode)) {
-		snprintf(why, whylen, "%s", S_ISLNK(st.st_mode) ? "a symbolic link" : "not a directory");
+		snprintf(why, whylen, "%s", fs_kind_name(st.st_mode));
 		return PARENT_NOT_DIR;
 	}
 	/* pam_namespace's check_inst_parent: owner root, no rwx bits at all. */
@@ -438,22 +461,41 @@ enum parent_state poly_parent_check(const char *path, char *why, size_t whylen)
 	return PARENT_OK;
 }
 
-int poly_parent_create(const char *path)
+enum parent_state poly_parent_check(const char *path, char *why, size_t whylen)
+{
+	return poly_parent_check_at("/", path, why, whylen);
+}
+
+int poly_parent_create_at(const char *root, const char *rel)
 {
 	struct stat st;
 
-	if (mkdir(path, 0) < 0)
+	int fd = safe_mkdir(root, rel, 0);
+	if (fd < 0)
 		return -1;
-	/* mkdir leaves the group of a setgid parent and its setgid bit; at
-	 * boot nothing else runs, so the path still names our directory. */
-	if (lchown(path, 0, 0) < 0 || chmod(path, 0) < 0)
-		return -1;
-	if (lstat(path, &st) < 0)
-		return -1;
+	/* mkdir leaves the group of a setgid parent and its setgid bit; the
+	 * fd names our directory whatever happens to the path. */
+	if (fchown(fd, 0, 0) < 0 || fchmod(fd, 0) < 0 || fstat(fd, &st) < 0)
+		goto fail;
 	if (!S_ISDIR(st.st_mode) || st.st_uid != 0 || st.st_gid != 0 || (st.st_mode & 07777)) {
 		errno = EPERM;
-		return -1;
+		goto fail;
 	}
+	return fd;
+fail:;
+	int e = errno;
+	close(fd);
+	errno = e;
+	return -1;
+}
+
+int poly_parent_create(const char *path)
+{
+	int fd = poly_parent_create_at("/", path);
+
+	if (fd < 0)
+		return -1;
+	close(fd);
 	return 0;
 }
 
@@ -521,6 +563,9 @@ int poly_mounted_later(struct boot *b, const char *path, char *mnt, size_t mntle
 	}
 	if (fs_read(fpath, fstab, FSTAB_MAX_BYTES, NULL) < 0) {
 		rc = errno == ENOENT ? 0 : -1;
+		if (rc < 0)
+			log_warn("%s: not read (%s); instance parents on file systems it lists are "
+				 "treated as on the root", fpath, fs_read_why(errno));
 	} else if (fstab_mount_point_for(fstab, path, mnt, mntlen)) {
 		/* Listed; is it mounted already (by us, or by the kernel)? */
 		if (!boot_path(point, sizeof point, b->newroot, mnt))
@@ -561,7 +606,6 @@ int poly_tmpfiles_format(const char paths[][CONFIG_PATH_MAX], size_t n, char *ou
 #define POLY_MAX_DEFERRED (CONFIG_MAX_POLYDIRS + NSCONF_MAX_ENTRIES)
 
 struct poly_run {
-	struct labeler label;
 	char deferred[POLY_MAX_DEFERRED][CONFIG_PATH_MAX];
 	size_t n_deferred;
 };
@@ -590,7 +634,7 @@ static void poly_defer(struct poly_run *run, const char *parent)
 		copy_str(run->deferred[run->n_deferred++], CONFIG_PATH_MAX, parent);
 }
 
-static void poly_missing(struct boot *b, struct poly_run *run, const char *key,
+static void poly_missing(struct boot *b, const char *key, struct poly_run *run,
 			 const char *parent, const char *fspath, bool configured)
 {
 	char mnt[CONFIG_PATH_MAX], label[256];
@@ -614,7 +658,8 @@ static void poly_missing(struct boot *b, struct poly_run *run, const char *key,
 		log_info("would create %s mode 0000 root:root", fspath);
 		return;
 	}
-	if (poly_parent_create(fspath) < 0) {
+	int fd = poly_parent_create_at(b->newroot, parent);
+	if (fd < 0) {
 		int e = errno;
 		if (e == EROFS) {
 			log_info("%s: %s cannot be created on the read-only root; left to the real init",
@@ -628,7 +673,8 @@ static void poly_missing(struct boot *b, struct poly_run *run, const char *key,
 		report_add(&b->rep, STAGE, key, "failed", "%s: %s", parent, strerror(e));
 		return;
 	}
-	label_dir(&run->label, fspath, parent, true, label, sizeof label);
+	label_dir(b, fd, parent, true, label, sizeof label);
+	close(fd);
 	report_add(&b->rep, STAGE, key, "created", "%s 0000 root:root %s", parent, label);
 }
 
@@ -637,18 +683,20 @@ static void poly_missing(struct boot *b, struct poly_run *run, const char *key,
 static void poly_prepare(struct boot *b, struct poly_run *run, const char *polydir,
 			 const char *parent, bool configured)
 {
-	char key[REPORT_KEY_MAX], fspath[BOOT_PATH_MAX * 2], why[128], label[256];
+	char key[REPORT_KEY_MAX], fspath[BOOT_PATH_MAX * 2], why[640], label[256];
 
 	snprintf(key, sizeof key, "polydir %s", polydir);
 	if (!boot_path(fspath, sizeof fspath, b->newroot, parent)) {
 		report_add(&b->rep, STAGE, key, "failed", "path too long");
 		return;
 	}
-	enum parent_state s = poly_parent_check(fspath, why, sizeof why);
+	enum parent_state s = poly_parent_check_at(b->newroot, parent, why, sizeof why);
 	switch (s) {
 	case PARENT_OK: {
-		int r = b->mode == MODE_DRY_RUN ? 2 :
-			label_dir(&run->label, fspath, parent, configured, label, sizeof label);
+		int fd = b->mode == MODE_DRY_RUN ? -1 : safe_open(b->newroot, parent, O_RDONLY | O_DIRECTORY, 0);
+		int r = fd < 0 ? 2 : label_dir(b, fd, parent, configured, label, sizeof label);
+		if (fd >= 0)
+			close(fd);
 		if (r == 1 || r < 0)
 			log_warn("%s: instance parent %s has label %s", key, parent, label);
 		report_add(&b->rep, STAGE, key, r == 1 || r < 0 ? "warn" : "ok", "%s 0000 root %s",
@@ -656,7 +704,13 @@ static void poly_prepare(struct boot *b, struct poly_run *run, const char *polyd
 		return;
 	}
 	case PARENT_MISSING:
-		poly_missing(b, run, key, parent, fspath, configured);
+		poly_missing(b, key, run, parent, fspath, configured);
+		return;
+	case PARENT_LINK:
+		/* The usual fix (chown, chmod) would act on the link's target. */
+		log_warn("%s: instance parent %s: %s; hardinit does not follow links in the root and "
+			 "leaves it alone; replace the link with a real directory", key, parent, why);
+		report_add(&b->rep, STAGE, key, "refused", "%s: %s", parent, why);
 		return;
 	case PARENT_ERROR:
 		/* Under a file system mounted later, even lstat can fail. */
@@ -738,8 +792,6 @@ int mounts_prepare_polydirs(struct boot *b)
 	}
 	nsconf_load(b, c);
 	nsconf_check_users(b, c);
-	if (b->mode != MODE_DRY_RUN)
-		labeler_open(&run->label, b);
 	for (size_t i = 0; i < b->cfg.n_polydirs; i++) {
 		char polydir[CONFIG_PATH_MAX], parent[CONFIG_PATH_MAX];
 		const struct ns_entry *e;
@@ -776,7 +828,6 @@ int mounts_prepare_polydirs(struct boot *b)
 	}
 	if (rc == 0)
 		poly_write_tmpfiles(b, run);
-	labeler_close(&run->label);
 	free(c);
 	free(run);
 	return rc;

@@ -14,6 +14,7 @@
 
 #include "fsutil.h"
 #include "log.h"
+#include "root.h"
 #include "root_probe.h"
 #include "stages.h"
 
@@ -154,18 +155,55 @@ static int matches(struct boot *b, struct root_search *s, struct seen_dev *d)
 	return 0;
 }
 
-/* One pass over the block devices the kernel has registered so far. */
-static int find_root(struct boot *b, struct root_search *s)
+static int cmp_dev_names(const void *a, const void *b)
+{
+	return strcmp((*(const struct seen_dev *const *)a)->name, (*(const struct seen_dev *const *)b)->name);
+}
+
+/* Two devices with the root's LABEL= (or UUID=, PARTUUID=, PARTLABEL=):
+ * a disk plugged in with a colliding label must not take over the boot
+ * in silence. Refused by default, every match named; with
+ * root_duplicates = warn, the first by device name, said so. */
+static int choose_between(struct boot *b, struct root_search *s, struct seen_dev **m, size_t n,
+			  const char *spec_text)
+{
+	char list[512] = "";
+
+	qsort(m, n, sizeof m[0], cmp_dev_names);
+	for (size_t i = 0; i < n; i++) {
+		size_t used = strlen(list);
+		snprintf(list + used, sizeof list - used, "%s%s/%s (TYPE=%s UUID=%s)", i ? ", " : "", b->dev,
+			 m[i]->name, m[i]->fs.type[0] ? m[i]->fs.type : "unknown", m[i]->fs.uuid);
+		report_add(&b->rep, "root", m[i]->name, "duplicate", "matches %s", spec_text);
+	}
+	if (b->cfg.root_duplicates != ROOT_DUP_WARN)
+		return boot_error(b, "root=%s matches %zu devices: %s; refusing to choose between them (a disk "
+				  "with a colliding label could take over the boot); relabel or remove one, name "
+				  "the device by another root= (PARTUUID=...), or set [boot] root_duplicates = warn",
+				  spec_text, n, list);
+	log_warn("root=%s matches %zu devices: %s; taking %s/%s, the first by name (root_duplicates = warn)",
+		 spec_text, n, list, b->dev, m[0]->name);
+	report_add(&b->rep, "root", "duplicates", "warn", "%zu devices match; took %s", n, m[0]->name);
+	snprintf(s->found, sizeof s->found, "%s/%s", b->dev, m[0]->name);
+	s->found_fs = m[0]->fs;
+	return 1;
+}
+
+/* One pass over the block devices the kernel has registered so far; every
+ * one is compared, so a second match is seen. Returns 1 found, 0 not yet,
+ * -1 after boot_error (duplicates refused). */
+static int find_root(struct boot *b, struct root_search *s, const char *spec_text)
 {
 	char path[BOOT_PATH_MAX + 16];
+	struct seen_dev *m[ROOT_MAX_DEVICES];
+	size_t n = 0;
 	struct dirent *e;
 
 	snprintf(path, sizeof path, "%s/class/block", b->sys);
 	DIR *dir = opendir(path);
 	if (!dir)
 		return 0;
-	int found = 0;
-	while (!found && (e = readdir(dir)) != NULL) {
+	while ((e = readdir(dir)) != NULL) {
 		if (e->d_name[0] == '.' || skip_device(b, e->d_name))
 			continue;
 		struct seen_dev *d = seen(s, e->d_name);
@@ -173,14 +211,17 @@ static int find_root(struct boot *b, struct root_search *s)
 			continue;
 		if (probe_dev(b, d) < 0)
 			continue;
-		if (matches(b, s, d)) {
-			snprintf(s->found, sizeof s->found, "%s/%s", b->dev, d->name);
-			s->found_fs = d->fs;
-			found = 1;
-		}
+		if (n < ROOT_MAX_DEVICES && matches(b, s, d))
+			m[n++] = d;
 	}
 	closedir(dir);
-	return found;
+	if (n == 0)
+		return 0;
+	if (n > 1)
+		return choose_between(b, s, m, n, spec_text);
+	snprintf(s->found, sizeof s->found, "%s/%s", b->dev, m[0]->name);
+	s->found_fs = m[0]->fs;
+	return 1;
 }
 
 static void list_seen(struct boot *b, struct root_search *s)
@@ -211,8 +252,9 @@ static int wait_for_root(struct boot *b, struct root_search *s, const char *spec
 	uint64_t next_progress = start + (uint64_t)ROOT_PROGRESS_SECS * 1000000000u;
 
 	for (;;) {
-		if (find_root(b, s))
-			return 0;
+		int found = find_root(b, s, spec_text);
+		if (found != 0)
+			return found > 0 ? 0 : -1;
 		uint64_t now = boottime_ns();
 		if (now >= deadline) {
 			list_seen(b, s);
@@ -226,6 +268,100 @@ static int wait_for_root(struct boot *b, struct root_search *s, const char *spec
 		}
 		sleep_ms(ROOT_POLL_MS);
 	}
+}
+
+int root_kmsg_pick(const char *records, const char *devname, char *out, size_t outlen)
+{
+	char want1[48], want2[48];
+	int found = 0;
+
+	snprintf(want1, sizeof want1, "(%s)", devname);
+	snprintf(want2, sizeof want2, "%s:", devname);
+	for (const char *l = records; l && *l;) {
+		const char *nl = strchr(l, '\n');
+		size_t len = nl ? (size_t)(nl - l) : strlen(l);
+		const char *semi = memchr(l, ';', len);
+		/* Not hardinit's own lines: the kernel's reason is wanted. */
+		if (l[0] != ' ' && semi && strncmp(semi + 1, "hardinit:", 9) != 0) {
+			size_t tlen = len - (size_t)(semi + 1 - l);
+			char text[512];
+			snprintf(text, sizeof text, "%.*s", (int)tlen, semi + 1);
+			if (strstr(text, want1) || strstr(text, want2)) {
+				snprintf(out, outlen, "%s", text);
+				found = 1;
+			}
+		}
+		l = nl ? nl + 1 : NULL;
+	}
+	return found;
+}
+
+/* Words of the kernel's own messages for a damaged ext4, xfs or btrfs. */
+static int klog_says_damaged(const char *klog)
+{
+	static const char *const words[] = { "journal", "corrupt", "checksum", "fsck", "superblock",
+					     "group descriptor", "bad geometry", "Structure needs cleaning",
+					     "log recovery", "metadata", "inconsisten" };
+
+	for (size_t i = 0; klog && i < sizeof words / sizeof words[0]; i++)
+		if (strstr(klog, words[i]))
+			return 1;
+	return 0;
+}
+
+void root_mount_message(char *out, size_t outlen, const char *dev, const char *types, int err,
+			const char *klog)
+{
+	/* EUCLEAN is also EFSCORRUPTED, what ext4 and xfs return for a
+	 * damaged file system. */
+	int damaged = err == EUCLEAN || err == EIO || err == EBADMSG || klog_says_damaged(klog);
+	char said[600] = "";
+
+	if (klog)
+		snprintf(said, sizeof said, "; the kernel logged: \"%s\"", klog);
+	if (damaged)
+		snprintf(out, outlen, "cannot mount root %s as %s: %s%s; the file system looks damaged: read "
+			 "the kernel log (dmesg) and run fsck on %s from a rescue system", dev, types,
+			 strerror(err), said, dev);
+	else if (klog && !strstr(klog, "option"))
+		snprintf(out, outlen, "cannot mount root %s as %s: %s%s; see the kernel log (dmesg), then "
+			 "check rootfstype= and rootflags=", dev, types, strerror(err), said);
+	else
+		snprintf(out, outlen, "cannot mount root %s as %s: %s%s; check rootfstype= and rootflags=",
+			 dev, types, strerror(err), said);
+}
+
+/* What the kernel logged about the device since boot: /dev/kmsg read
+ * without blocking, bounded in bytes and records. */
+static int kmsg_about(struct boot *b, const char *devpath, char *out, size_t outlen)
+{
+	char path[BOOT_PATH_MAX + 16], rec[1024];
+	const char *name = strrchr(devpath, '/') ? strrchr(devpath, '/') + 1 : devpath;
+	char *text = malloc(ROOT_KMSG_MAX_BYTES);
+	size_t used = 0;
+	int found = 0;
+
+	snprintf(path, sizeof path, "%s/kmsg", b->dev);
+	int fd = text ? open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) : -1;
+	for (int i = 0; fd >= 0 && i < ROOT_KMSG_MAX_RECORDS; i++) {
+		ssize_t n = read(fd, rec, sizeof rec - 1);
+		if (n < 0 && errno == EPIPE)
+			continue;   /* overwritten records: go on with the next */
+		if (n <= 0)
+			break;      /* EAGAIN: the end of the log */
+		if (used + (size_t)n + 1 >= ROOT_KMSG_MAX_BYTES)
+			used = 0;   /* keep the latest records only */
+		memcpy(text + used, rec, (size_t)n);
+		used += (size_t)n;
+	}
+	if (text) {
+		text[used] = '\0';
+		found = root_kmsg_pick(text, name, out, outlen);
+	}
+	if (fd >= 0)
+		close(fd);
+	free(text);
+	return found;
 }
 
 /* Try rootfstype (a comma-separated list, as the kernel takes it), else the
@@ -257,8 +393,11 @@ static int mount_root(struct boot *b, struct root_search *s)
 		}
 		last_errno = errno;
 	}
-	return boot_error(b, "cannot mount root %s as %s: %s; check rootfstype= and rootflags=",
-			  s->found, b->cmd.rootfstype ? b->cmd.rootfstype : s->found_fs.type, strerror(last_errno));
+	char klog[512], msg[BOOT_ERR_MAX];
+	int said = kmsg_about(b, s->found, klog, sizeof klog);
+	root_mount_message(msg, sizeof msg, s->found, b->cmd.rootfstype ? b->cmd.rootfstype : s->found_fs.type,
+			   last_errno, said ? klog : NULL);
+	return boot_error(b, "%s", msg);
 }
 
 int stage_root(struct boot *b)

@@ -521,10 +521,13 @@ static int load_policy_file(struct boot *b, const struct selinux_decision *d,
 	int fd, rc = -1;
 	uint64_t start = boottime_ns();
 
-	fd = open(pc->path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0) {
+	/* O_NONBLOCK and the type check: a FIFO swapped in as the policy
+	 * must not block PID 1. */
+	fd = open(pc->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	int e = fd < 0 || fstat(fd, &st) < 0 ? errno : S_ISREG(st.st_mode) ? 0 : FS_ENOTREG;
+	if (e) {
 		snprintf(msg, sizeof msg, "SELinux: cannot read the policy %s: %s; reinstall it",
-			 pc->path, strerror(errno));
+			 pc->path, fs_read_why(e));
 		goto out;
 	}
 	if (st.st_size < SELINUX_POLICY_HEADER_MIN || (uint64_t)st.st_size > SELINUX_POLICY_MAX_BYTES) {

@@ -21,6 +21,16 @@ int stage_caps(struct boot *b);       /* stages/caps.c: usermodehelper, bounding
 int stage_locks(struct boot *b);      /* stages/locks.c: modules, kexec, lockdown, ptrace */
 int stage_report(struct boot *b);     /* stages/report.c: write /run/hardinit */
 
+/* fds 0-2 (all of them, or only_closed ones) on DEV/console, else
+ * DEV/null for input and DEV/kmsg for output (never a pipe nobody reads);
+ * what says which. Returns 0, or -1 when none opened (fds untouched).
+ * stages/early.c, used by the hand-off too. */
+int console_std_fds(const char *dev, int only_closed, char *what, size_t whatlen);
+
+/* Name what a config error quotes invisibly (a UTF-8 byte-order mark)
+ * and say how to fix it; stages/config.c, also used by check-config. */
+void config_explain(char *err, size_t cap);
+
 /* The hand-off never returns on success; on failure it returns -1 with
  * b->err set, and the runner takes the failure action. */
 int handoff_exec(struct boot *b);     /* stages/handoff.c */

@@ -1,3 +1,4 @@
+#define _GNU_SOURCE   /* O_PATH */
 /* Switch root: move the API mounts into the new root, free the initramfs
  * (only once it is proven to be one), MS_MOVE the new root onto / and
  * chroot into it. Not chroot alone: a process whose root is not its mount
@@ -16,6 +17,8 @@
 
 #include "fsutil.h"
 #include "log.h"
+#include "safepath.h"
+#include "selinux.h"
 #include "stages.h"
 #include "selinux.h"
 #include "switchroot.h"
@@ -101,57 +104,142 @@ long initramfs_clean(const char *oldroot, long *failed, char *err, size_t errlen
 	return st.removed;
 }
 
-/* Copy the embedded policy files (policy, type, file_contexts) to
- * RUN/hardinit/selinux, where the SELinux stage finds them after the switch. */
-static void keep_embedded_policy(struct boot *b)
+static int copy_fail(int in, int out, const char *dst, char *why, size_t whylen, const char *what,
+		     const char *reason)
+{
+	snprintf(why, whylen, "%s%s", what, reason);
+	if (in >= 0)
+		close(in);
+	if (out >= 0)
+		close(out);
+	if (dst)
+		unlink(dst);
+	return -1;
+}
+
+int embedded_copy(const char *src, const char *dst, long max, char *why, size_t whylen)
 {
 	static char buf[1 << 16];
-	char dst[BOOT_PATH_MAX + 64], src[BOOT_PATH_MAX + 64];
+	long total = 0;
+
+	int in = open(src, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
+	if (in < 0)
+		return errno == ENOENT ? 1 : copy_fail(-1, -1, NULL, why, whylen, "", strerror(errno));
+	int out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (out < 0)
+		return copy_fail(in, -1, NULL, why, whylen, "cannot create it: ", strerror(errno));
+	for (;;) {
+		ssize_t n = read(in, buf, sizeof buf);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return copy_fail(in, out, dst, why, whylen, "read: ", strerror(errno));
+		if (n == 0)
+			break;
+		if (total + n > max)
+			return copy_fail(in, out, dst, why, whylen, "", "larger than the size limit");
+		for (ssize_t done = 0; done < n;) {
+			ssize_t w = write(out, buf + done, (size_t)(n - done));
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0)
+				return copy_fail(in, out, dst, why, whylen, "write: ",
+						 strerror(w < 0 ? errno : EIO));
+			done += w;
+		}
+		total += n;
+	}
+	close(in);
+	if (close(out) < 0)
+		return copy_fail(-1, -1, dst, why, whylen, "write: ", strerror(errno));
+	return 0;
+}
+
+/* Copy the embedded policy files (policy, type, file_contexts) to
+ * RUN/hardinit/selinux, where the SELinux stage finds them after the
+ * switch. They are one set: when one is not copied whole (a write error,
+ * /run full, the size limit), all are removed and that is said, so no
+ * partial policy is ever loaded as if it were whole. */
+int embedded_policy_keep(const char *from, const char *run_dir, long max, char *why, size_t whylen)
+{
 	static const char *const files[] = { "policy", "type", "file_contexts" };
-	long total;
+	char dst[BOOT_PATH_MAX + 64], src[BOOT_PATH_MAX + 64], one[160];
 
 	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
-		snprintf(src, sizeof src, "%s/%s", SELINUX_EMBED_DIR, files[i]);
-		int in = open(src, O_RDONLY | O_CLOEXEC);
-		if (in < 0)
+		snprintf(src, sizeof src, "%s/%s", from, files[i]);
+		if (access(src, F_OK) < 0)
 			continue;
-		snprintf(dst, sizeof dst, "%s/%s", b->run, SELINUX_EMBED_RUN_DIR);
-		fs_mkdir_p(dst, 0700);
-		snprintf(dst, sizeof dst, "%s/%s/%s", b->run, SELINUX_EMBED_RUN_DIR, files[i]);
-		int out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-		ssize_t n = 0;
-		total = 0;
-		while (out >= 0 && (n = read(in, buf, sizeof buf)) > 0 && total < (long)SELINUX_POLICY_MAX_BYTES) {
-			total += n;
-			if (write(out, buf, (size_t)n) != n) {
-				n = -1;
-				break;
-			}
+		snprintf(dst, sizeof dst, "%s", run_dir);
+		if (fs_mkdir_p(dst, 0700) < 0) {
+			snprintf(why, whylen, "cannot create %s: %s", dst, strerror(errno));
+			return -1;
 		}
-		if (out < 0 || n < 0 || total >= (long)SELINUX_POLICY_MAX_BYTES)
-			log_warn("cannot keep the embedded SELinux %s for after the switch; the root's policy will be used", files[i]);
-		if (out >= 0)
-			close(out);
-		close(in);
+		snprintf(dst, sizeof dst, "%s/%s", run_dir, files[i]);
+		if (embedded_copy(src, dst, max, one, sizeof one) < 0) {
+			snprintf(why, whylen, "%s: %s", files[i], one);
+			for (size_t j = 0; j < sizeof files / sizeof files[0]; j++) {
+				snprintf(dst, sizeof dst, "%s/%s", run_dir, files[j]);
+				unlink(dst);
+			}
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void keep_embedded_policy(struct boot *b)
+{
+	char dir[BOOT_PATH_MAX + 32], why[256];
+
+	snprintf(dir, sizeof dir, "%s/%s", b->run, SELINUX_EMBED_RUN_DIR);
+	if (embedded_policy_keep(SELINUX_EMBED_DIR, dir, SELINUX_POLICY_MAX_BYTES, why, sizeof why) < 0) {
+		log_warn("the embedded SELinux policy was not kept whole for after the switch (%s); what was "
+			 "copied is removed, so the root's policy will be used", why);
+		report_add(&b->rep, "switchroot", "embedded_policy", "removed", "%s", why);
 	}
 }
 
+/* MS_MOVE onto the directory open on fd: fchdir there and move onto ".",
+ * which needs no /proc (itself one of the mounts being moved). */
+static int move_onto_fd(const char *src, int fd)
+{
+	if (fchdir(fd) < 0)
+		return -1;
+	int rc = mount(src, ".", NULL, MS_MOVE, NULL);
+	int e = errno;
+	if (chdir("/") < 0 && rc == 0)
+		return -1;
+	errno = e;
+	return rc;
+}
+
+/* The targets are the new root's own directories, which its owner
+ * controls: resolved without links, so a /run that links to /etc cannot
+ * get hardinit's tmpfs moved over /etc. */
 static int move_api_mounts(struct boot *b)
 {
 	const char *paths[] = { b->dev, b->proc, b->sys, b->run };
-	char target[BOOT_PATH_MAX * 2];
+	char target[BOOT_PATH_MAX * 2], link[BOOT_PATH_MAX * 2];
 
 	for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
-		if (!boot_path(target, sizeof target, b->newroot, paths[i]))
-			continue;
-		if (mount(paths[i], target, NULL, MS_MOVE, NULL) == 0)
-			continue;
-		if (errno == ENOENT) {
+		snprintf(target, sizeof target, "%s%s", b->newroot, paths[i]);
+		int fd = safe_open(b->newroot, paths[i], O_PATH | O_DIRECTORY, 0);
+		if (fd < 0 && errno == ENOENT) {
 			log_warn("the new root has no %s directory; %s is dropped there and the real init may fail", paths[i], paths[i]);
 			umount2(paths[i], MNT_DETACH);
 			continue;
 		}
-		return boot_error(b, "cannot move %s to %s: %s", paths[i], target, strerror(errno));
+		if (fd < 0 && errno == ELOOP && safe_find_link(b->newroot, paths[i], link, sizeof link))
+			return boot_error(b, "the new root's %s is a symbolic link (%s); hardinit does not move %s "
+					  "through it; make %s a directory in the root", paths[i], link, paths[i], paths[i]);
+		if (fd < 0)
+			return boot_error(b, "cannot move %s to %s: %s", paths[i], target,
+					  errno == ENOTDIR ? "not a directory" : strerror(errno));
+		int rc = move_onto_fd(paths[i], fd);
+		int e = errno;
+		close(fd);
+		if (rc < 0)
+			return boot_error(b, "cannot move %s to %s: %s", paths[i], target, strerror(e));
 	}
 	return 0;
 }

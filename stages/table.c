@@ -67,6 +67,7 @@ int boot_run_stages(struct boot *b)
 		report_format_ms(took_ms, sizeof took_ms, took);
 		if (rc < 0) {
 			log_err("stage %s failed after %s ms", s->name, took_ms);
+			b->failed_stage = s->name;
 			return -1;
 		}
 		log_debug("stage %s done in %s ms", s->name, took_ms);

@@ -194,7 +194,7 @@ static void test_parent_check(void)
 	if (root)
 		tap_ok(poly_parent_check(at("pc/user"), why, sizeof why) == PARENT_BAD_OWNER &&
 		       strstr(why, "1000"), "owner 1000 is wrong");
-	tap_ok(poly_parent_check(at("pc/link"), why, sizeof why) == PARENT_NOT_DIR, "a symlink is refused");
+	tap_ok(poly_parent_check(at("pc/link"), why, sizeof why) == PARENT_LINK, "a symlink is refused, as a link");
 	tap_ok(poly_parent_check(at("pc/file"), why, sizeof why) == PARENT_NOT_DIR, "a file is refused");
 	tap_ok(poly_parent_check(at("pc/none"), why, sizeof why) == PARENT_MISSING, "missing");
 

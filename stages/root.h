@@ -1,0 +1,23 @@
+/* The pure parts of stages/root.c, for tests/unit/test_hostile.c: which
+ * kernel log line explains a failed root mount, and what to tell the user. */
+#ifndef HARDINIT_ROOT_H
+#define HARDINIT_ROOT_H
+
+#include <stddef.h>
+
+#define ROOT_KMSG_MAX_BYTES    (128 * 1024)   /* of /dev/kmsg read after a failed mount */
+#define ROOT_KMSG_MAX_RECORDS  4096
+
+/* From /dev/kmsg records ("prio,seq,usec,flags;text\n", continuation lines
+ * starting with a blank), the text of the last one that names the device
+ * ("vda", as in "EXT4-fs (vda): ..."). Returns 1 with out filled, 0 none. */
+int root_kmsg_pick(const char *records, const char *devname, char *out, size_t outlen);
+
+/* The one line for a root that did not mount: a damaged file system
+ * (EUCLEAN, EIO, EBADMSG, or a kernel line about its journal, checksums,
+ * superblock...) points to the kernel log and fsck, not to rootfstype= and
+ * rootflags=; klog (may be NULL) is quoted when the kernel said why. */
+void root_mount_message(char *out, size_t outlen, const char *dev, const char *types, int err,
+			const char *klog);
+
+#endif
