@@ -53,6 +53,9 @@ struct boot {
 	bool switched;           /* a switch happened: the new root is now "/" */
 	int kmsg_fd;             /* -1 until /dev/kmsg is open */
 
+	char root_hash[160];   /* hex root hash of the verity root, set by the verity stage; empty when / is not on verity */
+	char root_device[BOOT_PATH_MAX];   /* set by the verity stage: the root stage mounts this, read-only */
+
 	char init_path[BOOT_PATH_MAX];     /* chosen by the handoff stage */
 	char err[BOOT_ERR_MAX];            /* the fatal error of the failing stage */
 };
