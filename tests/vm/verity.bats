@@ -35,6 +35,11 @@ echo "=== END WORKS ==="
 echo "=== BEGIN DMTABLE_AFTER ==="
 /probe/dmtable root | grep status=
 echo "=== END DMTABLE_AFTER ==="
+echo "=== BEGIN AUDIT ==="
+/probe/hardinit audit | grep -i verity | sed "s/^/live: /"
+sed "s/^roothash = .*/roothash = 0000000000000000000000000000000000000000000000000000000000000000/" /run/hardinit/config >/run/drift.conf
+/probe/hardinit audit --config /run/drift.conf | grep "verity root hash" | sed "s/^/drifted: /"
+echo "=== END AUDIT ==="
 echo "=== BEGIN KLOG ==="
 dmesg | grep -i -e verity -e device-mapper
 echo "=== END KLOG ==="
@@ -54,6 +59,7 @@ setup_file() {
 	head -c 65536 /dev/urandom >"$root/data/hello.txt"
 	sha256sum "$root/data/hello.txt" | cut -d' ' -f1 >"$dir/hello.sha256"
 	vm_probe_script "$root" "$PROBE"
+	install -m 0755 "$HARDINIT_SRC/build/hardinit" "$root/probe/hardinit"
 	# 4096-byte file system blocks are the verity data blocks, so a flipped
 	# fs block is one corrupted verity block.
 	vm_rootfs "$dir/root.img" "$root" -b 4096 -L vroot
@@ -161,6 +167,19 @@ cmdline_log() {
 	vm_assert_log_contains "$log" "root hash from the config"
 }
 
+@test "embedded hash: hardinit audit checks / on verity, the live root hash and status, and reports drift" {
+	local log
+	log=$(embedded_log)
+	vm_assert_section_contains "$log" AUDIT "live: ok    / on the verity device"
+	vm_assert_section_contains "$log" AUDIT "live: ok    verity target of root"
+	vm_assert_section_contains "$log" AUDIT "live: ok    verity root hash"
+	vm_assert_section_contains "$log" AUDIT "actual $(roothash)"
+	vm_assert_section_contains "$log" AUDIT "live: ok    verity on corruption"
+	vm_assert_section_contains "$log" AUDIT "live: ok    verity status (V verified, C corrupted)"
+	vm_assert_section_lacks "$log" AUDIT "live: drift"
+	vm_assert_section_contains "$log" AUDIT "drifted: drift verity root hash"
+}
+
 # ---- root hash on the command line ------------------------------------------------
 
 @test "command line: roothash= and systemd.verity_root_data=/_hash= put / on verity" {
@@ -199,6 +218,7 @@ cmdline_log() {
 	# dmesg in the guest: kernel records, so the section is read raw.
 	VM_SECTION_RAW=1 vm_assert_section_contains "$log" KLOG "data block $(cat "$VDIR/flip.block") is corrupted"
 	vm_assert_section_line "$log" DMTABLE_AFTER "status=C"
+	vm_assert_section_contains "$log" AUDIT "live: drift verity status (V verified, C corrupted)"
 }
 
 @test "flipped data block, appliance (restart): the kernel restarts on reading it" {
