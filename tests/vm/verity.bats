@@ -52,6 +52,7 @@ setup_file() {
 	export VDIR=$dir
 	mkdir -p "$dir"
 	[[ -f $dir/ready ]] && return 0
+	rm -f "$dir"/*.log "$dir"/*.log.done
 	root=$dir/root
 	rm -rf "$root" && mkdir -p "$root"
 	vm_stage_root "$root"
@@ -91,6 +92,9 @@ setup_file() {
 	vm_initramfs "$dir/both-initrd.img" --profile appliance --verity-roothash "$(cat "$dir/roothash.both")" \
 		--verity-data /dev/vda --verity-hash-offset "$size" >/dev/null || return 1
 	vm_initramfs "$dir/eio.img" --config "$dir/eio.conf" --modules "dm-mod dm-verity" >/dev/null || return 1
+	vm_initramfs "$dir/app-wrong.img" --profile appliance --verity-roothash "$(tr '0-9a-f' '1-9a-f0' <"$dir/roothash")" \
+		--verity-data /dev/vda --verity-hash /dev/vdb >/dev/null || return 1
+	vm_initramfs "$dir/nodm.img" --config "$dir/eio.conf" >/dev/null || return 1
 	touch "$dir/ready"
 }
 
@@ -240,6 +244,25 @@ cmdline_log() {
 	vm_assert_log_lacks "$log" "=== BEGIN ROOTDEV ==="
 	vm_assert_log_lacks "$log" "mounted root"
 	[ "$(vm_exit_reason "$log")" = poweroff ]
+}
+
+@test "wrong embedded root hash under restart-on-corruption: the clear message, not a restart loop" {
+	local log
+	log=$(boot_once wrong-app --initrd "$VDIR/app-wrong.img" --disk "$VDIR/root.img" --disk "$VDIR/hash.img" \
+		--append "hardinit.boot.failure_delay=0")
+	vm_assert_log_contains "$log" "the root hash does not match the hash tree"
+	vm_assert_log_contains "$log" "taking the failure action: reboot"
+	vm_assert_log_lacks "$log" "mounted root"
+	[ "$(vm_exit_reason "$log")" = reboot ]
+}
+
+@test "missing modules: no dm-mod in the initramfs is a clear message and the failure action" {
+	local log
+	log=$(boot_once nodm --initrd "$VDIR/nodm.img" --disk "$VDIR/root.img" --disk "$VDIR/hash.img" \
+		--append "roothash=$(roothash) systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vdb")
+	vm_assert_log_contains "$log" "dm-mod is not loaded"
+	vm_assert_log_contains "$log" "taking the failure action: poweroff"
+	vm_assert_log_lacks "$log" "mounted root"
 }
 
 @test "root hash of the wrong length: a clear message and the failure action" {
