@@ -9,9 +9,12 @@
 # the command line (systemd's names); tree appended to the data device
 # (hash offset); then one each: a flipped data block (eio), the same with
 # appliance's restart, a wrong root hash, a missing hash device, a
-# truncated hash image, verity off by command line under the lock.
+# truncated hash image, verity off by command line under the lock; and
+# Debian 12 with systemd on a verity root (its cached image, /etc/fstab
+# made read-only, /var a tmpfs by systemd.volatile=state).
 
 load lib
+load images
 
 PROBE='
 echo "=== BEGIN ROOTDEV ==="
@@ -318,4 +321,45 @@ cmdline_log() {
 	vm_assert_section_contains "$log" DMTABLE " sha256 $(roothash) "
 	vm_assert_section_lacks "$log" DMTABLE "ignore_corruption"
 	vm_assert_section_line "$log" DMTABLE "status=V"
+}
+
+# ---- Debian 12 with systemd on a verity root -----------------------------------------
+
+# The cached Debian/systemd image (tests/vm/images.bash), copied: its
+# /etc/fstab says "/dev/vda / ext4 defaults", which systemd-remount-fs would
+# remount read-write (EROFS on a verity device, a failed unit), so the copy
+# gets "/dev/dm-0 / ext4 ro" (debugfs, no loop mount) before the tree is
+# hashed. /var becomes a tmpfs by systemd.volatile=state (systemd's own
+# switch, systemd.volatile(7)): journald, random-seed and utmp write there.
+_boot_debian_verity() {
+	local log=$1 img dir=$VDIR hash size
+	img=$(img_debian_systemd permissive) || return 1
+	cp --sparse=always "$img" "$dir/deb.img"
+	size=$(stat -c %s "$dir/deb.img")
+	truncate -s $(((size + 4095) / 4096 * 4096)) "$dir/deb.img"
+	printf '/dev/dm-0\t/\text4\tro\t0\t0\n' >"$dir/deb.fstab"
+	debugfs -w -R "rm /etc/fstab" "$dir/deb.img" >/dev/null 2>&1
+	debugfs -w -R "write $dir/deb.fstab /etc/fstab" "$dir/deb.img" >/dev/null 2>&1 || return 1
+	hash=$(veritysetup format "$dir/deb.img" "$dir/deb-hash.img" | awk '/^Root hash:/ { print $3 }')
+	echo "$hash" >"$dir/deb.roothash"
+	vm_initramfs "$dir/deb-initrd.img" --profile baseline --verity-roothash "$hash" \
+		--verity-data /dev/vda --verity-hash /dev/vdb >/dev/null || return 1
+	vm_boot "$log" --initrd "$dir/deb-initrd.img" --disk "$dir/deb.img" --disk "$dir/deb-hash.img" \
+		--mem 1024 --timeout "${DEBIAN_TIMEOUT:-900}" \
+		--append "security=selinux systemd.show_status=error systemd.volatile=state hardinit.boot.failure_action=poweroff"
+}
+
+@test "debian/systemd on a verity root: multi-user.target, no failed unit, / from dm root, audit sees verity" {
+	local log=$VDIR/debian.log
+	[[ -f $log.done ]] || { _boot_debian_verity "$log" || true; touch "$log.done"; }
+	vm_assert_log_contains "$log" "=== PROBE DONE ==="
+	vm_assert_section_line "$log" SYSTEMD "state=running"
+	vm_assert_section_line "$log" SYSTEMD "multi-user=active"
+	vm_assert_section_lacks "$log" SYSTEMD "failed:"
+	vm_assert_section_contains "$log" MOUNTS " / / ro,"
+	vm_assert_section_contains "$log" MOUNTS "- ext4 /dev/dm-0 ro"
+	vm_assert_section_contains "$log" MOUNTS " /var rw"
+	vm_assert_section_contains "$log" AUDIT "ok    verity root hash"
+	vm_assert_section_contains "$log" AUDIT "actual $(cat "$VDIR/deb.roothash")"
+	vm_assert_section_contains "$log" AUDIT "ok    verity status (V verified, C corrupted)"
 }
