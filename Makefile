@@ -84,6 +84,9 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(CORE_SRC) $(HDR)
 	clang $(COMMON) -Wno-unknown-warning-option -g -O1 -DHARDINIT_HOST_TEST -fsanitize=fuzzer,address,undefined \
 		$< $(CORE_SRC) -o $@ $(HOSTLIBS)
 
+# The verity parsers live in stages/ (not CORE_SRC); the target includes them.
+$(BUILD)/fuzz/fuzz_verity: stages/verity_sb.c
+
 # The fortify shims are musl-only code: tested built with musl, as shipped.
 $(BUILD)/unit/test_compat_musl: tests/unit-musl/test_compat.c init/compat.c tests/unit/tap.h $(BUILD)/include/.stamp
 	@mkdir -p $(BUILD)/unit
