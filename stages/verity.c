@@ -219,6 +219,27 @@ static int check_sizes(struct boot *b, struct verity_setup *v)
 	return 0;
 }
 
+/* The verity device's logical block size is the data block size: ext4
+ * refuses a file system with smaller blocks on it ("bad block size", Linux
+ * 6.12), and the root mount would fail with a bare EINVAL. */
+static int check_fs_block_size(struct boot *b, const struct verity_setup *v)
+{
+	unsigned char sb[64];
+
+	int fd = open(v->data_node, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = pread(fd, sb, sizeof sb, 1024);
+	close(fd);
+	if (n != (ssize_t)sizeof sb || sb[56] != 0x53 || sb[57] != 0xef)
+		return 0;
+	unsigned log = sb[24] | sb[25] << 8 | sb[26] << 16 | (unsigned)sb[27] << 24;
+	if (log > 6 || (1024u << log) >= v->p.data_block_size)
+		return 0;
+	return boot_error(b, "the ext4 on %s has %u-byte blocks, smaller than the verity data block size %u, so the kernel cannot mount it; make the hash with veritysetup format --data-block-size=%u, or the file system with mke2fs -b %u",
+			  v->data_node, 1024u << log, v->p.data_block_size, 1024u << log, v->p.data_block_size);
+}
+
 static int table_for(struct boot *b, const struct verity_setup *v, const struct verity_params *p,
 		     char *out, size_t cap)
 {
@@ -372,7 +393,7 @@ int stage_verity(struct boot *b)
 	char err[VERITY_ERR_MAX];
 	if (verity_table(&v.p, v.data_num, v.hash_num, v.roothash, v.table, sizeof v.table, &v.sectors, err, sizeof err) < 0)
 		return boot_error(b, "%s", err);
-	if (check_sizes(b, &v) < 0 || activate(b, &v, node, sizeof node) < 0)
+	if (check_sizes(b, &v) < 0 || check_fs_block_size(b, &v) < 0 || activate(b, &v, node, sizeof node) < 0)
 		return -1;
 	snprintf(b->root_device, sizeof b->root_device, "%s", node);
 	snprintf(b->root_hash, sizeof b->root_hash, "%s", v.roothash);

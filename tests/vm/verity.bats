@@ -329,7 +329,9 @@ cmdline_log() {
 # /etc/fstab says "/dev/vda / ext4 defaults", which systemd-remount-fs would
 # remount read-write (EROFS on a verity device, a failed unit), so the copy
 # gets "/dev/dm-0 / ext4 ro" (debugfs, no loop mount) before the tree is
-# hashed. /var becomes a tmpfs by systemd.volatile=state (systemd's own
+# hashed, and its tree is made with 1024-byte data blocks like its ext4's
+# (a larger verity block would make the kernel refuse the file system; the
+# fault test below checks hardinit says so). /var becomes a tmpfs by systemd.volatile=state (systemd's own
 # switch, systemd.volatile(7)): journald, random-seed and utmp write there.
 _boot_debian_verity() {
 	local log=$1 img dir=$VDIR hash size
@@ -340,13 +342,31 @@ _boot_debian_verity() {
 	printf '/dev/dm-0\t/\text4\tro\t0\t0\n' >"$dir/deb.fstab"
 	debugfs -w -R "rm /etc/fstab" "$dir/deb.img" >/dev/null 2>&1
 	debugfs -w -R "write $dir/deb.fstab /etc/fstab" "$dir/deb.img" >/dev/null 2>&1 || return 1
-	hash=$(veritysetup format "$dir/deb.img" "$dir/deb-hash.img" | awk '/^Root hash:/ { print $3 }')
+	# The image's ext4 has 1024-byte blocks (mke2fs's choice for its size):
+	# the verity data blocks must not be larger.
+	hash=$(veritysetup format --data-block-size=1024 "$dir/deb.img" "$dir/deb-hash.img" | awk '/^Root hash:/ { print $3 }')
 	echo "$hash" >"$dir/deb.roothash"
 	vm_initramfs "$dir/deb-initrd.img" --profile baseline --verity-roothash "$hash" \
 		--verity-data /dev/vda --verity-hash /dev/vdb >/dev/null || return 1
 	vm_boot "$log" --initrd "$dir/deb-initrd.img" --disk "$dir/deb.img" --disk "$dir/deb-hash.img" \
 		--mem 1024 --timeout "${DEBIAN_TIMEOUT:-900}" \
 		--append "security=selinux systemd.show_status=error systemd.volatile=state hardinit.boot.failure_action=poweroff"
+}
+
+@test "ext4 blocks smaller than the verity data blocks: a clear message before the device is made" {
+	local log
+	[[ -f $VDIR/small.img ]] || {
+		mkdir -p "$VDIR/small" && vm_stage_root "$VDIR/small" >/dev/null &&
+			vm_rootfs "$VDIR/small.img" "$VDIR/small" -b 1024 &&
+			truncate -s $((($(stat -c %s "$VDIR/small.img") + 4095) / 4096 * 4096)) "$VDIR/small.img" &&
+			veritysetup format "$VDIR/small.img" "$VDIR/small-hash.img" | awk '/^Root hash:/ { print $3 }' >"$VDIR/small.roothash"
+	}
+	log=$(boot_once small --initrd "$VDIR/eio.img" --disk "$VDIR/small.img" --disk "$VDIR/small-hash.img" \
+		--append "roothash=$(cat "$VDIR/small.roothash") systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vdb")
+	vm_assert_log_contains "$log" "has 1024-byte blocks, smaller than the verity data block size 4096"
+	vm_assert_log_contains "$log" "veritysetup format --data-block-size=1024"
+	vm_assert_log_contains "$log" "taking the failure action: poweroff"
+	vm_assert_log_lacks "$log" "mounted root"
 }
 
 @test "debian/systemd on a verity root: multi-user.target, no failed unit, / from dm root, audit sees verity" {
