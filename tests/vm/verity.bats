@@ -55,7 +55,7 @@ setup_file() {
 	export VDIR=$dir
 	mkdir -p "$dir"
 	[[ -f $dir/ready ]] && return 0
-	rm -f "$dir"/*.log "$dir"/*.log.done "$dir"/small.roothash
+	rm -f "$dir"/*.log "$dir"/*.log.done "$dir"/small.roothash "$dir"/nosb.roothash
 	root=$dir/root
 	rm -rf "$root" && mkdir -p "$root"
 	vm_stage_root "$root"
@@ -208,6 +208,22 @@ cmdline_log() {
 	vm_assert_done "$log"
 	vm_assert_section_line "$log" ROOTDEV "slaves=vda "
 	vm_assert_section_contains "$log" DMTABLE " $(( $(cat "$VDIR/data.size") / 4096 + 1 )) sha256 $(cat "$VDIR/roothash.both") "
+	vm_assert_section_line "$log" DMTABLE "status=V"
+	vm_assert_section_line "$log" WORKS "read_hello=ok"
+}
+
+@test "no superblock: an image made with --no-superblock boots with its parameters in the options" {
+	local log salt blocks
+	salt=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
+	blocks=$(( $(cat "$VDIR/data.size") / 4096 ))
+	if [[ ! -s $VDIR/nosb.roothash ]]; then
+		veritysetup format --no-superblock --salt="$salt" "$VDIR/root.img" "$VDIR/hash-nosb.img" |
+			awk '/^Root hash:/ { print $3 }' >"$VDIR/nosb.roothash"
+	fi
+	log=$(boot_once nosb-ok --initrd "$VDIR/eio.img" --disk "$VDIR/root.img" --disk "$VDIR/hash-nosb.img" \
+		--append "roothash=$(cat "$VDIR/nosb.roothash") systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vdb systemd.verity_root_options=superblock=no,data-blocks=$blocks,salt=$salt,hash=sha256")
+	vm_assert_done "$log"
+	vm_assert_section_contains "$log" DMTABLE "4096 4096 $blocks 0 sha256 $(cat "$VDIR/nosb.roothash") $salt"
 	vm_assert_section_line "$log" DMTABLE "status=V"
 	vm_assert_section_line "$log" WORKS "read_hello=ok"
 }
