@@ -61,6 +61,8 @@ struct boot {
 	enum failure_action config_action;
 	int config_delay;
 
+	char root_hash[160];   /* hex root hash of the verity root, set by the verity stage; empty when / is not on verity */
+	char root_device[BOOT_PATH_MAX];   /* set by the verity stage: the root stage mounts this, read-only */
 	char err[BOOT_ERR_MAX];            /* the fatal error of the failing stage */
 	const char *failed_stage;          /* its name, set by the runner */
 };

@@ -60,6 +60,9 @@ void config_defaults(struct config *c)
 	c->tiocsti = TIOCSTI_DENY_UNPRIVILEGED;
 	c->deny_tioclinux = false;
 	c->tiocsti_seccomp = false;
+
+	c->verity_enabled = false;
+	c->verity_on_corruption = VERITY_EIO;
 }
 
 /* ---- lines ------------------------------------------------------------- */

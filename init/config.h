@@ -52,6 +52,11 @@ enum tiocsti_mode {
 	TIOCSTI_DENY_ALL,          /* the sysctl and a seccomp filter in PID 1 */
 };
 
+/* What a verity root does with a corrupted block: the kernel's default is
+ * an I/O error; ignore only logs (a weakening). */
+enum verity_corruption { VERITY_EIO, VERITY_RESTART, VERITY_PANIC, VERITY_IGNORE };
+#define CONFIG_ROOT_HASH_MAX    160   /* hex; sha512 needs 128 */
+
 enum lockdown_level { LOCKDOWN_NONE, LOCKDOWN_INTEGRITY, LOCKDOWN_CONFIDENTIALITY };
 
 struct sysctl_setting {
@@ -130,6 +135,14 @@ struct config {
 	enum tiocsti_mode tiocsti;
 	bool deny_tioclinux;
 	bool tiocsti_seccomp;          /* force the seccomp filter even with the sysctl */
+
+	/* [verity] */
+	bool verity_enabled;           /* / must be on dm-verity (hash from here or roothash=) */
+	char verity_roothash[CONFIG_ROOT_HASH_MAX];  /* hex; empty: from the command line */
+	char verity_data[CONFIG_PATH_MAX];     /* data device, as root= names one */
+	char verity_hash[CONFIG_PATH_MAX];     /* hash device; empty: the data device */
+	char verity_options[CONFIG_PATH_MAX];  /* systemd.verity_root_options words */
+	enum verity_corruption verity_on_corruption;
 };
 
 /* Defaults: the baseline profile's values, so an empty file is valid. */

@@ -65,6 +65,14 @@ static bool scalar_weaker(const struct config *o, const struct config *n, const 
 	return true;
 }
 
+/* A root hash is 64 digits or more: the refusal must still fit its
+ * "what to do" part, so long values are cut in the message. */
+static void shorten(char *v)
+{
+	if (strlen(v) > 24)
+		snprintf(v + 16, 4, "...");
+}
+
 static int key_weaker(const struct config *o, const struct config *n, const struct key_def *d,
 		      char *why, size_t len)
 {
@@ -77,6 +85,8 @@ static int key_weaker(const struct config *o, const struct config *n, const stru
 		return 0;
 	config_format_value(ov, sizeof ov, o, d);
 	config_format_value(nv, sizeof nv, n, d);
+	shorten(ov);
+	shorten(nv);
 	const char *q = d->kind == K_STRING && !d->off_is_empty ? "'" : "";
 	return weaker(why, len, "%s.%s %s%s%s -> %s%s%s%s", config_section_names[d->section], d->key,
 		      q, ov, q, q, nv, q,

@@ -13,7 +13,7 @@
 
 const char *const config_section_names[N_SECTIONS + 1] = {
 	"boot", "selinux", "memory", "sysctl", "kernel",
-	"capabilities", "locks", "mounts", "tty", NULL
+	"capabilities", "locks", "mounts", "tty", "verity", NULL
 };
 
 /* Indexed by the enum values of config.h; NULL-terminated for parsing. */
@@ -25,6 +25,7 @@ static const char *const tiocsti_names[] = { "allow", "deny-unprivileged", "deny
 static const char *const lockdown_names[] = { "none", "integrity", "confidentiality", NULL };
 static const char *const tioclinux_names[] = { "allow", "deny", NULL };  /* deny_tioclinux */
 static const char *const root_duplicates_names[] = { "refuse", "warn", NULL };
+static const char *const corruption_names[] = { "eio", "restart", "panic", "ignore", NULL };
 
 static const char *name_of(const char *const *names, size_t n, int value)
 {
@@ -107,6 +108,29 @@ static const char *check_tmp_size(const char *v)
 	return NULL;
 }
 
+/* A root hash as veritysetup prints it; its length against the algorithm
+ * is checked by the verity stage, which knows the algorithm. */
+static const char *check_roothash(const char *v)
+{
+	size_t n = strlen(v);
+
+	if (!*v)
+		return NULL;
+	if (strspn(v, "0123456789abcdefABCDEF") != n || n % 2 || n > 128)
+		return "must be the hex Root hash veritysetup format printed (64 digits for sha256)";
+	return NULL;
+}
+
+/* Devices as root= names them; options as systemd.verity_root_options
+ * words (the verity stage parses them). One word each, no spaces. */
+static const char *check_verity_word(const char *v)
+{
+	for (const char *s = v; *s; s++)
+		if (!isgraph((unsigned char)*s))
+			return "must be one word without spaces";
+	return NULL;
+}
+
 /* Lock ranks (LOCK_RANK): a locked override must raise the rank. */
 
 /* "config" follows the root's /etc/selinux/config, which may say
@@ -138,6 +162,12 @@ static int proc_gid_rank(int gid)
 bool config_tmp_size_valid(const char *s)
 {
 	return *s && !check_tmp_size(s);
+}
+
+/* eio, restart and panic all refuse a bad block; ignore does not. */
+static int corruption_rank(int c)
+{
+	return c == VERITY_IGNORE ? 0 : 1;
 }
 
 #define F(field) offsetof(struct config, field)
@@ -217,6 +247,22 @@ const struct key_def config_key_table[] = {
 	{ .section = SEC_TTY, .key = "tioclinux", .kind = K_NAMED_BOOL, .lock = LOCK_ON_ONLY, .offset = F(deny_tioclinux),
 	  .names = tioclinux_names },
 	{ .section = SEC_TTY, .key = "seccomp", .kind = K_BOOL, .lock = LOCK_ON_ONLY, .offset = F(tiocsti_seccomp) },
+
+	{ .section = SEC_VERITY, .key = "enabled", .kind = K_BOOL, .lock = LOCK_ON_ONLY, .offset = F(verity_enabled) },
+	{ .section = SEC_VERITY, .key = "roothash", .kind = K_STRING, .lock = LOCK_FIXED, .offset = F(verity_roothash),
+	  .size = CONFIG_ROOT_HASH_MAX, .check = check_roothash, .off_is_empty = true,
+	  .help = "the hex Root hash of veritysetup format, or off" },
+	{ .section = SEC_VERITY, .key = "data", .kind = K_STRING, .lock = LOCK_FIXED, .offset = F(verity_data),
+	  .size = CONFIG_PATH_MAX, .check = check_verity_word, .off_is_empty = true,
+	  .help = "a device as root= names one (/dev/vda, UUID=, PARTUUID=, LABEL=), or off" },
+	{ .section = SEC_VERITY, .key = "hash", .kind = K_STRING, .lock = LOCK_FIXED, .offset = F(verity_hash),
+	  .size = CONFIG_PATH_MAX, .check = check_verity_word, .off_is_empty = true,
+	  .help = "a device as root= names one, or off for the data device" },
+	{ .section = SEC_VERITY, .key = "options", .kind = K_STRING, .lock = LOCK_FIXED, .offset = F(verity_options),
+	  .size = CONFIG_PATH_MAX, .check = check_verity_word, .off_is_empty = true,
+	  .help = "comma-separated verity options such as superblock=no,hash-offset=N, or off" },
+	{ .section = SEC_VERITY, .key = "on_corruption", .kind = K_ENUM, .lock = LOCK_RANK, .offset = F(verity_on_corruption),
+	  .names = corruption_names, .rank = corruption_rank },
 };
 
 #define N_KEYS (sizeof config_key_table / sizeof config_key_table[0])

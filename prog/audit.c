@@ -10,6 +10,8 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include <cap-ng.h>
 
@@ -18,6 +20,8 @@
 #include "hardening.h"
 #include "sink.h"
 #include "mounts.h"
+#include "verity_dm.h"
+#include "verity_sb.h"
 
 #define AUDIT_MAX_ITEMS   256
 #define AUDIT_REPORT_MAX  (256 * 1024)
@@ -242,6 +246,63 @@ static void check_mount_shared(struct audit *a, const struct config *c)
 		add(a, "mount propagation /", "shared", m.shared ? "shared" : "private", !m.shared);
 }
 
+/* The root hash the boot used: the config's, else the one the verity
+ * stage reported (it came from roothash= on the command line). */
+static void verity_expected_hash(const struct config *c, const char *report_path, char *out, size_t cap)
+{
+	static char text[AUDIT_REPORT_MAX];
+	char *save = NULL;
+
+	snprintf(out, cap, "%s", c->verity_roothash);
+	if (out[0] || fs_read(report_path, text, sizeof text, NULL) < 0)
+		return;
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		if (sscanf(line, "verity root_hash ok %159s", out) == 1)
+			return;
+}
+
+/* / on the dm device "root", its live table (DM_TABLE_STATUS) verity
+ * with the boot's root hash and corruption mode, and its status V. */
+static void check_verity(struct audit *a, const struct config *c, const char *report_path)
+{
+	static const char *const modes[] = { "", "restart_on_corruption", "panic_on_corruption", "ignore_corruption" };
+	char want[CONFIG_ROOT_HASH_MAX], table[VERITY_TABLE_MAX], type[32], status[64], live[CONFIG_ROOT_HASH_MAX];
+	char path[512], name[64], why[256];
+	struct stat st;
+
+	verity_expected_hash(c, report_path, want, sizeof want);
+	if (!want[0] && !c->verity_enabled)
+		return;
+	name[0] = '\0';
+	if (stat("/", &st) == 0) {
+		snprintf(path, sizeof path, "%s/dev/block/%u:%u/dm/name", a->sys, major(st.st_dev), minor(st.st_dev));
+		if (fs_read(path, name, sizeof name, NULL) == 0)
+			name[strcspn(name, "\n")] = '\0';
+	}
+	add(a, "/ on the verity device", "dm root", name[0] ? name : "not a dm device", strcmp(name, "root") != 0);
+	int fd = dm_control_open("/dev", a->sys, 0, why, sizeof why);
+	if (fd < 0 || dm_target_text(fd, "root", 1, table, sizeof table, type, sizeof type) < 0 ||
+	    dm_target_text(fd, "root", 0, status, sizeof status, NULL, 0) < 0) {
+		add(a, "verity table of root", "verity", fd < 0 ? why : strerror(errno), 1);
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	close(fd);
+	add(a, "verity target of root", "verity", type, strcmp(type, "verity") != 0);
+	if (verity_table_root_hash(table, live, sizeof live) < 0)
+		snprintf(live, sizeof live, "unreadable");
+	add(a, "verity root hash", want[0] ? want : "any", live, want[0] && strcasecmp(want, live) != 0);
+	int mode = (int)c->verity_on_corruption;
+	const char *found = "eio";
+	for (int m = 1; m < 4; m++)
+		if (strstr(table, modes[m]))
+			found = verity_corruption_name((enum verity_corruption)m);
+	add(a, "verity on corruption", verity_corruption_name((enum verity_corruption)mode), found,
+	    strcmp(found, verity_corruption_name((enum verity_corruption)mode)) != 0);
+	add(a, "verity status (V verified, C corrupted)", "V", status, strcmp(status, "V") != 0);
+}
+
 static void print_text(const struct audit *a, int drifts)
 {
 	for (size_t i = 0; i < a->n; i++) {
@@ -318,6 +379,7 @@ int audit_main(int argc, char **argv)
 	check_mount_shared(&a, &cfg);
 	if (read_report(&a, report_path) < 0)
 		return 2;
+	check_verity(&a, &cfg, report_path);
 	int drifts = 0;
 	for (size_t i = 0; i < a.n; i++)
 		drifts += a.items[i].drift;

@@ -369,7 +369,7 @@ static int kmsg_about(struct boot *b, const char *devpath, char *out, size_t out
 static int mount_root(struct boot *b, struct root_search *s)
 {
 	char types[256];
-	unsigned long flags = b->cmd.rw ? 0 : MS_RDONLY;
+	unsigned long flags = b->cmd.rw && !b->root_device[0] ? 0 : MS_RDONLY;
 	const char *data = b->cmd.rootflags;
 	int last_errno = 0;
 
@@ -400,12 +400,47 @@ static int mount_root(struct boot *b, struct root_search *s)
 	return boot_error(b, "%s", msg);
 }
 
+int root_device_wait(struct boot *b, const char *spec_text, char *found, size_t cap)
+{
+	static struct root_search s;
+	char err[256];
+
+	memset(&s, 0, sizeof s);
+	if (root_spec_parse(&s.spec, spec_text, err, sizeof err) < 0)
+		return boot_error(b, "%s", err);
+	if (wait_for_root(b, &s, spec_text) < 0)
+		return -1;
+	snprintf(found, cap, "%s", s.found);
+	return 0;
+}
+
+/* The verity stage made the root device: mount that, never root= itself
+ * (it would be the data device without verification). */
+static int mount_verity_root(struct boot *b, struct root_search *s)
+{
+	if (b->mode == MODE_DRY_RUN) {
+		log_info("dry run: would mount the verity root %s read-only on %s", b->root_device, b->newroot);
+		return 0;
+	}
+	snprintf(s->found, sizeof s->found, "%s", b->root_device);
+	int fd = open(s->found, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return boot_error(b, "cannot open the verity root %s: %s", s->found, strerror(errno));
+	probe_fs(fd, &s->found_fs);
+	close(fd);
+	if (b->cmd.rw)
+		log_warn("rw ignored: a verity root is read-only");
+	return mount_root(b, s);
+}
+
 int stage_root(struct boot *b)
 {
 	static struct root_search s;
 	char err[256];
 
 	memset(&s, 0, sizeof s);
+	if (b->root_device[0])
+		return mount_verity_root(b, &s);
 	if (root_spec_parse(&s.spec, b->cmd.root, err, sizeof err) < 0)
 		return boot_error(b, "%s", err);
 	if (b->mode == MODE_DRY_RUN) {

@@ -1,9 +1,13 @@
-/* The pure parts of stages/root.c, for tests/unit/test_hostile.c: which
- * kernel log line explains a failed root mount, and what to tell the user. */
+/* What stages/root.c offers: the pure parts, for tests/unit/test_hostile.c
+ * (which kernel log line explains a failed root mount, and what to tell
+ * the user), and its device finding, which the verity stage uses for its
+ * data and hash devices. */
 #ifndef HARDINIT_ROOT_H
 #define HARDINIT_ROOT_H
 
 #include <stddef.h>
+
+#include "boot.h"
 
 #define ROOT_KMSG_MAX_BYTES    (128 * 1024)   /* of /dev/kmsg read after a failed mount */
 #define ROOT_KMSG_MAX_RECORDS  4096
@@ -19,5 +23,10 @@ int root_kmsg_pick(const char *records, const char *devname, char *out, size_t o
  * rootflags=; klog (may be NULL) is quoted when the kernel said why. */
 void root_mount_message(char *out, size_t outlen, const char *dev, const char *types, int err,
 			const char *klog);
+
+/* Wait, bounded as for root=, for the device spec_text names (path, UUID=,
+ * PARTUUID=, LABEL=, PARTLABEL=, MAJ:MIN); found gets its node. Returns 0,
+ * or -1 after boot_error(). */
+int root_device_wait(struct boot *b, const char *spec_text, char *found, size_t cap);
 
 #endif

@@ -10,6 +10,7 @@ int stage_config(struct boot *b);     /* stages/config.c: config + cmdline overr
 int stage_modules(struct boot *b);    /* stages/modules.c: finit_module the builder's list */
 #define MODULES_LIST_MAX  (32 * 1024)  /* the builder's load list, bytes */
 #define MODULES_MAX       128          /* modules in it */
+int stage_verity(struct boot *b);     /* stages/verity.c: dm-verity device for the root */
 int stage_root(struct boot *b);       /* stages/root.c: wait for and mount root= */
 int stage_switchroot(struct boot *b); /* stages/switchroot.c: move mounts, MS_MOVE, chroot, free initramfs */
 int stage_selinux(struct boot *b);    /* stages/selinux.c: load policy, booleans, relabel */

@@ -22,6 +22,8 @@ static const struct stage_entry stage_table[] = {
 	{ "early",      stage_early,      M_ALL },
 	{ "config",     stage_config,     M_ALL },
 	{ "modules",    stage_modules,    M_INITRAMFS | M_DRY_RUN },
+	/* Before root: the root stage mounts the verity device it set up. */
+	{ "verity",     stage_verity,     M_INITRAMFS | M_DRY_RUN },
 	{ "root",       stage_root,       M_INITRAMFS | M_DRY_RUN },
 	{ "switchroot", stage_switchroot, M_INITRAMFS | M_DRY_RUN },
 	{ "rootconfig", stage_config,     M_INITRAMFS },

@@ -501,7 +501,9 @@ static const char locked_text[] =
 	"[capabilities]\ndrop = cap_sys_module\n"
 	"[locks]\nmodules = yes\nlockdown = integrity\nptrace_scope = 2\n"
 	"[mounts]\nproc_hidepid = invisible\ntmp_size = 50%\n"
-	"[tty]\ntiocsti = deny-all\n";
+	"[tty]\ntiocsti = deny-all\n"
+	"[verity]\nenabled = yes\nroothash = 4c4c4c4c4c4c4c4c4c4c4c4c4c4c4c4c4c4c4c4c4c4c4c4c4c4c4c4c4c4c4c4c\ndata = /dev/vda\nhash = /dev/vdb\n"
+	"options = hash-offset=0\non_corruption = restart\n";
 
 static void test_overrides(void)
 {
@@ -570,6 +572,14 @@ static void test_overrides(void)
 		{ "mounts.polydirs", "/tmp", "polydir /var/tmp would no longer be prepared" },
 		{ "mounts.polyinstantiate", "no", "mounts.polyinstantiate yes -> no" },
 		{ "tty.tiocsti", "deny-unprivileged", "tty.tiocsti deny-all -> deny-unprivileged" },
+		{ "verity.enabled", "no", "verity.enabled yes -> no" },
+		{ "verity.roothash", "off", "verity.roothash 4c4c4c4c4c4c4c4c... -> off" },
+		{ "verity.roothash", "abababababababababababababababababababababababababababababababab", "verity.roothash" },
+		{ "verity.data", "/dev/vdc", "verity.data /dev/vda -> /dev/vdc (it cannot change" },
+		{ "verity.hash", "off", "verity.hash /dev/vdb -> off" },
+		{ "verity.options", "ignore-zero-blocks", "verity.options hash-offset=0 -> ignore-zero-blocks" },
+		{ "verity.on_corruption", "ignore", "verity.on_corruption restart -> ignore" },
+		{ "verity.on_corruption", "panic", "verity.on_corruption restart -> panic" },
 	};
 	for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
 		before = c;
@@ -601,6 +611,12 @@ static void test_overrides(void)
 		{ "boot.rootwait_timeout", "600" },
 		{ "boot.lock_cmdline", "yes" },
 		{ "selinux.mode", "enforcing" },
+		{ "verity.enabled", "yes" },
+		{ "verity.roothash", "4c4c4c4c4c4c4c4c4c4c4c4c4c4c4c4c4c4c4c4c4c4c4c4c4c4c4c4c4c4c4c4c" },                /* the same value */
+		{ "verity.data", "/dev/vda" },
+		{ "verity.hash", "/dev/vdb" },
+		{ "verity.options", "hash-offset=0" },
+		{ "verity.on_corruption", "restart" },
 	};
 	for (size_t i = 0; i < sizeof allowed / sizeof allowed[0]; i++) {
 		rc = override(&c, allowed[i].key, allowed[i].value);
@@ -619,6 +635,15 @@ static void test_overrides(void)
 	tap_ok(override(&c, "selinux.mode", "enforcing") == 0, "locked: config -> enforcing applied");
 	rc = parse(&c, "[boot]\nlock_cmdline = yes\n[selinux]\nmode = disabled\n");
 	tap_ok(override(&c, "selinux.mode", "permissive") == 0, "locked: disabled -> permissive applied");
+
+	/* Verity can be turned on under the lock, and ignore raised to a reaction. */
+	rc = parse(&c, "[boot]\nlock_cmdline = yes\n[verity]\non_corruption = ignore\n");
+	tap_ok(override(&c, "verity.enabled", "yes") == 0 && c.verity_enabled, "locked: verity.enabled no -> yes applied");
+	tap_ok(override(&c, "verity.on_corruption", "panic") == 0 && c.verity_on_corruption == VERITY_PANIC,
+	       "locked: verity.on_corruption ignore -> panic applied");
+	tap_ok(override(&c, "verity.roothash", "12345") == -1, "verity.roothash of odd length is malformed");
+	tap_ok(override(&c, "verity.roothash", "zz") == -1, "verity.roothash not hex is malformed");
+	round_trip(&c, "config with [verity]");
 
 	/* The lock set by an override applies to the overrides after it. */
 	config_defaults(&c);

@@ -61,6 +61,11 @@ static const struct { const char *key, *a, *b; } string_samples[] = {
 	{ "boot.init", "/sbin/init", "/bin/sh" },
 	{ "selinux.type", "default", "mls" },
 	{ "mounts.tmp_size", "50%", "10%" },
+	{ "verity.roothash", "4392712ba01368efdf14b05c76f9e4df0d53664630b5d48632ed17a137f39076",
+	  "6ad8a1fbce8b6bc8ee7a6fd6a8c8ba98b9c70d2a53e3e0e2d63b0a0bc4b5c0d1" },
+	{ "verity.data", "/dev/vda", "LABEL=data" },
+	{ "verity.hash", "/dev/vdb", "LABEL=hash" },
+	{ "verity.options", "ignore-zero-blocks", "check-at-most-once" },
 };
 
 static const char *sample(const char *name, int second)

@@ -1,0 +1,406 @@
+/* Verity: before root is mounted, make it a read-only dm-verity device,
+ * so the kernel refuses every block of the root image that was changed.
+ * Raw device-mapper ioctls (stages/verity_dm.c), the veritysetup
+ * superblock read here (stages/verity_sb.c): no libcryptsetup, no
+ * libdevmapper, no dm-mod.create= (it needs BLK_DEV_DM=y; Debian's
+ * kernels have dm-mod as a module). The root stage then mounts this
+ * device, never the data device. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+#include <linux/fs.h>
+
+#include "log.h"
+#include "root.h"
+#include "stages.h"
+#include "verity_dm.h"
+#include "verity_sb.h"
+
+#define VERITY_DM_NAME   "root"     /* systemd's name: /dev/mapper/root */
+#define VERITY_DEVNUM_MAX 24
+
+struct verity_setup {
+	char roothash[CONFIG_ROOT_HASH_MAX];
+	char data[CONFIG_PATH_MAX];
+	char hash[CONFIG_PATH_MAX];
+	char data_node[BOOT_PATH_MAX];
+	char hash_node[BOOT_PATH_MAX];
+	char data_num[VERITY_DEVNUM_MAX];
+	char hash_num[VERITY_DEVNUM_MAX];
+	struct verity_params p;
+	char table[VERITY_TABLE_MAX];
+	uint64_t sectors;
+	uint64_t check_ns;             /* the first block's read and verification */
+};
+
+/* systemd's command-line names take the config's place unless the config
+ * is locked and has its own: then they are refused and logged. Adding a
+ * value the config leaves empty is never a weakening (the root hash still
+ * decides what verifies). */
+static int take_cmdline(struct boot *b, const char *word, char *dst, size_t cap, const char **from)
+{
+	const char *v = cmdline_get(&b->cmd, word, NULL);
+
+	if (!v || !*v)
+		return 0;
+	if (strlen(v) >= cap)
+		return boot_error(b, "%s= is longer than %zu bytes; check the kernel command line", word, cap - 1);
+	if (dst[0] && strcmp(dst, v) != 0) {
+		if (b->cfg.lock_cmdline) {
+			log_warn("refused %s=%s: the config is locked and embeds %s", word, v, dst);
+			report_add(&b->rep, "verity", word, "refused", "the locked config embeds %s", dst);
+			return 0;
+		}
+		log_notice("%s=%s replaces the config's %s", word, v, dst);
+	}
+	snprintf(dst, cap, "%s", v);
+	if (from)
+		*from = "command line";
+	return 0;
+}
+
+static bool turned_off_by_cmdline(struct boot *b)
+{
+	const char *v = cmdline_get(&b->cmd, "systemd.verity", NULL);
+	return v && (!strcmp(v, "0") || !strcmp(v, "no") || !strcmp(v, "false") || !strcmp(v, "off"));
+}
+
+/* The options: the config's words, then the command line's. Under the
+ * lock a command line cannot replace the config's words, cannot weaken
+ * (ignore-corruption, ignore-zero-blocks, check-at-most-once) and cannot
+ * change what corruption does. */
+static int resolve_options(struct boot *b, struct verity_setup *v)
+{
+	char err[VERITY_ERR_MAX];
+	const char *cmd = cmdline_get(&b->cmd, "systemd.verity_root_options", NULL);
+	bool locked = b->cfg.lock_cmdline;
+
+	verity_params_defaults(&v->p);
+	if (verity_options_parse(b->cfg.verity_options, &v->p, err, sizeof err) < 0)
+		return boot_error(b, "[verity] options: %s", err);
+	if (!v->p.corruption_set)
+		v->p.on_corruption = b->cfg.verity_on_corruption;
+	if (!cmd || !*cmd)
+		return 0;
+	struct verity_params with = v->p;
+	with.corruption_set = false;
+	if (verity_options_parse(cmd, &with, err, sizeof err) < 0)
+		return boot_error(b, "systemd.verity_root_options=: %s", err);
+	const char *refusal = NULL;
+	if (locked && b->cfg.verity_options[0] && strcmp(cmd, b->cfg.verity_options) != 0)
+		refusal = "the locked config has its own options";
+	else if (locked && verity_options_weaken(&with) && !verity_options_weaken(&v->p))
+		refusal = "it weakens verity under the locked config";
+	if (refusal) {
+		log_warn("refused systemd.verity_root_options=%s: %s", cmd, refusal);
+		report_add(&b->rep, "verity", "systemd.verity_root_options", "refused", "%s", refusal);
+		return 0;
+	}
+	if (locked && with.corruption_set && with.on_corruption != v->p.on_corruption) {
+		log_warn("refused %s-on-corruption from the command line: the locked config says %s",
+			 verity_corruption_name(with.on_corruption), verity_corruption_name(v->p.on_corruption));
+		with.on_corruption = v->p.on_corruption;
+	}
+	if (!with.corruption_set)
+		with.on_corruption = v->p.on_corruption;
+	v->p = with;
+	return 0;
+}
+
+/* Returns 1 when / is to be on verity, 0 when not, -1 after boot_error. */
+static int resolve(struct boot *b, struct verity_setup *v)
+{
+	const struct config *c = &b->cfg;
+	const char *from = "config";
+	char err[VERITY_ERR_MAX];
+
+	snprintf(v->roothash, sizeof v->roothash, "%s", c->verity_roothash);
+	snprintf(v->data, sizeof v->data, "%s", c->verity_data);
+	snprintf(v->hash, sizeof v->hash, "%s", c->verity_hash);
+	bool configured = c->verity_enabled || c->verity_roothash[0];
+	if (turned_off_by_cmdline(b)) {
+		if (configured && c->lock_cmdline) {
+			log_warn("refused systemd.verity=no: the config is locked and puts / on verity");
+			report_add(&b->rep, "verity", "systemd.verity", "refused", "the locked config puts / on verity");
+		} else {
+			log_notice("verity turned off by systemd.verity=no");
+			report_add(&b->rep, "verity", "root", "off", "systemd.verity=no");
+			return 0;
+		}
+	}
+	if (take_cmdline(b, "roothash", v->roothash, sizeof v->roothash, &from) < 0 ||
+	    take_cmdline(b, "systemd.verity_root_data", v->data, sizeof v->data, NULL) < 0 ||
+	    take_cmdline(b, "systemd.verity_root_hash", v->hash, sizeof v->hash, NULL) < 0)
+		return -1;
+	if (!v->roothash[0] && !c->verity_enabled)
+		return 0;
+	if (!v->roothash[0])
+		return boot_error(b, "[verity] enabled = yes but there is no root hash; set [verity] roothash (hardinit-mkinitramfs --verity-roothash) or roothash=");
+	if (verity_check_root_hash(v->roothash, "", err, sizeof err) < 0)
+		return boot_error(b, "%s (from the %s)", err, from);
+	if (!v->data[0])
+		return boot_error(b, "verity data device not given; set [verity] data or systemd.verity_root_data=");
+	if (resolve_options(b, v) < 0)
+		return -1;
+	if (!v->hash[0]) {
+		if (v->p.hash_offset == 0)
+			return boot_error(b, "verity hash device not given; set [verity] hash or systemd.verity_root_hash=, or hash-offset= when the tree is on the data device");
+		snprintf(v->hash, sizeof v->hash, "%s", v->data);
+	}
+	log_info("verity: root hash from the %s", from);
+	report_add(&b->rep, "verity", "root_hash_source", "ok", "%s", from);
+	return 1;
+}
+
+static int wait_device(struct boot *b, const char *what, const char *spec, char *node, size_t cap,
+		       char *num, size_t numcap)
+{
+	char saved[BOOT_ERR_MAX];
+	struct stat st;
+
+	if (root_device_wait(b, spec, node, cap) < 0) {
+		snprintf(saved, sizeof saved, "%s", b->err);
+		return boot_error(b, "verity %s device: %s", what, saved);
+	}
+	if (stat(node, &st) < 0 || !S_ISBLK(st.st_mode))
+		return boot_error(b, "verity %s device %s is not a block device", what, node);
+	snprintf(num, numcap, "%u:%u", major(st.st_rdev), minor(st.st_rdev));
+	return 0;
+}
+
+static int device_bytes(const char *node, uint64_t *bytes)
+{
+	int fd = open(node, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	int rc = ioctl(fd, BLKGETSIZE64, bytes);
+	close(fd);
+	return rc;
+}
+
+static int read_superblock(struct boot *b, struct verity_setup *v)
+{
+	unsigned char sb[VERITY_SB_SIZE];
+	char err[VERITY_ERR_MAX];
+
+	int fd = open(v->hash_node, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return boot_error(b, "cannot open the verity hash device %s: %s", v->hash_node, strerror(errno));
+	ssize_t n = pread(fd, sb, sizeof sb, (off_t)v->p.hash_offset);
+	int saved = errno;
+	close(fd);
+	if (n < 0)
+		return boot_error(b, "cannot read the verity superblock on %s: %s", v->hash_node, strerror(saved));
+	if (verity_sb_parse(sb, (size_t)n, &v->p, err, sizeof err) < 0)
+		return boot_error(b, "%s: %s", v->hash_node, err);
+	return 0;
+}
+
+/* A hash image cut short passes the superblock but fails on the first
+ * read of a block whose tree is missing: say so before creating anything. */
+static int check_sizes(struct boot *b, struct verity_setup *v)
+{
+	uint64_t have, need;
+
+	if (device_bytes(v->data_node, &have) == 0 &&
+	    have < v->p.data_blocks * v->p.data_block_size)
+		return boot_error(b, "verity data device %s holds %llu bytes, the hash tree covers %llu; wrong data device, or the image is truncated",
+				  v->data_node, (unsigned long long)have,
+				  (unsigned long long)(v->p.data_blocks * v->p.data_block_size));
+	if (verity_hash_end(&v->p, &need) == 0 && device_bytes(v->hash_node, &have) == 0 && have < need)
+		return boot_error(b, "verity hash device %s holds %llu bytes, its tree needs %llu; the hash image is truncated: copy it again",
+				  v->hash_node, (unsigned long long)have, (unsigned long long)need);
+	return 0;
+}
+
+/* The verity device's logical block size is the data block size: ext4
+ * refuses a file system with smaller blocks on it ("bad block size", Linux
+ * 6.12), and the root mount would fail with a bare EINVAL. */
+static int check_fs_block_size(struct boot *b, const struct verity_setup *v)
+{
+	unsigned char sb[64];
+
+	int fd = open(v->data_node, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = pread(fd, sb, sizeof sb, 1024);
+	close(fd);
+	if (n != (ssize_t)sizeof sb || sb[56] != 0x53 || sb[57] != 0xef)
+		return 0;
+	unsigned log = sb[24] | sb[25] << 8 | sb[26] << 16 | (unsigned)sb[27] << 24;
+	if (log > 6 || (1024u << log) >= v->p.data_block_size)
+		return 0;
+	return boot_error(b, "the ext4 on %s has %u-byte blocks, smaller than the verity data block size %u, so the kernel cannot mount it; make the hash with veritysetup format --data-block-size=%u, or the file system with mke2fs -b %u",
+			  v->data_node, 1024u << log, v->p.data_block_size, 1024u << log, v->p.data_block_size);
+}
+
+static int table_for(struct boot *b, const struct verity_setup *v, const struct verity_params *p,
+		     char *out, size_t cap)
+{
+	char err[VERITY_ERR_MAX];
+	uint64_t sectors;
+
+	if (verity_table(p, v->data_num, v->hash_num, v->roothash, out, cap, &sectors, err, sizeof err) < 0)
+		return boot_error(b, "%s", err);
+	return 0;
+}
+
+static int load_error(struct boot *b, const char *step, int err)
+{
+	char path[BOOT_PATH_MAX + 32];
+
+	snprintf(path, sizeof path, "%s/module/dm_verity", b->sys);
+	if (err == EINVAL && access(path, F_OK) != 0)
+		return boot_error(b, "the kernel has no verity target (dm-verity is not loaded); build the initramfs with hardinit-mkinitramfs --verity-roothash, which adds dm-verity");
+	if (err == EEXIST || err == EBUSY)
+		return boot_error(b, "%s: a device-mapper device named %s already exists; boot again", step, VERITY_DM_NAME);
+	return boot_error(b, "the kernel rejected the verity table (%s: %s); the kernel log (device-mapper: verity) says why",
+			  step, strerror(err));
+}
+
+/* The device node: devtmpfs makes dm-N; without it, make mapper/NAME. */
+static int device_node(struct boot *b, dev_t dev, char *out, size_t cap)
+{
+	struct stat st;
+
+	snprintf(out, cap, "%s/dm-%u", b->dev, minor(dev));
+	if (stat(out, &st) == 0 && S_ISBLK(st.st_mode) && st.st_rdev == dev)
+		return 0;
+	snprintf(out, cap, "%s/mapper/%s", b->dev, VERITY_DM_NAME);
+	if (mknod(out, S_IFBLK | 0600, dev) < 0 && errno != EEXIST)
+		return boot_error(b, "cannot create %s: %s", out, strerror(errno));
+	return 0;
+}
+
+/* dm-verity checks the root hash only when a block is read: read the
+ * first one now, with I/O errors as the only reaction, so a wrong root
+ * hash is a clear message instead of a restart or panic at mount time. */
+static int check_root_hash(struct boot *b, const char *node, unsigned block_size)
+{
+	static char block[4096];
+	size_t n = block_size < sizeof block ? block_size : sizeof block;
+
+	int fd = open(node, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return boot_error(b, "cannot open the verity device %s: %s", node, strerror(errno));
+	ssize_t got = pread(fd, block, n, 0);
+	int saved = errno;
+	close(fd);
+	if (got == (ssize_t)n)
+		return 0;
+	if (got < 0 && saved == EIO)
+		return boot_error(b, "verity: the first block of the root does not verify: the root hash does not match the hash tree (wrong roothash, hash device or hash-offset), or the image was changed");
+	return boot_error(b, "cannot read the verity device %s: %s", node, got < 0 ? strerror(saved) : "short read");
+}
+
+static int activate(struct boot *b, struct verity_setup *v, char *node, size_t cap)
+{
+	char why[256], version[32], status[32], check_table[VERITY_TABLE_MAX];
+	const char *step;
+	dev_t dev;
+
+	struct verity_params check = v->p;
+	check.on_corruption = VERITY_EIO;
+	if (table_for(b, v, &check, check_table, sizeof check_table) < 0)
+		return -1;
+	int fd = dm_control_open(b->dev, b->sys, 1, why, sizeof why);
+	if (fd < 0)
+		return boot_error(b, "%s; build the initramfs with hardinit-mkinitramfs --verity-roothash, which adds dm-mod", why);
+	if (dm_version(fd, version, sizeof version) < 0) {
+		close(fd);
+		return boot_error(b, "device-mapper DM_VERSION failed: %s", strerror(errno));
+	}
+	if (dm_create_readonly(fd, VERITY_DM_NAME, "verity", v->sectors, check_table, &dev, &step) < 0) {
+		int saved = errno;
+		close(fd);
+		return load_error(b, step, saved);
+	}
+	int rc = device_node(b, dev, node, cap);
+	uint64_t check_start = boottime_ns();
+	if (rc == 0)
+		rc = check_root_hash(b, node, v->p.data_block_size);
+	v->check_ns = boottime_ns() - check_start;
+	if (rc == 0 && strcmp(check_table, v->table) != 0 &&
+	    dm_reload_readonly(fd, VERITY_DM_NAME, "verity", v->sectors, v->table, &step) < 0)
+		rc = load_error(b, step, errno);
+	if (rc == 0 && dm_target_text(fd, VERITY_DM_NAME, 0, status, sizeof status, NULL, 0) < 0)
+		rc = boot_error(b, "device-mapper DM_TABLE_STATUS of %s failed: %s", VERITY_DM_NAME, strerror(errno));
+	if (rc < 0) {
+		/* Nothing may mount a device whose root hash did not verify. */
+		dm_remove(fd, VERITY_DM_NAME);
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	log_info("verity: device-mapper %s, %s is %s, status %s", version, VERITY_DM_NAME, node, status);
+	report_add(&b->rep, "verity", "status", status[0] == 'V' ? "ok" : "fail", "%s", status);
+	return 0;
+}
+
+static void report_setup(struct boot *b, const struct verity_setup *v, const char *node)
+{
+	report_add(&b->rep, "verity", "root_hash", "ok", "%s", v->roothash);
+	report_add(&b->rep, "verity", "data", "ok", "%s (%s)", v->data, v->data_num);
+	report_add(&b->rep, "verity", "hash", "ok", "%s (%s) offset %llu", v->hash, v->hash_num,
+		   (unsigned long long)v->p.hash_offset);
+	report_add(&b->rep, "verity", "algorithm", "ok", "%s, blocks %u/%u, %llu data blocks", v->p.algorithm,
+		   v->p.data_block_size, v->p.hash_block_size, (unsigned long long)v->p.data_blocks);
+	report_add(&b->rep, "verity", "on_corruption", v->p.on_corruption == VERITY_IGNORE ? "warn" : "ok",
+		   "%s", verity_corruption_name(v->p.on_corruption));
+	report_add(&b->rep, "verity", "device", "ok", "%s", node);
+}
+
+/* For make bench: the device wait, the setup itself (superblock read and
+ * ioctls) and the first block's check (a read the kernel verifies) apart. */
+static void report_ms(struct boot *b, const char *key, uint64_t ns)
+{
+	report_add(&b->rep, "verity", key, "info", "%llu.%03llu", (unsigned long long)(ns / 1000000),
+		   (unsigned long long)(ns / 1000 % 1000));
+}
+
+int stage_verity(struct boot *b)
+{
+	static struct verity_setup v;
+	char node[BOOT_PATH_MAX];
+
+	memset(&v, 0, sizeof v);
+	b->root_hash[0] = '\0';
+	b->root_device[0] = '\0';
+	int on = resolve(b, &v);
+	if (on <= 0)
+		return on;
+	if (b->mode == MODE_DRY_RUN) {
+		log_info("dry run: would set up verity on data %s, hash %s (offset %llu), root hash %s, on corruption %s",
+			 v.data, v.hash, (unsigned long long)v.p.hash_offset, v.roothash,
+			 verity_corruption_name(v.p.on_corruption));
+		snprintf(b->root_device, sizeof b->root_device, "%s/mapper/%s", b->dev, VERITY_DM_NAME);
+		snprintf(b->root_hash, sizeof b->root_hash, "%s", v.roothash);
+		return 0;
+	}
+	uint64_t start = boottime_ns();
+	if (wait_device(b, "data", v.data, v.data_node, sizeof v.data_node, v.data_num, sizeof v.data_num) < 0 ||
+	    wait_device(b, "hash", v.hash, v.hash_node, sizeof v.hash_node, v.hash_num, sizeof v.hash_num) < 0)
+		return -1;
+	uint64_t found = boottime_ns();
+	if (v.p.superblock && read_superblock(b, &v) < 0)
+		return -1;
+	char err[VERITY_ERR_MAX];
+	if (verity_table(&v.p, v.data_num, v.hash_num, v.roothash, v.table, sizeof v.table, &v.sectors, err, sizeof err) < 0)
+		return boot_error(b, "%s", err);
+	if (check_sizes(b, &v) < 0 || check_fs_block_size(b, &v) < 0 || activate(b, &v, node, sizeof node) < 0)
+		return -1;
+	snprintf(b->root_device, sizeof b->root_device, "%s", node);
+	snprintf(b->root_hash, sizeof b->root_hash, "%s", v.roothash);
+	log_notice("verity: / is %s, data %s, hash %s, root hash %s", node, v.data_node, v.hash_node, v.roothash);
+	report_setup(b, &v, node);
+	report_ms(b, "wait_ms", found - start);
+	report_ms(b, "setup_ms", boottime_ns() - found - v.check_ns);
+	report_ms(b, "check_ms", v.check_ns);
+	return 0;
+}

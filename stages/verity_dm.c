@@ -1,0 +1,179 @@
+/* Device-mapper ioctls (<linux/dm-ioctl.h>, interface 4): every call is
+ * one struct dm_ioctl followed by its data in one bounded buffer. */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/dm-ioctl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "fsutil.h"
+#include "verity_dm.h"
+
+#define DM_BUF_SIZE 16384   /* one table of one target, or its status, fits */
+
+static union {
+	struct dm_ioctl io;
+	char bytes[DM_BUF_SIZE];
+} dm_buf;
+
+static struct dm_ioctl *dm_init(const char *name, uint32_t flags)
+{
+	struct dm_ioctl *io = &dm_buf.io;
+
+	memset(&dm_buf, 0, sizeof dm_buf);
+	io->version[0] = DM_VERSION_MAJOR;
+	io->version[1] = 0;
+	io->version[2] = 0;
+	io->data_size = sizeof dm_buf;
+	io->data_start = sizeof *io;
+	io->flags = flags;
+	if (name)
+		snprintf(io->name, sizeof io->name, "%s", name);
+	return io;
+}
+
+static int dm_call(int fd, unsigned long cmd, struct dm_ioctl *io)
+{
+	int rc;
+	while ((rc = ioctl(fd, cmd, io)) < 0 && errno == EINTR)
+		;
+	return rc;
+}
+
+int dm_control_open(const char *dev, const char *sys, int create, char *why, size_t whylen)
+{
+	char path[DM_CONTROL_PATH_MAX], devnum[32];
+	unsigned maj, mnr;
+
+	snprintf(path, sizeof path, "%s/mapper/control", dev);
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd >= 0 || errno != ENOENT || !create) {
+		if (fd < 0)
+			snprintf(why, whylen, "cannot open %s: %s", path, strerror(errno));
+		return fd;
+	}
+	/* devtmpfs names it mapper/control when dm-mod registers the misc
+	 * device; a /dev that is not devtmpfs needs the node made here. */
+	char sysdev[DM_CONTROL_PATH_MAX];
+	snprintf(sysdev, sizeof sysdev, "%s/class/misc/device-mapper/dev", sys);
+	if (fs_read(sysdev, devnum, sizeof devnum, NULL) < 0 || sscanf(devnum, "%u:%u", &maj, &mnr) != 2) {
+		snprintf(why, whylen, "the kernel has no device-mapper (%s missing): dm-mod is not loaded", sysdev);
+		return -1;
+	}
+	snprintf(sysdev, sizeof sysdev, "%s/mapper", dev);
+	if ((mkdir(sysdev, 0755) < 0 && errno != EEXIST) ||
+	    (mknod(path, S_IFCHR | 0600, makedev(maj, mnr)) < 0 && errno != EEXIST)) {
+		snprintf(why, whylen, "cannot create %s: %s", path, strerror(errno));
+		return -1;
+	}
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		snprintf(why, whylen, "cannot open %s: %s", path, strerror(errno));
+	return fd;
+}
+
+int dm_version(int fd, char *out, size_t cap)
+{
+	struct dm_ioctl *io = dm_init(NULL, 0);
+
+	if (dm_call(fd, DM_VERSION, io) < 0)
+		return -1;
+	snprintf(out, cap, "%u.%u.%u", io->version[0], io->version[1], io->version[2]);
+	return 0;
+}
+
+static int dm_load(int fd, const char *name, const char *target_type, uint64_t sectors, const char *params)
+{
+	struct dm_ioctl *io = dm_init(name, DM_READONLY_FLAG);
+	struct dm_target_spec *spec = (struct dm_target_spec *)(dm_buf.bytes + sizeof *io);
+	size_t plen = strlen(params) + 1;
+
+	if (sizeof *io + sizeof *spec + plen > sizeof dm_buf) {
+		errno = E2BIG;
+		return -1;
+	}
+	io->target_count = 1;
+	spec->sector_start = 0;
+	spec->length = sectors;
+	snprintf(spec->target_type, sizeof spec->target_type, "%s", target_type);
+	memcpy(spec + 1, params, plen);
+	io->data_size = (uint32_t)((sizeof *io + sizeof *spec + plen + 7) & ~(size_t)7);
+	return dm_call(fd, DM_TABLE_LOAD, io);
+}
+
+static int dm_suspend(int fd, const char *name, int suspend)
+{
+	return dm_call(fd, DM_DEV_SUSPEND, dm_init(name, suspend ? DM_SUSPEND_FLAG : 0));
+}
+
+int dm_remove(int fd, const char *name)
+{
+	return dm_call(fd, DM_DEV_REMOVE, dm_init(name, 0));
+}
+
+int dm_create_readonly(int fd, const char *name, const char *target_type, uint64_t sectors,
+		       const char *params, dev_t *dev, const char **step)
+{
+	struct dm_ioctl *io = dm_init(name, 0);
+
+	*step = "DM_DEV_CREATE";
+	if (dm_call(fd, DM_DEV_CREATE, io) < 0)
+		return -1;
+	*dev = (dev_t)io->dev;
+	*step = "DM_TABLE_LOAD";
+	if (dm_load(fd, name, target_type, sectors, params) == 0) {
+		*step = "DM_DEV_SUSPEND (resume)";
+		if (dm_suspend(fd, name, 0) == 0)
+			return 0;
+	}
+	int saved = errno;
+	dm_remove(fd, name);
+	errno = saved;
+	return -1;
+}
+
+int dm_reload_readonly(int fd, const char *name, const char *target_type, uint64_t sectors,
+		       const char *params, const char **step)
+{
+	*step = "DM_TABLE_LOAD";
+	if (dm_load(fd, name, target_type, sectors, params) < 0)
+		return -1;
+	*step = "DM_DEV_SUSPEND";
+	if (dm_suspend(fd, name, 1) < 0)
+		return -1;
+	*step = "DM_DEV_SUSPEND (resume)";
+	return dm_suspend(fd, name, 0);
+}
+
+int dm_target_text(int fd, const char *name, int table, char *out, size_t cap,
+		   char *target_type, size_t typecap)
+{
+	struct dm_ioctl *io = dm_init(name, table ? DM_STATUS_TABLE_FLAG : 0);
+
+	if (dm_call(fd, DM_TABLE_STATUS, io) < 0)
+		return -1;
+	if ((io->flags & DM_BUFFER_FULL_FLAG) || io->target_count == 0 ||
+	    io->data_start + sizeof(struct dm_target_spec) >= sizeof dm_buf ||
+	    io->data_size > sizeof dm_buf) {
+		errno = ENXIO;
+		return -1;
+	}
+	struct dm_target_spec *spec = (struct dm_target_spec *)(dm_buf.bytes + io->data_start);
+	const char *text = (const char *)(spec + 1);
+	size_t room = io->data_size - io->data_start - sizeof *spec;
+	size_t n = strnlen(text, room);
+	if (n >= cap || n == room) {
+		errno = E2BIG;
+		return -1;
+	}
+	memcpy(out, text, n);
+	out[n] = '\0';
+	if (target_type)
+		snprintf(target_type, typecap, "%.*s", (int)sizeof spec->target_type, spec->target_type);
+	return 0;
+}

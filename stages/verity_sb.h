@@ -1,0 +1,87 @@
+/* dm-verity parameters without libcryptsetup: the veritysetup format-1
+ * superblock, systemd's verity_root_options words, and the kernel's
+ * "verity" target line. Pure functions on bytes and strings, so unit tests
+ * and the fuzzer reach every path. */
+#ifndef HARDINIT_VERITY_SB_H
+#define HARDINIT_VERITY_SB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config.h"
+
+#define VERITY_SB_SIZE        512    /* cryptsetup's struct verity_sb */
+#define VERITY_SALT_MAX       256    /* its salt[] field */
+#define VERITY_ALG_MAX        32     /* its algorithm[] field */
+#define VERITY_HASH_HEX_MAX   128    /* sha512: the longest digest the kernel offers here */
+#define VERITY_SIG_DESC_MAX   128
+#define VERITY_TABLE_MAX      1024
+#define VERITY_ERR_MAX        256
+
+struct verity_params {
+	unsigned hash_type;            /* 1: normal; 0: Chrome OS */
+	char algorithm[VERITY_ALG_MAX + 1];
+	unsigned data_block_size;
+	unsigned hash_block_size;
+	uint64_t data_blocks;
+	unsigned char salt[VERITY_SALT_MAX];
+	size_t salt_size;
+	char salt_hex[2 * VERITY_SALT_MAX + 1];   /* options: salt= as given */
+	uint64_t hash_offset;          /* bytes: where the superblock (or, with none, the tree) starts */
+	bool superblock;               /* read the parameters from a superblock */
+	enum verity_corruption on_corruption;
+	bool corruption_set;           /* an option word chose on_corruption */
+	bool ignore_zero_blocks;
+	bool check_at_most_once;
+	char sig_key_desc[VERITY_SIG_DESC_MAX];  /* root_hash_sig_key_desc; empty: none */
+};
+
+/* Defaults: what veritysetup format uses when not told otherwise. */
+void verity_params_defaults(struct verity_params *p);
+
+/* Read a superblock (the first VERITY_SB_SIZE bytes at hash_offset) into
+ * p. len is how many bytes were read. Returns 0, or -1 with err set
+ * ("what; what to do") for a short read, a bad magic, version, hash type,
+ * block size, algorithm or salt size. */
+int verity_sb_parse(const unsigned char *buf, size_t len, struct verity_params *p,
+		    char *err, size_t errlen);
+
+/* Apply systemd.verity_root_options words (comma-separated): superblock=,
+ * hash-offset=, format=, data-block-size=, hash-block-size=, data-blocks=,
+ * hash=, salt=, ignore-corruption, restart-on-corruption,
+ * panic-on-corruption, ignore-zero-blocks, check-at-most-once,
+ * root-hash-signature-key= (hardinit's: a key description). Returns 0, or
+ * -1 with err naming the word. */
+int verity_options_parse(const char *text, struct verity_params *p, char *err, size_t errlen);
+
+/* Whether the words weaken verity (ignore-corruption, ignore-zero-blocks,
+ * check-at-most-once): refused from the command line under the lock. */
+bool verity_options_weaken(const struct verity_params *p);
+
+/* A root hash: hex, even, and the digest length of the algorithm when it
+ * is a known one. Returns 0, or -1 with err. */
+int verity_check_root_hash(const char *hex, const char *algorithm, char *err, size_t errlen);
+
+/* Parameters given in full (no superblock) must be complete. */
+int verity_params_check(const struct verity_params *p, char *err, size_t errlen);
+
+/* The table line of the "verity" target, and its length in 512-byte
+ * sectors. data and hash are "MAJ:MIN". Returns the line length, or -1
+ * with err when it does not fit or a parameter is out of range. */
+int verity_table(const struct verity_params *p, const char *data, const char *hash,
+		 const char *root_hash, char *out, size_t cap, uint64_t *sectors,
+		 char *err, size_t errlen);
+
+/* Bytes the hash device must hold from its start: up to the end of the
+ * tree (cryptsetup's VERITY_hash_blocks). Returns 0, or -1 when the
+ * algorithm's digest size is not known (the kernel then checks alone). */
+int verity_hash_end(const struct verity_params *p, uint64_t *bytes);
+
+const char *verity_corruption_name(enum verity_corruption c);
+
+/* Pick the root hash field (the 9th word) from a table line. Returns 0,
+ * or -1 when the line is not a verity table. */
+int verity_table_root_hash(const char *table, char *out, size_t cap);
+
+#endif

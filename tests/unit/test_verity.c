@@ -1,0 +1,235 @@
+/* Unit tests: the veritysetup superblock parser, the options words and the
+ * table line, against images made here by veritysetup format (cryptsetup-bin)
+ * with a fixed salt, so the expected values are veritysetup's own. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tap.h"
+#include "verity_sb.h"
+
+static char dir[] = "/tmp/hardinit-verity-XXXXXX";
+static char err[VERITY_ERR_MAX];
+static const char salt[] = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
+
+/* veritysetup format ARGS; the Root hash line into root (65 bytes). */
+static int veritysetup(const char *args, char *root)
+{
+	char cmd[1024], line[256];
+
+	snprintf(cmd, sizeof cmd, "cd %s && veritysetup format --salt=%s %s 2>&1", dir, salt, args);
+	FILE *f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	root[0] = '\0';
+	while (fgets(line, sizeof line, f))
+		sscanf(line, "Root hash: %128s", root);
+	return pclose(f) == 0 && strlen(root) >= 64 ? 0 : -1;
+}
+
+static size_t read_at(const char *name, unsigned char *buf, size_t cap, off_t off)
+{
+	char path[256];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	int fd = open(path, O_RDONLY);
+	ssize_t n = fd < 0 ? -1 : pread(fd, buf, cap, off);
+	if (fd >= 0)
+		close(fd);
+	return n < 0 ? 0 : (size_t)n;
+}
+
+static long long file_size(const char *name)
+{
+	char path[256];
+	struct stat st;
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	return stat(path, &st) == 0 ? (long long)st.st_size : -1;
+}
+
+static void make_data(const char *name, long long bytes)
+{
+	char cmd[512];
+	snprintf(cmd, sizeof cmd, "head -c %lld /dev/urandom > %s/%s", bytes, dir, name);
+	if (system(cmd) != 0)
+		tap_ok(0, "make %s", name);
+}
+
+static void test_separate_hash(void)
+{
+	unsigned char sb[VERITY_SB_SIZE];
+	struct verity_params p;
+	char root[160], table[VERITY_TABLE_MAX], want[VERITY_TABLE_MAX];
+	uint64_t sectors, end;
+
+	make_data("data", 1 << 20);
+	if (!tap_ok(veritysetup("data hash", root) == 0, "veritysetup format data hash"))
+		return;
+	verity_params_defaults(&p);
+	size_t n = read_at("hash", sb, sizeof sb, 0);
+	tap_ok(verity_sb_parse(sb, n, &p, err, sizeof err) == 0, "superblock of veritysetup parses");
+	tap_ok(p.hash_type == 1 && p.data_block_size == 4096 && p.hash_block_size == 4096 && p.data_blocks == 256,
+	       "superblock: type 1, 4096/4096, 256 data blocks");
+	tap_streq(p.algorithm, "sha256", "superblock: algorithm");
+	tap_streq(p.salt_hex, salt, "superblock: salt");
+	tap_ok(verity_hash_end(&p, &end) == 0 && (long long)end == file_size("hash"),
+	       "hash tree end equals the size veritysetup wrote (%llu)", (unsigned long long)end);
+	int len = verity_table(&p, "254:0", "254:16", root, table, sizeof table, &sectors, err, sizeof err);
+	snprintf(want, sizeof want, "1 254:0 254:16 4096 4096 256 1 sha256 %s %s", root, salt);
+	tap_ok(len == (int)strlen(want), "table length");
+	tap_streq(table, want, "table line: start block 1 after the superblock");
+	tap_ok(sectors == 2048, "table covers 2048 sectors");
+	char got[80];
+	tap_ok(verity_table_root_hash(table, got, sizeof got) == 0, "root hash read back from the table");
+	tap_streq(got, root, "root hash field of the table");
+
+	p.on_corruption = VERITY_RESTART;
+	p.ignore_zero_blocks = true;
+	snprintf(p.sig_key_desc, sizeof p.sig_key_desc, "%s", "verity:root");
+	verity_table(&p, "254:0", "254:16", root, table, sizeof table, &sectors, err, sizeof err);
+	tap_contains(table, " 4 restart_on_corruption ignore_zero_blocks root_hash_sig_key_desc verity:root",
+		     "optional arguments counted, signature key last");
+
+	/* Damaged superblocks. */
+	unsigned char bad[VERITY_SB_SIZE];
+	memcpy(bad, sb, sizeof bad);
+	tap_ok(verity_sb_parse(sb, 100, &p, err, sizeof err) < 0, "truncated superblock refused");
+	tap_contains(err, "truncated", "truncated: says so");
+	bad[0] = 'X';
+	tap_ok(verity_sb_parse(bad, sizeof bad, &p, err, sizeof err) < 0, "bad magic refused");
+	tap_contains(err, "bad magic", "bad magic: says so");
+	memcpy(bad, sb, sizeof bad);
+	bad[8] = 2;
+	tap_ok(verity_sb_parse(bad, sizeof bad, &p, err, sizeof err) < 0, "version 2 refused");
+	tap_contains(err, "version", "version: says so");
+	memcpy(bad, sb, sizeof bad);
+	bad[64] = 0; bad[65] = 0x0c;  /* 3072 */
+	tap_ok(verity_sb_parse(bad, sizeof bad, &p, err, sizeof err) < 0, "block size 3072 refused");
+	memcpy(bad, sb, sizeof bad);
+	bad[80] = 0x2c; bad[81] = 1;  /* 300 */
+	tap_ok(verity_sb_parse(bad, sizeof bad, &p, err, sizeof err) < 0, "salt of 300 bytes refused");
+	memcpy(bad, sb, sizeof bad);
+	memset(bad + 32, 'a', 32);
+	tap_ok(verity_sb_parse(bad, sizeof bad, &p, err, sizeof err) < 0, "unterminated algorithm refused");
+	memcpy(bad, sb, sizeof bad);
+	memset(bad + 72, 0, 8);
+	tap_ok(verity_sb_parse(bad, sizeof bad, &p, err, sizeof err) < 0, "zero data blocks refused");
+}
+
+static void test_hash_offset(void)
+{
+	unsigned char sb[VERITY_SB_SIZE];
+	struct verity_params p;
+	char root[160], table[VERITY_TABLE_MAX], want[VERITY_TABLE_MAX];
+	uint64_t sectors, end;
+
+	make_data("both", 1 << 20);
+	if (!tap_ok(veritysetup("--hash-offset=1048576 --data-blocks=256 both both", root) == 0,
+		    "veritysetup format with the tree appended (hash offset 1 MiB)"))
+		return;
+	verity_params_defaults(&p);
+	tap_ok(verity_options_parse("hash-offset=1048576", &p, err, sizeof err) == 0, "hash-offset= option");
+	size_t n = read_at("both", sb, sizeof sb, 1048576);
+	tap_ok(verity_sb_parse(sb, n, &p, err, sizeof err) == 0 && p.data_blocks == 256, "superblock at the offset parses");
+	tap_ok(verity_hash_end(&p, &end) == 0 && (long long)end == file_size("both"), "tree ends at the end of the device");
+	verity_table(&p, "254:0", "254:0", root, table, sizeof table, &sectors, err, sizeof err);
+	snprintf(want, sizeof want, "1 254:0 254:0 4096 4096 256 257 sha256 %s %s", root, salt);
+	tap_streq(table, want, "table line: tree starts at block 257");
+}
+
+static void test_no_superblock_sha512(void)
+{
+	unsigned char sb[VERITY_SB_SIZE];
+	struct verity_params p;
+	char root[160], table[VERITY_TABLE_MAX], want[VERITY_TABLE_MAX], opts[400];
+	uint64_t sectors, end;
+
+	make_data("d512", 1 << 20);
+	if (!tap_ok(veritysetup("--hash=sha512 --data-block-size=1024 --hash-block-size=1024 d512 h512", root) == 0,
+		    "veritysetup format sha512 1024-byte blocks"))
+		return;
+	tap_ok(strlen(root) == 128 && verity_check_root_hash(root, "sha512", err, sizeof err) == 0,
+	       "sha512 root hash of 128 digits accepted");
+	verity_params_defaults(&p);
+	size_t n = read_at("h512", sb, sizeof sb, 0);
+	tap_ok(verity_sb_parse(sb, n, &p, err, sizeof err) == 0 && p.data_block_size == 1024 && p.data_blocks == 1024 &&
+	       strcmp(p.algorithm, "sha512") == 0, "sha512 superblock: 1024-byte blocks, 1024 data blocks");
+	tap_ok(verity_hash_end(&p, &end) == 0 && (long long)end == file_size("h512"), "sha512 tree size matches veritysetup");
+
+	snprintf(opts, sizeof opts, "superblock=no,format=1,data-block-size=4096,hash-block-size=4096,data-blocks=256,hash=sha256,salt=%s,panic-on-corruption", salt);
+	verity_params_defaults(&p);
+	tap_ok(verity_options_parse(opts, &p, err, sizeof err) == 0, "no-superblock options parse");
+	tap_ok(!p.superblock && p.on_corruption == VERITY_PANIC && p.corruption_set, "superblock=no, panic-on-corruption");
+	tap_ok(verity_params_check(&p, err, sizeof err) == 0, "full parameters are complete");
+	const char *hex = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+	verity_table(&p, "8:0", "8:16", hex, table, sizeof table, &sectors, err, sizeof err);
+	snprintf(want, sizeof want, "1 8:0 8:16 4096 4096 256 0 sha256 %s %s 1 panic_on_corruption", hex, salt);
+	tap_streq(table, want, "no superblock: tree starts at block 0");
+}
+
+static void test_options_and_hashes(void)
+{
+	struct verity_params p;
+	char table[VERITY_TABLE_MAX];
+	uint64_t sectors;
+
+	verity_params_defaults(&p);
+	tap_ok(verity_options_parse("", &p, err, sizeof err) == 0, "empty options");
+	tap_ok(!verity_options_weaken(&p), "defaults do not weaken");
+	tap_ok(verity_options_parse("check-at-most-once", &p, err, sizeof err) == 0 && verity_options_weaken(&p),
+	       "check-at-most-once weakens");
+	verity_params_defaults(&p);
+	tap_ok(verity_options_parse("ignore-corruption", &p, err, sizeof err) == 0 && verity_options_weaken(&p),
+	       "ignore-corruption weakens");
+	verity_params_defaults(&p);
+	tap_ok(verity_options_parse("ignore-zero-blocks,restart-on-corruption", &p, err, sizeof err) == 0 &&
+	       verity_options_weaken(&p) && p.on_corruption == VERITY_RESTART, "two words");
+	static const char *const bad[] = {
+		"frobnicate", "hash-offset=100", "hash-offset=-1", "data-block-size=3000", "format=2",
+		"salt=abc", "salt=zz", "superblock=maybe", "data-blocks=0", "hash=sha 256", "data-blocks=99999999999999999999999",
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		verity_params_defaults(&p);
+		tap_ok(verity_options_parse(bad[i], &p, err, sizeof err) < 0 && strstr(err, "verity option"),
+		       "bad option '%s' refused", bad[i]);
+	}
+	verity_params_defaults(&p);
+	tap_ok(verity_options_parse("salt=-", &p, err, sizeof err) == 0 && p.salt_size == 0, "salt=- is no salt");
+	p.data_blocks = 8;
+	const char *hex = "0123456789ABCDEF0123456789abcdef0123456789abcdef0123456789abcdef";
+	tap_ok(verity_table(&p, "1:2", "3:4", hex, table, sizeof table, &sectors, err, sizeof err) > 0 &&
+	       strstr(table, " - ") == NULL && table[strlen(table) - 1] == '-', "no salt is written as -");
+	tap_ok(verity_check_root_hash(hex, "sha256", err, sizeof err) == 0, "upper-case hex accepted");
+	tap_ok(verity_check_root_hash("abcd", "sha256", err, sizeof err) < 0, "short root hash refused");
+	tap_contains(err, "4 hex digits, sha256 needs 64", "short root hash: says the lengths");
+	tap_ok(verity_check_root_hash("0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdeg", "sha256",
+				      err, sizeof err) < 0, "non-hex root hash refused");
+	tap_contains(err, "not hex (character 64)", "non-hex: says where");
+	tap_ok(verity_check_root_hash("", "sha256", err, sizeof err) < 0, "empty root hash refused");
+	tap_ok(verity_check_root_hash("abcd", "", err, sizeof err) == 0, "unknown algorithm: length left to the kernel");
+	p.data_blocks = 0;
+	tap_ok(verity_table(&p, "1:2", "3:4", hex, table, sizeof table, &sectors, err, sizeof err) < 0 &&
+	       strstr(err, "data-blocks="), "no data block count: table refused");
+	tap_ok(verity_table_root_hash("1 2 3", table, sizeof table) < 0, "short table: no root hash");
+}
+
+int main(void)
+{
+	if (!mkdtemp(dir))
+		return 1;
+	if (system("command -v veritysetup >/dev/null") != 0) {
+		printf("1..0 # SKIP veritysetup (cryptsetup-bin) not installed\n");
+		return 0;
+	}
+	test_separate_hash();
+	test_hash_offset();
+	test_no_superblock_sha512();
+	test_options_and_hashes();
+	char cmd[300];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	if (system(cmd) != 0)
+		tap_ok(0, "cleanup");
+	return tap_done();
+}
