@@ -105,7 +105,7 @@ roothash() { cat "$VDIR/roothash"; }
 
 # boot_once NAME vm_boot-args...: one boot per NAME for every test that reads it.
 boot_once() {
-	local name=$1 log=$VDIR/$1.log
+	local log=$VDIR/$1.log
 	shift
 	if [[ ! -f $log.done ]]; then
 		vm_boot "$log" --timeout 300 "$@" || true
