@@ -59,6 +59,11 @@ void config_defaults(struct config *c)
 	c->tiocsti = TIOCSTI_DENY_UNPRIVILEGED;
 	c->deny_tioclinux = false;
 	c->tiocsti_seccomp = false;
+
+	c->ima_require = false;
+	c->tpm_measure = false;
+	c->tpm_pcr = CONFIG_TPM_PCR_DEFAULT;
+	c->tpm_require = false;
 }
 
 /* ---- lines ------------------------------------------------------------- */

@@ -13,7 +13,7 @@
 
 const char *const config_section_names[N_SECTIONS + 1] = {
 	"boot", "selinux", "memory", "sysctl", "kernel",
-	"capabilities", "locks", "mounts", "tty", NULL
+	"capabilities", "locks", "mounts", "tty", "ima", "tpm", NULL
 };
 
 /* Indexed by the enum values of config.h; NULL-terminated for parsing. */
@@ -133,6 +133,15 @@ bool config_tmp_size_valid(const char *s)
 	return *s && !check_tmp_size(s);
 }
 
+static const char *check_tpm_pcr(long pcr)
+{
+	if (pcr == 10)
+		return "PCR 10 is IMA's own; use 12 (the default) or another of 8-14";
+	if (pcr == 11)
+		return "PCR 11 holds the UKI and systemd's boot phases, which signed PCR policies predict; use 12";
+	return NULL;
+}
+
 #define F(field) offsetof(struct config, field)
 
 const struct key_def config_key_table[] = {
@@ -208,6 +217,13 @@ const struct key_def config_key_table[] = {
 	{ .section = SEC_TTY, .key = "tioclinux", .kind = K_NAMED_BOOL, .lock = LOCK_ON_ONLY, .offset = F(deny_tioclinux),
 	  .names = tioclinux_names },
 	{ .section = SEC_TTY, .key = "seccomp", .kind = K_BOOL, .lock = LOCK_ON_ONLY, .offset = F(tiocsti_seccomp) },
+
+	{ .section = SEC_IMA, .key = "require", .kind = K_BOOL, .lock = LOCK_ON_ONLY, .offset = F(ima_require) },
+
+	{ .section = SEC_TPM, .key = "measure", .kind = K_BOOL, .lock = LOCK_ON_ONLY, .offset = F(tpm_measure) },
+	{ .section = SEC_TPM, .key = "pcr", .kind = K_INT, .lock = LOCK_FIXED, .offset = F(tpm_pcr),
+	  .min = 8, .max = 14, .check_int = check_tpm_pcr },
+	{ .section = SEC_TPM, .key = "require", .kind = K_BOOL, .lock = LOCK_ON_ONLY, .offset = F(tpm_require) },
 };
 
 #define N_KEYS (sizeof config_key_table / sizeof config_key_table[0])
@@ -262,6 +278,8 @@ int config_set_value(struct parse *p, const struct key_def *d, const char *value
 		if (config_parse_long(value, d->none_is_minus_one ? -1 : d->min, d->max, &n) < 0)
 			return config_fail(p, "invalid value '%s' for %s; use a whole number from %ld to %ld%s%s", value, name,
 				    d->min, d->max, d->none_is_minus_one ? ", or none" : "", config_comment_hint(value));
+		if (d->check_int && d->check_int(n))
+			return config_fail(p, "invalid value '%s' for %s: %s", value, name, d->check_int(n));
 		*(int *)field(p->c, d) = (int)n;
 		return 0;
 	case K_STRING: {
