@@ -8,6 +8,7 @@
 #include "audit.h"
 #include "log.h"
 #include "polytmp.h"
+#include "measure.h"
 #include "selinux.h"
 #include "stages.h"
 
@@ -125,6 +126,8 @@ static int cmd_limits(void)
 	printf("MAX_LIST_BYTES=%d\n", MODULES_LIST_MAX);
 	printf("POLICY_DIR=%s\n", SELINUX_EMBED_DIR);
 	printf("MAX_POLICY_BYTES=%u\n", SELINUX_POLICY_MAX_BYTES);
+	printf("IMA_POLICY_PATH=%s\n", BOOT_IMA_POLICY);
+	printf("MAX_IMA_POLICY_BYTES=%d\n", IMA_POLICY_MAX_BYTES);
 	return 0;
 }
 
