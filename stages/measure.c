@@ -173,8 +173,7 @@ static int write_logs(struct boot *b, const char *own, const char *cel, size_t c
 {
 	char path[BOOT_PATH_MAX + 64];
 
-	if (!boot_path(path, sizeof path, b->run, "hardinit") || fs_mkdir_p(path, 0755) < 0 ||
-	    !boot_path(path, sizeof path, b->run, MEASURE_LOG) || fs_write(path, own) < 0)
+	if (!boot_path(path, sizeof path, b->run, MEASURE_LOG) || fs_write_new(path, own) < 0)
 		return -1;
 	if (!boot_path(path, sizeof path, b->run, "log/systemd") || fs_mkdir_p(path, 0755) < 0 ||
 	    !boot_path(path, sizeof path, b->run, MEASURE_SYSTEMD_LOG))
