@@ -193,3 +193,31 @@ assert any(d["hashAlg"] == "sha256" and len(d["digest"]) == 64 for d in recs[0][
 	[ "$(vm_exit_reason "$log")" = poweroff ]
 	vm_assert_log_lacks "$log" "=== BEGIN TPM ==="
 }
+
+# Debian 12 with systemd: systemd's own IMA setup finds the policy already
+# loaded (its file gone) and goes on; the system reaches multi-user.target
+# with no failed unit, and hardinit audit replays the PCR there.
+@test "debian/systemd with swtpm: multi-user.target, no failed unit, systemd accepts the loaded IMA policy, audit replays" {
+	load images
+	local conf=$BATS_TEST_TMPDIR/debian.conf img
+	awk '/^\[tpm\]/ { print; print "measure = yes"; skip = 1; next }
+		skip && /^measure *=/ { skip = 0; next } { print }' \
+		"$HARDINIT_SRC/config/baseline.conf" >"$conf"
+	grep -qx 'measure = yes' "$conf"
+	vm_initramfs "$BATS_TEST_TMPDIR/debian.img" --config "$conf" \
+		--ima-policy "$HARDINIT_SRC/config/ima-policy.example" >/dev/null
+	img=$(img_debian_systemd permissive)
+	start_swtpm
+	log=$BATS_TEST_TMPDIR/debian.log
+	vm_boot "$log" --initrd "$BATS_TEST_TMPDIR/debian.img" --disk "$img" --mem 1024 --timeout 600 \
+		--append "root=/dev/vda security=selinux systemd.show_status=error hardinit.boot.failure_action=poweroff" \
+		-- -snapshot "${TPM_ARGS[@]}"
+	vm_assert_log_contains "$log" "=== PROBE DONE ==="
+	vm_assert_section_line "$log" SYSTEMD "multi-user=active"
+	vm_assert_section_line "$log" SYSTEMD "state=running"
+	vm_assert_section_lacks "$log" SYSTEMD "failed:"
+	vm_assert_section_contains "$log" REPORT "ima policy applied"
+	vm_assert_section_contains "$log" REPORT "measure handoff ok"
+	vm_assert_section_contains "$log" AUDIT "ok    tpm pcr 12 (sha256)"
+	vm_assert_section_line "$log" AUDIT "audit-exit=0"
+}
