@@ -22,6 +22,7 @@ enum boot_mode {
 /* Where the builder puts the config and the module load list. */
 #define BOOT_CONFIG_PATH   "/etc/hardinit.conf"
 #define BOOT_MODULES_LIST  "/etc/hardinit/modules"
+#define BOOT_IMA_POLICY    "/etc/hardinit/ima-policy"
 #define BOOT_ERR_MAX  512
 
 struct boot {
@@ -63,6 +64,14 @@ struct boot {
 
 	char root_hash[160];   /* hex root hash of the verity root, set by the verity stage; empty when / is not on verity */
 	char root_device[BOOT_PATH_MAX];   /* set by the verity stage: the root stage mounts this, read-only */
+	/* What the measure stage extends into the TPM (with root_hash), set
+	 * by the stages that load it. */
+	uint8_t selinux_policy_sha256[32];
+	bool selinux_policy_hashed;        /* set by the selinux stage (with [tpm] measure) */
+	uint8_t ima_policy_sha256[32];
+	bool ima_policy_loaded;            /* set by the ima stage */
+	char ima_policy[BOOT_PATH_MAX];    /* the builder's IMA policy file */
+
 	char err[BOOT_ERR_MAX];            /* the fatal error of the failing stage */
 	const char *failed_stage;          /* its name, set by the runner */
 };

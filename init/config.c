@@ -63,6 +63,10 @@ void config_defaults(struct config *c)
 
 	c->verity_enabled = false;
 	c->verity_on_corruption = VERITY_EIO;
+	c->ima_require = false;
+	c->tpm_measure = false;
+	c->tpm_pcr = CONFIG_TPM_PCR_DEFAULT;
+	c->tpm_require = false;
 }
 
 /* ---- lines ------------------------------------------------------------- */

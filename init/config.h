@@ -21,6 +21,12 @@
 #define CONFIG_NAME_MAX         128
 #define CONFIG_VALUE_MAX        128
 #define CONFIG_ERR_MAX          320
+/* [tpm] pcr: the OS's PCRs are 8-15 (TCG PC Client); 10 is IMA's, 11 the
+ * UKI's and systemd's boot phases, 15 must stay as disk-unlock policies
+ * expect it. 12 ("kernel-config" in the Linux TPM PCR Registry: the
+ * command line, credentials, configuration) is where the configuration a
+ * system booted with belongs. */
+#define CONFIG_TPM_PCR_DEFAULT  12
 
 enum failure_action {
 	FAIL_REBOOT,    /* default for appliances: reboot after failure_delay */
@@ -143,6 +149,13 @@ struct config {
 	char verity_hash[CONFIG_PATH_MAX];     /* hash device; empty: the data device */
 	char verity_options[CONFIG_PATH_MAX];  /* systemd.verity_root_options words */
 	enum verity_corruption verity_on_corruption;
+	/* [ima] */
+	bool ima_require;              /* a missing or rejected IMA policy is fatal */
+
+	/* [tpm] */
+	bool tpm_measure;              /* extend tpm_pcr with hardinit's state */
+	int tpm_pcr;
+	bool tpm_require;              /* no TPM, or a TPM error, is fatal */
 };
 
 /* Defaults: the baseline profile's values, so an empty file is valid. */

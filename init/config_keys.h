@@ -19,7 +19,7 @@
 
 enum section {
 	SEC_BOOT, SEC_SELINUX, SEC_MEMORY, SEC_SYSCTL, SEC_KERNEL,
-	SEC_CAPS, SEC_LOCKS, SEC_MOUNTS, SEC_TTY, SEC_VERITY, N_SECTIONS
+	SEC_CAPS, SEC_LOCKS, SEC_MOUNTS, SEC_TTY, SEC_VERITY, SEC_IMA, SEC_TPM, N_SECTIONS
 };
 
 extern const char *const config_section_names[N_SECTIONS + 1];
@@ -59,6 +59,7 @@ struct key_def {
 	bool off_is_empty;             /* K_STRING: "off" means the empty string */
 	int (*rank)(int value);        /* LOCK_RANK: strength; NULL: the value */
 	const char *(*check)(const char *value);        /* K_STRING */
+	const char *(*check_int)(long value);           /* K_INT: NULL, or why a value in range is refused */
 	int (*set)(struct parse *p, const char *value);  /* K_LIST */
 	enum list_id list;             /* K_LIST: the list it changes */
 	bool repeatable;

@@ -13,7 +13,7 @@
 
 const char *const config_section_names[N_SECTIONS + 1] = {
 	"boot", "selinux", "memory", "sysctl", "kernel",
-	"capabilities", "locks", "mounts", "tty", "verity", NULL
+	"capabilities", "locks", "mounts", "tty", "verity", "ima", "tpm", NULL
 };
 
 /* Indexed by the enum values of config.h; NULL-terminated for parsing. */
@@ -170,6 +170,15 @@ static int corruption_rank(int c)
 	return c == VERITY_IGNORE ? 0 : 1;
 }
 
+static const char *check_tpm_pcr(long pcr)
+{
+	if (pcr == 10)
+		return "PCR 10 is IMA's own; use 12 (the default) or another of 8-14";
+	if (pcr == 11)
+		return "PCR 11 holds the UKI and systemd's boot phases, which signed PCR policies predict; use 12";
+	return NULL;
+}
+
 #define F(field) offsetof(struct config, field)
 
 const struct key_def config_key_table[] = {
@@ -263,6 +272,12 @@ const struct key_def config_key_table[] = {
 	  .help = "comma-separated verity options such as superblock=no,hash-offset=N, or off" },
 	{ .section = SEC_VERITY, .key = "on_corruption", .kind = K_ENUM, .lock = LOCK_RANK, .offset = F(verity_on_corruption),
 	  .names = corruption_names, .rank = corruption_rank },
+	{ .section = SEC_IMA, .key = "require", .kind = K_BOOL, .lock = LOCK_ON_ONLY, .offset = F(ima_require) },
+
+	{ .section = SEC_TPM, .key = "measure", .kind = K_BOOL, .lock = LOCK_ON_ONLY, .offset = F(tpm_measure) },
+	{ .section = SEC_TPM, .key = "pcr", .kind = K_INT, .lock = LOCK_FIXED, .offset = F(tpm_pcr),
+	  .min = 8, .max = 14, .check_int = check_tpm_pcr },
+	{ .section = SEC_TPM, .key = "require", .kind = K_BOOL, .lock = LOCK_ON_ONLY, .offset = F(tpm_require) },
 };
 
 #define N_KEYS (sizeof config_key_table / sizeof config_key_table[0])
@@ -317,6 +332,8 @@ int config_set_value(struct parse *p, const struct key_def *d, const char *value
 		if (config_parse_long(value, d->none_is_minus_one ? -1 : d->min, d->max, &n) < 0)
 			return config_fail(p, "invalid value '%s' for %s; use a whole number from %ld to %ld%s%s", value, name,
 				    d->min, d->max, d->none_is_minus_one ? ", or none" : "", config_comment_hint(value));
+		if (d->check_int && d->check_int(n))
+			return config_fail(p, "invalid value '%s' for %s: %s", value, name, d->check_int(n));
 		*(int *)field(p->c, d) = (int)n;
 		return 0;
 	case K_STRING: {

@@ -18,6 +18,8 @@
 #include "audit.h"
 #include "fsutil.h"
 #include "hardening.h"
+#include "measure.h"
+#include "sha256.h"
 #include "sink.h"
 #include "mounts.h"
 #include "verity_dm.h"
@@ -303,6 +305,42 @@ static void check_verity(struct audit *a, const struct config *c, const char *re
 	add(a, "verity status (V verified, C corrupted)", "V", status, strcmp(status, "V") != 0);
 }
 
+/* Measured boot: the PCR hardinit extended must still be what its log
+ * replays to. Anything extended into it after the boot is drift, and so is
+ * a log that does not replay. The log sits beside the report. */
+static void check_tpm(struct audit *a, const struct config *c, const char *report_path)
+{
+	char dir[512], log[600], what[64], rel[64], live[96], want[SHA256_HEX], why[200];
+	uint8_t value[32];
+	unsigned pcr = (unsigned)c->tpm_pcr;
+
+	if (!c->tpm_measure)
+		return;
+	snprintf(what, sizeof what, "tpm pcr %u (sha256)", pcr);
+	snprintf(dir, sizeof dir, "%s", report_path);
+	char *slash = strrchr(dir, '/');
+	snprintf(log, sizeof log, "%.*s/measurements", slash ? (int)(slash - dir) : 1, slash ? dir : ".");
+	if (access(log, F_OK) != 0) {
+		/* No TPM at boot is a report line, not drift: nothing to replay. */
+		add(a, what, "measured", "not measured at boot (no TPM or [tpm] measure off)", 0);
+		return;
+	}
+	if (measure_log_replay(log, &pcr, value, why, sizeof why) < 0) {
+		add(a, what, "a log that replays", why, 1);
+		return;
+	}
+	hex_encode(want, value, 32);
+	snprintf(rel, sizeof rel, "%s/class/tpm/tpm0/pcr-sha256/%u", a->sys, pcr);
+	if (fs_read(rel, live, sizeof live, NULL) < 0) {
+		add(a, what, want, "unreadable in sysfs", 1);
+		return;
+	}
+	live[strcspn(live, "\n")] = '\0';
+	for (char *p = live; *p; p++)
+		*p = (char)(*p >= 'A' && *p <= 'F' ? *p - 'A' + 'a' : *p);
+	add(a, what, want, live, strcmp(live, want) != 0);
+}
+
 static void print_text(const struct audit *a, int drifts)
 {
 	for (size_t i = 0; i < a->n; i++) {
@@ -377,6 +415,7 @@ int audit_main(int argc, char **argv)
 		check_sysctl(&a, cfg.sysctls[i].key, cfg.sysctls[i].value, cfg.sysctls[i].required);
 	check_caps(&a, &cfg);
 	check_mount_shared(&a, &cfg);
+	check_tpm(&a, &cfg, report_path);
 	if (read_report(&a, report_path) < 0)
 		return 2;
 	check_verity(&a, &cfg, report_path);

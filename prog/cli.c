@@ -10,6 +10,7 @@
 #include "log.h"
 #include "stages.h"
 #include "polytmp.h"
+#include "measure.h"
 #include "selinux.h"
 #include "stages.h"
 
@@ -132,6 +133,8 @@ static int cmd_limits(void)
 	printf("MAX_LIST_BYTES=%d\n", MODULES_LIST_MAX);
 	printf("POLICY_DIR=%s\n", SELINUX_EMBED_DIR);
 	printf("MAX_POLICY_BYTES=%u\n", SELINUX_POLICY_MAX_BYTES);
+	printf("IMA_POLICY_PATH=%s\n", BOOT_IMA_POLICY);
+	printf("MAX_IMA_POLICY_BYTES=%d\n", IMA_POLICY_MAX_BYTES);
 	return 0;
 }
 

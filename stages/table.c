@@ -22,6 +22,9 @@ static const struct stage_entry stage_table[] = {
 	{ "early",      stage_early,      M_ALL },
 	{ "config",     stage_config,     M_ALL },
 	{ "modules",    stage_modules,    M_INITRAMFS | M_DRY_RUN },
+	/* Before the verity table and the SELinux policy: IMA measures both
+	 * as critical data only under a policy loaded before them. */
+	{ "ima",        stage_ima,        M_ALL },
 	/* Before root: the root stage mounts the verity device it set up. */
 	{ "verity",     stage_verity,     M_INITRAMFS | M_DRY_RUN },
 	{ "root",       stage_root,       M_INITRAMFS | M_DRY_RUN },
@@ -34,6 +37,8 @@ static const struct stage_entry stage_table[] = {
 	{ "tty",        stage_tty,        M_ALL },
 	{ "caps",       stage_caps,       M_ALL },
 	{ "locks",      stage_locks,      M_ALL },
+	/* Last before the report: "handoff" is the final event. */
+	{ "measure",    stage_measure,    M_ALL },
 	{ "report",     stage_report,     M_ALL },
 };
 

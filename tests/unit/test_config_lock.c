@@ -125,6 +125,11 @@ static void test_int(const struct key_def *d)
 		try_change(d, hi, lo, 0);
 		try_change(d, lo, hi, 0);
 		break;
+	case LOCK_FIXED:
+		try_change(d, hi, lo, 1);
+		try_change(d, lo, hi, 1);
+		try_change(d, lo, lo, 0);
+		break;
 	case LOCK_RANK:
 		try_change(d, lo, hi, rank_of(d, (int)d->min + 1) <= rank_of(d, (int)d->min));
 		try_change(d, hi, lo, rank_of(d, (int)d->min) <= rank_of(d, (int)d->min + 1));

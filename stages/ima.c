@@ -1,0 +1,165 @@
+/* The ima stage: write the IMA policy the builder embedded
+ * (/etc/hardinit/ima-policy, --ima-policy) to securityfs before the verity
+ * table and the SELinux policy are loaded, so that the kernel measures both
+ * as critical data (the policy's func=CRITICAL_DATA rules).
+ *
+ * Debian's kernels have no CONFIG_IMA_WRITE_POLICY: the policy file takes
+ * one policy and then disappears until reboot, a one-way lock like
+ * modules_disabled. The rules are written one per write(), so the rule the
+ * kernel rejects is the one that write names; a rejected rule makes the
+ * kernel discard them all when the file is closed. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "boot.h"
+#include "fsutil.h"
+#include "hardening.h"
+#include "log.h"
+#include "measure.h"
+#include "report.h"
+#include "sha256.h"
+#include "stages.h"
+
+#define STAGE "ima"
+
+static bool is_space(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+long ima_policy_rules(const char *text, size_t len, struct ima_rule *rules, size_t max,
+		      char *why, size_t whylen)
+{
+	size_t n = 0, pos = 0;
+	unsigned line = 0;
+
+	while (pos < len) {
+		const char *start = text + pos;
+		const char *nl = memchr(start, '\n', len - pos);
+		size_t l = nl ? (size_t)(nl - start) : len - pos;
+		pos += l + (nl ? 1 : 0);
+		line++;
+		for (size_t i = 0; i < l; i++)
+			if (((unsigned char)start[i] < 0x20 && start[i] != '\t') || start[i] == 0x7f) {
+				snprintf(why, whylen, "line %u has the control byte 0x%02x; is this a text file?",
+					 line, (unsigned char)start[i]);
+				return -1;
+			}
+		const char *hash = memchr(start, '#', l);
+		if (hash)
+			l = (size_t)(hash - start);
+		while (l > 0 && is_space(*start)) {
+			start++;
+			l--;
+		}
+		while (l > 0 && is_space(start[l - 1]))
+			l--;
+		if (l == 0)
+			continue;
+		if (l >= IMA_RULE_MAX) {
+			snprintf(why, whylen, "the rule on line %u is longer than %d bytes", line, IMA_RULE_MAX - 1);
+			return -1;
+		}
+		if (n >= max) {
+			snprintf(why, whylen, "more than %zu rules (IMA_POLICY_MAX_RULES)", max);
+			return -1;
+		}
+		rules[n].line = line;
+		memcpy(rules[n].text, start, l);
+		rules[n].text[l] = '\0';
+		n++;
+	}
+	return (long)n;
+}
+
+/* Missing policy, refused policy: fatal with [ima] require, else a warning. */
+static int ima_problem(struct boot *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int ima_problem(struct boot *b, const char *fmt, ...)
+{
+	char msg[BOOT_ERR_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	report_add(&b->rep, STAGE, "policy", b->cfg.ima_require ? "failed" : "warn", "%.150s", msg);
+	if (b->cfg.ima_require)
+		return boot_error(b, "%s", msg);
+	log_warn("%s", msg);
+	return 0;
+}
+
+static int write_rules(struct boot *b, const char *path, const struct ima_rule *rules, long n)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return ima_problem(b, "IMA: cannot open %s: %s; a policy was loaded before hardinit, or "
+				   "the kernel has no IMA", path, strerror(errno));
+	for (long i = 0; i < n; i++) {
+		char rule[IMA_RULE_MAX + 1];
+		int len = snprintf(rule, sizeof rule, "%s\n", rules[i].text);
+		if (write(fd, rule, (size_t)len) != len) {
+			int e = errno;
+			close(fd);   /* the kernel now discards every rule written */
+			return ima_problem(b, "IMA: the kernel rejected rule %ld (line %u: '%.80s'): %s; no "
+					   "IMA policy was loaded: fix the rule (the kernel log says which "
+					   "word) and rebuild the image", i + 1, rules[i].line, rules[i].text,
+					   strerror(e));
+		}
+	}
+	if (close(fd) < 0)
+		return ima_problem(b, "IMA: loading the policy failed at close: %s", strerror(errno));
+	return 1;
+}
+
+int stage_ima(struct boot *b)
+{
+	static char text[IMA_POLICY_MAX_BYTES + 1];
+	static struct ima_rule rules[IMA_POLICY_MAX_RULES];
+	char path[BOOT_PATH_MAX], why[160];
+	size_t len = 0;
+
+	if (fs_read(b->ima_policy, text, sizeof text, &len) < 0) {
+		if (errno == ENOENT && !b->cfg.ima_require) {
+			report_add(&b->rep, STAGE, "policy", "skipped", "no IMA policy in the image");
+			return 0;
+		}
+		return ima_problem(b, "IMA: cannot read the policy %s: %s; build the image with "
+				   "hardinit-mkinitramfs --ima-policy FILE", b->ima_policy,
+				   errno == E2BIG ? "larger than 64 KiB (IMA_POLICY_MAX_BYTES)" : strerror(errno));
+	}
+	long n = ima_policy_rules(text, len, rules, IMA_POLICY_MAX_RULES, why, sizeof why);
+	if (n < 0)
+		return ima_problem(b, "IMA: the policy %s does not parse: %s", b->ima_policy, why);
+	if (b->mode == MODE_DRY_RUN) {
+		log_info("would load the IMA policy %s (%ld rules) into securityfs", b->ima_policy, n);
+		return 0;
+	}
+	if (securityfs_ensure(b) < 0 || !boot_path(path, sizeof path, b->sys, "kernel/security/ima/policy"))
+		return ima_problem(b, "IMA: securityfs is not available at %s/kernel/security", b->sys);
+	uint64_t start = boottime_ns();
+	int rc = write_rules(b, path, rules, n);
+	if (rc <= 0)
+		return rc;
+	char ms[REPORT_MS_MAX], hex[SHA256_HEX];
+	sha256(text, len, b->ima_policy_sha256);
+	b->ima_policy_loaded = true;
+	report_format_ms(ms, sizeof ms, boottime_ns() - start);
+	/* Without IMA_WRITE_POLICY the kernel removes the file once a policy
+	 * is in: that is the lock, and it is checked rather than assumed. */
+	bool one_way = access(path, F_OK) != 0;
+	report_add(&b->rep, STAGE, "policy", "applied", "%ld rules, sha256 %s", n,
+		   hex_encode(hex, b->ima_policy_sha256, SHA256_BYTES));
+	report_add(&b->rep, STAGE, "policy_lock", one_way ? "ok" : "info", "%s",
+		   one_way ? "one-way: the kernel takes no other policy until reboot"
+			   : "the kernel still takes policy writes (IMA_WRITE_POLICY)");
+	report_add(&b->rep, STAGE, "load_ms", "ok", "%s", ms);
+	log_info("IMA: loaded %ld rules from %s in %s ms%s", n, b->ima_policy, ms, one_way ? " (one-way)" : "");
+	return 0;
+}

@@ -1,0 +1,334 @@
+#include "tpm.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "sha256.h"
+
+#define TPM_ST_NO_SESSIONS   0x8001
+#define TPM_ST_SESSIONS      0x8002
+#define TPM_CC_PCR_EXTEND    0x00000182
+#define TPM_CC_PCR_EVENT     0x0000013C
+#define TPM_CC_GET_CAPABILITY 0x0000017A
+#define TPM_CAP_PCRS         0x00000005
+#define TPM_RS_PW            0x40000009   /* the password session: empty auth */
+#define TPM_HEADER           10
+#define TPM_PCR_MAX          23
+
+/* ---- bytes ------------------------------------------------------------- */
+
+struct buf {
+	uint8_t *p;
+	size_t len, cap;
+	bool bad;
+};
+
+static void put(struct buf *b, uint64_t v, unsigned bytes)
+{
+	if (b->len + bytes > b->cap) {
+		b->bad = true;
+		return;
+	}
+	for (unsigned i = 0; i < bytes; i++)
+		b->p[b->len++] = (uint8_t)(v >> (8 * (bytes - 1 - i)));
+}
+
+static void put_bytes(struct buf *b, const void *data, size_t n)
+{
+	if (b->len + n > b->cap) {
+		b->bad = true;
+		return;
+	}
+	memcpy(b->p + b->len, data, n);
+	b->len += n;
+}
+
+/* The header's size field is known only at the end. */
+static long finish(struct buf *b)
+{
+	if (b->bad || b->len < TPM_HEADER)
+		return -1;
+	for (int i = 0; i < 4; i++)
+		b->p[2 + i] = (uint8_t)(b->len >> (24 - 8 * i));
+	return (long)b->len;
+}
+
+static void header(struct buf *b, uint16_t tag, uint32_t cc)
+{
+	put(b, tag, 2);
+	put(b, 0, 4);
+	put(b, cc, 4);
+}
+
+/* An empty password authorization: handle, empty nonce, no attributes,
+ * empty hmac, behind its size. */
+static void password_session(struct buf *b)
+{
+	put(b, 9, 4);
+	put(b, TPM_RS_PW, 4);
+	put(b, 0, 2);
+	put(b, 0, 1);
+	put(b, 0, 2);
+}
+
+struct reader {
+	const uint8_t *p;
+	size_t len, pos;
+	bool bad;
+};
+
+static uint64_t get(struct reader *r, unsigned bytes)
+{
+	uint64_t v = 0;
+
+	if (r->bad || r->len - r->pos < bytes) {
+		r->bad = true;
+		return 0;
+	}
+	for (unsigned i = 0; i < bytes; i++)
+		v = v << 8 | r->p[r->pos++];
+	return v;
+}
+
+/* ---- algorithms -------------------------------------------------------- */
+
+static const struct { uint16_t alg; unsigned size; const char *name; } algs[] = {
+	{ TPM_ALG_SHA1, 20, "sha1" },
+	{ TPM_ALG_SHA256, 32, "sha256" },
+	{ TPM_ALG_SHA384, 48, "sha384" },
+	{ TPM_ALG_SHA512, 64, "sha512" },
+	{ TPM_ALG_SM3_256, 32, "sm3_256" },
+};
+
+unsigned tpm_alg_size(uint16_t alg)
+{
+	for (size_t i = 0; i < sizeof algs / sizeof algs[0]; i++)
+		if (algs[i].alg == alg)
+			return algs[i].size;
+	return 0;
+}
+
+const char *tpm_alg_name(uint16_t alg)
+{
+	static char other[8];
+
+	for (size_t i = 0; i < sizeof algs / sizeof algs[0]; i++)
+		if (algs[i].alg == alg)
+			return algs[i].name;
+	snprintf(other, sizeof other, "0x%04x", alg);
+	return other;
+}
+
+/* ---- commands ----------------------------------------------------------- */
+
+long tpm_cmd_get_pcr_banks(uint8_t *out, size_t cap)
+{
+	struct buf b = { out, 0, cap, false };
+
+	header(&b, TPM_ST_NO_SESSIONS, TPM_CC_GET_CAPABILITY);
+	put(&b, TPM_CAP_PCRS, 4);
+	put(&b, 0, 4);           /* property: ignored for PCRS */
+	put(&b, 1, 4);           /* propertyCount */
+	return finish(&b);
+}
+
+long tpm_cmd_pcr_event(uint8_t *out, size_t cap, unsigned pcr, const void *event, size_t len)
+{
+	struct buf b = { out, 0, cap, false };
+
+	if (pcr > TPM_PCR_MAX || len > TPM_EVENT_MAX)
+		return -1;
+	header(&b, TPM_ST_SESSIONS, TPM_CC_PCR_EVENT);
+	put(&b, pcr, 4);
+	password_session(&b);
+	put(&b, len, 2);
+	put_bytes(&b, event, len);
+	return finish(&b);
+}
+
+long tpm_cmd_pcr_extend_sha256(uint8_t *out, size_t cap, unsigned pcr, const uint8_t digest[32])
+{
+	struct buf b = { out, 0, cap, false };
+
+	if (pcr > TPM_PCR_MAX)
+		return -1;
+	header(&b, TPM_ST_SESSIONS, TPM_CC_PCR_EXTEND);
+	put(&b, pcr, 4);
+	password_session(&b);
+	put(&b, 1, 4);           /* TPML_DIGEST_VALUES: one digest */
+	put(&b, TPM_ALG_SHA256, 2);
+	put_bytes(&b, digest, 32);
+	return finish(&b);
+}
+
+/* ---- responses ---------------------------------------------------------- */
+
+long tpm_resp_code(const uint8_t *in, size_t len, char *why, size_t whylen)
+{
+	struct reader r = { in, len, 0, false };
+
+	uint16_t tag = (uint16_t)get(&r, 2);
+	uint32_t size = (uint32_t)get(&r, 4);
+	uint32_t rc = (uint32_t)get(&r, 4);
+	if (r.bad) {
+		snprintf(why, whylen, "a response of %zu bytes is shorter than its header", len);
+		return -1;
+	}
+	if (size != len) {
+		snprintf(why, whylen, "the response says %u bytes but %zu arrived", size, len);
+		return -1;
+	}
+	if (tag != TPM_ST_NO_SESSIONS && tag != TPM_ST_SESSIONS) {
+		snprintf(why, whylen, "the response tag 0x%04x is not a TPM 2.0 tag", tag);
+		return -1;
+	}
+	return rc;
+}
+
+long tpm_resp_pcr_banks(const uint8_t *in, size_t len, struct tpm_banks *banks, char *why, size_t whylen)
+{
+	long rc = tpm_resp_code(in, len, why, whylen);
+	struct reader r = { in, len, TPM_HEADER, false };
+
+	banks->n = 0;
+	if (rc != 0)
+		return rc;
+	get(&r, 1);                              /* moreData */
+	uint32_t cap = (uint32_t)get(&r, 4);
+	uint32_t count = (uint32_t)get(&r, 4);
+	if (!r.bad && cap != TPM_CAP_PCRS) {
+		snprintf(why, whylen, "the capability answered is 0x%x, not TPM_CAP_PCRS", cap);
+		return -1;
+	}
+	if (!r.bad && count > 16) {
+		snprintf(why, whylen, "%u PCR banks is more than a TPM has", count);
+		return -1;
+	}
+	for (uint32_t i = 0; i < count && !r.bad; i++) {
+		uint16_t alg = (uint16_t)get(&r, 2);
+		uint8_t n = (uint8_t)get(&r, 1);
+		bool active = false;
+		for (unsigned j = 0; j < n; j++)
+			active |= get(&r, 1) != 0;
+		if (active && !r.bad && banks->n < TPM_MAX_BANKS)
+			banks->alg[banks->n++] = alg;
+	}
+	if (r.bad) {
+		snprintf(why, whylen, "the PCR selection list is cut short");
+		return -1;
+	}
+	return 0;
+}
+
+long tpm_resp_pcr_event(const uint8_t *in, size_t len, struct tpm_digests *out, char *why, size_t whylen)
+{
+	long rc = tpm_resp_code(in, len, why, whylen);
+	struct reader r = { in, len, TPM_HEADER, false };
+
+	out->n = 0;
+	if (rc != 0)
+		return rc;
+	uint32_t param_size = (uint32_t)get(&r, 4);
+	if (!r.bad && param_size > len - r.pos) {
+		snprintf(why, whylen, "the parameter area (%u bytes) runs past the response", param_size);
+		return -1;
+	}
+	uint32_t count = (uint32_t)get(&r, 4);
+	if (!r.bad && count > TPM_MAX_BANKS) {
+		snprintf(why, whylen, "%u digests is more than the %d banks hardinit records", count, TPM_MAX_BANKS);
+		return -1;
+	}
+	for (uint32_t i = 0; i < count && !r.bad; i++) {
+		struct tpm_digest *d = &out->d[i];
+		d->alg = (uint16_t)get(&r, 2);
+		unsigned size = tpm_alg_size(d->alg);
+		if (!r.bad && size == 0) {
+			snprintf(why, whylen, "digest of unknown algorithm 0x%04x", d->alg);
+			return -1;
+		}
+		d->size = (uint8_t)size;
+		for (unsigned j = 0; j < size; j++)
+			d->bytes[j] = (uint8_t)get(&r, 1);
+		out->n = i + 1;
+	}
+	if (r.bad) {
+		out->n = 0;
+		snprintf(why, whylen, "the digest list is cut short");
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- response codes ----------------------------------------------------- */
+
+static const struct { uint32_t rc; const char *name; } rc_names[] = {
+	{ 0x100, "TPM_RC_INITIALIZE (the TPM was not started)" },
+	{ 0x101, "TPM_RC_FAILURE (the TPM is in failure mode)" },
+	{ 0x143, "TPM_RC_COMMAND_CODE (command not supported)" },
+	{ 0x144, "TPM_RC_AUTHSIZE" },
+	{ 0x901, "TPM_RC_CONTEXT_GAP" },
+	{ 0x902, "TPM_RC_OBJECT_MEMORY" },
+	{ 0x903, "TPM_RC_SESSION_MEMORY" },
+	{ 0x904, "TPM_RC_MEMORY" },
+	{ 0x907, "TPM_RC_LOCALITY (this locality may not extend that PCR)" },
+	{ 0x908, "TPM_RC_YIELDED" },
+	{ 0x909, "TPM_RC_CANCELED" },
+	{ 0x90A, "TPM_RC_TESTING (self test still running; retry)" },
+	{ 0x921, "TPM_RC_LOCKOUT" },
+	{ 0x922, "TPM_RC_RETRY" },
+	{ 0x923, "TPM_RC_NV_UNAVAILABLE" },
+	/* format one, without the parameter/handle/session number */
+	{ 0x084, "TPM_RC_VALUE" },
+	{ 0x08B, "TPM_RC_HANDLE" },
+	{ 0x08E, "TPM_RC_AUTH_FAIL" },
+	{ 0x095, "TPM_RC_SIZE" },
+	{ 0x08D, "TPM_RC_RANGE" },
+	{ 0x097, "TPM_RC_TAG" },
+	{ 0x098, "TPM_RC_SELECTOR" },
+	{ 0x09A, "TPM_RC_INSUFFICIENT" },
+	{ 0x0A2, "TPM_RC_BAD_AUTH" },
+	{ 0x083, "TPM_RC_HASH" },
+	{ 0x081, "TPM_RC_ASYMMETRIC" },
+};
+
+static const char *rc_name(uint32_t rc)
+{
+	for (size_t i = 0; i < sizeof rc_names / sizeof rc_names[0]; i++)
+		if (rc_names[i].rc == rc)
+			return rc_names[i].name;
+	return NULL;
+}
+
+void tpm_rc_text(uint32_t rc, char *out, size_t cap)
+{
+	/* Format one (bit 7): bits 0-5 the error, bit 6 parameter or not,
+	 * bits 8-11 which parameter, or handle (1-7) / session (8-15). */
+	if (rc & 0x80) {
+		uint32_t base = (rc & 0x3F) | 0x80;
+		unsigned n = (rc >> 8) & 0xF;
+		const char *name = rc_name(base);
+		const char *what = rc & 0x40 ? "parameter" : n >= 8 ? "session" : "handle";
+		unsigned which = rc & 0x40 || n < 8 ? n : n - 8;
+		if (name)
+			snprintf(out, cap, "%s (%s %u; code 0x%x)", name, what, which, rc);
+		else
+			snprintf(out, cap, "TPM error 0x%03x (%s %u; code 0x%x)", base, what, which, rc);
+		return;
+	}
+	const char *name = rc_name(rc);
+	if (name)
+		snprintf(out, cap, "%s (code 0x%x)", name, rc);
+	else if (rc & 0x400)
+		snprintf(out, cap, "vendor or TSS error code 0x%x", rc);
+	else
+		snprintf(out, cap, "TPM %s code 0x%x", rc & 0x800 ? "warning" : "error", rc);
+}
+
+void tpm_replay_sha256(uint8_t pcr[32], const uint8_t digest[32])
+{
+	uint8_t both[64];
+
+	memcpy(both, pcr, 32);
+	memcpy(both + 32, digest, 32);
+	sha256(both, sizeof both, pcr);
+}

@@ -1,0 +1,66 @@
+/* TPM 2.0 commands as bytes: the few measured boot needs, encoded and
+ * decoded here without tpm2-tss (TPM 2.0 Library, Part 3). Pure functions,
+ * unit-tested with byte vectors and fuzzed (tests/fuzz/fuzz_tpm.c); the
+ * device I/O is stages/measure.c's. Every number on the wire is big-endian. */
+#ifndef HARDINIT_TPM_H
+#define HARDINIT_TPM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define TPM_CMD_MAX        4096   /* a command or response, bytes (TPM2 max is 4096) */
+#define TPM_EVENT_MAX      1024   /* TPM2B_EVENT: the TPM hashes at most this much */
+#define TPM_MAX_BANKS      8
+#define TPM_DIGEST_MAX     64     /* SHA-512 */
+
+#define TPM_ALG_SHA1       0x0004
+#define TPM_ALG_SHA256     0x000B
+#define TPM_ALG_SHA384     0x000C
+#define TPM_ALG_SHA512     0x000D
+#define TPM_ALG_SM3_256    0x0012
+
+struct tpm_digest {
+	uint16_t alg;
+	uint8_t size;
+	uint8_t bytes[TPM_DIGEST_MAX];
+};
+
+/* The active PCR banks (TPM2_GetCapability(TPM_CAP_PCRS)). */
+struct tpm_banks {
+	uint16_t alg[TPM_MAX_BANKS];
+	size_t n;
+};
+
+/* The digests a TPM2_PCR_Event returned, one per active bank. */
+struct tpm_digests {
+	struct tpm_digest d[TPM_MAX_BANKS];
+	size_t n;
+};
+
+/* Size of an algorithm's digest, 0 when hardinit does not know it. */
+unsigned tpm_alg_size(uint16_t alg);
+/* "sha256" and so on, the names CEL-JSON and sysfs use; "0x...." else. */
+const char *tpm_alg_name(uint16_t alg);
+
+/* Encoders: write the command into out (cap bytes); return its length, or
+ * -1 when it does not fit or a parameter is out of range. */
+long tpm_cmd_get_pcr_banks(uint8_t *out, size_t cap);
+long tpm_cmd_pcr_event(uint8_t *out, size_t cap, unsigned pcr, const void *event, size_t len);
+long tpm_cmd_pcr_extend_sha256(uint8_t *out, size_t cap, unsigned pcr, const uint8_t digest[32]);
+
+/* Decoders: 0 on success; -1 for a response that does not parse (why says
+ * what is wrong); a TPM error code > 0 is returned as is (tpm_rc_text). */
+long tpm_resp_code(const uint8_t *in, size_t len, char *why, size_t whylen);
+long tpm_resp_pcr_banks(const uint8_t *in, size_t len, struct tpm_banks *banks, char *why, size_t whylen);
+long tpm_resp_pcr_event(const uint8_t *in, size_t len, struct tpm_digests *out, char *why, size_t whylen);
+
+/* One line for a TPM response code: its name where known, and the
+ * parameter, handle or session it is about ("TPM_RC_VALUE (parameter 1)"). */
+void tpm_rc_text(uint32_t rc, char *out, size_t cap);
+
+/* PCR replay: pcr = H(pcr || digest), for a bank of size bytes (SHA-256
+ * only: the one hash hardinit carries). */
+void tpm_replay_sha256(uint8_t pcr[32], const uint8_t digest[32]);
+
+#endif

@@ -1,0 +1,72 @@
+/* libFuzzer target for what a TPM answers and what the image's IMA policy
+ * says: the response decoders (a TPM, or something posing as one at
+ * /dev/tpmrm0, writes these bytes), the response-code text, and the IMA
+ * policy splitter. The first byte picks which; the rest is the input.
+ * Invariants: a decoded digest list is within its bounds with each digest
+ * of its algorithm's size, and every text is NUL-terminated in its buffer. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "measure.h"
+#include "tpm.h"
+
+static void check_text(const char *s, size_t cap)
+{
+	if (!memchr(s, '\0', cap))
+		abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char why[160];
+
+	if (size < 1)
+		return 0;
+	const uint8_t *in = data + 1;
+	size_t len = size - 1;
+	switch (data[0] % 4) {
+	case 0: {
+		struct tpm_digests d;
+		long rc = tpm_resp_pcr_event(in, len, &d, why, sizeof why);
+		if (rc == 0) {
+			if (d.n > TPM_MAX_BANKS)
+				abort();
+			for (size_t i = 0; i < d.n; i++)
+				if (d.d[i].size != tpm_alg_size(d.d[i].alg) || d.d[i].size == 0)
+					abort();
+		} else if (rc < 0) {
+			check_text(why, sizeof why);
+		}
+		break;
+	}
+	case 1: {
+		struct tpm_banks b;
+		long rc = tpm_resp_pcr_banks(in, len, &b, why, sizeof why);
+		if (rc == 0 && b.n > TPM_MAX_BANKS)
+			abort();
+		break;
+	}
+	case 2: {
+		uint32_t rc = 0;
+		memcpy(&rc, in, len < 4 ? len : 4);
+		char text[96];
+		tpm_rc_text(rc, text, sizeof text);
+		check_text(text, sizeof text);
+		break;
+	}
+	default: {
+		static struct ima_rule rules[IMA_POLICY_MAX_RULES];
+		long n = ima_policy_rules((const char *)in, len, rules, IMA_POLICY_MAX_RULES, why, sizeof why);
+		if (n > IMA_POLICY_MAX_RULES)
+			abort();
+		for (long i = 0; i < n; i++) {
+			check_text(rules[i].text, sizeof rules[i].text);
+			if (!rules[i].text[0] || strchr(rules[i].text, '#') || strchr(rules[i].text, '\n'))
+				abort();
+		}
+		break;
+	}
+	}
+	return 0;
+}

@@ -1,0 +1,223 @@
+#!/usr/bin/env bats
+# Measured boot (issue 14) in QEMU with Debian's 6.12 cloud kernel and a
+# TPM emulated by swtpm, which each test starts and stops itself. The
+# guest's truth comes from sysfs (the PCR), securityfs (IMA's measurement
+# list and policy file) and a probe that extends the PCR on its own; the
+# PCR value a correct boot must reach is computed here, with Python's
+# hashlib, from the files the test put in the image.
+
+load lib
+
+PCR=12
+POLICY=/etc/selinux/default/policy/policy.33
+FC=/etc/selinux/default/contexts/files/file_contexts
+SEL="root=/dev/vda security=selinux"
+
+probe() {
+	cat <<-'EOF'
+		#!/bin/busybox sh
+		echo "=== BEGIN TPM ==="
+		for d in tpmrm0 tpm0; do [ -c /dev/$d ] && echo "dev=$d"; done
+		echo "pcr=$(cat /sys/class/tpm/tpm0/pcr-sha256/12 2>/dev/null || echo none)"
+		[ -f /run/hardinit/measurements ] && echo "log_lines=$(grep -c '^event ' /run/hardinit/measurements)"
+		[ -f /run/log/systemd/tpm2-measure.log ] &&
+			echo "cel_records=$(tr -cd '\036' </run/log/systemd/tpm2-measure.log | wc -c)"
+		grep '^measure ' /run/hardinit/report.txt
+		echo "=== END TPM ==="
+		echo "=== BEGIN CONFIG_B64 ==="
+		base64 /run/hardinit/config
+		echo "=== END CONFIG_B64 ==="
+		echo "=== BEGIN CEL_B64 ==="
+		[ -f /run/log/systemd/tpm2-measure.log ] && base64 /run/log/systemd/tpm2-measure.log
+		echo "=== END CEL_B64 ==="
+		echo "=== BEGIN IMA ==="
+		m=/sys/kernel/security/ima/ascii_runtime_measurements
+		echo "boot_aggregate=$(grep -c boot_aggregate $m)"
+		echo "selinux_state=$(grep -c ' selinux-state ' $m)"
+		echo "selinux_policy_hash=$(grep -c ' selinux-policy-hash ' $m)"
+		if [ -e /sys/kernel/security/ima/policy ] &&
+			echo 'measure func=BPRM_CHECK' 2>/dev/null >/sys/kernel/security/ima/policy; then
+			echo "policy_write=accepted"
+		else
+			echo "policy_write=refused"
+		fi
+		grep '^ima ' /run/hardinit/report.txt
+		echo "=== END IMA ==="
+		echo "=== BEGIN AUDIT1 ==="
+		/sbin/hardinit audit | grep -E 'tpm pcr|drift$'
+		echo "rc=$?"
+		/sbin/hardinit audit >/dev/null; echo "status=$?"
+		echo "=== END AUDIT1 ==="
+		/probe/tpm_extend 12
+		echo "=== BEGIN AUDIT2 ==="
+		/sbin/hardinit audit | grep 'tpm pcr'
+		/sbin/hardinit audit >/dev/null; echo "status=$?"
+		echo "=== END AUDIT2 ==="
+	EOF
+}
+
+hardinit_conf() {
+	cat <<-EOF
+		[boot]
+		failure_action = poweroff
+		failure_delay = 0
+		[selinux]
+		mode = permissive
+		[tpm]
+		measure = yes
+		pcr = $PCR
+	EOF
+}
+
+setup_file() {
+	[[ -f $POLICY && -f $FC ]] || skip "selinux-policy-default is not installed"
+	command -v swtpm >/dev/null || skip "swtpm is not installed (apt-get install swtpm swtpm-tools)"
+	local dir
+	dir=$(vm_cache_dir)/measure
+	mkdir -p "$dir"
+	export MDIR=$dir
+	rm -rf "$dir/root" && mkdir -p "$dir/root"
+	vm_stage_root "$dir/root"
+	install -m 0755 "$HARDINIT_SRC/build/hardinit" "$dir/root/sbin/hardinit"
+	mkdir -p "$dir/root/etc/selinux"
+	cp -a /etc/selinux/default "$dir/root/etc/selinux/"
+	printf 'SELINUX=permissive\nSELINUXTYPE=default\n' >"$dir/root/etc/selinux/config"
+	probe | vm_probe_script "$dir/root"
+	vm_selinux_label "$dir/root"
+	vm_rootfs "$dir/root.img" "$dir/root"
+	hardinit_conf >"$dir/hardinit.conf"
+	vm_initramfs "$dir/initrd.img" --config "$dir/hardinit.conf" \
+		--ima-policy "$HARDINIT_SRC/config/ima-policy.example"
+}
+
+# swtpm in the foreground of a background job: it is this test's child and
+# dies with it (teardown), never left running.
+start_swtpm() {
+	local d=$BATS_TEST_TMPDIR/swtpm i
+	mkdir -p "$d/state"
+	swtpm socket --tpm2 --tpmstate dir="$d/state" --ctrl type=unixio,path="$d/sock" \
+		--log file="$d/log" --terminate &
+	SWTPM_PID=$!
+	for ((i = 0; i < 100; i++)); do
+		[[ -S $d/sock ]] && break
+		sleep 0.1
+	done
+	[[ -S $d/sock ]] || { echo "swtpm did not start: $(cat "$d/log" 2>/dev/null)"; return 1; }
+	# shellcheck disable=SC2054 # QEMU's options are comma lists
+	TPM_ARGS=(-chardev "socket,id=chrtpm,path=$d/sock" -tpmdev emulator,id=tpm0,chardev=chrtpm
+		-device tpm-tis,tpmdev=tpm0)
+}
+
+teardown() {
+	if [[ -n ${SWTPM_PID:-} ]]; then
+		kill "$SWTPM_PID" 2>/dev/null || true
+		wait "$SWTPM_PID" 2>/dev/null || true
+	fi
+}
+
+# The PCR value of a correct boot: from zeros (no firmware measured
+# anything: the kernel is booted directly), each event's text hashed with
+# SHA-256 and extended, in hardinit's order.
+expected_pcr() {
+	local config_b64=$1
+	python3 - "$config_b64" "$POLICY" "$HARDINIT_SRC/config/ima-policy.example" \
+		"$("$HARDINIT_SRC/build/hardinit" --version | awk '{print $2}')" <<-'PY'
+		import base64, hashlib, sys
+		config = base64.b64decode(sys.argv[1])
+		policy = open(sys.argv[2], "rb").read()
+		ima = open(sys.argv[3], "rb").read()
+		h = lambda b: hashlib.sha256(b).hexdigest()
+		events = ["hardinit:config:" + h(config), "hardinit:selinux-policy:" + h(policy),
+		          "hardinit:verity-root-hash:none", "hardinit:ima-policy:" + h(ima),
+		          "hardinit:handoff:" + sys.argv[4]]
+		pcr = bytes(32)
+		for e in events:
+		    pcr = hashlib.sha256(pcr + hashlib.sha256(e.encode()).digest()).digest()
+		print(pcr.hex())
+	PY
+}
+
+@test "with swtpm: the PCR holds exactly hardinit's events, IMA measured SELinux, the policy is one-way, audit replays it" {
+	start_swtpm
+	log=$BATS_TEST_TMPDIR/tpm.log
+	vm_boot "$log" --timeout 300 --initrd "$MDIR/initrd.img" --disk "$MDIR/root.img" --append "$SEL" -- "${TPM_ARGS[@]}"
+	vm_assert_done "$log"
+	vm_assert_section_line "$log" TPM "dev=tpmrm0"
+	local config_b64 want got
+	config_b64=$(vm_section "$log" CONFIG_B64 | tr -d ' \n')
+	want=$(expected_pcr "$config_b64")
+	got=$(vm_section "$log" TPM | sed -n 's/^pcr=//p' | tr 'A-F' 'a-f')
+	echo "pcr from sysfs: $got; computed here: $want"
+	[ -n "$want" ] && [ "$got" = "$want" ]
+	vm_assert_section_line "$log" TPM "log_lines=5"
+	vm_assert_section_line "$log" TPM "cel_records=5"
+	# The CEL-JSON records parse, name the PCR and carry the same texts.
+	vm_section "$log" CEL_B64 | tr -d ' \n' | base64 -d | python3 -c '
+import json, sys
+recs = [json.loads(r) for r in sys.stdin.read().split("\x1e") if r.strip()]
+assert len(recs) == 5, recs
+assert all(r["pcr"] == 12 and r["content_type"] == "systemd" for r in recs)
+assert recs[-1]["content"]["string"].startswith("hardinit:handoff:")
+assert any(d["hashAlg"] == "sha256" and len(d["digest"]) == 64 for d in recs[0]["digests"])
+'
+	vm_assert_section_contains "$log" TPM "measure handoff ok"
+	# IMA: a policy hardinit loaded before SELinux measured SELinux.
+	vm_assert_section_line "$log" IMA "boot_aggregate=1"
+	run vm_section "$log" IMA
+	[[ $output =~ selinux_state=[1-9] ]] || { echo "$output"; false; }
+	[[ $output =~ selinux_policy_hash=[1-9] ]] || { echo "$output"; false; }
+	vm_assert_section_line "$log" IMA "policy_write=refused"
+	vm_assert_section_contains "$log" IMA "ima policy applied"
+	vm_assert_section_contains "$log" IMA "ima policy_lock ok"
+	# audit: no drift after boot; drift once the PCR was extended again.
+	vm_assert_section_contains "$log" AUDIT1 "ok    tpm pcr 12 (sha256)"
+	vm_assert_section_line "$log" AUDIT1 "status=0"
+	vm_assert_section_contains "$log" AUDIT2 "drift tpm pcr 12 (sha256)"
+	vm_assert_section_line "$log" AUDIT2 "status=1"
+}
+
+@test "without a TPM the boot goes on and the report says so" {
+	log=$BATS_TEST_TMPDIR/notpm.log
+	vm_boot "$log" --initrd "$MDIR/initrd.img" --disk "$MDIR/root.img" --append "$SEL"
+	vm_assert_done "$log"
+	vm_assert_section_line "$log" TPM "pcr=none"
+	vm_assert_section_contains "$log" TPM "measure tpm skipped no TPM"
+	vm_assert_section_contains "$log" AUDIT1 "ok    tpm pcr 12 (sha256)"
+}
+
+@test "without a TPM, [tpm] require = yes takes the failure action with one clear line" {
+	log=$BATS_TEST_TMPDIR/require.log
+	vm_boot "$log" --initrd "$MDIR/initrd.img" --disk "$MDIR/root.img" --append "$SEL hardinit.tpm.require=yes"
+	vm_assert_log_contains "$log" "no TPM at /dev/tpmrm0 or /dev/tpm0, and [tpm] require = yes"
+	vm_assert_log_contains "$log" "taking the failure action: poweroff"
+	[ "$(vm_exit_reason "$log")" = poweroff ]
+	vm_assert_log_lacks "$log" "=== BEGIN TPM ==="
+}
+
+# Debian 12 with systemd: systemd's own IMA setup finds the policy already
+# loaded (its file gone) and goes on; the system reaches multi-user.target
+# with no failed unit, and hardinit audit replays the PCR there.
+@test "debian/systemd with swtpm: multi-user.target, no failed unit, systemd accepts the loaded IMA policy, audit replays" {
+	load images
+	local conf=$BATS_TEST_TMPDIR/debian.conf img
+	awk '/^\[tpm\]/ { print; print "measure = yes"; skip = 1; next }
+		skip && /^measure *=/ { skip = 0; next } { print }' \
+		"$HARDINIT_SRC/config/baseline.conf" >"$conf"
+	grep -qx 'measure = yes' "$conf"
+	vm_initramfs "$BATS_TEST_TMPDIR/debian.img" --config "$conf" \
+		--ima-policy "$HARDINIT_SRC/config/ima-policy.example" >/dev/null
+	img=$(img_debian_systemd permissive)
+	start_swtpm
+	log=$BATS_TEST_TMPDIR/debian.log
+	vm_boot "$log" --initrd "$BATS_TEST_TMPDIR/debian.img" --disk "$img" --mem 1024 --timeout 600 \
+		--append "root=/dev/vda security=selinux systemd.show_status=error hardinit.boot.failure_action=poweroff" \
+		-- -snapshot "${TPM_ARGS[@]}"
+	vm_assert_log_contains "$log" "=== PROBE DONE ==="
+	vm_assert_section_line "$log" SYSTEMD "multi-user=active"
+	vm_assert_section_line "$log" SYSTEMD "state=running"
+	vm_assert_section_lacks "$log" SYSTEMD "failed:"
+	vm_assert_section_contains "$log" REPORT "ima policy applied"
+	vm_assert_section_contains "$log" REPORT "measure handoff ok"
+	vm_assert_section_contains "$log" AUDIT "ok    tpm pcr 12 (sha256)"
+	vm_assert_section_line "$log" AUDIT "audit-exit=0"
+}
