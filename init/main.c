@@ -39,8 +39,8 @@ struct stage_entry {
 static const struct stage_entry stage_table[] = {
 	{ "early",      stage_early,      M_ALL },
 	{ "config",     stage_config,     M_ALL },
-	{ "firmware",   stage_firmware,   M_ALL },
 	{ "modules",    stage_modules,    M_INITRAMFS | M_DRY_RUN },
+	{ "firmware",   stage_firmware,   M_ALL },
 	{ "root",       stage_root,       M_INITRAMFS | M_DRY_RUN },
 	{ "switchroot", stage_switchroot, M_INITRAMFS | M_DRY_RUN },
 	{ "rootconfig", stage_config,     M_INITRAMFS },

@@ -88,6 +88,9 @@ section() {
 	# .initrd is the same archive -o wrote, and it has hardinit as /init.
 	section "$U1" .initrd | cmp - "$BATS_FILE_TMPDIR/one.img"
 	section "$U1" .initrd | zstd -dcq | cpio -it --quiet 2>/dev/null | grep -qx init
+	# efivarfs is a module on Debian's kernels: the firmware stage needs it.
+	section "$U1" .initrd | zstd -dcq | cpio -i --quiet --to-stdout etc/hardinit/modules 2>/dev/null |
+		grep -q '/efivarfs.ko'
 	section "$U1" .osrel | grep -q '^ID='
 }
 
