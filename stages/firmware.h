@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define EFI_GLOBAL_GUID  "8be4df61-93ca-11d2-aa0d-e98c0e3e4b6c"
+#define EFI_GLOBAL_GUID  "8be4df61-93ca-11d2-aa0d-00e098032b8c"
 /* systemd's loader interface (systemd-boot and systemd-stub). */
 #define EFI_LOADER_GUID  "4a67b082-0a4c-41cf-b6c7-440b29bb8c4f"
 #define EFIVAR_TEXT_MAX  128   /* LoaderInfo/StubInfo: "systemd-stub 252.39-1~deb12u2" */

@@ -171,7 +171,7 @@ section() {
 fake_firmware() {
 	local sys=$T/sys vars=$T/sys/firmware/efi/efivars
 	mkdir -p "$vars" "$sys/kernel/security" "$T/proc/1" "$T/run"
-	printf '\7\0\0\0\1' >"$vars/SecureBoot-8be4df61-93ca-11d2-aa0d-e98c0e3e4b6c"
+	printf '\7\0\0\0\1' >"$vars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c"
 	printf '\7\0\0\0s\0d\0\0\0' >"$vars/StubInfo-4a67b082-0a4c-41cf-b6c7-440b29bb8c4f"
 	echo 'none [integrity] confidentiality' >"$sys/kernel/security/lockdown"
 	printf '[mounts]\nshared = no\n' >"$T/run/config"
@@ -198,7 +198,7 @@ audit() {
 	[[ $output == *"ok    kernel lockdown (at least the level at boot)"*"actual integrity"* ]]
 	# Secure Boot now off (a different boot than the report says) is drift;
 	# lockdown below the boot's level too.
-	printf '\7\0\0\0\0' >"$T/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-e98c0e3e4b6c"
+	printf '\7\0\0\0\0' >"$T/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c"
 	echo '[none] integrity confidentiality' >"$T/sys/kernel/security/lockdown"
 	audit
 	echo "$output"
