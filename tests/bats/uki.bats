@@ -101,6 +101,7 @@ section() {
 	echo "$a / $b"
 	[[ $a == "$b" ]]
 	objdump -p "$U1" | grep -q 'Time/Date.*Thu Jan  1 00:00:00 1970'
+	objdump -p "$U1" | grep -q 'CheckSum.*00000000'
 	SOURCE_DATE_EPOCH=1700000000 uki_build "$T/epoch.efi" >/dev/null
 	objdump -p "$T/epoch.efi" | grep 'Time/Date' | grep -q 'Nov 14 .* 2023'
 }
