@@ -15,7 +15,7 @@
 #define CONFIG_MAX_BOOLEANS     32
 #define CONFIG_MAX_CAPS         64
 #define CONFIG_MAX_POLYDIRS     8
-#define CONFIG_MAX_KERNEL_OPTS  32
+#define CONFIG_MAX_KERNEL_OPTS  64   /* strict.conf has 39 */
 #define CONFIG_MAX_REQUIRED     32
 #define CONFIG_PATH_MAX         256
 #define CONFIG_NAME_MAX         128

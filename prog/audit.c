@@ -16,6 +16,7 @@
 #include <cap-ng.h>
 
 #include "audit.h"
+#include "firmware.h"
 #include "fsutil.h"
 #include "hardening.h"
 #include "measure.h"
@@ -178,6 +179,40 @@ static void check_seccomp(struct audit *a, const struct report_line *r)
 	    mode != 2);
 }
 
+/* How the kernel was started (the firmware stage's report) against what
+ * efivarfs and securityfs say now. Efivarfs is systemd's to mount; when
+ * it is not mounted the live Secure Boot state is unknown, not drift. */
+static void check_firmware(struct audit *a, const struct report_line *r)
+{
+	static const char *const levels[] = { "none", "integrity", "confidentiality" };
+	struct firmware_facts f;
+	char booted[96];
+
+	if (strcmp(r->stage, "firmware") || (strcmp(r->key, "secure_boot") && strcmp(r->key, "uki") &&
+					      strcmp(r->key, "lockdown")))
+		return;
+	firmware_read(a->sys, &f);
+	snprintf(booted, sizeof booted, "%s", r->value);
+	booted[strcspn(booted, " ")] = '\0';
+	if (strcmp(r->key, "secure_boot") == 0) {
+		const char *now = !f.efi ? "no-efi" : f.secure_boot == 1 ? "on" : f.secure_boot == 0 ? "off" : NULL;
+		add(a, "secure boot", booted, now ? now : "unknown (efivarfs not mounted)",
+		    now && strcmp(now, booted) != 0);
+	} else if (strcmp(r->key, "uki") == 0) {
+		const char *now = f.stub[0] ? "yes" : f.efivars ? "no" : NULL;
+		add(a, "started from a unified kernel image", booted,
+		    now ? now : "unknown (efivarfs not mounted)", now && strcmp(now, booted) != 0);
+	} else {
+		int want = -1;
+		for (int i = 0; i < 3; i++)
+			if (strcmp(booted, levels[i]) == 0)
+				want = i;
+		/* Lockdown only rises; below the kernel's own choice is drift. */
+		add(a, "kernel lockdown (at least the level at boot)", booted,
+		    f.lockdown >= 0 ? levels[f.lockdown] : "unreadable", want >= 0 && f.lockdown < want);
+	}
+}
+
 static int read_report(struct audit *a, const char *path)
 {
 	static char text[AUDIT_REPORT_MAX];
@@ -197,6 +232,7 @@ static int read_report(struct audit *a, const char *path)
 		check_selinux(a, &r);
 		check_mdwe(a, &r);
 		check_seccomp(a, &r);
+		check_firmware(a, &r);
 	}
 	return 0;
 }

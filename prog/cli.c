@@ -1,16 +1,15 @@
 #include "cli.h"
 
-#include "boot.h"
-#include "failure.h"
-
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "audit.h"
+#include "boot.h"
+#include "failure.h"
 #include "log.h"
-#include "stages.h"
-#include "polytmp.h"
 #include "measure.h"
+#include "polytmp.h"
 #include "selinux.h"
 #include "stages.h"
 
@@ -25,6 +24,11 @@ static const char usage[] =
 "\n"
 "When it is not PID 1 it never changes the system:\n"
 "  check-config FILE     validate a config; exit 0 if valid, 1 if not\n"
+"  check-config --print-kernel-words FILE\n"
+"                        validate it, then print the kernel command-line\n"
+"                        words it asks for, one per line: every [kernel]\n"
+"                        word, and security=selinux when [selinux] needs\n"
+"                        SELinux (for a unified kernel image's .cmdline)\n"
 "  dry-run [--config FILE] [--cmdline TEXT] [--root DIR]\n"
 "                        print what a boot would do with this config and\n"
 "                        kernel command line (default: /proc/cmdline),\n"
@@ -50,7 +54,32 @@ static const char usage[] =
 "\n"
 "See hardinit(8) and hardinit.conf(5).\n";
 
-static int check_config(const char *path)
+/* Debian's kernels start AppArmor, not SELinux (DESIGN.md section 5):
+ * a profile that needs SELinux loaded needs security=selinux, unless its
+ * [kernel] words already choose the LSMs. */
+static bool needs_security_word(const struct config *c)
+{
+	bool wants_selinux = c->selinux_mode == SELINUX_ENFORCING ||
+			     c->selinux_mode == SELINUX_PERMISSIVE || c->selinux_require;
+
+	if (!wants_selinux)
+		return false;
+	for (size_t i = 0; i < c->n_kernel_opts; i++)
+		if (strncmp(c->kernel_opts[i].word, "security=", 9) == 0 ||
+		    strncmp(c->kernel_opts[i].word, "lsm=", 4) == 0)
+			return false;
+	return true;
+}
+
+static void print_kernel_words(const struct config *c)
+{
+	for (size_t i = 0; i < c->n_kernel_opts; i++)
+		printf("%s\n", c->kernel_opts[i].word);
+	if (needs_security_word(c))
+		printf("security=selinux\n");
+}
+
+static int check_config(const char *path, bool print_words)
 {
 	static struct config cfg;
 	char err[CONFIG_ERR_MAX + 128];
@@ -61,7 +90,10 @@ static int check_config(const char *path)
 		fprintf(stderr, "hardinit: %s\n", err);
 		return 1;
 	}
-	printf("hardinit: %s is valid\n", path);
+	if (print_words)
+		print_kernel_words(&cfg);
+	else
+		printf("hardinit: %s is valid\n", path);
 	return 0;
 }
 
@@ -154,11 +186,12 @@ int cli_main(int argc, char **argv)
 		return 0;
 	}
 	if (strcmp(cmd, "check-config") == 0 || strcmp(cmd, "--check-config") == 0) {
-		if (argc != 3) {
-			fprintf(stderr, "hardinit: usage: hardinit check-config FILE\n");
+		bool words = argc == 4 && strcmp(argv[2], "--print-kernel-words") == 0;
+		if (argc != 3 + words) {
+			fprintf(stderr, "hardinit: usage: hardinit check-config [--print-kernel-words] FILE\n");
 			return 2;
 		}
-		return check_config(argv[2]);
+		return check_config(argv[2 + words], words);
 	}
 	if (strcmp(cmd, "dry-run") == 0 || strcmp(cmd, "--dry-run") == 0)
 		return cmd_dry_run(argc - 2, argv + 2);

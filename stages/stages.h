@@ -7,6 +7,7 @@
 
 int stage_early(struct boot *b);      /* stages/early.c: API mounts, console, fds */
 int stage_config(struct boot *b);     /* stages/config.c: config + cmdline overrides */
+int stage_firmware(struct boot *b);   /* stages/firmware.c: UEFI, Secure Boot, UKI, lockdown */
 int stage_modules(struct boot *b);    /* stages/modules.c: finit_module the builder's list */
 #define MODULES_LIST_MAX  (32 * 1024)  /* the builder's load list, bytes */
 #define MODULES_MAX       128          /* modules in it */

@@ -22,6 +22,9 @@ static const struct stage_entry stage_table[] = {
 	{ "early",      stage_early,      M_ALL },
 	{ "config",     stage_config,     M_ALL },
 	{ "modules",    stage_modules,    M_INITRAMFS | M_DRY_RUN },
+	/* How the kernel was started (UEFI, Secure Boot, UKI, lockdown), read
+	 * once efivarfs, a module in a UKI's list, is loadable. */
+	{ "firmware",   stage_firmware,   M_ALL },
 	/* Before the verity table and the SELinux policy: IMA measures both
 	 * as critical data only under a policy loaded before them. */
 	{ "ima",        stage_ima,        M_ALL },

@@ -1,0 +1,176 @@
+/* The firmware stage: how this kernel was started. UEFI or not, Secure
+ * Boot on or off (the SecureBoot variable), a unified kernel image or not
+ * (systemd-stub sets StubInfo before it starts the kernel; systemd-boot
+ * sets LoaderInfo), and the lockdown level the kernel chose by itself
+ * (Debian's kernels enter integrity under Secure Boot:
+ * CONFIG_LOCK_DOWN_IN_EFI_SECURE_BOOT). Facts only: nothing here fails a
+ * boot, and the later stages are what harden it. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "boot.h"
+#include "firmware.h"
+#include "fsutil.h"
+#include "hardening.h"
+#include "log.h"
+#include "stages.h"
+
+#define EFIVAR_FILE_MAX  (4 + 2 * EFIVAR_TEXT_MAX)  /* attributes + UTF-16 text */
+#define LOCKDOWN_TEXT_MAX 128
+
+static const char *const lockdown_level_names[] = { "none", "integrity", "confidentiality" };
+
+long efivar_read(const char *efivars, const char *name, unsigned char *buf, size_t cap)
+{
+	char path[BOOT_PATH_MAX], raw[EFIVAR_FILE_MAX + 1];
+	size_t len = 0;
+
+	if (!boot_path(path, sizeof path, efivars, name)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if (fs_read(path, raw, sizeof raw, &len) < 0)
+		return -1;
+	if (len < 4) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (len - 4 > cap) {
+		errno = E2BIG;
+		return -1;
+	}
+	memcpy(buf, raw + 4, len - 4);
+	return (long)(len - 4);
+}
+
+void efivar_text(const unsigned char *data, size_t len, char *out, size_t cap)
+{
+	size_t n = 0;
+
+	if (cap == 0)
+		return;
+	for (size_t i = 0; i + 1 < len && n + 1 < cap; i += 2) {
+		unsigned c = data[i] | (unsigned)data[i + 1] << 8;
+		if (c == 0)
+			break;
+		out[n++] = c >= 0x20 && c < 0x7f ? (char)c : '?';
+	}
+	out[n] = '\0';
+}
+
+static void read_text_var(const char *efivars, const char *name, char *out, size_t cap)
+{
+	unsigned char data[2 * EFIVAR_TEXT_MAX];
+	long n = efivar_read(efivars, name, data, sizeof data);
+
+	out[0] = '\0';
+	if (n > 0)
+		efivar_text(data, (size_t)n, out, cap);
+}
+
+void firmware_read(const char *sys, struct firmware_facts *f)
+{
+	char efi[BOOT_PATH_MAX], efivars[BOOT_PATH_MAX], path[BOOT_PATH_MAX];
+	char text[LOCKDOWN_TEXT_MAX];
+	unsigned char sb[8];
+	struct stat st;
+
+	memset(f, 0, sizeof *f);
+	f->secure_boot = -1;
+	f->lockdown = -1;
+	if (boot_path(path, sizeof path, sys, "kernel/security/lockdown") &&
+	    fs_read(path, text, sizeof text, NULL) == 0)
+		f->lockdown = lockdown_parse_current(text);
+	if (!boot_path(efi, sizeof efi, sys, "firmware/efi") || stat(efi, &st) < 0 || !S_ISDIR(st.st_mode))
+		return;
+	f->efi = true;
+	if (!boot_path(efivars, sizeof efivars, efi, "efivars"))
+		return;
+	long n = efivar_read(efivars, "SecureBoot-" EFI_GLOBAL_GUID, sb, sizeof sb);
+	if (n == 1) {
+		f->efivars = true;
+		f->secure_boot = sb[0] == 1;
+	}
+	read_text_var(efivars, "StubInfo-" EFI_LOADER_GUID, f->stub, sizeof f->stub);
+	read_text_var(efivars, "LoaderInfo-" EFI_LOADER_GUID, f->loader, sizeof f->loader);
+	if (f->stub[0] || f->loader[0])
+		f->efivars = true;
+}
+
+static bool dir_is_empty(const char *path)
+{
+	char probe[BOOT_PATH_MAX];
+
+	/* The efivars mount point of sysfs is an empty directory until
+	 * efivarfs is mounted on it; SecureBoot exists on every UEFI. */
+	return boot_path(probe, sizeof probe, path, "SecureBoot-" EFI_GLOBAL_GUID) &&
+	       access(probe, F_OK) < 0 && errno == ENOENT;
+}
+
+/* Read-only, and only for as long as the reading takes: writing a
+ * variable is the one way this file system changes the machine (firmware
+ * NVRAM), and unmounting leaves /sys as the kernel made it, so systemd
+ * mounts efivarfs as it always does (bootctl and efibootmgr keep working).
+ * Returns 1 when it mounted efivarfs, 0 when it did not. */
+static int efivarfs_mount(const struct boot *b, char *dir, size_t cap)
+{
+	struct stat st;
+
+	if (!boot_path(dir, cap, b->sys, "firmware/efi/efivars") || stat(dir, &st) < 0 ||
+	    !S_ISDIR(st.st_mode) || !dir_is_empty(dir))
+		return 0;
+	if (b->mode == MODE_DRY_RUN || getpid() != 1)
+		return 0;
+	if (mount("efivarfs", dir, "efivarfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0) {
+		log_warn("firmware: cannot mount efivarfs read-only on %s: %s; Secure Boot state unknown",
+			 dir, strerror(errno));
+		return 0;
+	}
+	return 1;
+}
+
+static const char *lockdown_name(int level)
+{
+	return level >= 0 && level < 3 ? lockdown_level_names[level] : "unknown";
+}
+
+void firmware_report(struct boot *b, const struct firmware_facts *f)
+{
+	const char *sb = f->secure_boot == 1 ? "on" : f->secure_boot == 0 ? "off" : "unknown";
+	bool uki = f->stub[0] != '\0';
+
+	report_add(&b->rep, "firmware", "efi", "info", "%s", f->efi ? "yes" : "no");
+	report_add(&b->rep, "firmware", "secure_boot", "info", "%s", f->efi ? sb : "no-efi");
+	report_add(&b->rep, "firmware", "uki", uki && f->secure_boot != 1 ? "warn" : "info", "%s%s%s",
+		   uki ? "yes " : "no", uki ? "stub=" : "", uki ? f->stub : "");
+	if (f->loader[0])
+		report_add(&b->rep, "firmware", "loader", "info", "%s", f->loader);
+	report_add(&b->rep, "firmware", "lockdown", "info", "%s", lockdown_name(f->lockdown));
+	log_info("firmware: %s, Secure Boot %s, %s, kernel lockdown %s",
+		 f->efi ? "UEFI" : "no UEFI", f->efi ? sb : "n/a",
+		 uki ? "started from a unified kernel image" : "not a unified kernel image",
+		 lockdown_name(f->lockdown));
+	/* Without Secure Boot the stub takes a loader's command line over the
+	 * baked one (systemd-stub 252), so nothing protects the words. */
+	if (uki && f->secure_boot != 1)
+		log_warn("firmware: a unified kernel image without Secure Boot: its baked command line "
+			 "can be replaced by the boot loader; enroll the signing key and enable Secure Boot");
+}
+
+int stage_firmware(struct boot *b)
+{
+	struct firmware_facts f;
+	char dir[BOOT_PATH_MAX];
+
+	(void)securityfs_ensure(b);
+	int mounted = efivarfs_mount(b, dir, sizeof dir);
+	firmware_read(b->sys, &f);
+	if (mounted && umount(dir) < 0)
+		log_warn("firmware: cannot unmount efivarfs from %s: %s; it stays read-only", dir, strerror(errno));
+	firmware_report(b, &f);
+	return 0;
+}

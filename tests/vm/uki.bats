@@ -1,0 +1,283 @@
+#!/usr/bin/env bats
+# Unified kernel images under UEFI (issue 13): OVMF boots a UKI built by
+# hardinit-mkinitramfs --uki from an ESP image (made with mkfs.vfat and
+# mtools, no mount) as \EFI\BOOT\BOOTX64.EFI; the root is on virtio.
+# Without Secure Boot: /proc/cmdline is the baked command line, every
+# [kernel] word of strict is in force, the usual hardening holds. With
+# Secure Boot (OVMF's secboot code + a copy of its snakeoil VARS): the
+# signed UKI boots, the guest reads SecureBoot=1 from efivars itself and
+# the kernel locked itself down; an unsigned UKI and a signed one with a
+# byte of .cmdline changed are refused by the firmware. The guest's truth
+# is /probe/run's raw reads (efivarfs mounted by the probe, securityfs,
+# /proc/sys), between "=== BEGIN UEFI ===" and "=== END UEFI ===".
+
+load lib
+load images
+
+OVMF=/usr/share/OVMF
+SNAKEOIL=/usr/share/ovmf/PkKek-1-snakeoil
+EFI_GLOBAL=8be4df61-93ca-11d2-aa0d-00e098032b8c
+EFI_LOADER=4a67b082-0a4c-41cf-b6c7-440b29bb8c4f
+# Firmware plus a kernel under TCG on a loaded machine: generous. A refused
+# image never boots; the firmware's text ends those boots much earlier.
+UEFI_TIMEOUT=${UEFI_TIMEOUT:-300}
+REFUSAL_TIMEOUT=${REFUSAL_TIMEOUT:-150}
+BASE_CMDLINE="root=LABEL=testroot console=ttyS0 panic=-1"
+
+setup_file() {
+	local dir kdir kver
+	[[ -f $OVMF/OVMF_CODE_4M.fd && -f $OVMF/OVMF_CODE_4M.secboot.fd ]] || return 0
+	dir=$(vm_cache_dir)/uki
+	mkdir -p "$dir"
+	export UDIR=$dir
+	kdir=$(vm_kernel_dir 6.12)
+	kver=$(cat "$kdir/kver")
+
+	rm -rf "$dir/root" && mkdir -p "$dir/root"
+	vm_stage_root "$dir/root"
+	vm_probe_script "$dir/root" <<-EOF
+		v=/sys/firmware/efi/efivars
+		echo "=== BEGIN UEFI ==="
+		mount -t efivarfs -o ro efivarfs \$v 2>/dev/null
+		# efivarfs cannot seek: read the attributes too, the value is byte 5.
+		set -- \$(od -An -tu1 \$v/SecureBoot-$EFI_GLOBAL)
+		echo "secure_boot=\$5"
+		[ -e \$v/StubInfo-$EFI_LOADER ] && echo "stubinfo=present" || echo "stubinfo=absent"
+		umount \$v
+		echo "lockdown=\$(cat /sys/kernel/security/lockdown)"
+		for k in kernel/kptr_restrict kernel/dmesg_restrict kernel/kexec_load_disabled \\
+			kernel/unprivileged_bpf_disabled fs/protected_fifos; do
+			echo "\$k=\$(cat /proc/sys/\$k)"
+		done
+		echo "=== END UEFI ==="
+	EOF
+	vm_rootfs "$dir/root.img" "$dir/root" -L testroot
+
+	openssl pkey -in "$SNAKEOIL.key" -passin pass:snakeoil -out "$dir/key.pem"
+	chmod 0600 "$dir/key.pem"
+	local -a common=(--kernel "$kdir/boot/vmlinuz-$kver" --hardinit "$HARDINIT_SRC/build/hardinit"
+		--moddir "$kdir" --kver "$kver" --target virtio)
+	"$HARDINIT_SRC/initramfs/hardinit-mkinitramfs" --uki "$dir/strict.efi" "${common[@]}" \
+		--profile strict --cmdline "$BASE_CMDLINE" >"$dir/strict.log"
+	# Baseline bakes no lockdown= word: the lockdown seen is the kernel's own.
+	"$HARDINIT_SRC/initramfs/hardinit-mkinitramfs" --uki "$dir/signed.efi" "${common[@]}" \
+		--profile baseline --cmdline "$BASE_CMDLINE" \
+		--sign-key "$dir/key.pem" --sign-cert "$SNAKEOIL.pem" >"$dir/signed.log"
+	"$HARDINIT_SRC/initramfs/hardinit-mkinitramfs" --uki "$dir/unsigned.efi" "${common[@]}" \
+		--profile baseline --cmdline "$BASE_CMDLINE" >"$dir/unsigned.log"
+	tamper_cmdline "$dir/signed.efi" "$dir/tampered.efi"
+	local name
+	for name in strict signed unsigned tampered; do
+		make_esp "$dir/$name.efi" "$dir/$name.esp"
+	done
+}
+
+# A copy of a signed UKI with one byte of its .cmdline changed: the
+# signature no longer matches the image's Authenticode hash.
+tamper_cmdline() {
+	local in=$1 out=$2 off
+	cp "$in" "$out"
+	off=$(objdump -h "$out" | awk '$2 == ".cmdline" { print $6 }')
+	[[ -n $off ]] || return 1
+	# "root=..." becomes "Root=...".
+	printf 'R' | dd of="$out" bs=1 seek=$((16#$off)) conv=notrunc status=none
+}
+
+# A FAT ESP holding the UKI as the removable-media boot path; no mount.
+make_esp() {
+	local efi=$1 img=$2 kib
+	kib=$(($(stat -c %s "$efi") / 1024 + 8192))
+	rm -f "$img"
+	mkfs.vfat -C -n ESP "$img" "$kib" >/dev/null
+	mmd -i "$img" ::/EFI ::/EFI/BOOT
+	mcopy -i "$img" "$efi" ::/EFI/BOOT/BOOTX64.EFI
+}
+
+# uefi_boot LOG secure|plain VARS_TEMPLATE TIMEOUT [STOP_TEXT] -- QEMU ARGS
+# Boots OVMF bounded by TIMEOUT; with STOP_TEXT, stops QEMU as soon as the
+# serial log shows it (the firmware waits for ever after refusing an image).
+uefi_boot() {
+	local log=$1 mode=$2 vars_template=$3 limit=$4 stop=${5:-}
+	shift 5
+	[[ ${1:-} == -- ]] && shift
+	local vars=$log.vars code=$OVMF/OVMF_CODE_4M.fd machine=q35
+	local -a secure=()
+	cp "$vars_template" "$vars"
+	if [[ $mode == secure ]]; then
+		code=$OVMF/OVMF_CODE_4M.secboot.fd
+		machine=q35,smm=on
+		# shellcheck disable=SC2054 # a QEMU option is a comma list
+		secure=(-global driver=cfi.pflash01,property=secure,value=on)
+	fi
+	rm -f "$log"
+	timeout -k 5 "$limit" "$VM_QEMU" -accel tcg -m 1024 -nodefaults -nographic -no-reboot \
+		-machine "$machine" "${secure[@]}" \
+		-drive "if=pflash,format=raw,unit=0,readonly=on,file=$code" \
+		-drive "if=pflash,format=raw,unit=1,file=$vars" \
+		-serial "file:$log" "$@" </dev/null &
+	local pid=$! rc=0
+	if [[ -n $stop ]]; then
+		while kill -0 "$pid" 2>/dev/null; do
+			if grep -aqF -- "$stop" "$log" 2>/dev/null; then
+				kill "$pid" 2>/dev/null
+				break
+			fi
+			sleep 1
+		done
+	fi
+	wait "$pid" || rc=$?
+	rm -f "$vars"
+	return "$rc"
+}
+
+boot_once() {
+	local log=$1
+	shift
+	[[ -s $log.done ]] && return 0
+	uefi_boot "$log" "$@" || true
+	echo "done" >"$log.done"
+}
+
+plain_boot() {
+	boot_once "$UDIR/plain.log" plain "$OVMF/OVMF_VARS_4M.fd" "$UEFI_TIMEOUT" "" -- \
+		-drive "file=$UDIR/root.img,if=virtio,format=raw" \
+		-drive "file=$UDIR/strict.esp,if=virtio,format=raw"
+}
+
+secure_boot() {
+	boot_once "$UDIR/secure.log" secure "$OVMF/OVMF_VARS_4M.snakeoil.fd" "$UEFI_TIMEOUT" "" -- \
+		-drive "file=$UDIR/root.img,if=virtio,format=raw" \
+		-drive "file=$UDIR/signed.esp,if=virtio,format=raw"
+}
+
+setup() {
+	[[ -f $OVMF/OVMF_CODE_4M.secboot.fd && -f $SNAKEOIL.key ]] || skip "ovmf not installed"
+	[[ -n ${UDIR:-} && -f $UDIR/strict.esp ]] || skip "UKI images not built"
+}
+
+report_of() {
+	vm_section "$1" REPORT
+}
+
+@test "uefi: the UKI boots from the ESP; /proc/cmdline is the baked command line" {
+	local log=$UDIR/plain.log baked
+	plain_boot
+	vm_assert_done "$log"
+	objcopy -O binary --only-section=.cmdline "$UDIR/strict.efi" "$BATS_TEST_TMPDIR/cmdline"
+	baked=$(cat "$BATS_TEST_TMPDIR/cmdline")
+	vm_assert_section_line "$log" CMDLINE "$baked"
+}
+
+@test "uefi: every [kernel] word of strict is in force, and hardinit says so" {
+	local log=$UDIR/plain.log w report
+	plain_boot
+	report=$(report_of "$log")
+	while read -r w; do
+		grep -qxF "kernel $w ok on the command line" <<<"$report" ||
+			{ echo "no 'kernel $w ok' in the report"; echo "$report" | grep '^kernel '; false; }
+	done < <("$HARDINIT_SRC/build/hardinit" check-config --print-kernel-words "$HARDINIT_SRC/config/strict.conf")
+	# The live state behind two of them, read by the probe.
+	vm_assert_section_line "$log" UEFI "lockdown=none integrity [confidentiality]"
+}
+
+@test "uefi: without Secure Boot: the probe reads SecureBoot=0 and StubInfo; hardinit reports a UKI, off, and warns" {
+	local log=$UDIR/plain.log
+	plain_boot
+	vm_assert_section_line "$log" UEFI "secure_boot=0"
+	vm_assert_section_line "$log" UEFI "stubinfo=present"
+	vm_assert_section_line "$log" REPORT "firmware secure_boot info off"
+	vm_assert_section_contains "$log" REPORT "firmware uki warn yes stub=systemd-stub"
+	vm_assert_log_contains "$log" "a unified kernel image without Secure Boot"
+	# hardinit read efivarfs read-only and left /sys as the kernel made it.
+	vm_assert_section_lacks "$log" MOUNTINFO "efivarfs"
+}
+
+@test "uefi: the usual hardening holds on a UKI boot (strict)" {
+	local log=$UDIR/plain.log
+	plain_boot
+	vm_assert_section_line "$log" UEFI "kernel/kptr_restrict=2"
+	vm_assert_section_line "$log" UEFI "kernel/dmesg_restrict=1"
+	vm_assert_section_line "$log" UEFI "kernel/kexec_load_disabled=1"
+	vm_assert_section_line "$log" UEFI "kernel/unprivileged_bpf_disabled=1"
+	vm_assert_section_line "$log" UEFI "fs/protected_fifos=2"
+}
+
+@test "secure boot: the signed UKI boots; SecureBoot=1 from efivars; the kernel locked itself down" {
+	local log=$UDIR/secure.log
+	secure_boot
+	vm_assert_done "$log"
+	vm_assert_log_contains "$log" "secureboot: Secure boot enabled"
+	vm_assert_section_line "$log" UEFI "secure_boot=1"
+	vm_assert_section_line "$log" UEFI "stubinfo=present"
+	# baseline bakes no lockdown= word: integrity is the kernel's own choice.
+	vm_assert_section_line "$log" UEFI "lockdown=none [integrity] confidentiality"
+	vm_assert_section_line "$log" REPORT "firmware secure_boot info on"
+	vm_assert_section_contains "$log" REPORT "firmware uki info yes stub=systemd-stub"
+	vm_assert_section_line "$log" REPORT "firmware lockdown info integrity"
+}
+
+@test "secure boot: a loader's command line is ignored by the stub (QEMU -kernel -append)" {
+	local log=$UDIR/append.log
+	# OVMF loads -kernel through LoadImage (signature checked) and passes
+	# -append as its LoadOptions: the stub must keep its own .cmdline.
+	uefi_boot "$log" secure "$OVMF/OVMF_VARS_4M.snakeoil.fd" "$UEFI_TIMEOUT" "" -- \
+		-kernel "$UDIR/signed.efi" -append "uki_loader_word=1 init=/bin/sh" \
+		-drive "file=$UDIR/root.img,if=virtio,format=raw" || true
+	vm_assert_done "$log"
+	vm_assert_section_line "$log" UEFI "secure_boot=1"
+	vm_assert_section_lacks "$log" CMDLINE "uki_loader_word"
+	vm_assert_section_line "$log" CMDLINE "$BASE_CMDLINE"
+}
+
+@test "uefi: without Secure Boot the stub takes a loader's command line over the baked one" {
+	local log=$UDIR/append-plain.log
+	# Why hardinit warns about a UKI without Secure Boot: the words are gone.
+	uefi_boot "$log" plain "$OVMF/OVMF_VARS_4M.fd" "$UEFI_TIMEOUT" "" -- \
+		-kernel "$UDIR/strict.efi" -append "$BASE_CMDLINE uki_loader_word=1" \
+		-drive "file=$UDIR/root.img,if=virtio,format=raw" || true
+	vm_assert_done "$log"
+	vm_assert_section_line "$log" CMDLINE "$BASE_CMDLINE uki_loader_word=1"
+	vm_assert_section_contains "$log" REPORT "kernel slab_nomerge warn"
+}
+
+@test "secure boot: an unsigned UKI is refused by the firmware (no Linux boot)" {
+	local log=$UDIR/unsigned-sb.log
+	uefi_boot "$log" secure "$OVMF/OVMF_VARS_4M.snakeoil.fd" "$REFUSAL_TIMEOUT" "Access Denied" -- \
+		-drive "file=$UDIR/unsigned.esp,if=virtio,format=raw" || true
+	vm_assert_log_contains "$log" "Access Denied"
+	vm_assert_log_lacks "$log" "Linux version"
+	vm_assert_log_lacks "$log" "EFI stub:"
+}
+
+@test "secure boot: a signed UKI with one byte of .cmdline changed is refused (no Linux boot)" {
+	local log=$UDIR/tampered-sb.log
+	# The same file without Secure Boot would boot: only the signature differs.
+	cmp -s "$UDIR/signed.efi" "$UDIR/tampered.efi" && { echo "tampered copy is unchanged"; false; }
+	uefi_boot "$log" secure "$OVMF/OVMF_VARS_4M.snakeoil.fd" "$REFUSAL_TIMEOUT" "Access Denied" -- \
+		-drive "file=$UDIR/tampered.esp,if=virtio,format=raw" || true
+	vm_assert_log_contains "$log" "Access Denied"
+	vm_assert_log_lacks "$log" "Linux version"
+	vm_assert_log_lacks "$log" "EFI stub:"
+}
+
+@test "debian/systemd: strict's baked command line reaches multi-user.target with no failed unit" {
+	local log=$UDIR/debian.log img kdir kver
+	img=$(img_debian_systemd permissive)
+	kdir=$(vm_kernel_dir 6.12)
+	kver=$(cat "$kdir/kver")
+	# Debian starts AppArmor unless told: the image's SELinux needs the word.
+	"$HARDINIT_SRC/initramfs/hardinit-mkinitramfs" --uki "$UDIR/debian.efi" \
+		--kernel "$kdir/boot/vmlinuz-$kver" --hardinit "$HARDINIT_SRC/build/hardinit" \
+		--moddir "$kdir" --kver "$kver" --target virtio --profile strict \
+		--cmdline "root=LABEL=debian-root console=ttyS0 panic=-1 security=selinux systemd.show_status=error" \
+		>"$UDIR/debian-build.log"
+	make_esp "$UDIR/debian.efi" "$UDIR/debian.esp"
+	uefi_boot "$log" plain "$OVMF/OVMF_VARS_4M.fd" "${DEBIAN_TIMEOUT:-900}" "" -- \
+		-drive "file=$img,if=virtio,format=raw,snapshot=on" \
+		-drive "file=$UDIR/debian.esp,if=virtio,format=raw" || true
+	vm_assert_log_contains "$log" "=== PROBE DONE ==="
+	vm_assert_section_line "$log" SYSTEMD "multi-user=active"
+	vm_assert_section_line "$log" SYSTEMD "state=running"
+	vm_assert_section_lacks "$log" SYSTEMD "failed: "
+	vm_assert_section_contains "$log" REPORT "kernel lockdown=confidentiality ok"
+}
