@@ -27,9 +27,9 @@ MUSLLDFLAGS := -static -Wl,--gc-sections -s
 
 # Pure logic and stages, shared by the binary and the host-side tests.
 CORE_SRC   := init/cmdline.c init/config.c init/report.c init/log.c \
-              init/fsutil.c init/sink.c init/boot.c
+              init/fsutil.c init/sink.c init/boot.c init/sha256.c init/audit_export.c
 STAGE_SRC  := $(sort $(wildcard stages/*.c))
-MAIN_SRC   := init/main.c init/cli.c init/audit.c init/polytmp.c init/compat.c init/pcre2_nojit.c
+MAIN_SRC   := init/main.c init/cli.c init/audit.c init/audit_posture.c init/polytmp.c init/compat.c init/pcre2_nojit.c
 SRC        := $(CORE_SRC) $(STAGE_SRC) $(MAIN_SRC)
 HDR        := $(wildcard init/*.h stages/*.h)
 
@@ -53,7 +53,7 @@ $(BUILD)/include/.stamp:
 	@touch $@
 
 $(BUILD)/hardinit: $(SRC) $(HDR) $(BUILD)/include/.stamp
-	$(MUSLCC) $(MUSLFLAGS) $(SRC) -o $@ $(MUSLLDFLAGS) $(STATIC_LIBS)
+	$(MUSLCC) $(MUSLFLAGS) -DHARDINIT_PROFILE_DIR='"$(PREFIX)/share/hardinit/profiles"' $(SRC) -o $@ $(MUSLLDFLAGS) $(STATIC_LIBS)
 	@printf 'hardinit: %s is %s bytes (static, stripped)\n' $@ $$(stat -c %s $@)
 
 $(BUILD)/probe/%: tests/probe/%.c $(BUILD)/include/.stamp
