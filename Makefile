@@ -125,8 +125,20 @@ install: $(BUILD)/hardinit $(BUILD)/mkcpio
 	install -d $(DESTDIR)$(PREFIX)/share/doc/hardinit
 	install -m 0644 doc/*.md README.md $(DESTDIR)$(PREFIX)/share/doc/hardinit/
 	install -D -m 0644 man/hardinit.conf.5 $(DESTDIR)$(PREFIX)/share/man/man5/hardinit.conf.5
+	$(MAKE) --no-print-directory install-fleet
+
+# The fleet export (hardinit audit --format prometheus): the systemd units,
+# the cron line and the alerting rules, with the installed binary's path.
+UNITDIR    ?= $(PREFIX)/lib/systemd/system
+install-fleet:
+	install -d $(DESTDIR)$(UNITDIR) $(DESTDIR)$(PREFIX)/share/hardinit/cron $(DESTDIR)$(PREFIX)/share/hardinit/prometheus
+	sed 's|@SBINDIR@|$(PREFIX)/sbin|g' contrib/systemd/hardinit-audit.service.in >$(DESTDIR)$(UNITDIR)/hardinit-audit.service
+	install -m 0644 contrib/systemd/hardinit-audit.timer $(DESTDIR)$(UNITDIR)/hardinit-audit.timer
+	sed 's|@SBINDIR@|$(PREFIX)/sbin|g' contrib/cron/hardinit-audit.in >$(DESTDIR)$(PREFIX)/share/hardinit/cron/hardinit-audit
+	install -m 0644 contrib/prometheus/hardinit-alerts.yml $(DESTDIR)$(PREFIX)/share/hardinit/prometheus/hardinit-alerts.yml
+	chmod 0644 $(DESTDIR)$(UNITDIR)/hardinit-audit.service $(DESTDIR)$(PREFIX)/share/hardinit/cron/hardinit-audit
 
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all check unit fuzz fuzz-build demo demo-shell bench deps install clean
+.PHONY: all check unit fuzz fuzz-build demo demo-shell bench deps install install-fleet clean
