@@ -128,7 +128,8 @@ install: $(BUILD)/hardinit $(BUILD)/mkcpio
 	$(MAKE) --no-print-directory install-fleet
 
 # The fleet export (hardinit audit --format prometheus): the systemd units,
-# the cron line and the alerting rules, with the installed binary's path.
+# the cron line, the alerting rules and the --json schema, with the
+# installed binary's path.
 UNITDIR    ?= $(PREFIX)/lib/systemd/system
 install-fleet:
 	install -d $(DESTDIR)$(UNITDIR) $(DESTDIR)$(PREFIX)/share/hardinit/cron $(DESTDIR)$(PREFIX)/share/hardinit/prometheus
@@ -136,6 +137,7 @@ install-fleet:
 	install -m 0644 contrib/systemd/hardinit-audit.timer $(DESTDIR)$(UNITDIR)/hardinit-audit.timer
 	sed 's|@SBINDIR@|$(PREFIX)/sbin|g' contrib/cron/hardinit-audit.in >$(DESTDIR)$(PREFIX)/share/hardinit/cron/hardinit-audit
 	install -m 0644 contrib/prometheus/hardinit-alerts.yml $(DESTDIR)$(PREFIX)/share/hardinit/prometheus/hardinit-alerts.yml
+	install -m 0644 contrib/hardinit-audit.schema.json $(DESTDIR)$(PREFIX)/share/hardinit/hardinit-audit.schema.json
 	chmod 0644 $(DESTDIR)$(UNITDIR)/hardinit-audit.service $(DESTDIR)$(PREFIX)/share/hardinit/cron/hardinit-audit
 
 clean:
