@@ -1,0 +1,116 @@
+#!/usr/bin/env bats
+# The fleet export on a real system: Debian 12 with systemd booted by
+# hardinit (baseline profile) on Debian's 6.12 cloud kernel, with Debian's
+# prometheus-node-exporter started by systemd with its textfile directory
+# and hardinit-audit.timer/.service as `make install` ships them
+# (tests/vm/images.bash: img_debian_systemd_fleet). Inside the guest the
+# probe scrapes http://127.0.0.1:9100/metrics after the timer's first
+# audit, next to raw reads of /proc/sys and /sys; then it lowers
+# kernel.kptr_restrict, starts hardinit-audit.service and scrapes again.
+# One boot, shared by every test; the metrics are checked against the raw
+# reads, not against hardinit's own report.
+
+load lib
+load images
+
+FLEET_TIMEOUT=${FLEET_TIMEOUT:-900}
+FLEET_APPEND="root=/dev/vda security=selinux systemd.show_status=error"
+
+setup_file() {
+	FLEET_DIR=$(vm_cache_dir)/fleet
+	export FLEET_DIR
+	mkdir -p "$FLEET_DIR"
+	vm_build_once "$FLEET_DIR/initrd.img" vm_initramfs "$FLEET_DIR/initrd.img" --profile baseline >/dev/null
+	local img log=$FLEET_DIR/console.log
+	[[ -f $log ]] && return 0
+	img=$(img_debian_systemd_fleet) || { echo "no fleet image" >&2; return 1; }
+	vm_boot "$log.new" --initrd "$FLEET_DIR/initrd.img" --disk "$img" --mem 1024 \
+		--timeout "$FLEET_TIMEOUT" --append "$FLEET_APPEND" -- -snapshot || true
+	mv "$log.new" "$log"
+	for s in TIMER RAW1 METRICS1 CHANGE RAW2 METRICS2; do
+		vm_section "$log" "$s" >"$FLEET_DIR/$s" 2>/dev/null || : >"$FLEET_DIR/$s"
+	done
+}
+
+# Compare the samples of METRICS with the raw reads of RAW (python: the
+# label values need a real parser). Prints what it found.
+check_live() {
+	/usr/bin/python3 - "$FLEET_DIR/$1" "$FLEET_DIR/$2" <<-'EOF'
+	import sys
+	from prometheus_client.parser import text_string_to_metric_families
+	raw = dict(l.split("=", 1) for l in open(sys.argv[1]).read().split("\n") if "=" in l)
+	text = "".join(l + "\n" for l in open(sys.argv[2]).read().split("\n") if l.startswith("hardinit_"))
+	samples = [s for f in text_string_to_metric_families(text) for s in f.samples]
+	checks = [s for s in samples if s.name == "hardinit_check_ok"]
+	sysctls = [s for s in checks if s.labels["kind"] == "sysctl"]
+	assert len(sysctls) >= 10, f"only {len(sysctls)} sysctl samples"
+	compared = 0
+	for s in sysctls:
+	    name, actual, expected = s.labels["name"], s.labels["actual"], s.labels["expected"]
+	    if name in raw:
+	        assert raw[name] == actual, f"{name}: metric says {actual}, /proc/sys says {raw[name]}"
+	        compared += 1
+	    want = 1 if " ".join(actual.split()) == " ".join(expected.split()) else 0
+	    assert s.value == want, f"{name}: value {s.value} but expected {expected} actual {actual}"
+	assert compared >= 10, f"only {compared} sysctls compared with raw reads"
+	value = {s.name: s.value for s in samples if not s.labels}
+	assert value["hardinit_audit_success"] == 1, value
+	assert value["hardinit_drift_checks"] == sum(1 for s in checks if s.value == 0), value
+	assert value["hardinit_selinux_enforcing"] == int(raw["selinux_enforce"]), (value, raw["selinux_enforce"])
+	locks = {s.labels["name"]: s for s in samples if s.name == "hardinit_lock_engaged"}
+	for name, key, want in (("modules_disabled", "modules_disabled", "1"), ("kexec_load_disabled", "kexec_load_disabled", "1"),
+	                        ("ptrace_scope", "yama/ptrace_scope", "3")):
+	    assert locks[name].labels["state"] == raw[key], (name, locks[name].labels, raw[key])
+	    assert locks[name].value == (raw[key] == want), (name, locks[name].value, raw[key])
+	print(f"drift={int(value['hardinit_drift_checks'])} compared={compared}")
+	EOF
+}
+
+sample_value() {
+	grep -E "^$1 " "$FLEET_DIR/$2" | awk '{print $NF}'
+}
+
+@test "the guest booted, the timer ran the audit and node_exporter serves it" {
+	local log=$FLEET_DIR/console.log
+	vm_assert_log_contains "$log" "=== PROBE DONE ==="
+	vm_assert_section_line "$log" TIMER "timer=active"
+	vm_assert_section_line "$log" TIMER "exporter=active"
+	vm_assert_section_line "$log" TIMER "Result=success"
+	# The file was there before the probe ran the service itself.
+	waited=$(sed -n 's/^file_waited=//p' "$FLEET_DIR/TIMER")
+	[ -n "$waited" ] && [ "$waited" -lt 240 ] || { cat "$FLEET_DIR/TIMER"; false; }
+	vm_assert_section_contains "$log" METRICS1 "hardinit_audit_success 1"
+	# node_exporter's own parser took the file.
+	vm_assert_section_contains "$log" METRICS1 'node_textfile_scrape_error 0'
+	grep -q '^node_textfile_mtime_seconds{file=".*hardinit.prom"}' "$FLEET_DIR/METRICS1" || { cat "$FLEET_DIR/METRICS1"; false; }
+}
+
+@test "the audit service runs sandboxed as shipped" {
+	for p in ProtectSystem=strict ProtectHome=yes PrivateTmp=yes PrivateNetwork=yes NoNewPrivileges=yes \
+		ReadWritePaths=/var/lib/prometheus/node-exporter; do
+		grep -qx "$p" "$FLEET_DIR/TIMER" || { echo "missing $p:"; cat "$FLEET_DIR/TIMER"; false; }
+	done
+}
+
+@test "after boot the hardinit_ metrics match the live state read from /proc/sys and /sys" {
+	run check_live RAW1 METRICS1
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -q '^hardinit_info{.*profile="baseline"' "$FLEET_DIR/METRICS1" || { grep hardinit_info "$FLEET_DIR/METRICS1"; false; }
+	grep -q '^hardinit_boot_stage_duration_seconds{stage="sysctl",result="ok"}' "$FLEET_DIR/METRICS1"
+	grep -q '^hardinit_check_ok{kind="sysctl",name="kernel.kptr_restrict",rule="sysctl_kernel_kptr_restrict",expected="1",actual="1"} 1$' "$FLEET_DIR/METRICS1"
+}
+
+@test "a changed sysctl: hardinit-audit.service turns its sample to 0 and raises the drift count" {
+	vm_assert_section_line "$FLEET_DIR/console.log" RAW2 "kernel.kptr_restrict=0"
+	vm_assert_section_line "$FLEET_DIR/console.log" CHANGE "start-exit=0"
+	run check_live RAW2 METRICS2
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -q '^hardinit_check_ok{kind="sysctl",name="kernel.kptr_restrict",rule="sysctl_kernel_kptr_restrict",expected="1",actual="0"} 0$' "$FLEET_DIR/METRICS2" ||
+		{ grep kptr "$FLEET_DIR/METRICS2"; false; }
+	before=$(sample_value hardinit_drift_checks METRICS1)
+	after=$(sample_value hardinit_drift_checks METRICS2)
+	echo "drift before=$before after=$after"
+	[ -n "$before" ] && [ "$after" -eq $((before + 1)) ]
+}
