@@ -550,10 +550,8 @@ begin() { echo "=== BEGIN $1 ==="; }
 end() { echo "=== END $1 ==="; }
 
 raw() {
-	local key
-	for key in $(sed -n '/^\[sysctl\]/,/^\[/s/^-\{0,1\}\([a-z][a-z0-9_]*\.[a-z0-9_.]*\) *=.*/\1/p' /run/hardinit/config); do
-		echo "$key=$(tr -s ' \t' ' ' <"/proc/sys/${key//.//}" 2>/dev/null || echo absent)"
-	done
+	sysctl -a 2>/dev/null | sed 's/ = /=/' |
+		grep -E '^(kernel|fs|vm|dev\.tty|user|net\.core|net\.ipv4\.(conf\.(all|default)|icmp|tcp_)|net\.ipv6\.conf\.(all|default))[.]'
 	echo "selinux_enforce=$(cat /sys/fs/selinux/enforce 2>&1)"
 	for k in modules_disabled kexec_load_disabled yama/ptrace_scope; do
 		echo "$k=$(cat /proc/sys/kernel/$k 2>/dev/null || echo absent)"
