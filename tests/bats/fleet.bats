@@ -381,3 +381,18 @@ schema_valid() {
 	[[ $output == *"--output FILE"* ]]
 	[[ $output == *"/var/lib/prometheus/node-exporter/hardinit.prom"* ]]
 }
+
+@test "systemd accepts the units as shipped: no unknown or invalid setting, sandbox exposure low" {
+	command -v systemd-analyze >/dev/null || skip "systemd-analyze missing"
+	mkdir -p "$T/units"
+	# The binary under test in place of the installed one: verify checks that ExecStart exists.
+	sed "s|@SBINDIR@|$(cd "$(dirname "$HARDINIT")" && pwd)|" "$SRC/contrib/systemd/hardinit-audit.service.in" \
+		>"$T/units/hardinit-audit.service"
+	cp "$SRC/contrib/systemd/hardinit-audit.timer" "$T/units/"
+	run systemd-analyze verify --man=no "$T/units/hardinit-audit.service" "$T/units/hardinit-audit.timer"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[ -z "$output" ] || { echo "systemd-analyze: $output"; false; }
+	run systemd-analyze security --offline=yes --threshold=30 "$T/units/hardinit-audit.service"
+	[ "$status" -eq 0 ] || { echo "$output" | tail -n 25; false; }
+	[[ $output == *"Overall exposure level for hardinit-audit.service: "[0-2].* ]] || { echo "$output" | tail -n 3; false; }
+}
