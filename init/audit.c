@@ -303,12 +303,15 @@ static int emit(const struct audit *a, const struct audit_options *o)
 	struct sink s;
 	char err[AUDIT_ERR_MAX + 600];
 
+	/* A failed audit has no text to show; the other formats say it failed. */
+	if (o->format == AUDIT_TEXT && !a->success)
+		return 0;
 	sink_init(&s, out, sizeof out);
 	if (o->format == AUDIT_PROMETHEUS)
 		audit_format_prometheus(a, &s);
 	else if (o->format == AUDIT_JSON)
 		audit_format_json(a, &s);
-	else if (a->success)
+	else
 		audit_format_text(a, &s);
 	if (s.full) {
 		fprintf(stderr, "hardinit audit: the output exceeds its limit of %d bytes; nothing written\n",
