@@ -523,9 +523,9 @@ img_busybox_appliance() {
 
 # ---- the fleet variant (tests/vm/fleet.bats) --------------------------------------
 #
-#   img_debian_systemd_fleet
+#   img_debian_systemd_fleet [permissive|enforcing]
 #                         echo the path of an ext4 image: the systemd root
-#                         (SELinux permissive) with Debian's node_exporter
+#                         (SELinux as the variant) with Debian's node_exporter
 #                         enabled on 127.0.0.1:9100 with its textfile
 #                         directory, hardinit's audit units installed by
 #                         `make install-fleet` and enabled, the shipped
@@ -559,8 +559,9 @@ raw() {
 	echo "lockdown=$(cat /sys/kernel/security/lockdown 2>&1)"
 }
 
+# node_exporter runs every collector per scrape: seconds under a loaded TCG.
 scrape() {
-	curl -s --max-time 20 http://127.0.0.1:9100/metrics | grep -E '^(hardinit_|node_textfile_)'
+	curl -s --max-time 60 http://127.0.0.1:9100/metrics | grep -E '^(hardinit_|node_textfile_)'
 }
 
 state=$(timeout BOOTWAIT systemctl is-system-running --wait 2>/dev/null)
@@ -572,10 +573,11 @@ end SYSTEMD
 # The timer's first run: OnBootSec=1min plus up to 30 s of spread.
 waited=0
 while [ ! -s "$PROM" ] && [ "$waited" -lt 240 ]; do sleep 2; waited=$((waited + 2)); done
-ready=0
-while ! curl -s --max-time 5 -o /dev/null http://127.0.0.1:9100/metrics && [ "$ready" -lt 120 ]; do
-	sleep 2; ready=$((ready + 2))
+start=$SECONDS
+while ! curl -s --max-time 60 -o /dev/null http://127.0.0.1:9100/metrics && [ $((SECONDS - start)) -lt 240 ]; do
+	sleep 2
 done
+ready=$((SECONDS - start))
 begin TIMER
 echo "file_waited=$waited"
 echo "exporter_waited=$ready"
@@ -608,6 +610,10 @@ end RAW2
 begin METRICS2
 scrape
 end METRICS2
+
+begin FLEET_AVC
+dmesg -t 2>/dev/null | grep 'avc: *denied' | grep -E 'comm="(hardinit|prometheus-node|curl)"' | head -n 20
+end FLEET_AVC
 
 echo "=== PROBE DONE ==="
 sync
@@ -665,19 +671,23 @@ _img_fleet_add() {
 }
 
 _img_assemble_fleet() {
-	local tree=$1 out=$2 hardinit rc=0
+	local tree=$1 variant=$2 out=$3 hardinit rc=0
 	hardinit=$(_img_hardinit_bin) || return 1
 	_img_fleet_remove "$tree"
 	_img_configure_debian "$tree" systemd || return 1
 	install -m 0755 "$hardinit" "$tree/usr/sbin/hardinit"
-	printf 'SELINUX=permissive\nSELINUXTYPE=default\n' >"$tree/etc/selinux/config"
+	printf 'SELINUX=%s\nSELINUXTYPE=default\n' "$variant" >"$tree/etc/selinux/config"
 	_img_fleet_add "$tree" && _img_label "$tree" && vm_rootfs "$out" "$tree" -L debian-root >&2 || rc=1
 	_img_fleet_remove "$tree"
 	return $rc
 }
 
 img_debian_systemd_fleet() {
-	local tree dir key out
+	local variant=${1:-permissive} tree dir key out
+	case $variant in
+	permissive | enforcing) ;;
+	*) _img_err "unknown SELinux variant '$variant'; use permissive or enforcing"; return 1 ;;
+	esac
 	tree=$(img_tree debian-systemd) || return 1
 	dir=$(dirname "$tree")
 	key=$({
@@ -687,13 +697,13 @@ img_debian_systemd_fleet() {
 		cat "$HARDINIT_SRC"/contrib/systemd/* "$HARDINIT_SRC"/config/*.conf "$HARDINIT_SRC/Makefile"
 		sha256sum <"$(_img_hardinit_bin)"
 	} | _img_hash) || return 1
-	out=$dir/fleet-$key.img
+	out=$dir/fleet-$variant-$key.img
 	if [[ ! -f $out ]]; then
 		(
 			flock 9
 			[[ -f $out ]] && exit 0
-			find "$dir" -maxdepth 1 -name 'fleet-*.img' ! -name "fleet-$key.img" -mmin +"$IMG_PRUNE_MINUTES" -delete
-			_img_assemble_fleet "$tree" "$out.new" || { rm -f "$out.new"; exit 1; }
+			find "$dir" -maxdepth 1 -name "fleet-$variant-*.img" ! -name "fleet-$variant-$key.img" -mmin +"$IMG_PRUNE_MINUTES" -delete
+			_img_assemble_fleet "$tree" "$variant" "$out.new" || { rm -f "$out.new"; exit 1; }
 			mv "$out.new" "$out"
 		) 9>"$dir/.lock" || return 1
 	fi
