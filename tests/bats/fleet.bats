@@ -259,7 +259,7 @@ schema_valid() {
 	done
 	wait "$writer" || true
 	[ -e "$T/writer.done" ] || { echo "the writer did not finish"; false; }
-	echo "reads=$reads bad=$bad" >&3
+	echo "# reads=$reads bad=$bad" >&3
 	[ "$bad" -eq 0 ]
 	[ "$reads" -ge 50 ]
 	# No temporary file left behind, and the file is world-readable for the exporter.
