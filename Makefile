@@ -84,7 +84,8 @@ $(BUILD)/lib/%.a:
 	ar rcs $@ $^
 
 $(BUILD)/hardinit: $(PROG_SRC) $(HDR) $(BUILD)/lib/libhardinit-musl.a $(BUILD)/include/.stamp
-	$(MUSLCC) $(MUSLFLAGS) $(PROG_SRC) $(BUILD)/lib/libhardinit-musl.a -o $@ $(MUSLLDFLAGS) $(STATIC_LIBS)
+	$(MUSLCC) $(MUSLFLAGS) -DHARDINIT_PROFILE_DIR='"$(PREFIX)/share/hardinit/profiles"' \
+		$(PROG_SRC) $(BUILD)/lib/libhardinit-musl.a -o $@ $(MUSLLDFLAGS) $(STATIC_LIBS)
 	@printf 'hardinit: %s is %s bytes (static, stripped)\n' $@ $$(stat -c %s $@)
 
 $(BUILD)/probe/%: tests/probe/%.c $(BUILD)/include/.stamp
@@ -103,17 +104,22 @@ FUZZ_SRC   := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN   := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
 TEST_HDR   := $(wildcard tests/unit/*.h)
 
-$(BUILD)/unit/%: tests/unit/%.c $(TEST_HDR) $(HDR) $(BUILD)/lib/libhardinit-host.a
+# The exporter of hardinit audit is the program's (prog/), not the core's;
+# its unit test and fuzz target link its one self-contained source.
+PROG_TESTED := prog/audit_export.c
+$(BUILD)/unit/test_audit_export $(BUILD)/unit-san/test_audit_export $(BUILD)/fuzz/fuzz_boot_json: EXTRA_SRC = $(PROG_TESTED)
+
+$(BUILD)/unit/%: tests/unit/%.c $(TEST_HDR) $(HDR) $(PROG_TESTED) $(BUILD)/lib/libhardinit-host.a
 	@mkdir -p $(BUILD)/unit
-	$(HOSTCC) $(HOSTFLAGS) -Itests/unit $< $(BUILD)/lib/libhardinit-host.a -o $@ $(HOSTLIBS)
+	$(HOSTCC) $(HOSTFLAGS) -Itests/unit $< $(EXTRA_SRC) $(BUILD)/lib/libhardinit-host.a -o $@ $(HOSTLIBS)
 
-$(BUILD)/unit-san/%: tests/unit/%.c $(TEST_HDR) $(HDR) $(BUILD)/lib/libhardinit-san.a
+$(BUILD)/unit-san/%: tests/unit/%.c $(TEST_HDR) $(HDR) $(PROG_TESTED) $(BUILD)/lib/libhardinit-san.a
 	@mkdir -p $(BUILD)/unit-san
-	$(HOSTCC) $(HOSTFLAGS) $(SANFLAGS) -Itests/unit $< $(BUILD)/lib/libhardinit-san.a -o $@ $(HOSTLIBS)
+	$(HOSTCC) $(HOSTFLAGS) $(SANFLAGS) -Itests/unit $< $(EXTRA_SRC) $(BUILD)/lib/libhardinit-san.a -o $@ $(HOSTLIBS)
 
-$(BUILD)/fuzz/%: tests/fuzz/%.c $(HDR) $(BUILD)/lib/libhardinit-fuzz.a
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(HDR) $(PROG_TESTED) $(BUILD)/lib/libhardinit-fuzz.a
 	@mkdir -p $(BUILD)/fuzz
-	clang $(FUZZFLAGS) -fsanitize=fuzzer,address,undefined $< $(BUILD)/lib/libhardinit-fuzz.a -o $@ $(HOSTLIBS)
+	clang $(FUZZFLAGS) -fsanitize=fuzzer,address,undefined $< $(EXTRA_SRC) $(BUILD)/lib/libhardinit-fuzz.a -o $@ $(HOSTLIBS)
 
 # The fortify shims are musl-only code: tested built with musl, as shipped.
 $(BUILD)/unit/test_compat_musl: tests/unit-musl/test_compat.c prog/compat.c $(TEST_HDR) $(BUILD)/include/.stamp
@@ -157,9 +163,24 @@ install: $(BUILD)/hardinit $(BUILD)/mkcpio
 	install -d $(DESTDIR)$(PREFIX)/share/doc/hardinit
 	install -m 0644 doc/*.md README.md $(DESTDIR)$(PREFIX)/share/doc/hardinit/
 	install -D -m 0644 man/hardinit.conf.5 $(DESTDIR)$(PREFIX)/share/man/man5/hardinit.conf.5
+	$(MAKE) --no-print-directory install-fleet
+
+# The fleet export (hardinit audit --format prometheus): the systemd units,
+# the cron line, the alerting rules and the --json schema, with the
+# installed binary's path.
+UNITDIR    ?= $(PREFIX)/lib/systemd/system
+install-fleet:
+	install -d $(DESTDIR)$(UNITDIR) $(DESTDIR)$(PREFIX)/share/hardinit/cron $(DESTDIR)$(PREFIX)/share/hardinit/prometheus
+	sed 's|@SBINDIR@|$(PREFIX)/sbin|g' contrib/systemd/hardinit-audit.service.in >$(DESTDIR)$(UNITDIR)/hardinit-audit.service
+	install -m 0644 contrib/systemd/hardinit-audit.timer $(DESTDIR)$(UNITDIR)/hardinit-audit.timer
+	sed 's|@SBINDIR@|$(PREFIX)/sbin|g' contrib/cron/hardinit-audit.in >$(DESTDIR)$(PREFIX)/share/hardinit/cron/hardinit-audit
+	install -m 0644 contrib/prometheus/hardinit-alerts.yml $(DESTDIR)$(PREFIX)/share/hardinit/prometheus/hardinit-alerts.yml
+	install -m 0644 contrib/hardinit-audit.schema.json $(DESTDIR)$(PREFIX)/share/hardinit/hardinit-audit.schema.json
+	chmod 0644 $(DESTDIR)$(UNITDIR)/hardinit-audit.service $(DESTDIR)$(PREFIX)/share/hardinit/cron/hardinit-audit
 
 clean:
 	rm -rf $(BUILD)
 
+
 .PRECIOUS: $(BUILD)/obj/%.o
-.PHONY: all check unit fuzz fuzz-build demo demo-shell bench deps install clean
+.PHONY: all check unit fuzz fuzz-build demo demo-shell bench deps install install-fleet clean

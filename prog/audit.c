@@ -17,6 +17,7 @@
 
 #include "audit.h"
 #include "firmware.h"
+#include "audit_export.h"
 #include "fsutil.h"
 #include "hardening.h"
 #include "measure.h"
@@ -26,22 +27,11 @@
 #include "verity_dm.h"
 #include "verity_sb.h"
 
-#define AUDIT_MAX_ITEMS   256
 #define AUDIT_REPORT_MAX  (256 * 1024)
-
-struct audit_item {
-	char what[96];
-	char expected[96];
-	char actual[96];
-	int drift;
-};
-
-struct audit {
-	const char *proc, *sys;
-	struct audit_item items[AUDIT_MAX_ITEMS];
-	size_t n;
-	size_t dropped;
-};
+/* Where make install puts the shipped profiles (the files of config/). */
+#ifndef HARDINIT_PROFILE_DIR
+#define HARDINIT_PROFILE_DIR "/usr/local/share/hardinit/profiles"
+#endif
 
 static void add(struct audit *a, const char *what, const char *expected, const char *actual, int drift)
 {
@@ -218,8 +208,8 @@ static int read_report(struct audit *a, const char *path)
 	static char text[AUDIT_REPORT_MAX];
 
 	if (fs_read(path, text, sizeof text, NULL) < 0) {
-		fprintf(stderr, "hardinit audit: cannot read the boot report %s: %s; was this system booted by hardinit?\n",
-			path, strerror(errno));
+		snprintf(a->error, sizeof a->error,
+			 "cannot read the boot report %s: %s; was this system booted by hardinit?", path, strerror(errno));
 		return -1;
 	}
 	char *save = NULL;
@@ -377,90 +367,137 @@ static void check_tpm(struct audit *a, const struct config *c, const char *repor
 	add(a, what, want, live, strcmp(live, want) != 0);
 }
 
-static void print_text(const struct audit *a, int drifts)
+static const char audit_usage[] =
+	"usage: hardinit audit [--format text|json|prometheus] [--json] [--output FILE] [--config FILE] "
+	"[--report FILE] [--profiles DIR]";
+
+struct audit_options {
+	const char *config_path, *report_path, *profile_dir, *output;
+	enum audit_format format;
+};
+
+static int parse_format(const char *name, enum audit_format *f)
 {
-	for (size_t i = 0; i < a->n; i++) {
-		const struct audit_item *it = &a->items[i];
-		printf("%-5s %-44s expected %-18s actual %s\n", it->drift ? "drift" : "ok",
-		       it->what, it->expected, it->actual);
-	}
-	printf("audit: %zu checked, %zu ok, %d drift%s\n", a->n, a->n - (size_t)drifts, drifts,
-	       a->dropped ? " (some items over the limit were not checked)" : "");
+	if (strcmp(name, "text") == 0)
+		*f = AUDIT_TEXT;
+	else if (strcmp(name, "json") == 0)
+		*f = AUDIT_JSON;
+	else if (strcmp(name, "prometheus") == 0)
+		*f = AUDIT_PROMETHEUS;
+	else
+		return -1;
+	return 0;
 }
 
-/* Item texts are bounded (struct audit_item), so six bytes an input byte
- * always fit. */
-static void json_string(const char *s)
+static int parse_options(struct audit *a, struct audit_options *o, int argc, char **argv)
 {
-	char buf[6 * 256 + 3];
-	struct sink k;
-
-	sink_init(&k, buf, sizeof buf);
-	sink_json_string(&k, s);
-	fputs(buf, stdout);
+	for (int i = 1; i < argc; i++) {
+		const char **dst = NULL, *format = NULL;
+		if (strcmp(argv[i], "--json") == 0) {
+			o->format = AUDIT_JSON;
+			continue;
+		}
+		if (strcmp(argv[i], "--config") == 0) dst = &o->config_path;
+		else if (strcmp(argv[i], "--report") == 0) dst = &o->report_path;
+		else if (strcmp(argv[i], "--profiles") == 0) dst = &o->profile_dir;
+		else if (strcmp(argv[i], "--output") == 0) dst = &o->output;
+		else if (strcmp(argv[i], "--format") == 0) dst = &format;
+		else if (strcmp(argv[i], "--proc") == 0) dst = &a->proc;
+		else if (strcmp(argv[i], "--sys") == 0) dst = &a->sys;
+		if (!dst || i + 1 >= argc) {
+			fprintf(stderr, "hardinit audit: bad option '%s'; %s\n", argv[i], audit_usage);
+			return -1;
+		}
+		*dst = argv[++i];
+		if (format && parse_format(format, &o->format) < 0) {
+			fprintf(stderr, "hardinit audit: unknown format '%s'; use text, json or prometheus\n", format);
+			return -1;
+		}
+	}
+	return 0;
 }
 
-static void print_json(const struct audit *a, int drifts)
+/* report.json beside report.txt: the boot writes both into one directory. */
+static const char *boot_json_path(const char *report_path, char *out, size_t cap)
 {
-	printf("{\"checked\": %zu, \"drift\": %d, \"items\": [", a->n, drifts);
-	for (size_t i = 0; i < a->n; i++) {
-		const struct audit_item *it = &a->items[i];
-		printf("%s\n  {\"item\": ", i ? "," : "");
-		json_string(it->what);
-		printf(", \"expected\": ");
-		json_string(it->expected);
-		printf(", \"actual\": ");
-		json_string(it->actual);
-		printf(", \"status\": \"%s\"}", it->drift ? "drift" : "ok");
+	const char *slash = strrchr(report_path, '/');
+
+	if (slash)
+		snprintf(out, cap, "%.*s/report.json", (int)(slash - report_path), report_path);
+	else
+		snprintf(out, cap, "report.json");
+	return out;
+}
+
+static int emit(const struct audit *a, const struct audit_options *o)
+{
+	static char out[AUDIT_OUTPUT_MAX];
+	struct sink s;
+	char err[AUDIT_ERR_MAX + 600];
+
+	/* A failed audit has no text to show; the other formats say it failed. */
+	if (o->format == AUDIT_TEXT && !a->success)
+		return 0;
+	sink_init(&s, out, sizeof out);
+	if (o->format == AUDIT_PROMETHEUS)
+		audit_format_prometheus(a, &s);
+	else if (o->format == AUDIT_JSON)
+		audit_format_json(a, &s);
+	else
+		audit_format_text(a, &s);
+	if (s.full) {
+		fprintf(stderr, "hardinit audit: the output exceeds its limit of %d bytes; nothing written\n",
+			AUDIT_OUTPUT_MAX);
+		return -1;
 	}
-	printf("\n]}\n");
+	const char *path = o->output;
+	if (!path && o->format == AUDIT_PROMETHEUS)
+		path = AUDIT_PROM_DEFAULT;
+	if (!path || strcmp(path, "-") == 0) {
+		fwrite(s.buf, 1, s.len, stdout);
+		return fflush(stdout) == 0 ? 0 : -1;
+	}
+	if (audit_write_atomic(path, s.buf, s.len, err, sizeof err) < 0) {
+		fprintf(stderr, "hardinit audit: %s\n", err);
+		return -1;
+	}
+	return 0;
 }
 
 int audit_main(int argc, char **argv)
 {
 	static struct audit a;
 	static struct config cfg;
-	const char *config_path = "/run/hardinit/config", *report_path = "/run/hardinit/report.txt";
-	char err[CONFIG_ERR_MAX];
-	int json = 0;
+	struct audit_options o = {
+		.config_path = "/run/hardinit/config", .report_path = "/run/hardinit/report.txt",
+		.profile_dir = HARDINIT_PROFILE_DIR, .format = AUDIT_TEXT,
+	};
+	char err[CONFIG_ERR_MAX], json_path[512];
 
 	a.proc = "/proc";
 	a.sys = "/sys";
-	for (int i = 1; i < argc; i++) {
-		const char **dst = NULL;
-		if (strcmp(argv[i], "--json") == 0) {
-			json = 1;
-			continue;
-		}
-		if (strcmp(argv[i], "--config") == 0) dst = &config_path;
-		else if (strcmp(argv[i], "--report") == 0) dst = &report_path;
-		else if (strcmp(argv[i], "--proc") == 0) dst = &a.proc;
-		else if (strcmp(argv[i], "--sys") == 0) dst = &a.sys;
-		if (!dst || i + 1 >= argc) {
-			fprintf(stderr, "hardinit audit: bad option '%s'; usage: hardinit audit [--json] [--config FILE] [--report FILE]\n", argv[i]);
-			return 2;
-		}
-		*dst = argv[++i];
-	}
+	if (parse_options(&a, &o, argc, argv) < 0)
+		return 2;
 	config_defaults(&cfg);
-	if (config_load(&cfg, config_path, "", err, sizeof err) < 0) {
-		fprintf(stderr, "hardinit audit: %s\n", err);
-		return 2;
+	bool config_read = config_load(&cfg, o.config_path, "", err, sizeof err) == 0;
+	if (!config_read) {
+		snprintf(a.error, sizeof a.error, "%s", err);
+	} else {
+		for (size_t i = 0; i < cfg.n_sysctls; i++)
+			check_sysctl(&a, cfg.sysctls[i].key, cfg.sysctls[i].value, cfg.sysctls[i].required);
+		check_caps(&a, &cfg);
+		check_mount_shared(&a, &cfg);
+		check_tpm(&a, &cfg, o.report_path);
+		a.success = read_report(&a, o.report_path) == 0;
+		check_verity(&a, &cfg, o.report_path);
 	}
-	for (size_t i = 0; i < cfg.n_sysctls; i++)
-		check_sysctl(&a, cfg.sysctls[i].key, cfg.sysctls[i].value, cfg.sysctls[i].required);
-	check_caps(&a, &cfg);
-	check_mount_shared(&a, &cfg);
-	check_tpm(&a, &cfg, report_path);
-	if (read_report(&a, report_path) < 0)
-		return 2;
-	check_verity(&a, &cfg, report_path);
-	int drifts = 0;
 	for (size_t i = 0; i < a.n; i++)
-		drifts += a.items[i].drift;
-	if (json)
-		print_json(&a, drifts);
-	else
-		print_text(&a, drifts);
-	return drifts ? 1 : 0;
+		a.drifts += a.items[i].drift;
+	audit_posture(&a, &cfg, config_read, o.config_path, boot_json_path(o.report_path, json_path, sizeof json_path),
+		      o.profile_dir);
+	if (a.error[0])
+		fprintf(stderr, "hardinit audit: %s\n", a.error);
+	if (emit(&a, &o) < 0 || !a.success)
+		return 2;
+	return a.drifts ? 1 : 0;
 }

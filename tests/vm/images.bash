@@ -520,3 +520,193 @@ img_busybox_appliance() {
 	fi
 	printf '%s\n' "$out"
 }
+
+# ---- the fleet variant (tests/vm/fleet.bats) --------------------------------------
+#
+#   img_debian_systemd_fleet [permissive|enforcing]
+#                         echo the path of an ext4 image: the systemd root
+#                         (SELinux as the variant) with Debian's node_exporter
+#                         enabled on 127.0.0.1:9100 with its textfile
+#                         directory, hardinit's audit units installed by
+#                         `make install-fleet` and enabled, the shipped
+#                         profiles where hardinit audit looks for them, and
+#                         the fleet probe instead of the standard one
+#
+# The files are added to the shared tree only for the assembly, under the
+# tree's lock, and removed again whatever the outcome, so every other
+# variant is assembled from the tree as it was.
+
+# The fleet probe: the standard probe's service runs it (a drop-in). It
+# waits for the boot and for the timer's first audit, then prints raw
+# reads of /proc/sys and /sys next to what node_exporter serves, changes
+# one sysctl, runs hardinit-audit.service and prints both again.
+_img_fleet_probe() {
+	cat <<'PROBE'
+#!/bin/bash
+exec >/dev/ttyS0 2>&1 </dev/null
+PATH=/usr/sbin:/usr/bin:/sbin:/bin
+PROM=/var/lib/prometheus/node-exporter/hardinit.prom
+begin() { echo "=== BEGIN $1 ==="; }
+end() { echo "=== END $1 ==="; }
+
+raw() {
+	sysctl -a 2>/dev/null | sed 's/ = /=/' |
+		grep -E '^(kernel|fs|vm|dev\.tty|user|net\.core|net\.ipv4\.(conf\.(all|default)|icmp|tcp_)|net\.ipv6\.conf\.(all|default))[.]'
+	echo "selinux_enforce=$(cat /sys/fs/selinux/enforce 2>&1)"
+	for k in modules_disabled kexec_load_disabled yama/ptrace_scope; do
+		echo "$k=$(cat /proc/sys/kernel/$k 2>/dev/null || echo absent)"
+	done
+	echo "lockdown=$(cat /sys/kernel/security/lockdown 2>&1)"
+}
+
+# node_exporter runs every collector per scrape: seconds under a loaded TCG.
+scrape() {
+	curl -s --max-time 60 http://127.0.0.1:9100/metrics | grep -E '^(hardinit_|node_textfile_)'
+}
+
+state=$(timeout BOOTWAIT systemctl is-system-running --wait 2>/dev/null)
+begin SYSTEMD
+echo "state=$state"
+systemctl --failed --no-legend --plain 2>&1 | sed 's/^/failed: /'
+end SYSTEMD
+
+# The timer's first run: OnBootSec=1min plus up to 30 s of spread.
+waited=0
+while [ ! -s "$PROM" ] && [ "$waited" -lt 240 ]; do sleep 2; waited=$((waited + 2)); done
+start=$SECONDS
+while ! curl -s --max-time 60 -o /dev/null http://127.0.0.1:9100/metrics && [ $((SECONDS - start)) -lt 240 ]; do
+	sleep 2
+done
+ready=$((SECONDS - start))
+begin TIMER
+echo "file_waited=$waited"
+echo "exporter_waited=$ready"
+echo "timer=$(systemctl is-active hardinit-audit.timer)"
+echo "exporter=$(systemctl is-active prometheus-node-exporter.service)"
+systemctl show -p Result -p ExecMainStatus -p NRestarts hardinit-audit.service
+systemctl show -p ProtectSystem -p ProtectHome -p PrivateTmp -p PrivateNetwork -p NoNewPrivileges \
+	-p ReadWritePaths hardinit-audit.service
+ls -l "$PROM" 2>&1
+end TIMER
+
+begin RAW1
+raw
+end RAW1
+begin METRICS1
+scrape
+end METRICS1
+
+begin CHANGE
+sysctl -w kernel.kptr_restrict=0
+timeout 120 systemctl start hardinit-audit.service
+echo "start-exit=$?"
+systemctl show -p Result -p ExecMainStatus hardinit-audit.service
+journalctl -b -u hardinit-audit.service --no-pager -o cat 2>&1 | tail -n 5
+end CHANGE
+
+begin RAW2
+raw
+end RAW2
+begin METRICS2
+scrape
+end METRICS2
+
+begin FLEET_AVC
+dmesg -t 2>/dev/null | grep 'avc: *denied' | grep -E 'comm="(hardinit|prometheus-node|curl)"' | head -n 20
+end FLEET_AVC
+
+echo "=== PROBE DONE ==="
+sync
+systemctl poweroff --no-block
+PROBE
+}
+
+_img_fleet_files() {
+	cat <<-'EOF'
+		/etc/systemd/system/prometheus-node-exporter.service.d
+		/etc/systemd/system/multi-user.target.wants/prometheus-node-exporter.service
+		/etc/systemd/system/hardinit-test-probe.service.d
+		/etc/systemd/system/timers.target.wants/hardinit-audit.timer
+		/usr/local/lib/systemd/system/hardinit-audit.service
+		/usr/local/lib/systemd/system/hardinit-audit.timer
+		/usr/local/sbin/hardinit-fleet-probe
+		/usr/local/share/hardinit
+		/usr/share/hardinit
+	EOF
+}
+
+_img_fleet_remove() {
+	local tree=$1 f
+	while read -r f; do rm -rf "${tree:?}$f"; done < <(_img_fleet_files)
+}
+
+_img_fleet_add() {
+	local tree=$1
+	# The units exactly as `make install` ships them; the binary is the
+	# image's /usr/sbin/hardinit, its profiles where it was built to look.
+	make -s -C "$HARDINIT_SRC" --no-print-directory install-fleet DESTDIR="$tree" PREFIX=/usr \
+		UNITDIR=/usr/local/lib/systemd/system >&2 || return 1
+	install -d "$tree/usr/local/share/hardinit/profiles"
+	install -m 0644 "$HARDINIT_SRC"/config/*.conf "$tree/usr/local/share/hardinit/profiles/"
+	ln -sf /usr/local/lib/systemd/system/hardinit-audit.timer \
+		"$tree/etc/systemd/system/timers.target.wants/hardinit-audit.timer"
+	mkdir -p "$tree/etc/systemd/system/prometheus-node-exporter.service.d" \
+		"$tree/etc/systemd/system/hardinit-test-probe.service.d"
+	# Debian's default ARGS is empty and its built-in textfile directory is
+	# /var/lib/prometheus/node-exporter; say both explicitly.
+	cat >"$tree/etc/systemd/system/prometheus-node-exporter.service.d/hardinit-fleet.conf" <<-'EOF'
+		[Service]
+		ExecStart=
+		ExecStart=/usr/bin/prometheus-node-exporter --web.listen-address=127.0.0.1:9100 --collector.textfile.directory=/var/lib/prometheus/node-exporter
+	EOF
+	ln -sf /lib/systemd/system/prometheus-node-exporter.service \
+		"$tree/etc/systemd/system/multi-user.target.wants/prometheus-node-exporter.service"
+	_img_fleet_probe | sed "s/BOOTWAIT/$IMG_PROBE_BOOT_WAIT/" >"$tree/usr/local/sbin/hardinit-fleet-probe"
+	chmod 0755 "$tree/usr/local/sbin/hardinit-fleet-probe"
+	cat >"$tree/etc/systemd/system/hardinit-test-probe.service.d/fleet.conf" <<-'EOF'
+		[Service]
+		ExecStart=
+		ExecStart=/usr/local/sbin/hardinit-fleet-probe
+	EOF
+}
+
+_img_assemble_fleet() {
+	local tree=$1 variant=$2 out=$3 hardinit rc=0
+	hardinit=$(_img_hardinit_bin) || return 1
+	_img_fleet_remove "$tree"
+	_img_configure_debian "$tree" systemd || return 1
+	install -m 0755 "$hardinit" "$tree/usr/sbin/hardinit"
+	printf 'SELINUX=%s\nSELINUXTYPE=default\n' "$variant" >"$tree/etc/selinux/config"
+	_img_fleet_add "$tree" && _img_label "$tree" && vm_rootfs "$out" "$tree" -L debian-root >&2 || rc=1
+	_img_fleet_remove "$tree"
+	return $rc
+}
+
+img_debian_systemd_fleet() {
+	local variant=${1:-permissive} tree dir key out
+	case $variant in
+	permissive | enforcing) ;;
+	*) _img_err "unknown SELinux variant '$variant'; use permissive or enforcing"; return 1 ;;
+	esac
+	tree=$(img_tree debian-systemd) || return 1
+	dir=$(dirname "$tree")
+	key=$({
+		declare -f _img_assemble_fleet _img_fleet_add _img_fleet_remove _img_fleet_files _img_fleet_probe \
+			_img_configure_debian _img_debian_probe _img_label vm_rootfs
+		echo "$IMG_PROBE_BOOT_WAIT $IMG_HOSTNAME"
+		cat "$HARDINIT_SRC"/contrib/systemd/* "$HARDINIT_SRC"/config/*.conf "$HARDINIT_SRC/Makefile"
+		sha256sum <"$(_img_hardinit_bin)"
+	} | _img_hash) || return 1
+	out=$dir/fleet-$variant-$key.img
+	if [[ ! -f $out ]]; then
+		(
+			flock 9
+			[[ -f $out ]] && exit 0
+			find "$dir" -maxdepth 1 -name "fleet-$variant-*.img" ! -name "fleet-$variant-$key.img" -mmin +"$IMG_PRUNE_MINUTES" -delete
+			_img_assemble_fleet "$tree" "$variant" "$out.new" || { rm -f "$out.new"; exit 1; }
+			mv "$out.new" "$out"
+		) 9>"$dir/.lock" || return 1
+	fi
+	touch "$out"
+	printf '%s\n' "$out"
+}
