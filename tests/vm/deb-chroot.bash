@@ -103,17 +103,23 @@ debc_dummy_kernel() {
 		set -e
 		[ "\$1" = configure ] || exit 0
 		depmod -a $kver
-		run-parts --report --exit-on-error --arg=$kver --arg=/boot/vmlinuz-$kver /etc/kernel/postinst.d
+		if [ -d /etc/kernel/postinst.d ]; then
+			DEB_MAINT_PARAMS="\$*" run-parts --report --exit-on-error --arg=$kver \\
+				--arg=/boot/vmlinuz-$kver /etc/kernel/postinst.d
+		fi
 	EOF
 	cat >"$pkg/DEBIAN/postrm" <<-EOF
 		#!/bin/sh
 		set -e
 		[ "\$1" = remove ] || [ "\$1" = purge ] || exit 0
 		rm -f /lib/modules/$kver/modules.*
-		run-parts --report --exit-on-error --arg=$kver --arg=/boot/vmlinuz-$kver /etc/kernel/postrm.d
+		if [ -d /etc/kernel/postrm.d ]; then
+			DEB_MAINT_PARAMS="\$*" run-parts --report --exit-on-error --arg=$kver \\
+				--arg=/boot/vmlinuz-$kver /etc/kernel/postrm.d
+		fi
 	EOF
 	chmod 0755 "$pkg/DEBIAN/postinst" "$pkg/DEBIAN/postrm"
-	dpkg-deb --root-owner-group -Zxz -b "$pkg" "$out" >/dev/null
+	dpkg-deb --root-owner-group -Zgzip -z1 -b "$pkg" "$out" >/dev/null
 	local rc=$?
 	rm -rf "$pkg"
 	return $rc
