@@ -72,6 +72,7 @@ debc_fresh() {
 debc_run() {
 	local root=${1:?usage: debc_run ROOT CMD...}
 	shift
+	# shellcheck disable=SC2016 # expanded by the inner shell
 	unshare --mount --propagation private bash -c '
 		root=$1; shift
 		mount -t proc proc "$root/proc" && mount --bind /dev "$root/dev" || exit 1
