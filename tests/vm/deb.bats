@@ -173,6 +173,82 @@ assert_initrd_untouched() {
 	assert_initrd_untouched
 }
 
+# The UKI builder is another branch's work (hardinit-mkinitramfs --uki OUT
+# --kernel VMLINUZ [--cmdline WORDS] [--sign-key KEY --sign-cert CERT]):
+# a stand-in that records its arguments checks how update-hardinit calls
+# it; the real one is tested below once the builder has --uki.
+@test "deb: UKI=yes calls the builder's --uki interface and writes ESP/EFI/Linux/hardinit-KVER.efi" {
+	cp "$ROOT/$CONF_PATH" "$BATS_FILE_TMPDIR/conf.good"
+	initrd_before=$(sha256sum <"$ROOT/boot/hardinit.img-$KVER")
+	cat >"$ROOT/tmp/uki-builder" <<-'EOF'
+		#!/bin/sh
+		if [ "$1" = --help ]; then echo "  --uki OUT.efi  a unified kernel image"; exit 0; fi
+		printf '%s\n' "$@" >/tmp/uki-builder.args
+		while [ $# -gt 0 ]; do
+			[ "$1" = --uki ] && printf 'MZ stand-in UKI\n' >"$2"
+			shift
+		done
+	EOF
+	chmod 0755 "$ROOT/tmp/uki-builder"
+	conf_set UKI yes
+	conf_set UKI_CMDLINE "root=/dev/vda ro"
+	conf_set UKI_SIGN_KEY /etc/keys/db.key
+	conf_set UKI_SIGN_CERT /etc/keys/db.crt
+	# No ESP yet: a clear error, nothing written.
+	run in_root env HARDINIT_MKINITRAMFS=/tmp/uki-builder update-hardinit -k "$KVER"
+	[ "$status" -eq 1 ]
+	[[ $output == *"UKI=yes but no ESP found"* ]]
+	mkdir -p "$ROOT/boot/efi/EFI"
+	run in_root env HARDINIT_MKINITRAMFS=/tmp/uki-builder update-hardinit -k "$KVER"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	uki=$ROOT/boot/efi/EFI/Linux/hardinit-$KVER.efi
+	[[ $(cat "$uki") == "MZ stand-in UKI" ]]
+	args=$(cat "$ROOT/tmp/uki-builder.args")
+	echo "$args"
+	grep -qxF -- --uki <<<"$args"
+	grep -A1 -xF -- --uki <<<"$args" | tail -n 1 | grep -q "^/boot/efi/EFI/Linux/\.hardinit-$KVER\.efi\.new\."
+	grep -A1 -xF -- --kernel <<<"$args" | tail -n 1 | grep -qxF "/boot/vmlinuz-$KVER"
+	grep -A1 -xF -- --cmdline <<<"$args" | tail -n 1 | grep -qxF "root=/dev/vda ro"
+	grep -A1 -xF -- --sign-key <<<"$args" | tail -n 1 | grep -qxF /etc/keys/db.key
+	grep -A1 -xF -- --sign-cert <<<"$args" | tail -n 1 | grep -qxF /etc/keys/db.crt
+	! grep -qxF -- -o <<<"$args"
+	# The initramfs of UKI=no is left as it was; delete removes the UKI.
+	[[ $(sha256sum <"$ROOT/boot/hardinit.img-$KVER") == "$initrd_before" ]]
+	run in_root env HARDINIT_MKINITRAMFS=/tmp/uki-builder update-hardinit -d -k "$KVER"
+	[ "$status" -eq 0 ]
+	[[ ! -e $uki ]]
+	# A builder without --uki: the error says so.
+	printf '#!/bin/sh\necho "  -o OUT"\n' >"$ROOT/tmp/old-builder"
+	chmod 0755 "$ROOT/tmp/old-builder"
+	run in_root env HARDINIT_MKINITRAMFS=/tmp/old-builder update-hardinit -k "$KVER"
+	[ "$status" -eq 1 ]
+	[[ $output == *"has no --uki option; set UKI=no"* ]]
+	cp "$BATS_FILE_TMPDIR/conf.good" "$ROOT/$CONF_PATH"
+	rm -rf "$ROOT/boot/efi"
+}
+
+@test "deb: UKI=yes with the real builder writes a PE image to ESP/EFI/Linux/" {
+	in_root /usr/sbin/hardinit-mkinitramfs --help | grep -q -- '--uki' ||
+		skip "this hardinit-mkinitramfs has no --uki (the UKI builder is not merged yet)"
+	cp "$ROOT/$CONF_PATH" "$BATS_FILE_TMPDIR/conf.good"
+	# What a UKI build needs beyond the package (the EFI stub, objcopy).
+	run in_root apt-get install -y -q systemd-boot-efi binutils
+	[ "$status" -eq 0 ]
+	mkdir -p "$ROOT/boot/efi/EFI"
+	conf_set UKI yes
+	conf_set UKI_CMDLINE "root=/dev/vda ro"
+	run in_root update-hardinit -v -k "$KVER"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	uki=$ROOT/boot/efi/EFI/Linux/hardinit-$KVER.efi
+	[ "$(head -c 2 "$uki")" = MZ ]
+	objdump -h "$uki" | grep -q '\.linux'
+	objdump -h "$uki" | grep -q '\.initrd'
+	cp "$BATS_FILE_TMPDIR/conf.good" "$ROOT/$CONF_PATH"
+	rm -rf "$ROOT/boot/efi"
+}
+
 @test "deb: the GRUB snippet adds a hardinit entry per kernel only with GRUB=yes" {
 	run in_root env GRUB_DEVICE=/dev/vda /etc/grub.d/15_hardinit
 	[ "$status" -eq 0 ]
