@@ -112,8 +112,7 @@ debc_dummy_kernel() {
 	cat >"$pkg/DEBIAN/postrm" <<-EOF
 		#!/bin/sh
 		set -e
-		[ "\$1" = remove ] || [ "\$1" = purge ] || exit 0
-		rm -f /lib/modules/$kver/modules.*
+		case "\$1" in remove | purge) rm -f /lib/modules/$kver/modules.* ;; esac
 		if [ -d /etc/kernel/postrm.d ]; then
 			DEB_MAINT_PARAMS="\$*" run-parts --report --exit-on-error --arg=$kver \\
 				--arg=/boot/vmlinuz-$kver /etc/kernel/postrm.d

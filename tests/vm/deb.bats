@@ -213,11 +213,12 @@ assert_initrd_untouched() {
 	grep -A1 -xF -- --sign-key <<<"$args" | tail -n 1 | grep -qxF /etc/keys/db.key
 	grep -A1 -xF -- --sign-cert <<<"$args" | tail -n 1 | grep -qxF /etc/keys/db.crt
 	! grep -qxF -- -o <<<"$args"
-	# The initramfs of UKI=no is left as it was; delete removes the UKI.
+	# The initramfs of UKI=no is left as it was; delete removes both.
 	[[ $(sha256sum <"$ROOT/boot/hardinit.img-$KVER") == "$initrd_before" ]]
 	run in_root env HARDINIT_MKINITRAMFS=/tmp/uki-builder update-hardinit -d -k "$KVER"
 	[ "$status" -eq 0 ]
 	[[ ! -e $uki ]]
+	[[ ! -e $ROOT/boot/hardinit.img-$KVER ]]
 	# A builder without --uki: the error says so.
 	printf '#!/bin/sh\necho "  -o OUT"\n' >"$ROOT/tmp/old-builder"
 	chmod 0755 "$ROOT/tmp/old-builder"
@@ -226,6 +227,9 @@ assert_initrd_untouched() {
 	[[ $output == *"has no --uki option; set UKI=no"* ]]
 	cp "$BATS_FILE_TMPDIR/conf.good" "$ROOT/$CONF_PATH"
 	rm -rf "$ROOT/boot/efi"
+	run in_root update-hardinit -k "$KVER"
+	[ "$status" -eq 0 ]
+	cmp "$ROOT/boot/hardinit.img-$KVER" "$BATS_FILE_TMPDIR/hook.img"
 }
 
 @test "deb: UKI=yes with the real builder writes a PE image to ESP/EFI/Linux/" {
@@ -279,6 +283,28 @@ assert_initrd_untouched() {
 	# The root is the virtio disk: virtio_blk (a module of this kernel) came
 	# from the image's load list.
 	vm_assert_section_contains "$log" MOUNTS " - ext4 /dev/vda "
+}
+
+@test "deb: installing the same kernel package again keeps the image in between and rebuilds it" {
+	run in_root dpkg -i /tmp/kernel.deb
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# The old package's postrm ran the postrm.d hooks with "upgrade".
+	[[ $output != *"removed /boot/hardinit.img-$KVER"* ]]
+	[[ $output == *"built /boot/hardinit.img-$KVER"* ]]
+	cmp "$ROOT/boot/hardinit.img-$KVER" "$BATS_FILE_TMPDIR/hook.img"
+	# The postrm.d hook as the old package's postrm calls it on an upgrade.
+	run in_root env DEB_MAINT_PARAMS="upgrade 1" /etc/kernel/postrm.d/hardinit "$KVER" "/boot/vmlinuz-$KVER"
+	[ "$status" -eq 0 ]
+	[[ -s $ROOT/boot/hardinit.img-$KVER ]]
+	# And on a kernel's postinst run for anything but configure, nothing is built.
+	rm "$ROOT/boot/hardinit.img-$KVER"
+	run in_root env DEB_MAINT_PARAMS="abort-upgrade 1" /etc/kernel/postinst.d/hardinit "$KVER" "/boot/vmlinuz-$KVER"
+	[ "$status" -eq 0 ]
+	[[ ! -e $ROOT/boot/hardinit.img-$KVER ]]
+	run in_root env DEB_MAINT_PARAMS="configure 1" /etc/kernel/postinst.d/hardinit "$KVER" "/boot/vmlinuz-$KVER"
+	[ "$status" -eq 0 ]
+	cmp "$ROOT/boot/hardinit.img-$KVER" "$BATS_FILE_TMPDIR/hook.img"
 }
 
 @test "deb: removing the kernel package removes its hardinit image, not initramfs-tools' one" {
