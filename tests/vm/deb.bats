@@ -336,8 +336,21 @@ assert_initrd_untouched() {
 	[[ ! -e $ROOT/etc/hardinit/mkinitramfs.conf ]]
 	[[ ! -e $ROOT/var/lib/hardinit ]]
 	assert_initrd_untouched
-	# The kernel stays installable and removable without hardinit; the
-	# hooks dpkg removed with the conffiles no longer run.
+}
+
+@test "deb: installing the package on a system with a kernel builds that kernel's image in its postinst" {
+	[[ $(pkg_status "linux-image-$KVER") == "install ok installed" ]]
+	[[ ! -e $ROOT/boot/hardinit.img-$KVER ]]
+	run in_root sh -c 'cd /tmp && apt-get install -y -q ./hardinit_*.deb'
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output == *"built /boot/hardinit.img-$KVER"* ]]
+	unpack_image "$ROOT/boot/hardinit.img-$KVER" "$BATS_TEST_TMPDIR/img"
+	cmp "$BATS_TEST_TMPDIR/img/init" "$ROOT/usr/sbin/hardinit"
+	cmp "$BATS_TEST_TMPDIR/img/etc/hardinit.conf" "$ROOT/usr/share/hardinit/profiles/baseline.conf"
+	# Then the kernel goes, and its image with it.
 	run in_root dpkg -r "linux-image-$KVER"
 	[ "$status" -eq 0 ]
+	[[ ! -e $ROOT/boot/hardinit.img-$KVER ]]
+	assert_initrd_untouched
 }
