@@ -141,7 +141,7 @@ MAN_VERSION = sed 's/"hardinit [0-9][^"]*"/"hardinit $(VERSION)"/'
 # never build/), so what is in build/ cannot leak into it.
 DEB_ARCH   := $(shell dpkg-architecture -qDEB_HOST_ARCH 2>/dev/null || echo amd64)
 DEB        := $(BUILD)/deb/hardinit_$(VERSION)_$(DEB_ARCH).deb
-DEB_INPUTS := $(filter-out build/%,$(shell git ls-files -co --exclude-standard 2>/dev/null))
+DEB_INPUTS := $(wildcard $(filter-out build/%,$(shell git ls-files -co --exclude-standard 2>/dev/null)))
 
 deb: $(DEB)
 

@@ -354,3 +354,16 @@ assert_initrd_untouched() {
 	[[ ! -e $ROOT/boot/hardinit.img-$KVER ]]
 	assert_initrd_untouched
 }
+
+@test "deb: after apt remove (not purge) the hooks left as conffiles let kernels install and go" {
+	run in_root apt-get remove -y -q hardinit
+	[ "$status" -eq 0 ]
+	[[ -x $ROOT/etc/kernel/postinst.d/hardinit && ! -e $ROOT/usr/sbin/update-hardinit ]]
+	run in_root dpkg -i /tmp/kernel.deb
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ ! -e $ROOT/boot/hardinit.img-$KVER ]]
+	run in_root dpkg -r "linux-image-$KVER"
+	[ "$status" -eq 0 ]
+	assert_initrd_untouched
+}
