@@ -24,20 +24,25 @@ STATIC_LIBS := $(ARCHIVES)/libselinux.a $(ARCHIVES)/libsepol.a \
                $(ARCHIVES)/libcap-ng.a $(ARCHIVES)/libpcre2-8.a
 
 WARN       := -Wall -Wextra -Wshadow -Wformat=2 -Wno-unused-parameter -Wno-format-truncation
-COMMON     := -std=gnu11 $(WARN) -Iinit -Istages -DHARDINIT_VERSION='"$(VERSION)"'
+COMMON     := -std=gnu11 $(WARN) -Iinit -Istages -Iprog -DHARDINIT_VERSION='"$(VERSION)"'
 # musl must not see glibc's /usr/include: a private directory holds only the
 # library and kernel uapi headers hardinit needs.
 MUSLFLAGS  := $(COMMON) -Os -static -isystem $(BUILD)/include \
               -ffunction-sections -fdata-sections -fno-asynchronous-unwind-tables
 MUSLLDFLAGS := -static -Wl,--gc-sections -s
 
-# Pure logic and stages, shared by the binary and the host-side tests.
-CORE_SRC   := init/cmdline.c init/config.c init/report.c init/log.c \
-              init/fsutil.c init/sink.c init/boot.c
-STAGE_SRC  := $(sort $(wildcard stages/*.c))
-MAIN_SRC   := init/main.c init/cli.c init/audit.c init/polytmp.c init/compat.c init/pcre2_nojit.c
-SRC        := $(CORE_SRC) $(STAGE_SRC) $(MAIN_SRC)
-HDR        := $(wildcard init/*.h stages/*.h)
+# The core: what runs as PID 1 and what the tests link (init/: boot,
+# cmdline, config, report, log, fsutil, sink; stages/: every stage and the
+# stage table). It is compiled once per flavour into a static library; the
+# program around it (prog/: main, the CLI commands, audit, private-tmp, the
+# link shims) is linked only into build/hardinit.
+CORE_SRC   := $(sort $(wildcard init/*.c stages/*.c))
+PROG_SRC   := $(sort $(wildcard prog/*.c))
+HDR        := $(wildcard init/*.h stages/*.h prog/*.h)
+# The version is compiled in (HARDINIT_VERSION): a new changelog entry
+# rebuilds what depends on the headers.
+HDR        += debian/changelog
+INCLUDES   := -Iinit -Istages
 
 PROBES     := $(patsubst tests/probe/%.c,$(BUILD)/probe/%,$(wildcard tests/probe/*.c))
 
@@ -58,8 +63,37 @@ $(BUILD)/include/.stamp:
 	ln -sfn /usr/include/x86_64-linux-gnu/asm $(BUILD)/include/asm
 	@touch $@
 
-$(BUILD)/hardinit: $(SRC) $(HDR) $(BUILD)/include/.stamp debian/changelog
-	$(MUSLCC) $(MUSLFLAGS) $(SRC) -o $@ $(MUSLLDFLAGS) $(STATIC_LIBS)
+# One library per flavour: musl (the binary), host (unit tests), host with
+# ASan+UBSan (unit tests again), clang with libFuzzer's instrumentation.
+lib_objs = $(patsubst %.c,$(BUILD)/obj/$(1)/%.o,$(CORE_SRC))
+
+$(BUILD)/obj/musl/%.o: %.c $(HDR) $(BUILD)/include/.stamp
+	@mkdir -p $(dir $@)
+	$(MUSLCC) $(MUSLFLAGS) -c $< -o $@
+
+$(BUILD)/obj/host/%.o: %.c $(HDR)
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(HOSTFLAGS) -c $< -o $@
+
+$(BUILD)/obj/san/%.o: %.c $(HDR)
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(HOSTFLAGS) $(SANFLAGS) -c $< -o $@
+
+$(BUILD)/obj/fuzz/%.o: %.c $(HDR)
+	@mkdir -p $(dir $@)
+	clang $(FUZZFLAGS) -fsanitize=fuzzer-no-link,address,undefined -c $< -o $@
+
+$(BUILD)/lib/libhardinit-musl.a: $(call lib_objs,musl)
+$(BUILD)/lib/libhardinit-host.a: $(call lib_objs,host)
+$(BUILD)/lib/libhardinit-san.a: $(call lib_objs,san)
+$(BUILD)/lib/libhardinit-fuzz.a: $(call lib_objs,fuzz)
+$(BUILD)/lib/%.a:
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/hardinit: $(PROG_SRC) $(HDR) $(BUILD)/lib/libhardinit-musl.a $(BUILD)/include/.stamp
+	$(MUSLCC) $(MUSLFLAGS) $(PROG_SRC) $(BUILD)/lib/libhardinit-musl.a -o $@ $(MUSLLDFLAGS) $(STATIC_LIBS)
 	@printf 'hardinit: %s is %s bytes (static, stripped)\n' $@ $$(stat -c %s $@)
 
 $(BUILD)/probe/%: tests/probe/%.c $(BUILD)/include/.stamp
@@ -67,32 +101,33 @@ $(BUILD)/probe/%: tests/probe/%.c $(BUILD)/include/.stamp
 	$(MUSLCC) $(MUSLFLAGS) $< -o $@ $(MUSLLDFLAGS)
 
 # ---- host-side tests: unit tests, sanitizer build, fuzz targets ----------
-HOSTFLAGS  := $(COMMON) -g -O1 -DHARDINIT_HOST_TEST
+HOSTFLAGS  := $(COMMON) -g -O1
 HOSTLIBS   := -lselinux -lcap-ng
 SANFLAGS   := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+FUZZFLAGS  := $(COMMON) -Wno-unknown-warning-option -g -O1
 UNIT_SRC   := $(wildcard tests/unit/test_*.c)
 UNIT_BIN   := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(UNIT_SRC))
 UNIT_SAN   := $(patsubst tests/unit/%.c,$(BUILD)/unit-san/%,$(UNIT_SRC))
 FUZZ_SRC   := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN   := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
+TEST_HDR   := $(wildcard tests/unit/*.h)
 
-$(BUILD)/unit/%: tests/unit/%.c tests/unit/tap.h $(CORE_SRC) $(STAGE_SRC) $(HDR)
+$(BUILD)/unit/%: tests/unit/%.c $(TEST_HDR) $(HDR) $(BUILD)/lib/libhardinit-host.a
 	@mkdir -p $(BUILD)/unit
-	$(HOSTCC) $(HOSTFLAGS) -Itests/unit $< $(CORE_SRC) $(STAGE_SRC) -o $@ $(HOSTLIBS)
+	$(HOSTCC) $(HOSTFLAGS) -Itests/unit $< $(BUILD)/lib/libhardinit-host.a -o $@ $(HOSTLIBS)
 
-$(BUILD)/unit-san/%: tests/unit/%.c tests/unit/tap.h $(CORE_SRC) $(STAGE_SRC) $(HDR)
+$(BUILD)/unit-san/%: tests/unit/%.c $(TEST_HDR) $(HDR) $(BUILD)/lib/libhardinit-san.a
 	@mkdir -p $(BUILD)/unit-san
-	$(HOSTCC) $(HOSTFLAGS) $(SANFLAGS) -Itests/unit $< $(CORE_SRC) $(STAGE_SRC) -o $@ $(HOSTLIBS)
+	$(HOSTCC) $(HOSTFLAGS) $(SANFLAGS) -Itests/unit $< $(BUILD)/lib/libhardinit-san.a -o $@ $(HOSTLIBS)
 
-$(BUILD)/fuzz/%: tests/fuzz/%.c $(CORE_SRC) $(HDR)
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(HDR) $(BUILD)/lib/libhardinit-fuzz.a
 	@mkdir -p $(BUILD)/fuzz
-	clang $(COMMON) -Wno-unknown-warning-option -g -O1 -DHARDINIT_HOST_TEST -fsanitize=fuzzer,address,undefined \
-		$< $(CORE_SRC) -o $@ $(HOSTLIBS)
+	clang $(FUZZFLAGS) -fsanitize=fuzzer,address,undefined $< $(BUILD)/lib/libhardinit-fuzz.a -o $@ $(HOSTLIBS)
 
 # The fortify shims are musl-only code: tested built with musl, as shipped.
-$(BUILD)/unit/test_compat_musl: tests/unit-musl/test_compat.c init/compat.c tests/unit/tap.h $(BUILD)/include/.stamp
+$(BUILD)/unit/test_compat_musl: tests/unit-musl/test_compat.c prog/compat.c $(TEST_HDR) $(BUILD)/include/.stamp
 	@mkdir -p $(BUILD)/unit
-	$(MUSLCC) $(COMMON) -O1 -static -isystem $(BUILD)/include $< init/compat.c -o $@
+	$(MUSLCC) $(COMMON) -O1 -static -isystem $(BUILD)/include $< prog/compat.c -o $@
 
 unit: $(UNIT_BIN) $(UNIT_SAN) $(BUILD)/unit/test_compat_musl
 fuzz-build: $(FUZZ_BIN)
@@ -151,4 +186,5 @@ $(DEB): $(DEB_INPUTS) scripts/build-deb
 clean:
 	rm -rf $(BUILD)
 
+.PRECIOUS: $(BUILD)/obj/%.o
 .PHONY: all check unit fuzz fuzz-build demo demo-shell bench deps install deb clean

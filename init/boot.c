@@ -28,3 +28,17 @@ char *boot_path(char *out, size_t outlen, const char *dir, const char *rel)
 		return NULL;
 	return out;
 }
+
+void boot_init_paths(struct boot *b, enum boot_mode mode)
+{
+	b->mode = mode;
+	snprintf(b->proc, sizeof b->proc, "/proc");
+	snprintf(b->sys, sizeof b->sys, "/sys");
+	snprintf(b->dev, sizeof b->dev, "/dev");
+	snprintf(b->run, sizeof b->run, "/run");
+	snprintf(b->config_path, sizeof b->config_path, "%s", BOOT_CONFIG_PATH);
+	snprintf(b->modules_list, sizeof b->modules_list, "%s", BOOT_MODULES_LIST);
+	snprintf(b->newroot, sizeof b->newroot, mode == MODE_INITRAMFS ? "/root" : "/");
+	config_defaults(&b->cfg);
+}
+

@@ -19,6 +19,9 @@ enum boot_mode {
 };
 
 #define BOOT_PATH_MAX 256
+/* Where the builder puts the config and the module load list. */
+#define BOOT_CONFIG_PATH   "/etc/hardinit.conf"
+#define BOOT_MODULES_LIST  "/etc/hardinit/modules"
 #define BOOT_ERR_MAX  512
 
 struct boot {
@@ -51,17 +54,23 @@ struct boot {
 	void *selabel;
 
 	bool switched;           /* a switch happened: the new root is now "/" */
-	int kmsg_fd;             /* -1 until /dev/kmsg is open */
 
-	char init_path[BOOT_PATH_MAX];     /* chosen by the handoff stage */
 	char err[BOOT_ERR_MAX];            /* the fatal error of the failing stage */
 };
 
-/* A stage: one file in stages/, one entry point. Returns 0 on success or
- * -1 after boot_error() said what failed; the runner in init/main.c logs
- * it and takes the configured failure action. Warnings are logged by the
- * stage itself and carried on. */
+/* A stage: one file in stages/, one entry point (stages/stages.h). Returns
+ * 0 on success or -1 after boot_error() said what failed; the runner logs
+ * it and its caller decides (prog/main.c: the configured failure action).
+ * Warnings are logged by the stage itself and carried on. */
 typedef int (*stage_fn)(struct boot *b);
+
+/* Run the stages of b->mode in the order of stages/table.c, timing each
+ * into the report. Returns 0, or -1 at the first that failed (b->err). */
+int boot_run_stages(struct boot *b);
+
+/* Exec the real init. Returns only on failure (-1, b->err set), or in a
+ * dry run after printing what it would run (0). */
+int boot_handoff(struct boot *b);
 
 /* Record the fatal error of a stage: what, why, what to do. Returns -1. */
 int boot_error(struct boot *b, const char *fmt, ...)

@@ -156,5 +156,12 @@ const char *config_selinux_mode_name(enum selinux_mode m);
 const char *config_tiocsti_name(enum tiocsti_mode m);
 const char *config_lockdown_name(enum lockdown_level l);
 const char *config_hidepid_name(enum hidepid h);
+/* The failure action a name stands for, or -1: for a command line read
+ * before any config. */
+int config_failure_action_from_name(const char *name);
+
+/* Is s a [mounts] tmp_size the parser accepts (not "off")? The mounts
+ * stage checks again with the same rule before it builds mount data. */
+bool config_tmp_size_valid(const char *s);
 
 #endif

@@ -50,20 +50,6 @@ const struct report_item *report_find(const struct report *r, const char *stage,
 	return NULL;
 }
 
-static void put_json_string(struct sink *s, const char *str)
-{
-	sink_printf(s, "\"");
-	for (const unsigned char *p = (const unsigned char *)str; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			sink_printf(s, "\\%c", *p);
-		else if (*p < 0x20)
-			sink_printf(s, "\\u%04x", *p);
-		else
-			sink_printf(s, "%c", *p);
-	}
-	sink_printf(s, "\"");
-}
-
 static void format_json(const struct report *r, struct sink *s)
 {
 	sink_printf(s, "{\n  \"version\": \"%s\",\n", HARDINIT_VERSION);
@@ -73,22 +59,22 @@ static void format_json(const struct report *r, struct sink *s)
 	for (size_t i = 0; i < r->n_stages; i++) {
 		const struct report_stage *st = &r->stages[i];
 		sink_printf(s, "    {\"name\": ");
-		put_json_string(s, st->name);
+		sink_json_string(s, st->name);
 		sink_printf(s, ", \"result\": \"%s\", \"duration_us\": %llu}%s\n",
-		    st->result == 0 ? "ok" : st->result > 0 ? "skipped" : "failed",
+		    st->result == 0 ? "ok" : "failed",
 		    (unsigned long long)(st->duration_ns / 1000), i + 1 < r->n_stages ? "," : "");
 	}
 	sink_printf(s, "  ],\n  \"items\": [\n");
 	for (size_t i = 0; i < r->n_items; i++) {
 		const struct report_item *it = &r->items[i];
 		sink_printf(s, "    {\"stage\": ");
-		put_json_string(s, it->stage);
+		sink_json_string(s, it->stage);
 		sink_printf(s, ", \"key\": ");
-		put_json_string(s, it->key);
+		sink_json_string(s, it->key);
 		sink_printf(s, ", \"value\": ");
-		put_json_string(s, it->value);
+		sink_json_string(s, it->value);
 		sink_printf(s, ", \"status\": ");
-		put_json_string(s, it->status);
+		sink_json_string(s, it->status);
 		sink_printf(s, "}%s\n", i + 1 < r->n_items ? "," : "");
 	}
 	sink_printf(s, "  ],\n  \"dropped_items\": %zu\n}\n", r->dropped);
@@ -98,10 +84,9 @@ static void format_text(const struct report *r, struct sink *s)
 {
 	for (size_t i = 0; i < r->n_stages; i++) {
 		const struct report_stage *st = &r->stages[i];
-		sink_printf(s, "stage %-11s %-7s %6llu.%03llu ms\n", st->name,
-		    st->result == 0 ? "ok" : st->result > 0 ? "skipped" : "failed",
-		    (unsigned long long)(st->duration_ns / 1000000),
-		    (unsigned long long)(st->duration_ns / 1000 % 1000));
+		char ms[REPORT_MS_MAX];
+		sink_printf(s, "stage %-11s %-7s %10s ms\n", st->name, st->result == 0 ? "ok" : "failed",
+			    report_format_ms(ms, sizeof ms, st->duration_ns));
 	}
 	for (size_t i = 0; i < r->n_items; i++) {
 		const struct report_item *it = &r->items[i];
@@ -135,4 +120,11 @@ int report_write(const struct report *r, const char *dir)
 	if (write_one(r, dir, "report.json", format_json) < 0)
 		return -1;
 	return write_one(r, dir, "report.txt", format_text);
+}
+
+char *report_format_ms(char *out, size_t cap, uint64_t ns)
+{
+	snprintf(out, cap, "%llu.%03llu", (unsigned long long)(ns / 1000000),
+		 (unsigned long long)(ns / 1000 % 1000));
+	return out;
 }

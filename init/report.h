@@ -26,7 +26,7 @@ struct report_stage {
 	char name[16];
 	uint64_t start_ns;       /* CLOCK_BOOTTIME */
 	uint64_t duration_ns;
-	int result;              /* 0 ok, -1 failed, 1 skipped in this mode */
+	int result;              /* 0 ok, -1 failed */
 };
 
 struct report {
@@ -53,5 +53,10 @@ const struct report_item *report_find(const struct report *r,
 int report_write(const struct report *r, const char *dir);
 
 uint64_t boottime_ns(void);
+
+/* Nanoseconds as milliseconds with three decimals, "12.345": the one form
+ * every log line and report uses. */
+#define REPORT_MS_MAX 24
+char *report_format_ms(char *out, size_t cap, uint64_t ns);
 
 #endif

@@ -28,3 +28,17 @@ void sink_printf(struct sink *s, const char *fmt, ...)
 	}
 	s->len += (size_t)n;
 }
+
+void sink_json_string(struct sink *s, const char *str)
+{
+	sink_printf(s, "\"");
+	for (const unsigned char *p = (const unsigned char *)str; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			sink_printf(s, "\\%c", *p);
+		else if (*p < 0x20)
+			sink_printf(s, "\\u%04x", *p);
+		else
+			sink_printf(s, "%c", *p);
+	}
+	sink_printf(s, "\"");
+}

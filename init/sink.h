@@ -15,4 +15,8 @@ struct sink {
 void sink_init(struct sink *s, char *buf, size_t cap);
 void sink_printf(struct sink *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* str as a JSON string, quotes included: '"' and '\\' escaped, control
+ * bytes as \u00XX. The one JSON escaper (report.json, audit --json). */
+void sink_json_string(struct sink *s, const char *str);
+
 #endif

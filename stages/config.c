@@ -1,6 +1,6 @@
 /* The config stage: read hardinit.conf, then the hardinit.* overrides of the
  * kernel command line. It runs twice in an initramfs boot (the stage table
- * in init/main.c): before the switch for the initramfs's file, and after it
+ * in stages/table.c): before the switch for the initramfs's file, and after it
  * for the root's /etc/hardinit.conf when the first file set
  * read_root_config. The order is documented in hardinit.conf(5): initramfs
  * file, root file, command line; each later one changes what it names.

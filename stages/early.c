@@ -11,13 +11,12 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
+#include <linux/magic.h>
+
 #include "fsutil.h"
 #include "log.h"
 #include "stages.h"
 
-#define PROC_MAGIC   0x9fa0
-#define SYSFS_MAGIC  0x62656572
-#define TMPFS_MAGIC  0x01021994
 
 struct api_mount {
 	const char *what;    /* file system type and source */
@@ -30,7 +29,7 @@ struct api_mount {
 /* /run gets nosuid,nodev from the start; /dev keeps exec for the few
  * programs that map device memory, as every init does. */
 static const struct api_mount api_mounts[] = {
-	{ "proc",     offsetof(struct boot, proc), MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL, PROC_MAGIC },
+	{ "proc",     offsetof(struct boot, proc), MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL, PROC_SUPER_MAGIC },
 	{ "sysfs",    offsetof(struct boot, sys),  MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL, SYSFS_MAGIC },
 	{ "devtmpfs", offsetof(struct boot, dev),  MS_NOSUID, "mode=0755", 0 },
 	{ "tmpfs",    offsetof(struct boot, run),  MS_NOSUID | MS_NODEV, "mode=0755,size=20%", TMPFS_MAGIC },

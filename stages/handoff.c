@@ -115,7 +115,6 @@ int handoff_exec(struct boot *b)
 		return 0;
 	}
 	if (init) {
-		snprintf(b->init_path, sizeof b->init_path, "%s", init);
 		clean_console(b);
 		log_close_kmsg();
 		close_other_fds();

@@ -1,6 +1,6 @@
 /* The pure pieces of the hardening stages (memory, sysctl, caps, locks),
  * exposed so tests/unit/test_hardening.c can check them without a kernel.
- * The stage entry points themselves are in init/stages.h. */
+ * The stage entry points themselves are in stages/stages.h. */
 #ifndef HARDINIT_HARDENING_H
 #define HARDINIT_HARDENING_H
 
@@ -11,6 +11,17 @@
 #include "boot.h"
 
 /* ---- stages/memory.c ---- */
+
+/* Linux 6.3 uapi; Debian 12's linux-libc-dev (6.1) lacks them. */
+#ifndef PR_SET_MDWE
+#define PR_SET_MDWE 65
+#endif
+#ifndef PR_GET_MDWE
+#define PR_GET_MDWE 66
+#endif
+#ifndef PR_MDWE_REFUSE_EXEC_GAIN
+#define PR_MDWE_REFUSE_EXEC_GAIN 1
+#endif
 
 /* The top of the vm.mmap_rnd_bits walk: the largest value any
  * architecture's CONFIG_ARCH_MMAP_RND_BITS_MAX takes (x86_64: 32; compat

@@ -15,16 +15,6 @@
 #include "stages.h"
 #include "sysctl_apply.h"
 
-/* Linux 6.3 uapi; Debian 12's linux-libc-dev (6.1) lacks them. */
-#ifndef PR_SET_MDWE
-#define PR_SET_MDWE 65
-#endif
-#ifndef PR_GET_MDWE
-#define PR_GET_MDWE 66
-#endif
-#ifndef PR_MDWE_REFUSE_EXEC_GAIN
-#define PR_MDWE_REFUSE_EXEC_GAIN 1
-#endif
 
 /* The first CPU's flags line sits in the first few KiB; a machine with
  * hundreds of CPUs has a cpuinfo of hundreds of KiB we do not need. */

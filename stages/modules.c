@@ -11,8 +11,6 @@
 #include "log.h"
 #include "stages.h"
 
-#define MODULES_LIST_MAX  (32 * 1024)
-#define MODULES_MAX       128
 /* Linux 5.17: the kernel decompresses the module itself. Debian's 6.x
  * modules are .ko.xz, and this saves carrying a decompressor. */
 #define MODULE_INIT_COMPRESSED_FILE_ 4

@@ -58,19 +58,6 @@ bool mount_opts_has(const char *opts, const char *word)
 	return false;
 }
 
-bool tmpfs_size_valid(const char *s)
-{
-	size_t i = 0;
-
-	while (isdigit((unsigned char)s[i]))
-		i++;
-	if (i == 0 || i > 20)
-		return false;
-	if (s[i] == '\0')
-		return true;
-	return strchr("kKmMgG%", s[i]) != NULL && s[i + 1] == '\0';
-}
-
 /* ---- mountinfo ------------------------------------------------------- */
 
 void unescape_octal(char *s)
@@ -405,7 +392,7 @@ static int mounts_tmp(struct boot *b, struct labeler *l)
 		report_add(&b->rep, STAGE, "/tmp", "skipped", "no tmp_size");
 		return 0;
 	}
-	if (!tmpfs_size_valid(b->cfg.tmp_size))
+	if (!config_tmp_size_valid(b->cfg.tmp_size))
 		return boot_error(b, "[mounts] tmp_size '%s' is not a tmpfs size; write digits with an "
 				  "optional k, m, g or %% suffix, e.g. 50%%", b->cfg.tmp_size);
 	if (!boot_path(path, sizeof path, b->newroot, "tmp"))

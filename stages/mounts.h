@@ -1,7 +1,7 @@
 /* The pure pieces of stages/mounts.c and stages/polyinst.c (namespace.conf, instance parents,
  * fstab, mountinfo, the tmpfiles.d drop-in), exposed so
  * tests/unit/test_mounts.c can check them against a temporary tree. The
- * stage entry point is in init/stages.h. */
+ * stage entry point is in stages/stages.h. */
 #ifndef HARDINIT_MOUNTS_H
 #define HARDINIT_MOUNTS_H
 
@@ -120,10 +120,6 @@ int poly_tmpfiles_format(const char paths[][CONFIG_PATH_MAX], size_t n, char *ou
  * tmpfiles.d drop-in for the deferred ones. Returns 0, or -1 with b->err
  * for a config error. */
 int mounts_prepare_polydirs(struct boot *b);
-
-/* Is a tmpfs size= value well formed: digits with an optional k, m, g or
- * % suffix? */
-bool tmpfs_size_valid(const char *s);
 
 /* Shared by stages/mounts.c and stages/polyinst.c. */
 int copy_str(char *out, size_t cap, const char *s);   /* 0, or -1 when it does not fit */

@@ -13,17 +13,16 @@
 
 static void log_stage_times(const struct boot *b)
 {
+	char ms[REPORT_MS_MAX];
 	uint64_t total = 0;
 
 	for (size_t i = 0; i < b->rep.n_stages; i++) {
 		const struct report_stage *st = &b->rep.stages[i];
 		total += st->duration_ns;
-		log_notice("stage %-10s %s %4llu.%03llu ms", st->name, st->result < 0 ? "failed" : "ok",
-			 (unsigned long long)(st->duration_ns / 1000000),
-			 (unsigned long long)(st->duration_ns / 1000 % 1000));
+		log_notice("stage %-10s %s %8s ms", st->name, st->result < 0 ? "failed" : "ok",
+			   report_format_ms(ms, sizeof ms, st->duration_ns));
 	}
-	log_notice("hardening done in %llu.%03llu ms", (unsigned long long)(total / 1000000),
-		 (unsigned long long)(total / 1000 % 1000));
+	log_notice("hardening done in %s ms", report_format_ms(ms, sizeof ms, total));
 }
 
 static void print_items(const struct boot *b)

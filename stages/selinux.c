@@ -28,16 +28,16 @@
 #include <selinux/selinux.h>
 
 #include "boot.h"
+#include <linux/magic.h>
+
 #include "fsutil.h"
 #include "log.h"
 #include "report.h"
 #include "selinux.h"
 #include "stages.h"
 
-#define SELINUXFS_MAGIC_        0xf97cff8cu
 #define FILESYSTEMS_MAX_BYTES   (16 * 1024)
 #define ATTR_CURRENT_MAX        256
-#define EMBED_DIR               "hardinit/selinux"   /* under b->run */
 #define LIBSELINUX_MSG_MAX      256
 /* When selinuxfs cannot tell (a dry run): the newest version of 5.x and
  * 6.x kernels (POLICYDB_VERSION_COMP_FTRANS). */
@@ -316,12 +316,6 @@ int selinux_policy_header(const void *data, size_t len, unsigned *version,
 	return 0;
 }
 
-void selinux_ms(char *out, size_t outlen, uint64_t ns)
-{
-	snprintf(out, outlen, "%llu.%03llu", (unsigned long long)(ns / 1000000),
-		 (unsigned long long)(ns / 1000 % 1000));
-}
-
 /* ---- talking to the kernel -------------------------------------------- */
 
 /* libselinux logs to stderr by default; during the boot its lines would
@@ -368,7 +362,7 @@ static bool is_file(const char *path)
 static bool embedded_path(const struct boot *b, char *out, size_t outlen, const char *name)
 {
 	char rel[64];
-	snprintf(rel, sizeof rel, "%s/%s", EMBED_DIR, name);
+	snprintf(rel, sizeof rel, "%s/%s", SELINUX_EMBED_RUN_DIR, name);
 	return boot_path(out, outlen, b->run, rel) != NULL;
 }
 
@@ -479,7 +473,7 @@ static int mount_selinuxfs(struct boot *b, char *mnt, size_t mntlen, char *why, 
 		snprintf(why, whylen, "the path %s/fs/selinux is too long", b->sys);
 		return -1;
 	}
-	if (statfs(mnt, &sfs) == 0 && (uint32_t)sfs.f_type == SELINUXFS_MAGIC_)
+	if (statfs(mnt, &sfs) == 0 && (uint32_t)sfs.f_type == SELINUX_MAGIC)
 		return 0;
 	/* The same flags as systemd's mount-setup for selinuxfs. */
 	if (mount("selinuxfs", mnt, "selinuxfs", MS_NOSUID | MS_NOEXEC | MS_RELATIME, NULL) < 0 &&
@@ -562,7 +556,7 @@ out:
 	if (rc < 0)
 		return load_failed(b, d, msg) < 0 ? -1 : 1;
 
-	selinux_ms(ms, sizeof ms, boottime_ns() - start);
+	report_format_ms(ms, sizeof ms, boottime_ns() - start);
 	report_add(&b->rep, "selinux", "policy", "ok", "%s", pc->path);
 	report_add(&b->rep, "selinux", "policy_type", "info", "%s%s", pc->type,
 		   pc->embedded ? " (embedded in the initramfs)" : "");
@@ -771,7 +765,7 @@ int stage_selinux(struct boot *b)
 		/* The commit makes the kernel rebuild its access vectors: kernel
 		 * work, like the load, timed apart from both. */
 		char ms[32];
-		selinux_ms(ms, sizeof ms, boottime_ns() - bool_start);
+		report_format_ms(ms, sizeof ms, boottime_ns() - bool_start);
 		report_add(&b->rep, "selinux", "booleans_ms", "info", "%s", ms);
 	}
 	warn_systemd_mode(b, &d, kernel_enforcing, &file);

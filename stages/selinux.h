@@ -18,6 +18,10 @@
 #define SELINUX_CONFIG_MAX_LINE    256
 /* Debian's refpolicy is 2 MiB, Fedora's targeted about 4 MiB. */
 #define SELINUX_POLICY_MAX_BYTES   (64u * 1024 * 1024)
+/* An embedded policy: where the builder puts it in the initramfs, and
+ * where the switch keeps it (under b->run, which survives the switch). */
+#define SELINUX_EMBED_DIR          "/etc/hardinit/selinux"
+#define SELINUX_EMBED_RUN_DIR      "hardinit/selinux"
 /* Versions searched below the kernel's maximum (policy.N files); 15 is
  * the oldest version any kernel since 2.6.0 reads. */
 #define SELINUX_POLICY_VERS_MIN    15
@@ -93,9 +97,6 @@ bool selinux_fs_listed(const char *text, const char *fs);
  * -1 with err saying what is wrong (too short, bad magic, not "SE Linux"). */
 int selinux_policy_header(const void *data, size_t len, unsigned *version,
 			  char *err, size_t errlen);
-
-/* "12.345": milliseconds with three decimals, what bench/run reads. */
-void selinux_ms(char *out, size_t outlen, uint64_t ns);
 
 /* The relabel walk: visit root and everything below it on the same file
  * system (st_dev), without following symlinks, depth-first, at most limit

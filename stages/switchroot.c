@@ -12,16 +12,14 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
+#include <linux/magic.h>
+
 #include "fsutil.h"
 #include "log.h"
 #include "stages.h"
+#include "selinux.h"
 #include "switchroot.h"
 
-#define RAMFS_MAGIC_  0x858458f6
-#define TMPFS_MAGIC_  0x01021994
-/* Where the builder puts an embedded policy; /run survives the switch. */
-#define EMBEDDED_POLICY_DIR  "/etc/hardinit/selinux"
-#define EMBEDDED_POLICY_MAX  (64L * 1024 * 1024)
 
 struct clean_state {
 	dev_t dev;
@@ -86,7 +84,7 @@ long initramfs_clean(const char *oldroot, long *failed, char *err, size_t errlen
 		snprintf(err, errlen, "cannot stat %s: %s", oldroot, strerror(errno));
 		return -1;
 	}
-	if ((unsigned long)sfs.f_type != RAMFS_MAGIC_ && (unsigned long)sfs.f_type != TMPFS_MAGIC_) {
+	if ((unsigned long)sfs.f_type != RAMFS_MAGIC && (unsigned long)sfs.f_type != TMPFS_MAGIC) {
 		snprintf(err, errlen, "refusing to delete %s: it is not a ramfs or tmpfs (magic 0x%lx), so it is not an initramfs",
 			 oldroot, (unsigned long)sfs.f_type);
 		return -1;
@@ -113,24 +111,24 @@ static void keep_embedded_policy(struct boot *b)
 	long total;
 
 	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
-		snprintf(src, sizeof src, "%s/%s", EMBEDDED_POLICY_DIR, files[i]);
+		snprintf(src, sizeof src, "%s/%s", SELINUX_EMBED_DIR, files[i]);
 		int in = open(src, O_RDONLY | O_CLOEXEC);
 		if (in < 0)
 			continue;
-		snprintf(dst, sizeof dst, "%s/hardinit/selinux", b->run);
+		snprintf(dst, sizeof dst, "%s/%s", b->run, SELINUX_EMBED_RUN_DIR);
 		fs_mkdir_p(dst, 0700);
-		snprintf(dst, sizeof dst, "%s/hardinit/selinux/%s", b->run, files[i]);
+		snprintf(dst, sizeof dst, "%s/%s/%s", b->run, SELINUX_EMBED_RUN_DIR, files[i]);
 		int out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 		ssize_t n = 0;
 		total = 0;
-		while (out >= 0 && (n = read(in, buf, sizeof buf)) > 0 && total < EMBEDDED_POLICY_MAX) {
+		while (out >= 0 && (n = read(in, buf, sizeof buf)) > 0 && total < (long)SELINUX_POLICY_MAX_BYTES) {
 			total += n;
 			if (write(out, buf, (size_t)n) != n) {
 				n = -1;
 				break;
 			}
 		}
-		if (out < 0 || n < 0 || total >= EMBEDDED_POLICY_MAX)
+		if (out < 0 || n < 0 || total >= (long)SELINUX_POLICY_MAX_BYTES)
 			log_warn("cannot keep the embedded SELinux %s for after the switch; the root's policy will be used", files[i]);
 		if (out >= 0)
 			close(out);
@@ -144,7 +142,8 @@ static int move_api_mounts(struct boot *b)
 	char target[BOOT_PATH_MAX * 2];
 
 	for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
-		snprintf(target, sizeof target, "%s%s", b->newroot, paths[i]);
+		if (!boot_path(target, sizeof target, b->newroot, paths[i]))
+			continue;
 		if (mount(paths[i], target, NULL, MS_MOVE, NULL) == 0)
 			continue;
 		if (errno == ENOENT) {

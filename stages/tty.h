@@ -1,7 +1,7 @@
 /* The pure pieces of stages/tty.c: the decision table and the seccomp
  * program, exposed so tests/unit/test_tty.c can run the program in a
  * small BPF interpreter against synthetic syscalls. The stage entry point
- * is in init/stages.h. */
+ * is in stages/stages.h. */
 #ifndef HARDINIT_TTY_H
 #define HARDINIT_TTY_H
 

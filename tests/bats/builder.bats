@@ -4,13 +4,16 @@
 # reading the kernel cache; archives are inspected with GNU cpio and the
 # modules with modinfo, never with the builder's own claims.
 
+# stderr and stderr_lines are set by bats' run --separate-stderr.
+# shellcheck disable=SC2154
+
 bats_require_minimum_version 1.5.0
 
 setup_file() {
 	REPO=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
 	export REPO
 	export BUILDER="$REPO/initramfs/hardinit-mkinitramfs"
-	make -s -C "$REPO" build/mkcpio >&2
+	make -s -C "$REPO" build/mkcpio build/hardinit >&2
 	export MKCPIO="$REPO/build/mkcpio"
 
 	# Debian's 6.12 cloud kernel, unpacked by scripts/fetch-kernel; an
@@ -30,9 +33,16 @@ setup() {
 	T=$BATS_TEST_TMPDIR
 	# A stand-in for hardinit: /init only needs to be a file here, and its
 	# check-config follows the real contract (0 valid; 1 invalid with the
-	# reason on stderr), rejecting any config with a "bogus" line.
-	cat >"$T/hardinit" <<'EOF'
+	# reason on stderr), rejecting any config with a "bogus" line. Its
+	# paths and limits are the real binary's (HI_LIMITS replaces them).
+	cat >"$T/hardinit" <<EOF
 #!/bin/sh
+if [ "\$1" = limits ]; then
+	if [ -n "\${HI_LIMITS:-}" ]; then printf '%s\n' "\$HI_LIMITS"; exit 0; fi
+	exec "$REPO/build/hardinit" limits
+fi
+EOF
+	cat >>"$T/hardinit" <<'EOF'
 if [ "$1" = check-config ]; then
 	if grep -q '^bogus' "$2"; then
 		echo "hardinit: $2:1: unknown key 'bogus'; remove it" >&2
@@ -159,7 +169,7 @@ EOF
 	"$MKCPIO" -t 1700000000 <"$T/spec" >"$T/b.cpio"
 	cmp "$T/a.cpio" "$T/b.cpio"
 	"$MKCPIO" -t 1 -o "$T/c.cpio" "$T/spec"
-	! cmp -s "$T/a.cpio" "$T/c.cpio"
+	run ! cmp -s "$T/a.cpio" "$T/c.cpio"
 	# The archive ends with the trailer and is padded to 4 bytes.
 	grep -q 'TRAILER!!!' "$T/a.cpio"
 	[ $(($(stat -c %s "$T/a.cpio") % 4)) -eq 0 ]
@@ -235,7 +245,7 @@ EOF
 	cmp "$T/first.img" "$OUT"
 	[ "$(stat -c %a "$OUT")" = 644 ]
 	SOURCE_DATE_EPOCH=1700000001 builder --moddir "$T/fake" --modules "top other" >/dev/null
-	! cmp -s "$T/first.img" "$OUT"
+	run ! cmp -s "$T/first.img" "$OUT"
 	[[ $(listing "$OUT") == *"Nov 14  2023 init"* ]]
 	# No temporary files are left next to the output or in TMPDIR.
 	[ -z "$(find "$T" -maxdepth 1 -name '.out.img.*' -o -maxdepth 1 -name 'hardinit-mkinitramfs.*')" ]
@@ -328,7 +338,7 @@ EOF
 # Check with modinfo (the modules' own "depends" field, independent of
 # modules.dep) that every module's dependencies precede it, each once.
 check_load_order() {
-	local img=$1 dir="$T/unpacked" line path name dep
+	local img=$1 dir="$T/unpacked" path name dep
 	local -A seen=()
 	rm -rf "$dir" && mkdir -p "$dir"
 	(cd "$dir" && raw_cpio "$img" | cpio -idm --quiet 'lib/*' 'etc/*')
@@ -480,7 +490,8 @@ check_load_order() {
 }
 
 @test "a hardinit without check-config is reported, and --no-check skips the check" {
-	printf '#!/bin/sh\necho "hardinit: unknown command" >&2\nexit 2\n' >"$T/old-hardinit"
+	printf '#!/bin/sh\n[ "$1" = limits ] && exec "%s" limits\necho "hardinit: unknown command" >&2\nexit 2\n' \
+		"$REPO/build/hardinit" >"$T/old-hardinit"
 	chmod +x "$T/old-hardinit"
 	run --separate-stderr "$BUILDER" -o "$OUT" --hardinit "$T/old-hardinit" --config "$T/test.conf"
 	assert_one_line_error "cannot validate" "--no-check"
@@ -615,4 +626,27 @@ check_load_order() {
 	run --separate-stderr builder --moddir "$T/fake" --modules "nosuch"
 	[ "$status" -eq 1 ]
 	[ ! -e "$OUT" ]
+}
+
+@test "the builder takes hardinit's paths and limits from the binary it embeds" {
+	make_fake_tree
+	# A binary whose limit is one module: the builder must obey it.
+	HI_LIMITS=$("$REPO/build/hardinit" limits | sed 's/^MAX_MODULES=.*/MAX_MODULES=1/')
+	export HI_LIMITS
+	run --separate-stderr builder --moddir "$T/fake" --modules "top other"
+	assert_one_line_error "MAX_MODULES (1)"
+	# One that names another config path gets its config there.
+	HI_LIMITS=$("$REPO/build/hardinit" limits | sed 's|^CONFIG_PATH=.*|CONFIG_PATH=/etc/other.conf|')
+	run --separate-stderr builder
+	[ "$status" -eq 0 ]
+	[ "$(extract "$OUT" etc/other.conf)" = "# test config" ]
+	# A binary that prints no limits is refused, not guessed around.
+	HI_LIMITS="NOTHING=1"
+	run --separate-stderr builder
+	assert_one_line_error "did not print CONFIG_PATH"
+	# One without the command at all (an older hardinit): one clear line.
+	printf '#!/bin/sh\necho "hardinit: unknown command" >&2\nexit 2\n' >"$T/older"
+	chmod +x "$T/older"
+	run --separate-stderr "$BUILDER" -o "$OUT" --hardinit "$T/older" --config "$T/test.conf"
+	assert_one_line_error "limits failed" "unknown command"
 }

@@ -56,7 +56,9 @@ setup_file() {
 		[[ -x $PKG/$f ]] || { echo "not executable: /$f" >&2; return 1; }
 	done
 	# The packaged hardinit is the static PID 1.
-	! readelf -l "$PKG/usr/sbin/hardinit" | grep -q 'Requesting program interpreter'
+	run readelf -l "$PKG/usr/sbin/hardinit"
+	[ "$status" -eq 0 ]
+	[[ $output != *"Requesting program interpreter"* ]]
 	# Every file under /etc is a conffile.
 	run bash -c "cd '$PKG' && find etc -type f | sed 's|^|/|' | sort"
 	[ "$output" = "$(sort "$PKG/DEBIAN/conffiles")" ]
@@ -67,7 +69,7 @@ setup_file() {
 	run lintian --fail-on error,warning "$DEB"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	! grep -q '^[EW]: ' <<<"$output"
+	run ! grep -q '^[EW]: ' <<<"$output"
 }
 
 @test "deb: the copyright file is machine-readable and names the license of LICENSE" {

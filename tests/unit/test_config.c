@@ -15,6 +15,7 @@
 #include "log.h"
 #include "report.h"
 #include "stages.h"
+#include "fixture.h"
 #include "tap.h"
 
 static const char *const profiles[] = { "baseline", "strict", "appliance", "xen" };
@@ -414,11 +415,7 @@ static void test_errors(void)
 
 static void write_file(const char *path, const char *text)
 {
-	FILE *f = fopen(path, "w");
-	if (f) {
-		fputs(text, f);
-		fclose(f);
-	}
+	fixture_put("/", path, text);
 }
 
 static void test_include(void)
@@ -564,7 +561,7 @@ static void test_overrides(void)
 		{ "capabilities.keep", "cap_sys_module", "cap_sys_module would no longer be dropped" },
 		{ "locks.modules", "no", "locks.modules yes -> no" },
 		{ "locks.lockdown", "none", "locks.lockdown integrity -> none" },
-		{ "locks.ptrace_scope", "none", "locks.ptrace_scope 2 -> -1" },
+		{ "locks.ptrace_scope", "none", "locks.ptrace_scope 2 -> none" },
 		{ "mounts.shared", "no", "mounts.shared yes -> no" },
 		{ "mounts.proc_hidepid", "off", "mounts.proc_hidepid invisible -> off" },
 		{ "mounts.proc_hidepid", "ptraceable", "mounts.proc_hidepid invisible -> ptraceable" },
@@ -636,11 +633,8 @@ static struct boot b;
 
 static void boot_reset(const char *config_path, const char *cmdline)
 {
-	memset(&b, 0, sizeof b);
-	b.mode = MODE_DRY_RUN;
-	b.kmsg_fd = -1;
+	boot_at(&b, "/nonexistent", MODE_DRY_RUN);
 	snprintf(b.config_path, sizeof b.config_path, "%s", config_path);
-	snprintf(b.newroot, sizeof b.newroot, "/nonexistent");
 	cmdline_parse(&b.cmd, cmdline, strlen(cmdline), err, sizeof err);
 }
 

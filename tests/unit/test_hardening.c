@@ -17,6 +17,7 @@
 #include "fsutil.h"
 #include "log.h"
 #include "stages.h"
+#include "fixture.h"
 #include "tap.h"
 #include "../../stages/hardening.h"
 #include "../../stages/sysctl_apply.h"
@@ -28,12 +29,7 @@ static struct boot b;
 
 static void put(const char *rel, const char *content)
 {
-	char path[512];
-	snprintf(path, sizeof path, "%s/%s", root, rel);
-	if (fs_write_new(path, content) < 0) {
-		printf("# cannot write %s: %s\n", path, strerror(errno));
-		exit(2);
-	}
+	fixture_put(root, rel, content);
 }
 
 static const char *get(const char *rel)
@@ -68,15 +64,7 @@ static void fresh_boot(enum boot_mode mode, const char *cmdline)
 	char err[256];
 
 	fresh_tree();
-	memset(&b, 0, sizeof b);
-	b.mode = mode;
-	b.kmsg_fd = -1;
-	snprintf(b.proc, sizeof b.proc, "%s/proc", root);
-	snprintf(b.sys, sizeof b.sys, "%s/sys", root);
-	snprintf(b.dev, sizeof b.dev, "%s/dev", root);
-	snprintf(b.run, sizeof b.run, "%s/run", root);
-	snprintf(b.newroot, sizeof b.newroot, "%s/newroot", root);
-	config_defaults(&b.cfg);
+	boot_at(&b, root, mode);
 	if (cmdline_parse(&b.cmd, cmdline, strlen(cmdline), err, sizeof err) < 0) {
 		printf("# bad test command line: %s\n", err);
 		exit(2);
@@ -289,7 +277,7 @@ static void test_persist(void)
 	fresh_boot(MODE_ON_ROOT, "");
 	put("proc/sys/fs/protected_fifos", "1\n");
 	put("proc/sys/kernel/kptr_restrict", "2\n");
-	put("newroot/usr/lib/systemd/systemd", "");
+	put("root/usr/lib/systemd/systemd", "");
 	add_sysctl("fs.protected_fifos", "2", false, false);
 	add_sysctl("kernel.kptr_restrict", "2", false, false);
 	add_sysctl("kernel.io_uring_disabled", "2", false, false);

@@ -19,6 +19,7 @@
 #include "fsutil.h"
 #include "log.h"
 #include "stages.h"
+#include "fixture.h"
 #include "tap.h"
 
 static struct boot b;
@@ -26,18 +27,12 @@ static char base[] = "/tmp/hardinit-mounts-XXXXXX";
 
 static void put(const char *rel, const char *text)
 {
-	char p[512];
-	snprintf(p, sizeof p, "%s/%s", base, rel);
-	if (fs_write_new(p, text) < 0)
-		perror(p);
+	fixture_put(base, rel, text);
 }
 
 static void mkd(const char *rel, unsigned mode)
 {
-	char p[512];
-	snprintf(p, sizeof p, "%s/%s", base, rel);
-	fs_mkdir_p(p, 0755);
-	chmod(p, mode);
+	fixture_mkdir(base, rel, mode);
 }
 
 static const char *at(const char *rel)
@@ -51,16 +46,8 @@ static const char *at(const char *rel)
 
 static void boot_reset(enum boot_mode mode)
 {
-	memset(&b, 0, sizeof b);
-	b.mode = mode;
+	boot_at(&b, base, mode);
 	b.switched = true;
-	b.kmsg_fd = -1;
-	config_defaults(&b.cfg);
-	snprintf(b.newroot, sizeof b.newroot, "%s/root", base);
-	snprintf(b.proc, sizeof b.proc, "%s/proc", base);
-	snprintf(b.run, sizeof b.run, "%s/run", base);
-	snprintf(b.dev, sizeof b.dev, "%s/dev", base);
-	snprintf(b.sys, sizeof b.sys, "%s/sys", base);
 }
 
 static const char *status_of(const char *key)
@@ -248,9 +235,9 @@ static void test_mountinfo(void)
 	       !m.shared, "the top mount of a stack wins; master: is not shared:");
 	tap_ok(mountinfo_find_text(mountinfo, "/var", &m) == 0, "absent mount point");
 	tap_ok(!mount_opts_has("rw,nosuidx", "nosuid") && mount_opts_has("nosuid", "nosuid"), "whole words only");
-	tap_ok(tmpfs_size_valid("50%") && tmpfs_size_valid("512m") && tmpfs_size_valid("1048576") &&
-	       !tmpfs_size_valid("") && !tmpfs_size_valid("m") && !tmpfs_size_valid("10mb") &&
-	       !tmpfs_size_valid("1,mode=777"), "tmpfs sizes");
+	tap_ok(config_tmp_size_valid("50%") && config_tmp_size_valid("512m") && config_tmp_size_valid("1048576") &&
+	       !config_tmp_size_valid("") && !config_tmp_size_valid("m") && !config_tmp_size_valid("10mb") &&
+	       !config_tmp_size_valid("1,mode=777"), "tmpfs sizes");
 }
 
 static void test_later(void)
@@ -396,16 +383,8 @@ static int sandbox_main(const char *dir)
 			"--propagation private test_mounts --sandbox DIR\n");
 		return 2;
 	}
-	memset(&b, 0, sizeof b);
-	b.mode = MODE_INITRAMFS;
+	boot_at(&b, dir, MODE_INITRAMFS);
 	b.switched = true;
-	b.kmsg_fd = -1;
-	config_defaults(&b.cfg);
-	snprintf(b.newroot, sizeof b.newroot, "%s/root", dir);
-	snprintf(b.proc, sizeof b.proc, "%s/proc", dir);
-	snprintf(b.run, sizeof b.run, "%s/run", dir);
-	snprintf(b.dev, sizeof b.dev, "%s/dev", dir);
-	snprintf(b.sys, sizeof b.sys, "%s/sys", dir);
 	const char *v;
 	if ((v = getenv("HI_TMP_SIZE")))
 		snprintf(b.cfg.tmp_size, sizeof b.cfg.tmp_size, "%s", v);

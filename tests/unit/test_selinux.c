@@ -18,31 +18,19 @@
 #include "log.h"
 #include "../../stages/selinux.h"
 #include "stages.h"
+#include "fixture.h"
 #include "tap.h"
 
 static char base[] = "/tmp/hardinit-selinux-XXXXXX";
 
 static void put(const char *rel, const char *text)
 {
-	char p[512];
-	snprintf(p, sizeof p, "%s/%s", base, rel);
-	if (fs_write_new(p, text) < 0)
-		perror(p);
+	fixture_put(base, rel, text);
 }
 
 static void put_bytes(const char *rel, const void *data, size_t len)
 {
-	char p[512];
-	snprintf(p, sizeof p, "%s/%s", base, rel);
-	char dir[512];
-	snprintf(dir, sizeof dir, "%s", p);
-	*strrchr(dir, '/') = '\0';
-	fs_mkdir_p(dir, 0755);
-	FILE *f = fopen(p, "wb");
-	if (!f || fwrite(data, 1, len, f) != len)
-		perror(p);
-	if (f)
-		fclose(f);
+	fixture_put_bytes(base, rel, data, len);
 }
 
 /* ---- /etc/selinux/config ---------------------------------------------- */
@@ -290,9 +278,9 @@ static void test_policy_header(void)
 		close(fd);
 
 	char ms[32];
-	selinux_ms(ms, sizeof ms, 12345678);
+	report_format_ms(ms, sizeof ms, 12345678);
 	tap_streq(ms, "12.345", "12345678 ns is 12.345 ms");
-	selinux_ms(ms, sizeof ms, 999);
+	report_format_ms(ms, sizeof ms, 999);
 	tap_streq(ms, "0.000", "under a microsecond is 0.000 ms");
 }
 
@@ -400,15 +388,10 @@ static struct boot bt;
 
 static void boot_for(const char *tree, enum boot_mode mode)
 {
-	memset(&bt, 0, sizeof bt);
-	bt.mode = mode;
-	bt.kmsg_fd = -1;
-	config_defaults(&bt.cfg);
-	snprintf(bt.proc, sizeof bt.proc, "%s/%s/proc", base, tree);
-	snprintf(bt.sys, sizeof bt.sys, "%s/%s/sys", base, tree);
-	snprintf(bt.dev, sizeof bt.dev, "%s/%s/dev", base, tree);
-	snprintf(bt.run, sizeof bt.run, "%s/%s/run", base, tree);
-	snprintf(bt.newroot, sizeof bt.newroot, "%s/%s/root", base, tree);
+	char dir[256];
+
+	snprintf(dir, sizeof dir, "%s/%s", base, tree);
+	boot_at(&bt, dir, mode);
 	bt.switched = true;
 }
 

@@ -24,6 +24,7 @@
 #include "fsutil.h"
 #include "log.h"
 #include "stages.h"
+#include "fixture.h"
 #include "tap.h"
 
 #define TCGETS_REQ 0x5401u
@@ -251,10 +252,7 @@ static const char *value_of(const char *key)
 
 static void stage_reset(const char *proc, enum tiocsti_mode m, enum boot_mode mode)
 {
-	memset(&b, 0, sizeof b);
-	b.mode = mode;
-	b.kmsg_fd = -1;
-	config_defaults(&b.cfg);
+	boot_at(&b, "/nonexistent", mode);
 	b.cfg.tiocsti = m;
 	snprintf(b.proc, sizeof b.proc, "%s", proc);
 }

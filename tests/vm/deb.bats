@@ -12,6 +12,8 @@
 # unpacked image), not update-hardinit's own words; the boot is checked by
 # the guest's probe (tests/vm/images.bash).
 
+bats_require_minimum_version 1.5.0
+
 load lib
 load images
 load deb-chroot
@@ -212,7 +214,7 @@ assert_initrd_untouched() {
 	grep -A1 -xF -- --cmdline <<<"$args" | tail -n 1 | grep -qxF "root=/dev/vda ro"
 	grep -A1 -xF -- --sign-key <<<"$args" | tail -n 1 | grep -qxF /etc/keys/db.key
 	grep -A1 -xF -- --sign-cert <<<"$args" | tail -n 1 | grep -qxF /etc/keys/db.crt
-	! grep -qxF -- -o <<<"$args"
+	run ! grep -qxF -- -o <<<"$args"
 	# The initramfs of UKI=no is left as it was; delete removes both.
 	[[ $(sha256sum <"$ROOT/boot/hardinit.img-$KVER") == "$initrd_before" ]]
 	run in_root env HARDINIT_MKINITRAMFS=/tmp/uki-builder update-hardinit -d -k "$KVER"
@@ -313,7 +315,7 @@ assert_initrd_untouched() {
 	[ "$status" -eq 0 ]
 	[[ $output == *"/etc/kernel/postrm.d/hardinit"* ]]
 	[[ ! -e $ROOT/boot/hardinit.img-$KVER ]]
-	! grep -q "hardinit.img-$KVER" "$ROOT/var/lib/hardinit/images"
+	run ! grep -q "hardinit.img-$KVER" "$ROOT/var/lib/hardinit/images"
 	assert_initrd_untouched
 }
 

@@ -15,7 +15,7 @@ FAIL="hardinit.boot.failure_action=poweroff"
 # bpf (39) and checkpoint_restore (40, the top of the high word).
 DROPS=(17 38 39 40)
 STRICT_DROPS=(38 39 40)
-LAST_CAP=40   # both Debian kernels (DESIGN.md)
+LAST_CAP=40   # both Debian kernels (doc/design.md)
 
 setup_file() {
 	local dir

@@ -3,12 +3,6 @@
 #ifndef HARDINIT_CLI_H
 #define HARDINIT_CLI_H
 
-#include "boot.h"
-
 int cli_main(int argc, char **argv);
-
-/* Run the stage table in MODE_DRY_RUN and print what a boot would do.
- * Returns the exit status (0 or 1). Defined in init/main.c. */
-int dry_run(struct boot *b);
 
 #endif

@@ -28,7 +28,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../stages/mounts.h"
+#include "mounts.h"
 
 static int fail(const char *what, int e)
 {
@@ -118,8 +118,8 @@ int polytmp_main(int argc, char **argv)
 	struct passwd *pw = getpwnam(argv[i]);
 	if (!pw)
 		return fail(argv[i], errno ? errno : ENOENT);
-	if (snprintf(parent, sizeof parent, "%s/%s", strcmp(polydir, "/") ? polydir : "",
-		     POLY_DEFAULT_PARENT_NAME) >= (int)sizeof parent)
+	const struct ns_entry *entry;
+	if (poly_parent_for(NULL, polydir, &entry, parent, sizeof parent) < 0)
 		return fail(polydir, ENAMETOOLONG);
 	if (parent_ready(parent) < 0)
 		return 1;

@@ -1,5 +1,5 @@
 /* Every stage's entry point. The order of a boot lives in one table, in
- * init/main.c; each stage is one file in stages/. */
+ * stages/table.c; each stage is one file in stages/. */
 #ifndef HARDINIT_STAGES_H
 #define HARDINIT_STAGES_H
 
@@ -8,6 +8,8 @@
 int stage_early(struct boot *b);      /* stages/early.c: API mounts, console, fds */
 int stage_config(struct boot *b);     /* stages/config.c: config + cmdline overrides */
 int stage_modules(struct boot *b);    /* stages/modules.c: finit_module the builder's list */
+#define MODULES_LIST_MAX  (32 * 1024)  /* the builder's load list, bytes */
+#define MODULES_MAX       128          /* modules in it */
 int stage_root(struct boot *b);       /* stages/root.c: wait for and mount root= */
 int stage_switchroot(struct boot *b); /* stages/switchroot.c: move mounts, MS_MOVE, chroot, free initramfs */
 int stage_selinux(struct boot *b);    /* stages/selinux.c: load policy, booleans, relabel */

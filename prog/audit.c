@@ -15,12 +15,11 @@
 
 #include "audit.h"
 #include "fsutil.h"
+#include "hardening.h"
+#include "sink.h"
 
 #define AUDIT_MAX_ITEMS   256
 #define AUDIT_REPORT_MAX  (256 * 1024)
-#ifndef PR_GET_MDWE
-#define PR_GET_MDWE 66
-#endif
 
 struct audit_item {
 	char what[96];
@@ -256,18 +255,16 @@ static void print_text(const struct audit *a, int drifts)
 	       a->dropped ? " (some items over the limit were not checked)" : "");
 }
 
+/* Item texts are bounded (struct audit_item), so six bytes an input byte
+ * always fit. */
 static void json_string(const char *s)
 {
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			printf("\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			printf("\\u%04x", (unsigned char)*s);
-		else
-			putchar(*s);
-	}
-	putchar('"');
+	char buf[6 * 256 + 3];
+	struct sink k;
+
+	sink_init(&k, buf, sizeof buf);
+	sink_json_string(&k, s);
+	fputs(buf, stdout);
 }
 
 static void print_json(const struct audit *a, int drifts)

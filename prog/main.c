@@ -16,47 +16,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/magic.h>
+
 #include "boot.h"
 #include "cli.h"
 #include "log.h"
-#include "stages.h"
-
-#define RAMFS_MAGIC_ 0x858458f6
-#define TMPFS_MAGIC_ 0x01021994
-
-enum { M_INITRAMFS = 1, M_ON_ROOT = 2, M_DRY_RUN = 4, M_ALL = 7 };
-
-struct stage_entry {
-	const char *name;
-	stage_fn run;
-	unsigned modes;
-};
-
-/* The order of a boot, and the one place it is written down. The reasons
- * are in shared/DESIGN.md section 2: the policy needs the real root, the
- * mount tree must not be shared before the switch, the locks close doors
- * the earlier stages still need. */
-static const struct stage_entry stage_table[] = {
-	{ "early",      stage_early,      M_ALL },
-	{ "config",     stage_config,     M_ALL },
-	{ "modules",    stage_modules,    M_INITRAMFS | M_DRY_RUN },
-	{ "root",       stage_root,       M_INITRAMFS | M_DRY_RUN },
-	{ "switchroot", stage_switchroot, M_INITRAMFS | M_DRY_RUN },
-	{ "rootconfig", stage_config,     M_INITRAMFS },
-	{ "selinux",    stage_selinux,    M_ALL },
-	{ "memory",     stage_memory,     M_ALL },
-	{ "sysctl",     stage_sysctl,     M_ALL },
-	{ "mounts",     stage_mounts,     M_ALL },
-	{ "tty",        stage_tty,        M_ALL },
-	{ "caps",       stage_caps,       M_ALL },
-	{ "locks",      stage_locks,      M_ALL },
-	{ "report",     stage_report,     M_ALL },
-};
-
-static unsigned mode_bit(enum boot_mode m)
-{
-	return m == MODE_INITRAMFS ? M_INITRAMFS : m == MODE_ON_ROOT ? M_ON_ROOT : M_DRY_RUN;
-}
 
 static void sleep_seconds(int seconds)
 {
@@ -145,35 +109,6 @@ static void failure_action_from_cmdline(struct boot *b)
 	}
 }
 
-static int run_stages(struct boot *b)
-{
-	unsigned bit = mode_bit(b->mode);
-
-	for (size_t i = 0; i < sizeof stage_table / sizeof stage_table[0]; i++) {
-		const struct stage_entry *s = &stage_table[i];
-		if (!(s->modes & bit))
-			continue;
-		uint64_t start = boottime_ns();
-		int rc = s->run(b);
-		uint64_t took = boottime_ns() - start;
-		if (b->rep.n_stages < REPORT_MAX_STAGES) {
-			struct report_stage *st = &b->rep.stages[b->rep.n_stages++];
-			snprintf(st->name, sizeof st->name, "%s", s->name);
-			st->start_ns = start;
-			st->duration_ns = took;
-			st->result = rc < 0 ? -1 : 0;
-		}
-		if (rc < 0) {
-			log_err("stage %s failed after %llu.%03llu ms", s->name,
-				(unsigned long long)(took / 1000000), (unsigned long long)(took / 1000 % 1000));
-			return -1;
-		}
-		log_debug("stage %s done in %llu.%03llu ms", s->name,
-			  (unsigned long long)(took / 1000000), (unsigned long long)(took / 1000 % 1000));
-	}
-	return 0;
-}
-
 static enum boot_mode pid1_mode(void)
 {
 	struct statfs sfs;
@@ -181,23 +116,9 @@ static enum boot_mode pid1_mode(void)
 	/* The kernel unpacks an initramfs into rootfs, a ramfs or tmpfs; a
 	 * root the kernel mounted itself (init=) is a disk file system. */
 	if (statfs("/", &sfs) == 0 &&
-	    ((unsigned long)sfs.f_type == RAMFS_MAGIC_ || (unsigned long)sfs.f_type == TMPFS_MAGIC_))
+	    ((unsigned long)sfs.f_type == RAMFS_MAGIC || (unsigned long)sfs.f_type == TMPFS_MAGIC))
 		return MODE_INITRAMFS;
 	return MODE_ON_ROOT;
-}
-
-void boot_init_paths(struct boot *b, enum boot_mode mode)
-{
-	b->mode = mode;
-	b->kmsg_fd = -1;
-	snprintf(b->proc, sizeof b->proc, "/proc");
-	snprintf(b->sys, sizeof b->sys, "/sys");
-	snprintf(b->dev, sizeof b->dev, "/dev");
-	snprintf(b->run, sizeof b->run, "/run");
-	snprintf(b->config_path, sizeof b->config_path, "/etc/hardinit.conf");
-	snprintf(b->modules_list, sizeof b->modules_list, "/etc/hardinit/modules");
-	snprintf(b->newroot, sizeof b->newroot, mode == MODE_INITRAMFS ? "/root" : "/");
-	config_defaults(&b->cfg);
 }
 
 static void __attribute__((noreturn)) pid1_main(int argc, char **argv, char **envp)
@@ -209,12 +130,12 @@ static void __attribute__((noreturn)) pid1_main(int argc, char **argv, char **en
 	b.argc = argc;
 	b.argv = argv;
 	b.envp = envp;
-	/* SIGCHLD default-ignored children would be reaped by nobody; keep
-	 * the default disposition and reap in the one place that forks. */
+	/* A write to a pipe whose reader died must fail with EPIPE, not kill
+	 * PID 1 (the kernel would panic). */
 	signal(SIGPIPE, SIG_IGN);
 
-	if (run_stages(&b) == 0)
-		handoff_exec(&b);
+	if (boot_run_stages(&b) == 0)
+		boot_handoff(&b);
 	failure_action_from_cmdline(&b);
 	fail_boot(&b);
 }
@@ -224,18 +145,4 @@ int main(int argc, char **argv, char **envp)
 	if (getpid() == 1)
 		pid1_main(argc, argv, envp);
 	return cli_main(argc, argv);
-}
-
-int dry_run(struct boot *b)
-{
-	int rc = run_stages(b);
-	if (rc == 0)
-		rc = handoff_exec(b);
-	if (rc < 0) {
-		log_err("%s", b->err);
-		log_err("at boot this would take the failure action: %s",
-			config_failure_action_name(b->cfg.failure_action));
-		return 1;
-	}
-	return 0;
 }

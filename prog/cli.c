@@ -1,11 +1,15 @@
 #include "cli.h"
 
+#include "boot.h"
+
 #include <stdio.h>
 #include <string.h>
 
 #include "audit.h"
 #include "log.h"
 #include "polytmp.h"
+#include "selinux.h"
+#include "stages.h"
 
 static const char usage[] =
 "Usage: hardinit [COMMAND] [OPTIONS]\n"
@@ -29,6 +33,8 @@ static const char usage[] =
 "  private-tmp [--dir POLYDIR] USER COMMAND [ARGS...]\n"
 "                        run COMMAND as USER with its own instance of /tmp\n"
 "                        (as pam_namespace would), for systems without PAM\n"
+"  limits                print, as NAME=VALUE lines, the paths and limits\n"
+"                        the initramfs builder must respect\n"
 "  --help                this text\n"
 "  --version             the version\n"
 "\n"
@@ -77,6 +83,22 @@ static int parse_dry_run(struct boot *b, int argc, char **argv)
 	return 0;
 }
 
+/* The boot's stages in MODE_DRY_RUN: each says what it would do. The exit
+ * status is 1 where the boot would take the failure action. */
+static int dry_run(struct boot *b)
+{
+	int rc = boot_run_stages(b);
+	if (rc == 0)
+		rc = boot_handoff(b);
+	if (rc < 0) {
+		log_err("%s", b->err);
+		log_err("at boot this would take the failure action: %s",
+			config_failure_action_name(b->cfg.failure_action));
+		return 1;
+	}
+	return 0;
+}
+
 static int cmd_dry_run(int argc, char **argv)
 {
 	static struct boot b;
@@ -92,6 +114,20 @@ static int cmd_dry_run(int argc, char **argv)
 	return dry_run(&b);
 }
 
+/* The builder (hardinit-mkinitramfs) reads these instead of copying the
+ * numbers: one home for each. */
+static int cmd_limits(void)
+{
+	printf("CONFIG_PATH=%s\n", BOOT_CONFIG_PATH);
+	printf("MAX_CONFIG_BYTES=%d\n", CONFIG_MAX_FILE_BYTES);
+	printf("MODULES_LIST=%s\n", BOOT_MODULES_LIST);
+	printf("MAX_MODULES=%d\n", MODULES_MAX);
+	printf("MAX_LIST_BYTES=%d\n", MODULES_LIST_MAX);
+	printf("POLICY_DIR=%s\n", SELINUX_EMBED_DIR);
+	printf("MAX_POLICY_BYTES=%u\n", SELINUX_POLICY_MAX_BYTES);
+	return 0;
+}
+
 int cli_main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : NULL;
@@ -101,6 +137,8 @@ int cli_main(int argc, char **argv)
 		fputs(usage, cmd ? stdout : stderr);
 		return cmd ? 0 : 2;
 	}
+	if (strcmp(cmd, "limits") == 0)
+		return cmd_limits();
 	if (strcmp(cmd, "--version") == 0) {
 		printf("hardinit %s\n", HARDINIT_VERSION);
 		return 0;

@@ -1,0 +1,251 @@
+/* The lock: what lock_cmdline = yes lets a hardinit.* command-line
+ * override do. An override is applied to a copy of the config; the copy is
+ * kept only when no key's rule (the lock column of config_key_table) and
+ * no list's rule (config_list_table) says it is weaker. */
+#include <cap-ng.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config_keys.h"
+
+static int weaker(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int weaker(char *why, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, len, fmt, ap);
+	va_end(ap);
+	return 1;
+}
+
+/* ---- scalars: one rule per row ------------------------------------------ */
+
+static int scalar_int(const struct config *c, const struct key_def *d)
+{
+	const char *f = (const char *)c + d->offset;
+
+	if (d->kind == K_BOOL || d->kind == K_NAMED_BOOL)
+		return *(const bool *)f;
+	return *(const int *)f;
+}
+
+static bool scalar_changed(const struct config *o, const struct config *n, const struct key_def *d)
+{
+	if (d->kind == K_STRING)
+		return strcmp((const char *)o + d->offset, (const char *)n + d->offset) != 0;
+	return scalar_int(o, d) != scalar_int(n, d);
+}
+
+static bool scalar_weaker(const struct config *o, const struct config *n, const struct key_def *d)
+{
+	if (!scalar_changed(o, n, d))
+		return false;
+	switch (d->lock) {
+	case LOCK_FREE:
+	case LOCK_ADD_ONLY:
+		return false;
+	case LOCK_ON_ONLY:
+		if (d->kind == K_STRING)
+			return !*((const char *)n + d->offset);
+		return scalar_int(n, d) < scalar_int(o, d);
+	case LOCK_RANK: {
+		int ro = d->rank ? d->rank(scalar_int(o, d)) : scalar_int(o, d);
+		int rn = d->rank ? d->rank(scalar_int(n, d)) : scalar_int(n, d);
+		return rn <= ro;
+	}
+	case LOCK_FIXED:
+	case LOCK_LIST:     /* a list row never changes a scalar */
+	case LOCK_UNSET:
+		return true;
+	}
+	return true;
+}
+
+static int key_weaker(const struct config *o, const struct config *n, const struct key_def *d,
+		      char *why, size_t len)
+{
+	char ov[CONFIG_PATH_MAX + 2], nv[CONFIG_PATH_MAX + 2];
+
+	if (d->lock == LOCK_UNSET)
+		return weaker(why, len, "%s.%s has no lock rule (a bug: report it)",
+			      config_section_names[d->section], d->key);
+	if (d->kind == K_LIST || !scalar_weaker(o, n, d))
+		return 0;
+	config_format_value(ov, sizeof ov, o, d);
+	config_format_value(nv, sizeof nv, n, d);
+	const char *q = d->kind == K_STRING && !d->off_is_empty ? "'" : "";
+	return weaker(why, len, "%s.%s %s%s%s -> %s%s%s%s", config_section_names[d->section], d->key,
+		      q, ov, q, q, nv, q,
+		      d->lock == LOCK_FIXED ? " (it cannot change under the lock)" : "");
+}
+
+/* ---- lists: one rule per list -------------------------------------------- */
+
+int booleans_weaker(const struct config *o, const struct config *n, char *why, size_t len)
+{
+	if (o->n_booleans != n->n_booleans || memcmp(o->booleans, n->booleans, sizeof o->booleans) != 0)
+		return weaker(why, len, "selinux.boolean (booleans cannot change under the lock)");
+	return 0;
+}
+
+/* Sysctls that another section sets when its protection is on: adding one
+ * by override would undo that protection (the sysctl stage writes after the
+ * memory stage), so under the lock it counts as configured. */
+static const char *sysctl_owner(const struct config *c, const char *key)
+{
+	static const char *const aslr_keys[] = {
+		"kernel.randomize_va_space", "vm.mmap_min_addr", "vm.mmap_rnd_bits", "vm.mmap_rnd_compat_bits", NULL
+	};
+
+	if (c->aslr && config_lookup_name(aslr_keys, key) >= 0)
+		return "memory.aslr";
+	if (c->tiocsti != TIOCSTI_ALLOW && strcmp(key, "dev.tty.legacy_tiocsti") == 0)
+		return "tty.tiocsti";
+	if (c->lock_modules && strcmp(key, "kernel.modules_disabled") == 0)
+		return "locks.modules";
+	if (c->lock_kexec && strcmp(key, "kernel.kexec_load_disabled") == 0)
+		return "locks.kexec";
+	if (c->ptrace_scope >= 0 && strcmp(key, "kernel.yama.ptrace_scope") == 0)
+		return "locks.ptrace_scope";
+	return NULL;
+}
+
+int sysctls_weaker(const struct config *o, const struct config *n, char *why, size_t len)
+{
+	for (size_t i = 0; i < n->n_sysctls; i++) {
+		const char *owner = sysctl_owner(o, n->sysctls[i].key);
+		if (owner && config_sysctl_index(o, n->sysctls[i].key) < 0)
+			return weaker(why, len, "sysctl %s is set by %s", n->sysctls[i].key, owner);
+	}
+	for (size_t i = 0; i < o->n_sysctls; i++) {
+		const struct sysctl_setting *os = &o->sysctls[i];
+		long j = config_sysctl_index(n, os->key);
+		const struct sysctl_setting *ns = j < 0 ? NULL : &n->sysctls[j];
+		if (!ns || strcmp(os->value, ns->value) != 0 || (ns->ignore_failure && !os->ignore_failure) ||
+		    (os->required && !ns->required))
+			return weaker(why, len, "sysctl %s = %s is set by the config (only new sysctls can be added under the lock)",
+				      os->key, os->value);
+	}
+	return 0;
+}
+
+int cap_drop_weaker(const struct config *o, const struct config *n, char *why, size_t len)
+{
+	for (size_t i = 0; i < o->n_cap_drop; i++) {
+		if (config_cap_listed(n, o->cap_drop[i]))
+			continue;
+		const char *name = capng_capability_to_name((unsigned)o->cap_drop[i]);
+		return weaker(why, len, "cap_%s would no longer be dropped", name ? name : "?");
+	}
+	return 0;
+}
+
+int polydirs_weaker(const struct config *o, const struct config *n, char *why, size_t len)
+{
+	for (size_t i = 0; i < o->n_polydirs; i++)
+		if (!config_polydir_listed(n, o->polydirs[i]))
+			return weaker(why, len, "polydir %s would no longer be prepared", o->polydirs[i]);
+	return 0;
+}
+
+int config_weaker(const struct config *o, const struct config *n, char *why, size_t len)
+{
+	for (size_t i = 0; i < config_n_keys; i++)
+		if (key_weaker(o, n, &config_key_table[i], why, len))
+			return 1;
+	for (size_t i = 0; i < config_n_lists; i++)
+		if (config_list_table[i].weaker && config_list_table[i].weaker(o, n, why, len))
+			return 1;
+	return 0;
+}
+
+/* ---- the override -------------------------------------------------------- */
+
+/* "selinux.mode" -> section and key; "sysctl.kernel.kptr_restrict" keeps
+ * the dots of the sysctl name. */
+static int override_apply(struct parse *p, const char *key, const char *value)
+{
+	const char *dot = strchr(key, '.');
+	char sec[32];
+
+	if (!dot || dot == key || (size_t)(dot - key) >= sizeof sec)
+		return config_fail(p, "not a SECTION.KEY name; write e.g. hardinit.selinux.mode=enforcing");
+	memcpy(sec, key, (size_t)(dot - key));
+	sec[dot - key] = '\0';
+	int section = config_section_of(sec);
+	if (section < 0) {
+		for (int i = 0; i < N_SECTIONS; i++)
+			if (config_close_enough(sec, config_section_names[i]))
+				return config_fail(p, "unknown section '%s'; did you mean '%s'? see hardinit.conf(5)", sec, config_section_names[i]);
+		return config_fail(p, "unknown section '%s'; see hardinit.conf(5)", sec);
+	}
+	p->section = section;
+	if (strlen(dot + 1) >= CONFIG_NAME_MAX)
+		return config_fail(p, "key longer than 127 bytes (CONFIG_NAME_MAX); see hardinit.conf(5) for the keys");
+	if (config_assignment(p, dot + 1, value) < 0)
+		return -1;
+	return config_finish_requires(p);
+}
+
+int config_override(struct config *c, const char *key, const char *value,
+		    char *err, size_t errlen)
+{
+	struct config *next = malloc(sizeof *next);
+	struct parse *p = calloc(1, sizeof *p);
+	char why[CONFIG_ERR_MAX];
+	char val[CONFIG_MAX_LINE];
+	int rc = -1;
+
+	if (!key)
+		key = "";
+	if (!value)
+		value = "";
+	if (!next || !p) {
+		snprintf(err, errlen, "hardinit.%s: out of memory; the override was not applied", key);
+		goto out;
+	}
+	memcpy(next, c, sizeof *next);
+	p->c = next;
+	p->name = "command line";
+	p->override = true;
+	p->line = 1;
+	p->section = -1;
+	if (strlen(value) >= sizeof val) {
+		config_fail(p, "value longer than %d bytes; shorten it", CONFIG_MAX_LINE - 1);
+	} else {
+		/* The same rules as a line of the file: no control characters,
+		 * white space around the value ignored. */
+		config_set_str(val, sizeof val, value);
+		char *v = val;
+		for (const char *s = key; *s && v; s++)
+			if ((unsigned char)*s <= 0x20 || *s == 0x7f)
+				v = NULL;
+		for (const char *s = val; *s && v; s++)
+			if (((unsigned char)*s < 0x20 && *s != '\t') || *s == 0x7f)
+				v = NULL;
+		if (!v)
+			config_fail(p, "control character or white space in the name, or control character in the value; retype it");
+		else
+			rc = override_apply(p, key, config_trim(v));
+	}
+	if (rc < 0) {
+		snprintf(err, errlen, "hardinit.%s=%s: %s", key, value, p->msg);
+		rc = -1;
+	} else if (c->lock_cmdline && config_weaker(c, next, why, sizeof why)) {
+		snprintf(err, errlen, "hardinit.%s=%s refused: it weakens the locked config (%s); "
+			 "change the config file or drop lock_cmdline", key, value, why);
+		rc = 1;
+	} else {
+		memcpy(c, next, sizeof *c);
+		rc = 0;
+	}
+out:
+	free(p);
+	free(next);
+	return rc;
+}
+

@@ -1,0 +1,80 @@
+/* The order of a boot, and the one place it is written down. The reasons
+ * are in doc/design.md: the policy needs the real root, the mount tree must
+ * not be shared before the switch, the locks close doors the earlier stages
+ * still need. The runner times each stage into the report and stops at the
+ * first that fails; what a failure means is decided by its caller (the
+ * failure action in prog/main.c, the exit status of dry-run). */
+#include <stdio.h>
+
+#include "boot.h"
+#include "log.h"
+#include "stages.h"
+
+enum { M_INITRAMFS = 1, M_ON_ROOT = 2, M_DRY_RUN = 4, M_ALL = 7 };
+
+struct stage_entry {
+	const char *name;
+	stage_fn run;
+	unsigned modes;
+};
+
+static const struct stage_entry stage_table[] = {
+	{ "early",      stage_early,      M_ALL },
+	{ "config",     stage_config,     M_ALL },
+	{ "modules",    stage_modules,    M_INITRAMFS | M_DRY_RUN },
+	{ "root",       stage_root,       M_INITRAMFS | M_DRY_RUN },
+	{ "switchroot", stage_switchroot, M_INITRAMFS | M_DRY_RUN },
+	{ "rootconfig", stage_config,     M_INITRAMFS },
+	{ "selinux",    stage_selinux,    M_ALL },
+	{ "memory",     stage_memory,     M_ALL },
+	{ "sysctl",     stage_sysctl,     M_ALL },
+	{ "mounts",     stage_mounts,     M_ALL },
+	{ "tty",        stage_tty,        M_ALL },
+	{ "caps",       stage_caps,       M_ALL },
+	{ "locks",      stage_locks,      M_ALL },
+	{ "report",     stage_report,     M_ALL },
+};
+
+static unsigned mode_bit(enum boot_mode m)
+{
+	return m == MODE_INITRAMFS ? M_INITRAMFS : m == MODE_ON_ROOT ? M_ON_ROOT : M_DRY_RUN;
+}
+
+static void record_stage(struct boot *b, const char *name, uint64_t start, uint64_t took, int rc)
+{
+	if (b->rep.n_stages >= REPORT_MAX_STAGES)
+		return;
+	struct report_stage *st = &b->rep.stages[b->rep.n_stages++];
+	snprintf(st->name, sizeof st->name, "%s", name);
+	st->start_ns = start;
+	st->duration_ns = took;
+	st->result = rc < 0 ? -1 : 0;
+}
+
+int boot_run_stages(struct boot *b)
+{
+	unsigned bit = mode_bit(b->mode);
+	char took_ms[REPORT_MS_MAX];
+
+	for (size_t i = 0; i < sizeof stage_table / sizeof stage_table[0]; i++) {
+		const struct stage_entry *s = &stage_table[i];
+		if (!(s->modes & bit))
+			continue;
+		uint64_t start = boottime_ns();
+		int rc = s->run(b);
+		uint64_t took = boottime_ns() - start;
+		record_stage(b, s->name, start, took, rc);
+		report_format_ms(took_ms, sizeof took_ms, took);
+		if (rc < 0) {
+			log_err("stage %s failed after %s ms", s->name, took_ms);
+			return -1;
+		}
+		log_debug("stage %s done in %s ms", s->name, took_ms);
+	}
+	return 0;
+}
+
+int boot_handoff(struct boot *b)
+{
+	return handoff_exec(b);
+}
