@@ -6,8 +6,14 @@
 #   make bench      boot timings and sizes (not a test)
 #   make fuzz       the fuzz targets, longer than make check runs them
 #   make install    PREFIX=/usr/local DESTDIR=
+#   make deb        the Debian package, build/deb/hardinit_VERSION_ARCH.deb
 
-VERSION    := 0.1.0
+# The one place the version is written: debian/changelog's first line
+# (hardinit --version, the report, the man pages and the package follow it).
+VERSION    := ${shell sed -n '1s/^hardinit (\([^)]*\)).*/\1/p' debian/changelog 2>/dev/null}
+ifeq ($(VERSION),)
+$(error no version: debian/changelog is missing or its first line is not "hardinit (VERSION) ...")
+endif
 PREFIX     ?= /usr/local
 DESTDIR    ?=
 BUILD      := build
@@ -33,6 +39,9 @@ MUSLLDFLAGS := -static -Wl,--gc-sections -s
 CORE_SRC   := $(sort $(wildcard init/*.c stages/*.c))
 PROG_SRC   := $(sort $(wildcard prog/*.c))
 HDR        := $(wildcard init/*.h stages/*.h prog/*.h)
+# The version is compiled in (HARDINIT_VERSION): a new changelog entry
+# rebuilds what depends on the headers.
+HDR        += debian/changelog
 INCLUDES   := -Iinit -Istages
 
 PROBES     := $(patsubst tests/probe/%.c,$(BUILD)/probe/%,$(wildcard tests/probe/*.c))
@@ -42,7 +51,7 @@ all: $(BUILD)/hardinit $(BUILD)/mkcpio $(PROBES)
 # The builder's reproducible newc cpio writer runs on the build host.
 $(BUILD)/mkcpio: initramfs/mkcpio.c
 	@mkdir -p $(BUILD)
-	$(HOSTCC) $(COMMON) -O2 $< -o $@
+	$(HOSTCC) $(COMMON) -O2 $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $< -o $@
 
 $(BUILD)/include/.stamp:
 	@mkdir -p $(BUILD)/include
@@ -84,8 +93,7 @@ $(BUILD)/lib/%.a:
 	ar rcs $@ $^
 
 $(BUILD)/hardinit: $(PROG_SRC) $(HDR) $(BUILD)/lib/libhardinit-musl.a $(BUILD)/include/.stamp
-	$(MUSLCC) $(MUSLFLAGS) -DHARDINIT_PROFILE_DIR='"$(PREFIX)/share/hardinit/profiles"' \
-		$(PROG_SRC) $(BUILD)/lib/libhardinit-musl.a -o $@ $(MUSLLDFLAGS) $(STATIC_LIBS)
+	$(MUSLCC) $(MUSLFLAGS) -DHARDINIT_PROFILE_DIR='"$(PREFIX)/share/hardinit/profiles"' $(PROG_SRC) $(BUILD)/lib/libhardinit-musl.a -o $@ $(MUSLLDFLAGS) $(STATIC_LIBS)
 	@printf 'hardinit: %s is %s bytes (static, stripped)\n' $@ $$(stat -c %s $@)
 
 $(BUILD)/probe/%: tests/probe/%.c $(BUILD)/include/.stamp
@@ -158,11 +166,12 @@ install: $(BUILD)/hardinit $(BUILD)/mkcpio
 	install -D -m 0755 $(BUILD)/mkcpio $(DESTDIR)$(PREFIX)/lib/hardinit/mkcpio
 	install -d $(DESTDIR)$(PREFIX)/share/hardinit/profiles
 	install -m 0644 config/*.conf $(DESTDIR)$(PREFIX)/share/hardinit/profiles/
-	install -D -m 0644 man/hardinit.8 $(DESTDIR)$(PREFIX)/share/man/man8/hardinit.8
-	install -D -m 0644 man/hardinit-mkinitramfs.8 $(DESTDIR)$(PREFIX)/share/man/man8/hardinit-mkinitramfs.8
+	install -d $(DESTDIR)$(PREFIX)/share/man/man8 $(DESTDIR)$(PREFIX)/share/man/man5
+	$(MAN_VERSION) man/hardinit.8 >$(DESTDIR)$(PREFIX)/share/man/man8/hardinit.8
+	$(MAN_VERSION) man/hardinit-mkinitramfs.8 >$(DESTDIR)$(PREFIX)/share/man/man8/hardinit-mkinitramfs.8
 	install -d $(DESTDIR)$(PREFIX)/share/doc/hardinit
 	install -m 0644 doc/*.md README.md $(DESTDIR)$(PREFIX)/share/doc/hardinit/
-	install -D -m 0644 man/hardinit.conf.5 $(DESTDIR)$(PREFIX)/share/man/man5/hardinit.conf.5
+	$(MAN_VERSION) man/hardinit.conf.5 >$(DESTDIR)$(PREFIX)/share/man/man5/hardinit.conf.5
 	$(MAKE) --no-print-directory install-fleet
 
 # The fleet export (hardinit audit --format prometheus): the systemd units,
@@ -178,9 +187,24 @@ install-fleet:
 	install -m 0644 contrib/hardinit-audit.schema.json $(DESTDIR)$(PREFIX)/share/hardinit/hardinit-audit.schema.json
 	chmod 0644 $(DESTDIR)$(UNITDIR)/hardinit-audit.service $(DESTDIR)$(PREFIX)/share/hardinit/cron/hardinit-audit
 
+# The installed man pages carry VERSION in their .TH line whatever the
+# tree's copy says (tests/bats/deb.bats checks the tree's too).
+MAN_VERSION = sed 's/"hardinit [0-9][^"]*"/"hardinit $(VERSION)"/'
+
+# The package is built from a copy of the tree's files (tracked and new,
+# never build/), so what is in build/ cannot leak into it.
+DEB_ARCH   := $(shell dpkg-architecture -qDEB_HOST_ARCH 2>/dev/null || echo amd64)
+DEB        := $(BUILD)/deb/hardinit_$(VERSION)_$(DEB_ARCH).deb
+DEB_INPUTS := $(wildcard $(filter-out build/%,$(shell git ls-files -co --exclude-standard 2>/dev/null)))
+
+deb: $(DEB)
+
+$(DEB): $(DEB_INPUTS) scripts/build-deb
+	scripts/build-deb $(BUILD)/deb
+
 clean:
 	rm -rf $(BUILD)
 
 
 .PRECIOUS: $(BUILD)/obj/%.o
-.PHONY: all check unit fuzz fuzz-build demo demo-shell bench deps install install-fleet clean
+.PHONY: all check unit fuzz fuzz-build demo demo-shell bench deps install install-fleet deb clean

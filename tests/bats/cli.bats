@@ -19,10 +19,10 @@ setup() {
 	[[ $output == *"hardinit.conf(5)"* ]]
 }
 
-@test "--version prints the version from the Makefile" {
+@test "--version prints the version of debian/changelog, its one home" {
 	run "$HARDINIT" --version
 	[ "$status" -eq 0 ]
-	want=$(sed -n 's/^VERSION *:= *//p' "$SRC/Makefile")
+	want=$(sed -n '1s/^hardinit (\([^)]*\)).*/\1/p' "$SRC/debian/changelog")
 	[ "$output" = "hardinit $want" ]
 }
 

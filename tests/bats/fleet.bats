@@ -163,7 +163,7 @@ schema_valid() {
 	golden_clean
 	export_prom 0
 	digest=$(sha256sum <"$T/run/config" | cut -d' ' -f1)
-	want=$(sed -n 's/^VERSION *:= *//p' "$SRC/Makefile")
+	want=$(sed -n '1s/^hardinit (\([^)]*\)).*/\1/p' "$SRC/debian/changelog")
 	sample "hardinit_info{boot_version=0.0.9,config_digest=$digest,profile=custom,version=$want} 1"
 	# The effective config of a shipped profile is recognised by content.
 	"$HARDINIT" check-config "$SRC/config/strict.conf" >/dev/null
