@@ -39,6 +39,8 @@ struct stage_entry {
 static const struct stage_entry stage_table[] = {
 	{ "early",      stage_early,      M_ALL },
 	{ "config",     stage_config,     M_ALL },
+	/* Before the slow parts of the boot, so the kernel's waits overlap. */
+	{ "sysctl_start", stage_sysctl_start, M_INITRAMFS | M_ON_ROOT },
 	{ "modules",    stage_modules,    M_INITRAMFS | M_DRY_RUN },
 	{ "root",       stage_root,       M_INITRAMFS | M_DRY_RUN },
 	{ "switchroot", stage_switchroot, M_INITRAMFS | M_DRY_RUN },

@@ -7,6 +7,7 @@
 
 int stage_early(struct boot *b);      /* stages/early.c: API mounts, console, fds */
 int stage_config(struct boot *b);     /* stages/config.c: config + cmdline overrides */
+int stage_sysctl_start(struct boot *b); /* stages/sysctl_start.c: slow sysctl writes begun on a child */
 int stage_modules(struct boot *b);    /* stages/modules.c: finit_module the builder's list */
 int stage_root(struct boot *b);       /* stages/root.c: wait for and mount root= */
 int stage_switchroot(struct boot *b); /* stages/switchroot.c: move mounts, MS_MOVE, chroot, free initramfs */
