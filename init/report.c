@@ -52,16 +52,18 @@ const struct report_item *report_find(const struct report *r, const char *stage,
 
 static void put_json_string(struct sink *s, const char *str)
 {
-	sink_printf(s, "\"");
+	sink_putc(s, '"');
 	for (const unsigned char *p = (const unsigned char *)str; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			sink_printf(s, "\\%c", *p);
-		else if (*p < 0x20)
+		if (*p == '"' || *p == '\\') {
+			sink_putc(s, '\\');
+			sink_putc(s, (char)*p);
+		} else if (*p < 0x20) {
 			sink_printf(s, "\\u%04x", *p);
-		else
-			sink_printf(s, "%c", *p);
+		} else {
+			sink_putc(s, (char)*p);
+		}
 	}
-	sink_printf(s, "\"");
+	sink_putc(s, '"');
 }
 
 static void format_json(const struct report *r, struct sink *s)

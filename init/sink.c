@@ -28,3 +28,15 @@ void sink_printf(struct sink *s, const char *fmt, ...)
 	}
 	s->len += (size_t)n;
 }
+
+void sink_putc(struct sink *s, char c)
+{
+	if (s->full)
+		return;
+	if (s->cap - s->len < 2) {
+		s->full = true;
+		return;
+	}
+	s->buf[s->len++] = c;
+	s->buf[s->len] = '\0';
+}
