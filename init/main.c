@@ -43,12 +43,16 @@ static const struct stage_entry stage_table[] = {
 	{ "sysctl_start", stage_sysctl_start, M_INITRAMFS | M_ON_ROOT },
 	{ "modules",    stage_modules,    M_INITRAMFS | M_DRY_RUN },
 	{ "root",       stage_root,       M_INITRAMFS | M_DRY_RUN },
+	/* The later stages' reads from the root, looked up in parallel. */
+	{ "prefetch",   stage_prefetch,   M_INITRAMFS | M_ON_ROOT },
 	{ "switchroot", stage_switchroot, M_INITRAMFS | M_DRY_RUN },
 	{ "rootconfig", stage_config,     M_INITRAMFS },
 	{ "selinux",    stage_selinux,    M_ALL },
 	{ "memory",     stage_memory,     M_ALL },
 	{ "sysctl",     stage_sysctl,     M_ALL },
 	{ "mounts",     stage_mounts,     M_ALL },
+	/* One thread again before the seccomp filter and the capability drops. */
+	{ "prefetch_join", stage_prefetch_join, M_INITRAMFS | M_ON_ROOT },
 	{ "tty",        stage_tty,        M_ALL },
 	{ "caps",       stage_caps,       M_ALL },
 	{ "locks",      stage_locks,      M_ALL },

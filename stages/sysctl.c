@@ -77,8 +77,8 @@ static void write_one(struct boot *b, const struct sysctl_io *io, const struct s
 {
 	const struct sysctl_early_slot *e = sysctl_early_find(b->sysctl_early, s->key, s->value);
 
-	if (e && e->res.outcome != SYSCTL_ABSENT) {
-		*r = e->res;
+	if (e && e->judged.outcome != SYSCTL_ABSENT) {
+		*r = e->judged;
 		log_write(s, r, e->took_ns, " (started early)");
 		return;
 	}

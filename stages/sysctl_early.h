@@ -1,6 +1,6 @@
 /* The sysctl writes that make the kernel wait (kernel.sysrq = 0 waits for
- * RCU grace periods), started by the sysctl_start stage on a child process
- * right after the config is known, and collected with their read-backs by
+ * RCU grace periods), started by the sysctl_start stage on a thread right
+ * after the config is known, and collected with their read-backs by
  * the sysctl stage, which reports and judges them like every other write.
  * The wait then overlaps the module loads and the root mount instead of
  * adding to them. */
@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <sys/types.h>
+#include <pthread.h>
 
 #include "boot.h"
 #include "config.h"
@@ -23,17 +23,22 @@
 struct sysctl_early_slot {
 	char key[CONFIG_NAME_MAX];
 	char value[CONFIG_VALUE_MAX];
-	struct sysctl_result res;       /* written by the child */
-	uint64_t took_ns;               /* the child's time for read, write, read back */
-	int done;                       /* set by the child after res (release) */
+	struct sysctl_result res;       /* written by the writer thread */
+	uint64_t took_ns;               /* its time for read, write, read back */
+	int done;                       /* set by the writer after res (release) */
+	/* What the sysctl stage uses, set by the collection: res when done,
+	 * else refused with ETIMEDOUT (res stays the writer's, even late). */
+	struct sysctl_result judged;
 };
 
 struct sysctl_early {
-	pid_t pid;                      /* the writer; 0 when none was started */
-	int done_fd;                    /* read end: one byte when the writer is done */
+	pthread_t thread;
+	bool started;                   /* a writer thread runs or ran */
+	bool joined;                    /* ... and has ended */
 	int timeout_ms;                 /* SYSCTL_EARLY_TIMEOUT_MS; tests shorten it */
+	int proc_fd;                    /* b->proc: still valid after the switch moves it */
 	size_t n;
-	struct sysctl_early_slot *slots; /* MAP_SHARED with the writer */
+	struct sysctl_early_slot slots[SYSCTL_EARLY_MAX];
 	bool collected;
 	bool timed_out;
 };
@@ -44,13 +49,14 @@ struct sysctl_early {
 const char *sysctl_slow_reason(const char *key);
 
 /* Wait (bounded by e->timeout_ms) for the writer started by the
- * sysctl_start stage, reap it, and mark what it did not finish as
- * refused with ETIMEDOUT (logged once). 0 when every slot finished, -1
+ * sysctl_start stage, join it, and mark what it did not finish as
+ * refused with ETIMEDOUT (logged, with a word that the hand-off's exec
+ * waits for a thread stuck in the kernel). 0 when every slot finished, -1
  * on a timeout. Safe to call when nothing was started, and more than once. */
 int sysctl_early_collect(struct sysctl_early *e);
 
-/* The finished early result for key = value, or NULL (not started early,
- * a different value, or not finished). */
+/* The collected early slot for key = value (use its judged result), or
+ * NULL: not started early, another value, or not collected yet. */
 const struct sysctl_early_slot *sysctl_early_find(const struct sysctl_early *e,
 						  const char *key, const char *value);
 

@@ -1,29 +1,26 @@
 /* The sysctl_start stage: right after the config, start the profile's slow
- * sysctl writes on a child process, so that the kernel's wait runs while
+ * sysctl writes on a thread, so that the kernel's wait runs while
  * PID 1 loads modules and mounts root. Nothing is judged here: the sysctl
  * stage collects each result with its read-back, reports it and applies
  * the config's failure rules, before the caps and locks stages run. */
-#define _GNU_SOURCE   /* pipe2 */
+#define _GNU_SOURCE   /* pthread_timedjoin_np */
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "boot.h"
+#include "fsutil.h"
 #include "log.h"
 #include "report.h"
 #include "stages.h"
 #include "sysctl_early.h"
 
-/* After SIGKILL a writer stuck in the kernel may not die at once; PID 1
- * does not wait for it longer than this (the real init reaps it). */
-#define SYSCTL_EARLY_REAP_MS 100
+#define SYSCTL_EARLY_STACK_BYTES (64 * 1024)
 
 /* Writes that make the kernel wait, measured under `-icount` on Debian's
  * 6.12 cloud kernel (hardinit.debug prints each write's time). */
@@ -48,18 +45,26 @@ const char *sysctl_slow_reason(const char *key)
 	return NULL;
 }
 
-static uint64_t ms_to_ns(int ms)
+static int proc_at_read(void *ctx, const char *key, char *buf, size_t cap)
 {
-	return (uint64_t)ms * 1000000u;
+	return sysctl_read_at(((const struct sysctl_early *)ctx)->proc_fd, key, buf, cap);
 }
 
-/* The child: apply each slot through a directory fd of proc, which stays
- * valid when PID 1 moves /proc into the new root meanwhile. */
-static void __attribute__((noreturn)) writer_main(struct sysctl_early *e, int proc_fd,
-						   const char *proc, int done_wr)
+static int proc_at_write(void *ctx, const char *key, const char *value)
 {
-	struct sysctl_io io = sysctl_io_proc(fchdir(proc_fd) == 0 ? "." : proc);
+	return sysctl_write_at(((const struct sysctl_early *)ctx)->proc_fd, key, value);
+}
 
+static void *writer_main(void *arg)
+{
+	struct sysctl_early *e = arg;
+	struct sysctl_io io = { proc_at_read, proc_at_write, e };
+	struct sched_param idle = { 0 };
+
+	/* SCHED_IDLE: the writer runs only when PID 1 waits (for a device,
+	 * a module's probe), so the kernel's work for the write, CPU or wait,
+	 * stays out of PID 1's way, on one CPU as on many. */
+	(void)sched_setscheduler(0, SCHED_IDLE, &idle);
 	for (size_t i = 0; i < e->n; i++) {
 		struct sysctl_early_slot *s = &e->slots[i];
 		uint64_t start = boottime_ns();
@@ -67,21 +72,7 @@ static void __attribute__((noreturn)) writer_main(struct sysctl_early *e, int pr
 		s->took_ns = boottime_ns() - start;
 		__atomic_store_n(&s->done, 1, __ATOMIC_RELEASE);
 	}
-	char byte = 1;
-	ssize_t n;
-	do
-		n = write(done_wr, &byte, 1);
-	while (n < 0 && errno == EINTR);
-	_exit(0);
-}
-
-static void early_reset(struct sysctl_early *e)
-{
-	if (e->slots)
-		munmap(e->slots, SYSCTL_EARLY_MAX * sizeof *e->slots);
-	memset(e, 0, sizeof *e);
-	e->done_fd = -1;
-	e->timeout_ms = SYSCTL_EARLY_TIMEOUT_MS;
+	return NULL;
 }
 
 static size_t pick_slow(struct sysctl_early *e, const struct config *cfg)
@@ -104,118 +95,67 @@ static size_t pick_slow(struct sysctl_early *e, const struct config *cfg)
 	return e->n;
 }
 
-static int start_writer(struct boot *b, struct sysctl_early *e)
-{
-	int pipefd[2];
-	int proc_fd = open(b->proc, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-	if (proc_fd < 0)
-		return -1;
-	if (pipe2(pipefd, O_CLOEXEC) < 0) {
-		close(proc_fd);
-		return -1;
-	}
-	pid_t pid = fork();
-	if (pid == 0) {
-		close(pipefd[0]);
-		writer_main(e, proc_fd, b->proc, pipefd[1]);
-	}
-	int saved = errno;
-	close(proc_fd);
-	close(pipefd[1]);
-	if (pid < 0) {
-		close(pipefd[0]);
-		errno = saved;
-		return -1;
-	}
-	e->pid = pid;
-	e->done_fd = pipefd[0];
-	return 0;
-}
-
 int stage_sysctl_start(struct boot *b)
 {
 	struct sysctl_early *e = &early;
+	pthread_attr_t attr;
 
-	early_reset(e);
+	/* A writer of an earlier run that never ended (a test's stuck one)
+	 * still owns the old slots: leave them to it. */
+	if (e->started && !e->joined)
+		return 0;
+	memset(e, 0, sizeof *e);
+	e->proc_fd = -1;
+	e->timeout_ms = SYSCTL_EARLY_TIMEOUT_MS;
 	b->sysctl_early = e;
 	/* A dry run writes nothing; a root config read after the switch may
 	 * change [sysctl], and nothing is written that the final config might
 	 * not ask for: both leave every write to the sysctl stage. */
-	if (b->mode == MODE_DRY_RUN || b->cfg.read_root_config)
+	if (b->mode == MODE_DRY_RUN || b->cfg.read_root_config || pick_slow(e, &b->cfg) == 0)
 		return 0;
-	e->slots = mmap(NULL, SYSCTL_EARLY_MAX * sizeof *e->slots, PROT_READ | PROT_WRITE,
-			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (e->slots == MAP_FAILED) {
-		e->slots = NULL;
-		log_debug("sysctl_start: no shared page (%s); slow writes stay in the sysctl stage",
-			  strerror(errno));
-		return 0;
+	e->proc_fd = open(b->proc, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int rc = e->proc_fd < 0 ? errno : pthread_attr_init(&attr);
+	if (rc == 0) {
+		pthread_attr_setstacksize(&attr, SYSCTL_EARLY_STACK_BYTES);
+		rc = pthread_create(&e->thread, &attr, writer_main, e);
+		pthread_attr_destroy(&attr);
 	}
-	if (pick_slow(e, &b->cfg) == 0)
-		return 0;
-	if (start_writer(b, e) < 0) {
+	if (rc != 0) {
 		log_debug("sysctl_start: cannot start the writer (%s); slow writes stay in the sysctl stage",
-			  strerror(errno));
+			  strerror(rc));
+		if (e->proc_fd >= 0)
+			close(e->proc_fd);
+		e->proc_fd = -1;
 		e->n = 0;
 		return 0;
 	}
-	log_debug("sysctl_start: %zu slow write%s started early (pid %d, first %s)", e->n,
-		  e->n == 1 ? "" : "s", (int)e->pid, e->slots[0].key);
+	e->started = true;
+	log_debug("sysctl_start: %zu slow write%s started early on a thread", e->n, e->n == 1 ? "" : "s");
 	return 0;
 }
 
 /* ---- collection, called by the sysctl stage ---- */
 
-static int wait_byte(int fd, uint64_t deadline)
-{
-	for (;;) {
-		uint64_t now = boottime_ns();
-		if (now >= deadline)
-			return 0;
-		int ms = (int)((deadline - now + 999999) / 1000000);
-		struct pollfd p = { fd, POLLIN, 0 };
-		int r = poll(&p, 1, ms);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return 0;
-		char byte;
-		ssize_t n = read(fd, &byte, 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		return n == 1 ? 1 : -1;   /* -1: the writer died without finishing */
-	}
-}
-
-static bool reap(pid_t pid, uint64_t deadline)
-{
-	struct timespec ms = { 0, 1000000 };
-
-	for (;;) {
-		int status;
-		pid_t r = waitpid(pid, &status, WNOHANG);
-		if (r == pid || (r < 0 && errno == ECHILD))
-			return true;
-		if (boottime_ns() >= deadline)
-			return false;
-		nanosleep(&ms, NULL);
-	}
-}
-
 int sysctl_early_collect(struct sysctl_early *e)
 {
-	if (!e || e->pid <= 0 || e->collected)
+	if (!e || !e->started || e->collected)
 		return e && e->timed_out ? -1 : 0;
 	e->collected = true;
 	uint64_t start = boottime_ns();
-	int got = wait_byte(e->done_fd, start + ms_to_ns(e->timeout_ms));
-	close(e->done_fd);
-	e->done_fd = -1;
-	if (got != 1)
-		kill(e->pid, SIGKILL);
-	if (!reap(e->pid, boottime_ns() + ms_to_ns(got == 1 ? e->timeout_ms : SYSCTL_EARLY_REAP_MS)))
-		log_debug("sysctl: the early writer (pid %d) is not reaped yet; the real init will", (int)e->pid);
+	struct timespec deadline;
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	deadline.tv_sec += e->timeout_ms / 1000;
+	deadline.tv_nsec += (long)(e->timeout_ms % 1000) * 1000000L;
+	if (deadline.tv_nsec >= 1000000000L) {
+		deadline.tv_sec++;
+		deadline.tv_nsec -= 1000000000L;
+	}
+	int rc = pthread_timedjoin_np(e->thread, NULL, &deadline);
+	if (rc == 0) {
+		e->joined = true;
+		close(e->proc_fd);
+		e->proc_fd = -1;
+	}
 	uint64_t waited = boottime_ns() - start;
 	log_debug("sysctl: collected the early writes after waiting %llu.%03llu ms",
 		  (unsigned long long)(waited / 1000000), (unsigned long long)(waited / 1000 % 1000));
@@ -223,22 +163,23 @@ int sysctl_early_collect(struct sysctl_early *e)
 	size_t unfinished = 0;
 	for (size_t i = 0; i < e->n; i++) {
 		struct sysctl_early_slot *s = &e->slots[i];
-		if (__atomic_load_n(&s->done, __ATOMIC_ACQUIRE))
+		if (__atomic_load_n(&s->done, __ATOMIC_ACQUIRE)) {
+			s->judged = s->res;
 			continue;
-		memset(&s->res, 0, sizeof s->res);
-		s->res.outcome = SYSCTL_REFUSED;
-		s->res.err = ETIMEDOUT;
-		s->done = 1;
+		}
+		memset(&s->judged, 0, sizeof s->judged);
+		s->judged.outcome = SYSCTL_REFUSED;
+		s->judged.err = ETIMEDOUT;
 		unfinished++;
-		log_warn("sysctl: the early write %s = %s %s; it is judged as refused", s->key, s->value,
-			 got < 0 ? "ended with its writer process" : "did not finish in time");
+		log_warn("sysctl: the early write %s = %s did not finish in time; it is judged as refused",
+			 s->key, s->value);
 	}
 	if (unfinished == 0)
 		return 0;
 	e->timed_out = true;
-	if (got == 0)
-		log_warn("sysctl: the early writer (pid %d) did not finish within %d ms and was killed; "
-			 "the kernel is stuck in a sysctl write, look at its log", (int)e->pid, e->timeout_ms);
+	log_err("sysctl: the writer thread did not finish within %d ms: the kernel is stuck in a "
+		"sysctl write; if the boot goes on, the real init's exec waits for that thread",
+		e->timeout_ms);
 	return -1;
 }
 
@@ -249,7 +190,7 @@ const struct sysctl_early_slot *sysctl_early_find(const struct sysctl_early *e,
 		return NULL;
 	for (size_t i = 0; i < e->n; i++) {
 		const struct sysctl_early_slot *s = &e->slots[i];
-		if (s->done && strcmp(s->key, key) == 0 && strcmp(s->value, value) == 0)
+		if (strcmp(s->key, key) == 0 && strcmp(s->value, value) == 0)
 			return s;
 	}
 	return NULL;
