@@ -258,8 +258,8 @@ static void test_not_started(void)
 
 int main(void)
 {
-	log_set_console_fd(2);
 	log_set_kmsg_enabled(0);
+	log_set_console_fd(getenv("TEST_VERBOSE") ? 2 : -1);
 	test_slow_table();
 	test_started_and_collected();
 	test_report_order();
