@@ -27,9 +27,11 @@ WARN       := -Wall -Wextra -Wshadow -Wformat=2 -Wno-unused-parameter -Wno-forma
 COMMON     := -std=gnu11 $(WARN) -Iinit -Istages -Iprog -DHARDINIT_VERSION='"$(VERSION)"'
 # musl must not see glibc's /usr/include: a private directory holds only the
 # library and kernel uapi headers hardinit needs.
+# MUSL_EXTRA: size options to try (bench/size builds with -flto).
+MUSL_EXTRA ?=
 MUSLFLAGS  := $(COMMON) -Os -static -isystem $(BUILD)/include \
-              -ffunction-sections -fdata-sections -fno-asynchronous-unwind-tables
-MUSLLDFLAGS := -static -Wl,--gc-sections -s
+              -ffunction-sections -fdata-sections -fno-asynchronous-unwind-tables $(MUSL_EXTRA)
+MUSLLDFLAGS := -static -Wl,--gc-sections -s $(MUSL_EXTRA)
 
 # The core: what runs as PID 1 and what the tests link (init/: boot,
 # cmdline, config, report, log, fsutil, sink; stages/: every stage and the

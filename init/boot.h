@@ -12,6 +12,8 @@
 #include "config.h"
 #include "report.h"
 
+struct sysctl_early;
+
 enum boot_mode {
 	MODE_INITRAMFS,   /* /init of an initramfs: find root, switch, harden, exec */
 	MODE_ON_ROOT,     /* init=/.../hardinit on a kernel-mounted root: harden, exec */
@@ -53,6 +55,10 @@ struct boot {
 	/* The SELinux file contexts (struct selabel_handle *), opened once by
 	 * the selinux stage and shared by the stages that create files. */
 	void *selabel;
+
+	/* The slow sysctl writes the sysctl_start stage began on a child
+	 * (stages/sysctl_early.h); the sysctl stage collects them. NULL: none. */
+	struct sysctl_early *sysctl_early;
 
 	bool switched;           /* a switch happened: the new root is now "/" */
 

@@ -1,9 +1,12 @@
 #include "fsutil.h"
+#include "log.h"
+#include "report.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -86,7 +89,15 @@ static int open_regular(const char *path)
 	return fd;
 }
 
-static int read_file(const char *path, char *buf, size_t cap, size_t *len, int whole)
+static void log_took(const char *what, const char *path, int rc, int err, uint64_t start)
+{
+	char ms[REPORT_MS_MAX];
+
+	log_debug("%s %s: %s, %s ms", what, path, rc == 0 ? "ok" : strerror(err),
+		  report_format_ms(ms, sizeof ms, boottime_ns() - start));
+}
+
+static int read_file_quiet(const char *path, char *buf, size_t cap, size_t *len, int whole)
 {
 	size_t used;
 	int fd = open_regular(path);
@@ -110,9 +121,35 @@ static int read_file(const char *path, char *buf, size_t cap, size_t *len, int w
 	return rc;
 }
 
+/* Under hardinit.debug every file read but the sysctls (which have their
+ * own line per write) says how long it took: a read from the new root's
+ * disk waits for the device. */
+static int read_file(const char *path, char *buf, size_t cap, size_t *len, int whole)
+{
+	uint64_t start = boottime_ns();
+	int rc = read_file_quiet(path, buf, cap, len, whole);
+	int err = errno;
+	log_took("read", path, rc, err, start);
+	errno = err;
+	return rc;
+}
+
 int fs_read(const char *path, char *buf, size_t cap, size_t *len)
 {
 	return read_file(path, buf, cap, len, 1);
+}
+
+int fs_mount(const char *source, const char *target, const char *fstype,
+	     unsigned long flags, const void *data)
+{
+	uint64_t start = boottime_ns();
+	int rc = mount(source, target, fstype, flags, data);
+	int err = errno;
+	char what[64];
+	snprintf(what, sizeof what, "mount %s (flags 0x%lx) on", fstype ? fstype : "-", flags);
+	log_took(what, target, rc, err, start);
+	errno = err;
+	return rc;
 }
 
 int fs_read_prefix(const char *path, char *buf, size_t cap, size_t *len)
@@ -270,7 +307,7 @@ int sysctl_read(const char *proc, const char *key, char *buf, size_t cap)
 		errno = EINVAL;
 		return -1;
 	}
-	if (fs_read(path, buf, cap, NULL) < 0)
+	if (read_file_quiet(path, buf, cap, NULL, 1) < 0)
 		return -1;
 	squeeze_spaces(buf);
 	return 0;
@@ -285,6 +322,53 @@ int sysctl_write(const char *proc, const char *key, const char *value)
 		return -1;
 	}
 	return fs_write(path, value);
+}
+
+int sysctl_read_at(int proc_fd, const char *key, char *buf, size_t cap)
+{
+	char path[512];
+	size_t used;
+
+	if (sysctl_path(path, sizeof path, ".", key) < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	int fd = openat(proc_fd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -1;
+	int rc = read_upto(fd, buf, cap, &used);
+	int saved = errno;
+	close(fd);
+	errno = saved;
+	if (rc == 0)
+		squeeze_spaces(buf);
+	return rc;
+}
+
+int sysctl_write_at(int proc_fd, const char *key, const char *value)
+{
+	char path[512];
+	size_t len = strlen(value);
+
+	if (sysctl_path(path, sizeof path, ".", key) < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	int fd = openat(proc_fd, path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -1;
+	ssize_t n = write(fd, value, len);
+	int saved = errno;
+	close(fd);
+	if (n < 0) {
+		errno = saved;
+		return -1;
+	}
+	if ((size_t)n != len) {
+		errno = EIO;
+		return -1;
+	}
+	return 0;
 }
 
 int sysctl_value_equal(const char *a, const char *b)

@@ -42,6 +42,12 @@ int fs_write_once(const char *path, const void *data, size_t len);
  * (mode 0755). Returns 0 or -1 with errno. */
 int fs_write_new(const char *path, const char *s);
 
+/* mount(2), and under hardinit.debug one line with the target, the
+ * result and the time it took (finding the mounts that make the kernel
+ * wait). Returns what mount(2) returns, errno kept. */
+int fs_mount(const char *source, const char *target, const char *fstype,
+	     unsigned long flags, const void *data);
+
 /* mkdir -p, mode for every directory created. Returns 0 or -1 with errno. */
 int fs_mkdir_p(const char *path, unsigned mode);
 
@@ -56,6 +62,11 @@ int sysctl_read(const char *proc, const char *key, char *buf, size_t cap);
 
 /* Write a sysctl. Returns 0 or -1 with errno. */
 int sysctl_write(const char *proc, const char *key, const char *value);
+
+/* The same, relative to a directory fd of proc ("/proc"): it stays valid
+ * while the mounts move (the early sysctl writer runs across the switch). */
+int sysctl_read_at(int proc_fd, const char *key, char *buf, size_t cap);
+int sysctl_write_at(int proc_fd, const char *key, const char *value);
 
 /* Compare two sysctl values ignoring whitespace differences. */
 int sysctl_value_equal(const char *a, const char *b);

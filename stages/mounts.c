@@ -215,7 +215,7 @@ static void harden_existing(struct boot *b, const char *path, const char *key, u
 		log_info("would remount %s with %s", path, text);
 		return;
 	}
-	if (mount(NULL, path, NULL, MS_REMOUNT | MS_BIND | mount_flags_now(path) | want, NULL) < 0) {
+	if (fs_mount(NULL, path, NULL, MS_REMOUNT | MS_BIND | mount_flags_now(path) | want, NULL) < 0) {
 		log_warn("remounting %s with %s failed: %s; it stays without them", path, text,
 			 strerror(errno));
 		report_add(&b->rep, STAGE, key, "failed", "%s: %s", text, strerror(errno));
@@ -251,7 +251,7 @@ static void mounts_dev_shm(struct boot *b)
 	/* POSIX shared memory and semaphores (shm_open, sem_open) live here;
 	 * the early stage mounts /dev only. */
 	if ((mkdir(path, 01777) < 0 && errno != EEXIST) || chmod(path, 01777) < 0 ||
-	    mount("tmpfs", path, "tmpfs", want, "mode=1777") < 0) {
+	    fs_mount("tmpfs", path, "tmpfs", want, "mode=1777") < 0) {
 		log_warn("mounting a tmpfs on %s failed: %s; shm_open() will fail", path, strerror(errno));
 		report_add(&b->rep, STAGE, "/dev/shm", "failed", "%s", strerror(errno));
 		return;
@@ -297,7 +297,7 @@ static void mounts_proc(struct boot *b)
 		return;
 	}
 	unsigned long flags = mount_flags_now(b->proc) | MS_NOSUID | MS_NODEV | MS_NOEXEC;
-	if (mount("proc", b->proc, "proc", MS_REMOUNT | flags, data) < 0) {
+	if (fs_mount("proc", b->proc, "proc", MS_REMOUNT | flags, data) < 0) {
 		log_warn("remounting %s with %s failed: %s; every user sees every process",
 			 b->proc, data, strerror(errno));
 		report_add(&b->rep, STAGE, "/proc", "failed", "%s: %s", data, strerror(errno));
@@ -486,7 +486,7 @@ static void mounts_shared(struct boot *b)
 		log_info("would make %s shared, recursively", b->newroot);
 		return;
 	}
-	if (mount(NULL, b->newroot, NULL, MS_SHARED | MS_REC, NULL) < 0) {
+	if (fs_mount(NULL, b->newroot, NULL, MS_SHARED | MS_REC, NULL) < 0) {
 		log_warn("making %s shared failed: %s; per-user mount namespaces will not see "
 			 "later mounts", b->newroot, strerror(errno));
 		report_add(&b->rep, STAGE, "shared", "failed", "%s", strerror(errno));

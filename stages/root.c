@@ -384,7 +384,7 @@ static int mount_root(struct boot *b, struct root_search *s)
 	char *save = NULL;
 	int tries = 0;
 	for (char *t = strtok_r(types, ",", &save); t && tries < ROOT_FSTYPES_MAX; t = strtok_r(NULL, ",", &save), tries++) {
-		if (mount(s->found, b->newroot, t, flags, data) == 0) {
+		if (fs_mount(s->found, b->newroot, t, flags, data) == 0) {
 			log_notice("mounted root %s (%s) on %s %s", s->found, t, b->newroot, flags & MS_RDONLY ? "read-only" : "read-write");
 			report_add(&b->rep, "root", "device", "ok", "%s", s->found);
 			report_add(&b->rep, "root", "fstype", "ok", "%s", t);

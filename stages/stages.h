@@ -8,11 +8,14 @@
 int stage_early(struct boot *b);      /* stages/early.c: API mounts, console, fds */
 int stage_config(struct boot *b);     /* stages/config.c: config + cmdline overrides */
 int stage_firmware(struct boot *b);   /* stages/firmware.c: UEFI, Secure Boot, UKI, lockdown */
+int stage_sysctl_start(struct boot *b); /* stages/sysctl_start.c: slow sysctl writes begun on a child */
 int stage_modules(struct boot *b);    /* stages/modules.c: finit_module the builder's list */
 #define MODULES_LIST_MAX  (32 * 1024)  /* the builder's load list, bytes */
 #define MODULES_MAX       128          /* modules in it */
 int stage_verity(struct boot *b);     /* stages/verity.c: dm-verity device for the root */
 int stage_root(struct boot *b);       /* stages/root.c: wait for and mount root= */
+int stage_prefetch(struct boot *b);   /* stages/prefetch.c: the root's files, looked up in parallel */
+int stage_prefetch_join(struct boot *b); /* stages/prefetch.c: wait for those lookups (bounded) */
 int stage_switchroot(struct boot *b); /* stages/switchroot.c: move mounts, MS_MOVE, chroot, free initramfs */
 int stage_selinux(struct boot *b);    /* stages/selinux.c: load policy, booleans, relabel */
 int stage_memory(struct boot *b);     /* stages/memory.c: NX, ASLR, MDWE */

@@ -17,6 +17,7 @@
 #include "report.h"
 #include "stages.h"
 #include "sysctl_apply.h"
+#include "sysctl_early.h"
 
 #define KERNEL_FILE_MAX       1024   /* lsm list, lockdown, one module parameter */
 #define VULNERABILITIES_MAX   48     /* files in .../cpu/vulnerabilities; 6.12 has ~20 */
@@ -46,32 +47,66 @@ static int sysctl_failed(struct boot *b, const struct sysctl_setting *s, const s
 	return 0;
 }
 
+static void log_write(const struct sysctl_setting *s, const struct sysctl_result *r,
+		      uint64_t took_ns, const char *where)
+{
+	log_debug("sysctl: %s = %s: %s, reads %s, %llu.%03llu ms%s", s->key, s->value,
+		  sysctl_outcome_name(r->outcome), r->after[0] ? r->after : "nothing",
+		  (unsigned long long)(took_ns / 1000000), (unsigned long long)(took_ns / 1000 % 1000), where);
+}
+
+static void dry_run_one(const struct sysctl_io *io, const struct sysctl_setting *s)
+{
+	struct sysctl_result r;
+
+	sysctl_check_one(io, s->key, s->value, &r);
+	if (r.outcome == SYSCTL_ALREADY)
+		log_info("sysctl: %s = %s already", s->key, s->value);
+	else if (r.outcome == SYSCTL_ABSENT)
+		log_info("sysctl: %s is absent on this kernel%s", s->key,
+			 s->required ? " (required: the boot would fail)" : "");
+	else
+		log_info("sysctl: would set %s = %s (now %s)", s->key, s->value, r.before);
+}
+
+/* The result of one write: the early writer's when it made it (an absent
+ * one is tried again here: a module loaded since may have brought it),
+ * else written now. */
+static void write_one(struct boot *b, const struct sysctl_io *io, const struct sysctl_setting *s,
+		      struct sysctl_result *r)
+{
+	const struct sysctl_early_slot *e = sysctl_early_find(b->sysctl_early, s->key, s->value);
+
+	if (e && e->judged.outcome != SYSCTL_ABSENT) {
+		*r = e->judged;
+		log_write(s, r, e->took_ns, " (started early)");
+		return;
+	}
+	uint64_t start = boottime_ns();
+	sysctl_apply_one(io, s->key, s->value, r);
+	log_write(s, r, boottime_ns() - start, "");
+}
+
 static int apply_sysctls(struct boot *b)
 {
 	struct sysctl_io io = sysctl_io_proc(b->proc);
 	struct sysctl_result r;
 
+	/* Before any result is used: every early write is finished (or judged
+	 * refused) here, never later than this stage. */
+	(void)sysctl_early_collect(b->sysctl_early);
 	for (size_t i = 0; i < b->cfg.n_sysctls && i < CONFIG_MAX_SYSCTLS; i++) {
 		const struct sysctl_setting *s = &b->cfg.sysctls[i];
 
 		if (b->mode == MODE_DRY_RUN) {
-			sysctl_check_one(&io, s->key, s->value, &r);
-			if (r.outcome == SYSCTL_ALREADY)
-				log_info("sysctl: %s = %s already", s->key, s->value);
-			else if (r.outcome == SYSCTL_ABSENT)
-				log_info("sysctl: %s is absent on this kernel%s", s->key,
-					 s->required ? " (required: the boot would fail)" : "");
-			else
-				log_info("sysctl: would set %s = %s (now %s)", s->key, s->value, r.before);
+			dry_run_one(&io, s);
 			continue;
 		}
-		sysctl_apply_one(&io, s->key, s->value, &r);
+		write_one(b, &io, s, &r);
 		report_add(&b->rep, "sysctl", s->key, sysctl_outcome_name(r.outcome), "%s",
 			   r.outcome == SYSCTL_ABSENT ? s->value : r.after);
-		if (r.outcome == SYSCTL_APPLIED || r.outcome == SYSCTL_ALREADY) {
-			log_debug("sysctl: %s = %s (%s)", s->key, r.after, sysctl_outcome_name(r.outcome));
+		if (r.outcome == SYSCTL_APPLIED || r.outcome == SYSCTL_ALREADY)
 			continue;
-		}
 		if (sysctl_failed(b, s, &r) < 0)
 			return -1;
 	}

@@ -21,6 +21,8 @@ struct stage_entry {
 static const struct stage_entry stage_table[] = {
 	{ "early",      stage_early,      M_ALL },
 	{ "config",     stage_config,     M_ALL },
+	/* Before the slow parts of the boot, so the kernel's waits overlap. */
+	{ "sysctl_start", stage_sysctl_start, M_INITRAMFS | M_ON_ROOT },
 	{ "modules",    stage_modules,    M_INITRAMFS | M_DRY_RUN },
 	/* How the kernel was started (UEFI, Secure Boot, UKI, lockdown), read
 	 * once efivarfs, a module in a UKI's list, is loadable. */
@@ -31,12 +33,16 @@ static const struct stage_entry stage_table[] = {
 	/* Before root: the root stage mounts the verity device it set up. */
 	{ "verity",     stage_verity,     M_INITRAMFS | M_DRY_RUN },
 	{ "root",       stage_root,       M_INITRAMFS | M_DRY_RUN },
+	/* The later stages' reads from the root, looked up in parallel. */
+	{ "prefetch",   stage_prefetch,   M_INITRAMFS | M_ON_ROOT },
 	{ "switchroot", stage_switchroot, M_INITRAMFS | M_DRY_RUN },
 	{ "rootconfig", stage_config,     M_INITRAMFS },
 	{ "selinux",    stage_selinux,    M_ALL },
 	{ "memory",     stage_memory,     M_ALL },
 	{ "sysctl",     stage_sysctl,     M_ALL },
 	{ "mounts",     stage_mounts,     M_ALL },
+	/* One thread again before the seccomp filter and the capability drops. */
+	{ "prefetch_join", stage_prefetch_join, M_INITRAMFS | M_ON_ROOT },
 	{ "tty",        stage_tty,        M_ALL },
 	{ "caps",       stage_caps,       M_ALL },
 	{ "locks",      stage_locks,      M_ALL },

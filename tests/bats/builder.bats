@@ -423,6 +423,26 @@ check_load_order() {
 	[[ $(cpio -it --quiet <"$OUT") == *dev/console* ]]
 }
 
+@test "the default compression follows the target: none for virtio and xen, zstd otherwise" {
+	local kdir="$T/vm/lib/modules/9.9.9-test" target magic
+	mkdir -p "$kdir/kernel/v"
+	for m in virtio_pci virtio_blk xen-blkfront; do
+		printf 'module %s\n' "$m" >"$kdir/kernel/v/$m.ko.xz"
+		printf 'kernel/v/%s.ko.xz:\n' "$m" >>"$kdir/modules.dep"
+	done
+	for target in virtio xen; do
+		run --separate-stderr builder --moddir "$T/vm" --target "$target"
+		[ "$status" -eq 0 ] || { echo "$target: $stderr"; false; }
+		[[ $output == *"bytes (none), unpacked $(stat -c %s "$OUT") bytes"* ]] || { echo "$target: $output"; false; }
+		magic=$(od -An -tx1 -N4 "$OUT" | tr -d ' ')
+		[ "$magic" = 30373037 ] || { echo "$target: magic $magic, not a plain cpio"; false; }
+		builder --moddir "$T/vm" --target "$target" --compress zstd >/dev/null
+		[ "$(od -An -tx1 -N4 "$OUT" | tr -d ' ')" = 28b52ffd ] || { echo "$target: --compress zstd not obeyed"; false; }
+	done
+	builder --moddir "$T/vm" --target none --modules virtio_blk >/dev/null
+	[ "$(od -An -tx1 -N4 "$OUT" | tr -d ' ')" = 28b52ffd ]
+}
+
 # ---- SELinux policy and extra files ------------------------------------------------
 
 @test "--policy embeds the policy, its type and file contexts" {

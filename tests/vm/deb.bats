@@ -53,12 +53,13 @@ conf_set() {
 	sed -i "s|^$key=.*|$key=\"$val\"|" "$ROOT/$CONF_PATH"
 }
 
-# Unpack image FILE (zstd) into DIR, as the kernel would see it.
+# Unpack image FILE (zstd, or not compressed) into DIR, as the kernel would see it.
 unpack_image() {
 	local img=$1 dir=$2
 	rm -rf "$dir"
 	mkdir -p "$dir"
-	zstd -dcq -- "$img" | (cd "$dir" && cpio -idm --quiet --no-absolute-filenames)
+	{ zstd -dcq -- "$img" 2>/dev/null || cat -- "$img"; } |
+		(cd "$dir" && cpio -idm --quiet --no-absolute-filenames)
 }
 
 pkg_status() {

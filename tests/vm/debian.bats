@@ -294,7 +294,7 @@ _xen_initramfs() {
 	[[ $output == *"console=hvc0"* && $output == *"/dev/xvda"* ]] ||
 		{ echo "builder did not name the console/root a Xen guest needs: $output"; false; }
 	mkdir -p "$dir"
-	(cd "$dir" && zstd -dc "$out" | cpio -id --quiet)
+	(cd "$dir" && zstd -dcf "$out" | cpio -id --quiet)
 	cmp "$dir/etc/hardinit.conf" "$HARDINIT_SRC/config/xen.conf"
 	kdir=$(vm_kernel_dir 6.12)
 	kver=$(cat "$kdir/kver")

@@ -1,0 +1,63 @@
+/* The sysctl writes that make the kernel wait (kernel.sysrq = 0 waits for
+ * RCU grace periods), started by the sysctl_start stage on a thread right
+ * after the config is known, and collected with their read-backs by
+ * the sysctl stage, which reports and judges them like every other write.
+ * The wait then overlaps the module loads and the root mount instead of
+ * adding to them. */
+#ifndef HARDINIT_SYSCTL_EARLY_H
+#define HARDINIT_SYSCTL_EARLY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <pthread.h>
+
+#include "boot.h"
+#include "config.h"
+#include "sysctl_apply.h"
+
+#define SYSCTL_EARLY_MAX        8       /* slow writes started early in one boot */
+/* The collection's bound on the child: under loaded TCG a write that waits
+ * for RCU takes about 0.3 s; far above that, the kernel is stuck. */
+#define SYSCTL_EARLY_TIMEOUT_MS 10000
+
+struct sysctl_early_slot {
+	char key[CONFIG_NAME_MAX];
+	char value[CONFIG_VALUE_MAX];
+	struct sysctl_result res;       /* written by the writer thread */
+	uint64_t took_ns;               /* its time for read, write, read back */
+	int done;                       /* set by the writer after res (release) */
+	/* What the sysctl stage uses, set by the collection: res when done,
+	 * else refused with ETIMEDOUT (res stays the writer's, even late). */
+	struct sysctl_result judged;
+};
+
+struct sysctl_early {
+	pthread_t thread;
+	bool started;                   /* a writer thread runs or ran */
+	bool joined;                    /* ... and has ended */
+	int timeout_ms;                 /* SYSCTL_EARLY_TIMEOUT_MS; tests shorten it */
+	int proc_fd;                    /* b->proc: still valid after the switch moves it */
+	size_t n;
+	struct sysctl_early_slot slots[SYSCTL_EARLY_MAX];
+	bool collected;
+	bool timed_out;
+};
+
+/* Why writing key makes the kernel wait, so that it is worth starting
+ * early, or NULL for an ordinary write; the table and its kernel facts are
+ * in stages/sysctl_start.c. */
+const char *sysctl_slow_reason(const char *key);
+
+/* Wait (bounded by e->timeout_ms) for the writer started by the
+ * sysctl_start stage, join it, and mark what it did not finish as
+ * refused with ETIMEDOUT (logged, with a word that the hand-off's exec
+ * waits for a thread stuck in the kernel). 0 when every slot finished, -1
+ * on a timeout. Safe to call when nothing was started, and more than once. */
+int sysctl_early_collect(struct sysctl_early *e);
+
+/* The collected early slot for key = value (use its judged result), or
+ * NULL: not started early, another value, or not collected yet. */
+const struct sysctl_early_slot *sysctl_early_find(const struct sysctl_early *e,
+						  const char *key, const char *value);
+
+#endif

@@ -1,0 +1,80 @@
+/* Unit tests: the boot report's files (report.json, report.txt) written to a
+ * temporary directory, with the JSON escaping of every string, and the
+ * bounded sink they are formatted in. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fsutil.h"
+#include "report.h"
+#include "sink.h"
+#include "tap.h"
+
+static struct report rep;
+
+static void test_sink(void)
+{
+	char buf[4];
+	struct sink s;
+
+	sink_init(&s, buf, sizeof buf);
+	sink_putc(&s, 'a');
+	sink_putc(&s, 'b');
+	sink_putc(&s, 'c');
+	tap_ok(!s.full && strcmp(buf, "abc") == 0, "sink_putc appends up to the last byte before the NUL");
+	sink_putc(&s, 'd');
+	tap_ok(s.full && strcmp(buf, "abc") == 0, "a character past the end marks the sink full, text kept whole");
+	sink_init(&s, buf, sizeof buf);
+	sink_printf(&s, "%s", "ab");
+	sink_putc(&s, 'c');
+	tap_ok(!s.full && strcmp(buf, "abc") == 0, "printf and putc mix");
+}
+
+static void test_files(void)
+{
+	char dir[] = "/tmp/hardinit-test-report.XXXXXX";
+	static char json[65536], text[65536];
+	char path[128];
+
+	if (!mkdtemp(dir)) {
+		printf("# mkdtemp: %s\n", strerror(errno));
+		exit(2);
+	}
+	memset(&rep, 0, sizeof rep);
+	snprintf(rep.stages[0].name, sizeof rep.stages[0].name, "sysctl");
+	rep.stages[0].duration_ns = 1234567;
+	rep.n_stages = 1;
+	report_add(&rep, "sysctl", "kernel.sysrq", "applied", "%s", "0");
+	report_add(&rep, "mounts", "quote\"back\\slash", "warn", "tab\there\x01");
+	tap_ok(report_write(&rep, dir) == 0, "report_write succeeds");
+
+	snprintf(path, sizeof path, "%s/report.json", dir);
+	tap_ok(fs_read(path, json, sizeof json, NULL) == 0, "report.json is there");
+	tap_contains(json, "{\"stage\": \"sysctl\", \"key\": \"kernel.sysrq\", \"value\": \"0\", \"status\": \"applied\"},",
+		     "an item is one JSON object on its line");
+	tap_contains(json, "\"key\": \"quote\\\"back\\\\slash\"", "quotes and backslashes are escaped");
+	tap_contains(json, "\"value\": \"tab\\u0009here\\u0001\"", "control characters are \\u escapes");
+	tap_contains(json, "{\"name\": \"sysctl\", \"result\": \"ok\", \"duration_us\": 1234}", "the stage with its time");
+	tap_contains(json, "\"dropped_items\": 0\n}\n", "the file ends with the dropped count");
+
+	snprintf(path, sizeof path, "%s/report.txt", dir);
+	tap_ok(fs_read(path, text, sizeof text, NULL) == 0, "report.txt is there");
+	tap_contains(text, "sysctl kernel.sysrq applied 0\n", "the text report has the item");
+	tap_contains(text, "stage sysctl", "and the stage");
+
+	snprintf(path, sizeof path, "%s/report.json", dir);
+	unlink(path);
+	snprintf(path, sizeof path, "%s/report.txt", dir);
+	unlink(path);
+	rmdir(dir);
+}
+
+int main(void)
+{
+	test_sink();
+	test_files();
+	return tap_done();
+}
