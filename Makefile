@@ -4,7 +4,7 @@
 #   make check      every test suite; ends with "N passed, N failed"
 #   make demo       install what is missing, build, boot the demo in QEMU
 #   make bench      boot timings and sizes (not a test)
-#   make fuzz       the fuzz targets, longer than make check runs them
+#   make fuzz       every fuzz target to 10 million executions (FUZZ_RUNS)
 #   make install    PREFIX=/usr/local DESTDIR=
 
 VERSION    := 0.1.0
@@ -78,10 +78,10 @@ $(BUILD)/unit-san/%: tests/unit/%.c tests/unit/tap.h $(CORE_SRC) $(STAGE_SRC) $(
 	@mkdir -p $(BUILD)/unit-san
 	$(HOSTCC) $(HOSTFLAGS) $(SANFLAGS) -Itests/unit $< $(CORE_SRC) $(STAGE_SRC) -o $@ $(HOSTLIBS)
 
-$(BUILD)/fuzz/%: tests/fuzz/%.c $(CORE_SRC) $(HDR)
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(CORE_SRC) $(STAGE_SRC) $(HDR)
 	@mkdir -p $(BUILD)/fuzz
 	clang $(COMMON) -Wno-unknown-warning-option -g -O1 -DHARDINIT_HOST_TEST -fsanitize=fuzzer,address,undefined \
-		$< $(CORE_SRC) -o $@ $(HOSTLIBS)
+		$< $(CORE_SRC) $(STAGE_SRC) -o $@ $(HOSTLIBS)
 
 # The fortify shims are musl-only code: tested built with musl, as shipped.
 $(BUILD)/unit/test_compat_musl: tests/unit-musl/test_compat.c init/compat.c tests/unit/tap.h $(BUILD)/include/.stamp
@@ -95,8 +95,10 @@ fuzz-build: $(FUZZ_BIN)
 check: all unit fuzz-build
 	tests/run-suites
 
+# Every target to FUZZ_RUNS executions (tests/fuzz/run), niced: run it
+# before resolving a change to a parser.
 fuzz: fuzz-build
-	FUZZ_SECONDS=$${FUZZ_SECONDS:-600} tests/fuzz/run
+	FUZZ_RUNS=$${FUZZ_RUNS:-10000000} nice -n 19 tests/fuzz/run
 
 demo: 
 	scripts/demo

@@ -473,7 +473,7 @@ int poly_parent_for(const struct ns_conf *c, const char *polydir,
 }
 
 /* The longest mount point of fstab, other than /, that path lies under. */
-static bool fstab_mount_point_for(const char *fstab, const char *path, char *best, size_t bestlen)
+bool fstab_mount_point_for(const char *fstab, const char *path, char *best, size_t bestlen)
 {
 	char line[1024];
 	bool found = false;

@@ -178,6 +178,8 @@ int probe_partition(int disk_fd, unsigned partno, unsigned sector_size, struct p
 	unsigned char mbr[512];
 
 	memset(out, 0, sizeof *out);
+	if (partno == 0)
+		return -1;   /* partitions count from 1: 0 is an unreadable sysfs attribute */
 	if (sector_size < 512 || sector_size > 4096)
 		sector_size = 512;
 	if (probe_gpt(disk_fd, partno, sector_size, out) == 0)
