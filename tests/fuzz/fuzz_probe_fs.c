@@ -11,7 +11,7 @@
  * Invariants: 0 with a known type, a UUID that is empty or lower-case
  * 8-4-4-4-12 hex, a label of printable bytes, all NUL-terminated inside
  * their fields (squashfs: neither UUID nor label); -1 with the result all
- * zero; the same answer twice. format_uuid round-trips: its text parsed
+ * zero. format_uuid round-trips: its text parsed
  * back gives the 16 bytes, in either byte order. */
 #define _GNU_SOURCE   /* memfd_create */
 #include <stdint.h>
@@ -136,7 +136,7 @@ static int write_image(const uint8_t *data, size_t size)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct fs_info a, b;
+	struct fs_info fs;
 
 	if (image_fd < 0)
 		image_fd = memfd_create("fuzz_probe_fs", MFD_CLOEXEC);
@@ -145,9 +145,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_format_uuid(data, size);
 	if (size < 1 || write_image(data, size) < 0)
 		return 0;
-	int rc = probe_fs(image_fd, &a);
-	check_info(rc, &a);
-	if (probe_fs(image_fd, &b) != rc || memcmp(&a, &b, sizeof a) != 0)
-		abort();
+	check_info(probe_fs(image_fd, &fs), &fs);
 	return 0;
 }
