@@ -9,6 +9,7 @@
 #include "failure.h"
 #include "log.h"
 #include "measure.h"
+#include "modules.h"
 #include "polytmp.h"
 #include "selinux.h"
 #include "stages.h"

@@ -9,6 +9,7 @@
 
 #include "fsutil.h"
 #include "log.h"
+#include "modules.h"
 #include "stages.h"
 
 /* Linux 5.17: the kernel decompresses the module itself. Debian's 6.x
@@ -67,10 +68,33 @@ static int load_module(struct boot *b, const char *path, const char *params)
 	return -1;
 }
 
+int modules_list_parse(char *list, struct module_ref *mods, size_t cap)
+{
+	char *save = NULL;
+	size_t n = 0;
+
+	for (char *line = strtok_r(list, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		/* A line of blanks is not a module named "". */
+		line += strspn(line, " \t");
+		if (line[0] == '#' || line[0] == '\0')
+			continue;
+		if (n == cap)
+			return -1;
+		char *params = strchr(line, ' ');
+		if (params)
+			*params++ = '\0';
+		mods[n].path = line;
+		mods[n].params = params ? params : "";
+		n++;
+	}
+	return (int)n;
+}
+
 int stage_modules(struct boot *b)
 {
 	static char list[MODULES_LIST_MAX];
-	int count = 0, loaded = 0;
+	static struct module_ref mods[MODULES_MAX];
+	int loaded = 0;
 
 	if (fs_read(b->modules_list, list, sizeof list, NULL) < 0) {
 		if (errno == ENOENT) {
@@ -80,20 +104,16 @@ int stage_modules(struct boot *b)
 		return boot_error(b, "cannot read the module list %s: %s; rebuild the initramfs",
 				  b->modules_list, errno == E2BIG ? "larger than 32 KiB" : strerror(errno));
 	}
-	char *save = NULL;
-	for (char *line = strtok_r(list, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		if (line[0] == '#' || line[0] == '\0')
-			continue;
-		if (++count > MODULES_MAX)
-			return boot_error(b, "module list %s has more than %d modules; split the image", b->modules_list, MODULES_MAX);
-		char *params = strchr(line, ' ');
-		if (params)
-			*params++ = '\0';
+	int count = modules_list_parse(list, mods, MODULES_MAX);
+	if (count < 0)
+		return boot_error(b, "module list %s has more than %d modules; split the image", b->modules_list, MODULES_MAX);
+	for (int i = 0; i < count; i++) {
 		if (b->mode == MODE_DRY_RUN) {
-			log_info("dry run: would load module %s%s%s", line, params ? " " : "", params ? params : "");
+			log_info("dry run: would load module %s%s%s", mods[i].path,
+				 mods[i].params[0] ? " " : "", mods[i].params);
 			continue;
 		}
-		if (load_module(b, line, params ? params : "") > 0)
+		if (load_module(b, mods[i].path, mods[i].params) > 0)
 			loaded++;
 	}
 	log_debug("modules: %d listed, %d loaded", count, loaded);

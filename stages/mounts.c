@@ -93,9 +93,11 @@ static int mountinfo_parse_line(char *line, struct mountinfo_entry *m)
 			continue;
 		}
 		if (field == 4) {
+			/* The limit is the point's, not its escaped form's (\040 is
+			 * four bytes for one blank): unescape in the line first. */
+			unescape_octal(tok);
 			if (copy_str(m->point, sizeof m->point, tok) < 0)
 				return -1;
-			unescape_octal(m->point);
 		} else if (field == 5) {
 			copy_str(m->mnt_opts, sizeof m->mnt_opts, tok);
 		} else if (field > 5) {

@@ -100,6 +100,9 @@ int poly_parent_for(const struct ns_conf *c, const char *polydir,
  * the fstab mount point. Returns 1 yes, 0 no, -1 fstab unreadable (not
  * an error for a root without one: 0 then). */
 int poly_mounted_later(struct boot *b, const char *path, char *mnt, size_t mntlen);
+/* The parser behind it, for tests/fuzz/fuzz_fstab.c: the longest mount
+ * point of the fstab text, other than /, that path lies under. */
+bool fstab_mount_point_for(const char *fstab, const char *path, char *best, size_t bestlen);
 
 /* One line of /proc/self/mountinfo, as far as the stage needs it. */
 struct mountinfo_entry {

@@ -231,6 +231,11 @@ int nsconf_parse_line(const char *line, struct ns_entry *e, char *err, size_t er
 		return -1;
 	}
 	strip_trailing_slashes(e->polydir);
+	/* "" quoted is a field: pam_namespace would polyinstantiate nothing. */
+	if (!e->polydir[0]) {
+		snprintf(err, errlen, "the polydir is empty; name a directory such as /tmp");
+		return -1;
+	}
 	e->per_user = has_user_vars(e->polydir) || has_user_vars(e->instance_prefix);
 	if (parse_method(fields[2], e, err, errlen, &warned) < 0)
 		return -1;
@@ -515,7 +520,7 @@ int poly_parent_for(const struct ns_conf *c, const char *polydir,
 }
 
 /* The longest mount point of fstab, other than /, that path lies under. */
-static bool fstab_mount_point_for(const char *fstab, const char *path, char *best, size_t bestlen)
+bool fstab_mount_point_for(const char *fstab, const char *path, char *best, size_t bestlen)
 {
 	char line[1024];
 	bool found = false;

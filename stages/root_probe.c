@@ -161,13 +161,14 @@ static int probe_gpt(int fd, unsigned partno, unsigned ss, struct part_info *out
 	if (read_at(fd, entry, entry_size, (off_t)(entries_lba * ss + (uint64_t)(partno - 1) * entry_size)) < 0)
 		return -1;
 	format_uuid(entry + 16, 1, out->partuuid);
-	/* The name is UTF-16LE; names are almost always ASCII, keep those. */
+	/* The name is UTF-16LE; names are almost always ASCII: keep the printable
+	 * ones, '?' for the rest. */
 	size_t n = 0;
 	for (size_t i = 56; i + 1 < 128 && n + 1 < sizeof out->partlabel; i += 2) {
 		uint16_t ch = le16(entry + i);
 		if (ch == 0)
 			break;
-		out->partlabel[n++] = ch < 0x80 && ch >= 0x20 ? (char)ch : '?';
+		out->partlabel[n++] = ch < 0x7f && ch >= 0x20 ? (char)ch : '?';
 	}
 	out->partlabel[n] = '\0';
 	return 0;
@@ -178,6 +179,8 @@ int probe_partition(int disk_fd, unsigned partno, unsigned sector_size, struct p
 	unsigned char mbr[512];
 
 	memset(out, 0, sizeof *out);
+	if (partno == 0)
+		return -1;   /* partitions count from 1: 0 is an unreadable sysfs attribute */
 	if (sector_size < 512 || sector_size > 4096)
 		sector_size = 512;
 	if (probe_gpt(disk_fd, partno, sector_size, out) == 0)

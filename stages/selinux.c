@@ -71,28 +71,33 @@ static enum selinux_file_mode file_mode_of(const char *v)
 
 /* SELINUXTYPE= as libselinux's init_selinux_config() reads it: leading
  * blanks skipped, the tag case-insensitive, the last line counts, the value
- * up to the end of the line less trailing blanks. */
-static void config_line(struct selinux_file_config *out, char *s, char *e)
+ * up to the end of the line less trailing blanks. The type names a
+ * directory: one too long for the field is refused, never cut (-1). */
+static int config_line(struct selinux_file_config *out, char *s, char *e)
 {
 	char *v, *ve = e;
 
 	if (strncmp(s, "SELINUX=", 8) == 0) {
 		if (out->mode != SEFILE_ABSENT)
-			return;
+			return 0;
 		v = s + 8;
 		while (ve > v && (ve[-1] == ' ' || ve[-1] == '\t' || ve[-1] == '\r'))
 			ve--;
+		/* Only for messages, and the mode is a prefix of it: cut is fine. */
 		snprintf(out->mode_text, sizeof out->mode_text, "%.*s", (int)(ve - v), v);
 		out->mode = file_mode_of(out->mode_text);
-		return;
+		return 0;
 	}
 	trim(&s, &e);
 	if ((size_t)(e - s) >= 12 && strncasecmp(s, "SELINUXTYPE=", 12) == 0) {
 		v = s + 12;
 		ve = e;
 		trim(&v, &ve);
+		if ((size_t)(ve - v) >= sizeof out->type)
+			return -1;
 		snprintf(out->type, sizeof out->type, "%.*s", (int)(ve - v), v);
 	}
+	return 0;
 }
 
 int selinux_config_parse(const char *text, size_t len, struct selinux_file_config *out,
@@ -121,7 +126,11 @@ int selinux_config_parse(const char *text, size_t len, struct selinux_file_confi
 		}
 		memcpy(line, text + pos, n);
 		line[n] = '\0';
-		config_line(out, line, line + n);
+		if (config_line(out, line, line + n) < 0) {
+			snprintf(err, errlen, "SELINUXTYPE on line %zu is longer than %zu bytes; "
+				 "fix /etc/selinux/config", lineno, sizeof out->type - 1);
+			return -1;
+		}
 		pos += n + (nl ? 1 : 0);
 	}
 	return 0;

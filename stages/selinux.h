@@ -55,7 +55,8 @@ struct selinux_file_config {
 /* Parse the text of /etc/selinux/config (len bytes, need not be
  * NUL-terminated). Unknown keys are ignored, as libselinux does. Returns 0,
  * or -1 with err ("why; what to do") for a line longer than
- * SELINUX_CONFIG_MAX_LINE or a NUL byte. */
+ * SELINUX_CONFIG_MAX_LINE, a NUL byte, or a SELINUXTYPE= value that does
+ * not fit in type. */
 int selinux_config_parse(const char *text, size_t len, struct selinux_file_config *out,
 			 char *err, size_t errlen);
 
