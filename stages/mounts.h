@@ -135,6 +135,12 @@ int poly_tmpfiles_format(const char paths[][CONFIG_PATH_MAX], size_t n, char *ou
  * for a config error. */
 int mounts_prepare_polydirs(struct boot *b);
 
+/* Warn about the users namespace.conf names that /etc/passwd lacks. */
+void nsconf_check_users(struct boot *b, const struct ns_conf *c);
+
+/* "/a/b//" -> "/a/b" (a lone "/" stays). */
+void strip_trailing_slashes(char *s);
+
 /* Shared by stages/mounts.c and stages/polyinst.c. */
 int copy_str(char *out, size_t cap, const char *s);   /* 0, or -1 when it does not fit */
 /* mountinfo and fstab escape blanks as \040: undo that in place. */

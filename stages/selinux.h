@@ -94,6 +94,10 @@ void selinux_decide(struct selinux_decision *d, const char *kernel_enforcing,
 /* Does /proc/filesystems text list fs (e.g. "selinuxfs")? */
 bool selinux_fs_listed(const char *text, const char *fs);
 
+/* enforcing= as the kernel reads it (kstrtoul: digits only, nonzero is
+ * enforcing). Returns 0/1, or -1 when the kernel would ignore it too. */
+int selinux_parse_enforcing(const char *v);
+
 /* Check a binary policy's header; *version gets its version. Returns 0, or
  * -1 with err saying what is wrong (too short, bad magic, not "SE Linux"). */
 int selinux_policy_header(const void *data, size_t len, unsigned *version,
