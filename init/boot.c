@@ -1,4 +1,5 @@
 #include "boot.h"
+#include "log.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -12,6 +13,22 @@ int boot_error(struct boot *b, const char *fmt, ...)
 	vsnprintf(b->err, sizeof b->err, fmt, ap);
 	va_end(ap);
 	return -1;
+}
+
+int boot_problem(struct boot *b, bool required, const char *stage, const char *key,
+		 const char *fmt, ...)
+{
+	char msg[BOOT_ERR_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	report_add(&b->rep, stage, key, required ? "failed" : "warn", "%.150s", msg);
+	if (required)
+		return boot_error(b, "%s", msg);
+	log_warn("%s", msg);
+	return 0;
 }
 
 char *boot_path(char *out, size_t outlen, const char *dir, const char *rel)

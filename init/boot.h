@@ -100,6 +100,12 @@ int boot_handoff(struct boot *b);
 int boot_error(struct boot *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* A problem a [section] require = setting decides: with required, the
+ * fatal error (returns -1); else a warning (returns 0). Either way one
+ * report line, stage/key, "failed" or "warn". */
+int boot_problem(struct boot *b, bool required, const char *stage, const char *key,
+		 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
 /* Fill in the default paths and config for a mode. */
 void boot_init_paths(struct boot *b, enum boot_mode mode);
 

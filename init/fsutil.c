@@ -162,14 +162,12 @@ int fs_write(const char *path, const char *s)
 	return fs_write_once(path, s, strlen(s));
 }
 
-int fs_write_once(const char *path, const void *s, size_t len)
+/* procfs and sysfs take a value in one write; a short write is a refusal,
+ * not something to retry. Closes fd. */
+static int write_once_fd(int fd, const void *s, size_t len)
 {
-	int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
-
 	if (fd < 0)
 		return -1;
-	/* procfs and sysfs take a value in one write; a short write is a
-	 * refusal, not something to retry. */
 	ssize_t n = write(fd, s, len);
 	int saved = errno;
 	close(fd);
@@ -182,6 +180,11 @@ int fs_write_once(const char *path, const void *s, size_t len)
 		return -1;
 	}
 	return 0;
+}
+
+int fs_write_once(const char *path, const void *s, size_t len)
+{
+	return write_once_fd(open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY), s, len);
 }
 
 int fs_mkdir_p(const char *path, unsigned mode)
@@ -354,21 +357,7 @@ int sysctl_write_at(int proc_fd, const char *key, const char *value)
 		errno = EINVAL;
 		return -1;
 	}
-	int fd = openat(proc_fd, path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		return -1;
-	ssize_t n = write(fd, value, len);
-	int saved = errno;
-	close(fd);
-	if (n < 0) {
-		errno = saved;
-		return -1;
-	}
-	if ((size_t)n != len) {
-		errno = EIO;
-		return -1;
-	}
-	return 0;
+	return write_once_fd(openat(proc_fd, path, O_WRONLY | O_CLOEXEC | O_NOCTTY), value, len);
 }
 
 int sysctl_value_equal(const char *a, const char *b)

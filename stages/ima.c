@@ -77,29 +77,13 @@ long ima_policy_rules(const char *text, size_t len, struct ima_rule *rules, size
 }
 
 /* Missing policy, refused policy: fatal with [ima] require, else a warning. */
-static int ima_problem(struct boot *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static int ima_problem(struct boot *b, const char *fmt, ...)
-{
-	char msg[BOOT_ERR_MAX];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	report_add(&b->rep, STAGE, "policy", b->cfg.ima_require ? "failed" : "warn", "%.150s", msg);
-	if (b->cfg.ima_require)
-		return boot_error(b, "%s", msg);
-	log_warn("%s", msg);
-	return 0;
-}
 
 static int write_rules(struct boot *b, const char *path, const struct ima_rule *rules, long n)
 {
 	int fd = open(path, O_WRONLY | O_CLOEXEC);
 
 	if (fd < 0)
-		return ima_problem(b, "IMA: cannot open %s: %s; a policy was loaded before hardinit, or "
+		return boot_problem(b, b->cfg.ima_require, STAGE, "policy", "IMA: cannot open %s: %s; a policy was loaded before hardinit, or "
 				   "the kernel has no IMA", path, strerror(errno));
 	for (long i = 0; i < n; i++) {
 		char rule[IMA_RULE_MAX + 1];
@@ -107,14 +91,14 @@ static int write_rules(struct boot *b, const char *path, const struct ima_rule *
 		if (write(fd, rule, (size_t)len) != len) {
 			int e = errno;
 			close(fd);   /* the kernel now discards every rule written */
-			return ima_problem(b, "IMA: the kernel rejected rule %ld (line %u: '%.80s'): %s; no "
+			return boot_problem(b, b->cfg.ima_require, STAGE, "policy", "IMA: the kernel rejected rule %ld (line %u: '%.80s'): %s; no "
 					   "IMA policy was loaded: fix the rule (the kernel log says which "
 					   "word) and rebuild the image", i + 1, rules[i].line, rules[i].text,
 					   strerror(e));
 		}
 	}
 	if (close(fd) < 0)
-		return ima_problem(b, "IMA: loading the policy failed at close: %s", strerror(errno));
+		return boot_problem(b, b->cfg.ima_require, STAGE, "policy", "IMA: loading the policy failed at close: %s", strerror(errno));
 	return 1;
 }
 
@@ -130,19 +114,19 @@ int stage_ima(struct boot *b)
 			report_add(&b->rep, STAGE, "policy", "skipped", "no IMA policy in the image");
 			return 0;
 		}
-		return ima_problem(b, "IMA: cannot read the policy %s: %s; build the image with "
+		return boot_problem(b, b->cfg.ima_require, STAGE, "policy", "IMA: cannot read the policy %s: %s; build the image with "
 				   "hardinit-mkinitramfs --ima-policy FILE", b->ima_policy,
 				   errno == E2BIG ? "larger than 64 KiB (IMA_POLICY_MAX_BYTES)" : strerror(errno));
 	}
 	long n = ima_policy_rules(text, len, rules, IMA_POLICY_MAX_RULES, why, sizeof why);
 	if (n < 0)
-		return ima_problem(b, "IMA: the policy %s does not parse: %s", b->ima_policy, why);
+		return boot_problem(b, b->cfg.ima_require, STAGE, "policy", "IMA: the policy %s does not parse: %s", b->ima_policy, why);
 	if (b->mode == MODE_DRY_RUN) {
 		log_info("would load the IMA policy %s (%ld rules) into securityfs", b->ima_policy, n);
 		return 0;
 	}
 	if (securityfs_ensure(b) < 0 || !boot_path(path, sizeof path, b->sys, "kernel/security/ima/policy"))
-		return ima_problem(b, "IMA: securityfs is not available at %s/kernel/security", b->sys);
+		return boot_problem(b, b->cfg.ima_require, STAGE, "policy", "IMA: securityfs is not available at %s/kernel/security", b->sys);
 	uint64_t start = boottime_ns();
 	int rc = write_rules(b, path, rules, n);
 	if (rc <= 0)

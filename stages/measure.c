@@ -188,22 +188,6 @@ static int write_logs(struct boot *b, const char *own, const char *cel, size_t c
 
 /* ---- the stage ------------------------------------------------------------------ */
 
-static int tpm_problem(struct boot *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static int tpm_problem(struct boot *b, const char *fmt, ...)
-{
-	char msg[BOOT_ERR_MAX];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	report_add(&b->rep, STAGE, "tpm", b->cfg.tpm_require ? "failed" : "warn", "%.150s", msg);
-	if (b->cfg.tpm_require)
-		return boot_error(b, "%s", msg);
-	log_warn("%s", msg);
-	return 0;
-}
 
 /* The PCR before hardinit's first event, from sysfs (5.12+): the log's
  * starting point, so a replay needs nothing measured before. */
@@ -237,7 +221,7 @@ static int measure_all(struct boot *b, int fd, const char *dev)
 	long rc = n < 0 ? -1 : tpm_resp_pcr_banks(resp, (size_t)n, &banks, why, sizeof why);
 	if (rc != 0) {
 		tpm_failure(rc, why, err, sizeof err);
-		return tpm_problem(b, "TPM %s: reading its PCR banks failed: %s", dev, err);
+		return boot_problem(b, b->cfg.tpm_require, STAGE, "tpm", "TPM %s: reading its PCR banks failed: %s", dev, err);
 	}
 	initial_value(b, pcr, initial, sizeof initial);
 	sink_init(&so, own, sizeof own);
@@ -254,7 +238,7 @@ static int measure_all(struct boot *b, int fd, const char *dev)
 		if (rc != 0) {
 			tpm_failure(rc, why, err, sizeof err);
 			write_logs(b, own, cel, sc.len);
-			return tpm_problem(b, "TPM %s: extending PCR %u with %s failed: %s; the log keeps the "
+			return boot_problem(b, b->cfg.tpm_require, STAGE, "tpm", "TPM %s: extending PCR %u with %s failed: %s; the log keeps the "
 					   "events before it", dev, pcr, ev[i].name, err);
 		}
 		log_line(&so, pcr, &ev[i], &d);
@@ -262,7 +246,7 @@ static int measure_all(struct boot *b, int fd, const char *dev)
 		report_add(&b->rep, STAGE, ev[i].name, "ok", "PCR %u, %zu banks", pcr, d.n);
 	}
 	if (so.full || sc.full || write_logs(b, own, cel, sc.len) < 0)
-		return tpm_problem(b, "TPM: the measurements were extended but the event log could not be "
+		return boot_problem(b, b->cfg.tpm_require, STAGE, "tpm", "TPM: the measurements were extended but the event log could not be "
 				   "written under %s; a verifier cannot replay PCR %u this boot", b->run, pcr);
 	report_add(&b->rep, STAGE, "banks", "info", "%zu active", banks.n);
 	return 0;
@@ -288,7 +272,7 @@ int stage_measure(struct boot *b)
 			log_info("no TPM: nothing measured");
 			return 0;
 		}
-		return tpm_problem(b, "no TPM at %s/tpmrm0 or %s/tpm0, and [tpm] require = yes; boot with a "
+		return boot_problem(b, b->cfg.tpm_require, STAGE, "tpm", "no TPM at %s/tpmrm0 or %s/tpm0, and [tpm] require = yes; boot with a "
 				   "TPM or set require = no", b->dev, b->dev);
 	}
 	uint64_t start = boottime_ns();
