@@ -27,6 +27,16 @@ static const struct item_kind {
 	{ "selinux boolean ", "selinux_boolean", NULL },
 	{ "memory-deny-write-execute", "memory", "mdwe" },
 	{ "TIOCSTI seccomp filter in PID 1", "tty", "tiocsti_seccomp" },
+	{ "/ on the verity device", "verity", "device" },
+	{ "verity table of root", "verity", "table" },
+	{ "verity target of root", "verity", "target" },
+	{ "verity root hash", "verity", "root_hash" },
+	{ "verity on corruption", "verity", "on_corruption" },
+	{ "verity status", "verity", "status" },
+	{ "tpm pcr ", "tpm", NULL },
+	{ "secure boot", "firmware", "secure_boot" },
+	{ "started from a unified kernel image", "firmware", "uki" },
+	{ "kernel lockdown", "firmware", "lockdown" },
 };
 
 const char *audit_item_kind(const char *what, char *name, size_t cap)

@@ -54,6 +54,11 @@ static void test_kinds(void)
 	tap_streq(name, "cap_sys_rawio", "cap name");
 	tap_streq(audit_item_kind("selinux mode", name, sizeof name), "selinux", "selinux kind");
 	tap_streq(name, "mode", "selinux name");
+	tap_streq(audit_item_kind("verity root hash", name, sizeof name), "verity", "verity kind");
+	tap_streq(name, "root_hash", "verity root hash name");
+	tap_streq(audit_item_kind("tpm pcr 12 (sha256)", name, sizeof name), "tpm", "tpm kind");
+	tap_streq(name, "12 (sha256)", "tpm name: the PCR");
+	tap_streq(audit_item_kind("secure boot", name, sizeof name), "firmware", "firmware kind");
 	tap_streq(audit_item_kind("something new", name, sizeof name), "other", "unknown kind");
 	tap_streq(name, "something new", "unknown name is the description");
 	tap_streq(audit_rule_id("sysctl", "kernel.kptr_restrict"), "sysctl_kernel_kptr_restrict", "kptr rule");
