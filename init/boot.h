@@ -25,6 +25,7 @@ enum boot_mode {
 #define BOOT_CONFIG_PATH   "/etc/hardinit.conf"
 #define BOOT_MODULES_LIST  "/etc/hardinit/modules"
 #define BOOT_IMA_POLICY    "/etc/hardinit/ima-policy"
+#define BOOT_IMA_CERTS     "/etc/hardinit/ima-certs"
 #define BOOT_ERR_MAX  512
 
 struct boot {
@@ -77,6 +78,7 @@ struct boot {
 	uint8_t ima_policy_sha256[32];
 	bool ima_policy_loaded;            /* set by the ima stage */
 	char ima_policy[BOOT_PATH_MAX];    /* the builder's IMA policy file */
+	char ima_certs[BOOT_PATH_MAX];     /* its directory of DER certificates */
 
 	char err[BOOT_ERR_MAX];            /* the fatal error of the failing stage */
 	const char *failed_stage;          /* its name, set by the runner */

@@ -170,6 +170,7 @@ static int cmd_limits(void)
 	printf("MAX_POLICY_BYTES=%u\n", SELINUX_POLICY_MAX_BYTES);
 	printf("IMA_POLICY_PATH=%s\n", BOOT_IMA_POLICY);
 	printf("MAX_IMA_POLICY_BYTES=%d\n", IMA_POLICY_MAX_BYTES);
+	printf("IMA_CERT_DIR=%s\n", BOOT_IMA_CERTS);
 	return 0;
 }
 

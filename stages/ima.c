@@ -9,11 +9,15 @@
  * kernel rejects is the one that write names; a rejected rule makes the
  * kernel discard them all when the file is closed. */
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+
+#include <linux/keyctl.h>
 
 #include "boot.h"
 #include "fsutil.h"
@@ -102,6 +106,45 @@ static int write_rules(struct boot *b, const char *path, const struct ima_rule *
 	return 1;
 }
 
+/* The certificates of b->ima_certs into the "_ima" keyring, made in
+ * root's user keyring (add_key(2), keyctl(2): no keyutils). Returns the
+ * number added, or -1 after boot_problem() under [ima] require. */
+static int load_certs(struct boot *b)
+{
+	static char der[IMA_CERT_MAX_BYTES + 1];
+	struct dirent *de;
+	int n = 0;
+	DIR *d = opendir(b->ima_certs);
+
+	if (!d)
+		return 0;
+	long user = syscall(SYS_keyctl, KEYCTL_GET_KEYRING_ID, KEY_SPEC_USER_KEYRING, 1);
+	long ring = user < 0 ? -1 : syscall(SYS_add_key, "keyring", IMA_KEYRING_NAME, NULL, 0, user);
+	if (ring < 0) {
+		closedir(d);
+		return boot_problem(b, b->cfg.ima_require, STAGE, "certs", "IMA: cannot make the %s keyring: %s",
+				    IMA_KEYRING_NAME, strerror(errno)) < 0 ? -1 : 0;
+	}
+	while ((de = readdir(d)) && n < IMA_CERTS_MAX) {
+		char path[BOOT_PATH_MAX];
+		size_t len = 0;
+		if (de->d_name[0] == '.' || !boot_path(path, sizeof path, b->ima_certs, de->d_name))
+			continue;
+		if (fs_read(path, der, sizeof der, &len) < 0 ||
+		    syscall(SYS_add_key, "asymmetric", NULL, der, len, ring) < 0) {
+			int e = errno;
+			closedir(d);
+			return boot_problem(b, b->cfg.ima_require, STAGE, "certs", "IMA: certificate %s not added: %s; "
+					    "it must be a DER X.509 certificate of at most 16 KiB", path,
+					    e == E2BIG ? "too large" : strerror(e)) < 0 ? -1 : 0;
+		}
+		report_add(&b->rep, STAGE, "cert", "applied", "%s in %s", de->d_name, IMA_KEYRING_NAME);
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
 int stage_ima(struct boot *b)
 {
 	static char text[IMA_POLICY_MAX_BYTES + 1];
@@ -125,6 +168,9 @@ int stage_ima(struct boot *b)
 		log_info("would load the IMA policy %s (%ld rules) into securityfs", b->ima_policy, n);
 		return 0;
 	}
+	/* Keys first: an appraise rule takes effect with the policy. */
+	if (load_certs(b) < 0)
+		return -1;
 	if (securityfs_ensure(b) < 0 || !boot_path(path, sizeof path, b->sys, "kernel/security/ima/policy"))
 		return boot_problem(b, b->cfg.ima_require, STAGE, "policy", "IMA: securityfs is not available at %s/kernel/security", b->sys);
 	uint64_t start = boottime_ns();

@@ -12,6 +12,13 @@
 #define IMA_POLICY_MAX_BYTES  (64 * 1024)
 #define IMA_POLICY_MAX_RULES  128
 #define IMA_RULE_MAX          256
+/* X.509 certificates for appraisal, DER, in the builder's directory. */
+#define IMA_CERTS_MAX         8
+#define IMA_CERT_MAX_BYTES    (16 * 1024)
+/* Without CONFIG_INTEGRITY_TRUSTED_KEYRING (Debian's kernels) IMA finds
+ * its keys with request_key(2) in a keyring named "_ima" (".ima" with it):
+ * hardinit makes "_ima" in root's user keyring and adds the certificates. */
+#define IMA_KEYRING_NAME      "_ima"
 
 /* The event log a verifier replays, and the CEL-JSON one systemd's tools
  * (systemd-pcrlock, systemd-analyze pcrs) read. Both under b->run. */

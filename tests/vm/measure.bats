@@ -24,9 +24,10 @@ probe() {
 			echo "cel_records=$(tr -cd '\036' </run/log/systemd/tpm2-measure.log | wc -c)"
 		grep '^measure ' /run/hardinit/report.txt
 		echo "=== END TPM ==="
-		echo "=== BEGIN CONFIG_B64 ==="
-		base64 /run/hardinit/config
-		echo "=== END CONFIG_B64 ==="
+		echo "=== BEGIN EVENTS ==="
+		grep '^event ' /run/hardinit/measurements | cut -d' ' -f3
+		echo "=== END EVENTS ==="
+		echo "config_sha256=$(sha256sum /run/hardinit/config | cut -d' ' -f1)"
 		echo "=== BEGIN CEL_B64 ==="
 		[ -f /run/log/systemd/tpm2-measure.log ] && base64 /run/log/systemd/tpm2-measure.log
 		echo "=== END CEL_B64 ==="
@@ -35,6 +36,8 @@ probe() {
 		echo "boot_aggregate=$(grep -c boot_aggregate $m)"
 		echo "selinux_state=$(grep -c ' selinux-state ' $m)"
 		echo "selinux_policy_hash=$(grep -c ' selinux-policy-hash ' $m)"
+		# The _ima keyring, and how many keys it holds ("_ima: 1").
+		echo "ima_keyring=$(grep -o ' keyring *_ima: [0-9a-z]*' /proc/keys | sed 's/.*: //')"
 		if [ -e /sys/kernel/security/ima/policy ] &&
 			echo 'measure func=BPRM_CHECK' 2>/dev/null >/sys/kernel/security/ima/policy; then
 			echo "policy_write=accepted"
@@ -86,8 +89,11 @@ setup_file() {
 	vm_selinux_label "$dir/root"
 	vm_rootfs "$dir/root.img" "$dir/root"
 	hardinit_conf >"$dir/hardinit.conf"
+	# A certificate for appraisal, added to the _ima keyring at boot.
+	openssl req -x509 -newkey rsa:2048 -nodes -keyout "$dir/ima.key" -out "$dir/ima.der" \
+		-outform DER -subj /CN=hardinit-test-ima -days 2 2>/dev/null
 	vm_initramfs "$dir/initrd.img" --config "$dir/hardinit.conf" \
-		--ima-policy "$HARDINIT_SRC/config/ima-policy.example"
+		--ima-policy "$HARDINIT_SRC/config/ima-policy.example" --ima-cert "$dir/ima.der"
 }
 
 # swtpm in the foreground of a background job: it is this test's child and
@@ -117,17 +123,17 @@ teardown() {
 
 # The PCR value of a correct boot: from zeros (no firmware measured
 # anything: the kernel is booted directly), each event's text hashed with
-# SHA-256 and extended, in hardinit's order.
+# SHA-256 and extended, in hardinit's order. The config's digest comes from
+# the guest's sha256sum (busybox) over /run/hardinit/config.
 expected_pcr() {
-	local config_b64=$1
-	python3 - "$config_b64" "$POLICY" "$HARDINIT_SRC/config/ima-policy.example" \
+	local config_sha=$1
+	python3 - "$config_sha" "$POLICY" "$HARDINIT_SRC/config/ima-policy.example" \
 		"$("$HARDINIT_SRC/build/hardinit" --version | awk '{print $2}')" <<-'PY'
 		import base64, hashlib, sys
-		config = base64.b64decode(sys.argv[1])
 		policy = open(sys.argv[2], "rb").read()
 		ima = open(sys.argv[3], "rb").read()
 		h = lambda b: hashlib.sha256(b).hexdigest()
-		events = ["hardinit:config:" + h(config), "hardinit:selinux-policy:" + h(policy),
+		events = ["hardinit:config:" + sys.argv[1], "hardinit:selinux-policy:" + h(policy),
 		          "hardinit:verity-root-hash:none", "hardinit:ima-policy:" + h(ima),
 		          "hardinit:handoff:" + sys.argv[4]]
 		pcr = bytes(32)
@@ -143,11 +149,13 @@ expected_pcr() {
 	vm_boot "$log" --timeout 300 --initrd "$MDIR/initrd.img" --disk "$MDIR/root.img" --append "$SEL" -- "${TPM_ARGS[@]}"
 	vm_assert_done "$log"
 	vm_assert_section_line "$log" TPM "dev=tpmrm0"
-	local config_b64 want got
-	config_b64=$(vm_section "$log" CONFIG_B64 | tr -d ' \n')
-	want=$(expected_pcr "$config_b64")
+	local config_sha want got
+	config_sha=$(vm_clean_log "$log" | sed -n 's/^config_sha256=//p')
+	want=$(expected_pcr "$config_sha")
 	got=$(vm_section "$log" TPM | sed -n 's/^pcr=//p' | tr 'A-F' 'a-f')
 	echo "pcr from sysfs: $got; computed here: $want"
+	echo "events hardinit logged:"; vm_section "$log" EVENTS
+	echo "config sha256 in the guest: $config_sha"
 	[ -n "$want" ] && [ "$got" = "$want" ]
 	vm_assert_section_line "$log" TPM "log_lines=5"
 	vm_assert_section_line "$log" TPM "cel_records=5"
@@ -167,6 +175,8 @@ assert any(d["hashAlg"] == "sha256" and len(d["digest"]) == 64 for d in recs[0][
 	[[ $output =~ selinux_state=[1-9] ]] || { echo "$output"; false; }
 	[[ $output =~ selinux_policy_hash=[1-9] ]] || { echo "$output"; false; }
 	vm_assert_section_line "$log" IMA "policy_write=refused"
+	vm_assert_section_line "$log" IMA "ima_keyring=1"
+	vm_assert_section_contains "$log" IMA "ima cert applied ima.der in _ima"
 	vm_assert_section_contains "$log" IMA "ima policy applied"
 	vm_assert_section_contains "$log" IMA "ima policy_lock ok"
 	# audit: no drift after boot; drift once the PCR was extended again.
