@@ -1,12 +1,19 @@
 /* The benchmark's control: the least an initramfs /init can do to reach the
  * same real init. Load virtio_blk, wait for /dev/vda, mount it read-only,
  * switch to it, exec /sbin/init. No hardening, no config, no report: the
- * difference from hardinit is hardinit's cost. Not for real use. */
+ * difference from hardinit is hardinit's cost. Not for real use.
+ *
+ * CONTROL_NICE=N on the kernel command line (the kernel hands it to /init
+ * in the environment) runs it at nice N, as hardinit runs the boot
+ * (BOOT_NICE in init/boot.h), and puts nice 0 back before the exec: the
+ * floor of the same scheduling, to read hardinit's own cost against. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/mount.h>
 #include <sys/reboot.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -27,7 +34,11 @@ int main(int argc, char **argv, char **envp)
 {
 	struct timespec ten_ms = { 0, 10000000 };
 	struct stat st;
+	const char *nice = getenv("CONTROL_NICE");
 	(void)argc;
+
+	if (nice && setpriority(PRIO_PROCESS, 0, atoi(nice)) < 0)
+		die("setpriority");
 
 	mount("devtmpfs", "/dev", "devtmpfs", 0, NULL);
 	int fd = open("/lib/modules/virtio_blk.ko.xz", O_RDONLY | O_CLOEXEC);
@@ -45,6 +56,8 @@ int main(int argc, char **argv, char **envp)
 		die("move /dev");
 	if (chdir("/root") < 0 || mount(".", "/", NULL, MS_MOVE, NULL) < 0 || chroot(".") < 0 || chdir("/") < 0)
 		die("switch root");
+	if (nice && setpriority(PRIO_PROCESS, 0, 0) < 0)
+		die("setpriority back to 0");
 	argv[0] = "/sbin/init";
 	execve("/sbin/init", argv, envp);
 	die("exec /sbin/init");

@@ -60,4 +60,3 @@ void boot_init_paths(struct boot *b, enum boot_mode mode)
 	snprintf(b->newroot, sizeof b->newroot, mode == MODE_INITRAMFS ? "/root" : "/");
 	config_defaults(&b->cfg);
 }
-

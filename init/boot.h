@@ -80,6 +80,11 @@ struct boot {
 	char ima_policy[BOOT_PATH_MAX];    /* the builder's IMA policy file */
 	char ima_certs[BOOT_PATH_MAX];     /* its directory of DER certificates */
 
+	/* What boot_pace_start() changed, to put back (init/boot_pace.c). */
+	bool nice_raised;
+	int nice_before;
+	char rcu_expedited_before[16];     /* empty: not changed */
+
 	char err[BOOT_ERR_MAX];            /* the fatal error of the failing stage */
 	const char *failed_stage;          /* its name, set by the runner */
 };
@@ -107,6 +112,16 @@ int boot_error(struct boot *b, const char *fmt, ...)
  * report line, stage/key, "failed" or "warn". */
 int boot_problem(struct boot *b, bool required, const char *stage, const char *key,
 		 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* How fast the boot runs, never what it does (init/boot_pace.c): for
+ * the boot, PID 1 runs at nice BOOT_NICE and the kernel's RCU grace periods
+ * are expedited, as the kernel itself runs them until it starts /init;
+ * both are put back before the real init or an emergency shell runs, and
+ * a failure either way is a warning: the boot is slower, not weaker. */
+#define BOOT_NICE (-20)
+void boot_pace_start(struct boot *b);
+/* 0, or -1 after a logged warning that something stays changed. */
+int boot_pace_end(struct boot *b);
 
 /* Fill in the default paths and config for a mode. */
 void boot_init_paths(struct boot *b, enum boot_mode mode);

@@ -39,7 +39,7 @@ static void __attribute__((noreturn)) halt_forever(void)
 		sleep_seconds(3600);
 }
 
-static void run_emergency_shell(void)
+static void run_emergency_shell(struct boot *b)
 {
 	static const char *const shells[] = { "/bin/sh", "/bin/busybox" };
 
@@ -49,6 +49,7 @@ static void run_emergency_shell(void)
 		log_err("starting emergency shell %s; exit it to reboot", shells[i]);
 		pid_t pid = fork();
 		if (pid == 0) {
+			boot_pace_end(b);
 			char *const argv[] = { (char *)shells[i], strstr(shells[i], "busybox") ? "sh" : NULL, NULL };
 			setsid();
 			execv(shells[i], argv);
@@ -76,7 +77,7 @@ static void __attribute__((noreturn)) fail_boot(struct boot *b, const char *fail
 	log_err("taking the failure action: %s (from the %s)", config_failure_action_name(action), plan.source);
 	sync();
 	if (action == FAIL_SHELL) {
-		run_emergency_shell();
+		run_emergency_shell(b);
 		action = FAIL_REBOOT;
 	}
 	if (action == FAIL_REBOOT) {

@@ -187,6 +187,7 @@ int stage_early(struct boot *b)
 		ensure_std_fds(b, true);
 		read_console_level(b);
 		log_open_kmsg(b->dev);
+		boot_pace_start(b);
 	}
 	if (read_cmdline(b) < 0)
 		return -1;

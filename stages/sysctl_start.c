@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <sched.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -59,14 +59,15 @@ static void *writer_main(void *arg)
 {
 	struct sysctl_early *e = arg;
 	struct sysctl_io io = { proc_at_read, proc_at_write, e };
-	struct sched_param idle = { 0 };
 
-	/* SCHED_IDLE once running, not from the start: created idle, the
-	 * writer would not even begin while PID 1 is busy loading modules
-	 * (measured: the whole write then waited at the collection, 100 ms).
-	 * Begun at once, its first RCU wait starts now; what it does after
-	 * the waits runs when PID 1 waits, out of its way. */
-	(void)sched_setscheduler(0, SCHED_IDLE, &idle);
+	/* Lowered once running, not from the start: created low, the writer
+	 * would not even begin while PID 1 is busy loading modules (measured:
+	 * the whole write then waited at the collection, 100 ms). Begun at
+	 * once, its first RCU wait starts now; what it does after the waits
+	 * runs mostly when PID 1 waits. Nice 0, the kernel threads' weight, not
+	 * SCHED_IDLE: an idle thread starves behind the kernel's crypto
+	 * self-tests (boot.h, BOOT_NICE) and the collection waited for them. */
+	(void)setpriority(PRIO_PROCESS, 0, 0);
 	for (size_t i = 0; i < e->n; i++) {
 		struct sysctl_early_slot *s = &e->slots[i];
 		uint64_t start = boottime_ns();

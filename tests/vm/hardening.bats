@@ -150,6 +150,14 @@ boot_test() {
 	expect "$log" umh.bset "$(umh_without "${DROPS[@]}")"
 	expect "$log" umh.inheritable "$(umh_without "${DROPS[@]}")"
 
+	# The boot ran at BOOT_NICE; the real init and what it starts do not.
+	expect "$log" nice.pid1 0
+	expect "$log" nice.fresh 0
+	vm_assert_section_contains "$log" REPORT "early priority applied nice -20 during the boot (was 0)"
+	# RCU grace periods were expedited for the boot, and are normal again.
+	expect "$log" rcu_expedited 0
+	vm_assert_section_contains "$log" REPORT "early rcu_expedited applied 1 during the boot (was 0)"
+
 	# MDWE: inherited by the probe through fork and execve.
 	expect "$log" wx.mdwe 1
 	expect "$log" wx.mmap_x ok
