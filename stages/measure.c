@@ -1,8 +1,11 @@
 /* The measure stage: extend [tpm] pcr with what this boot was hardened
- * with, so a verifier can prove it remotely. Events, in order: the
- * effective config, the SELinux policy loaded, the verity root hash, the
- * IMA policy, and "handoff", the last thing measured before the real init
- * runs (only the report is written after it). Each event's data is the
+ * with, so a verifier can prove it remotely. Events, in order: the IMA
+ * policy, the verity root hash (both before the root is mounted), the
+ * effective config, the SELinux policy loaded, and "handoff", the last
+ * thing measured before the real init runs (only the report is written
+ * after it). A thread extends them as the stages before queue them
+ * (stages/measure_queue.c); this stage queues "handoff", waits for the
+ * thread and records what it did. Each event's data is the
  * text "hardinit:NAME:HEX", extended with TPM2_PCR_Event: the TPM hashes
  * it for every active bank itself, so hardinit needs no hash but SHA-256.
  *
@@ -13,7 +16,6 @@
  * the failure action with [tpm] require. */
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +26,7 @@
 #include "fsutil.h"
 #include "log.h"
 #include "measure.h"
+#include "measure_queue.h"
 #include "report.h"
 #include "sha256.h"
 #include "sink.h"
@@ -32,7 +35,6 @@
 
 #define STAGE "measure"
 #define MEASURE_LOG_MAX (16 * 1024)
-#define CONFIG_TEXT_MAX (48 * 1024)
 
 void measure_event_text(char *out, size_t cap, const char *name, const uint8_t digest[32])
 {
@@ -41,112 +43,11 @@ void measure_event_text(char *out, size_t cap, const char *name, const uint8_t d
 	snprintf(out, cap, "hardinit:%s:%s", name, hex_encode(hex, digest, 32));
 }
 
-/* ---- the device ------------------------------------------------------------ */
-
-static int tpm_open(const struct boot *b, char *path, size_t cap)
-{
-	static const char *const names[] = { "tpmrm0", "tpm0" };
-
-	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-		if (!boot_path(path, cap, b->dev, names[i]))
-			continue;
-		int fd = open(path, O_RDWR | O_CLOEXEC | O_NOCTTY);
-		if (fd >= 0)
-			return fd;
-	}
-	return -1;
-}
-
-/* One command, one response, bounded in time and size. */
-static long tpm_transact(int fd, const uint8_t *cmd, long len, uint8_t *resp, char *why, size_t whylen)
-{
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-
-	if (write(fd, cmd, (size_t)len) != len) {
-		snprintf(why, whylen, "writing the command failed: %s", strerror(errno));
-		return -1;
-	}
-	int r = poll(&p, 1, MEASURE_TPM_TIMEOUT_MS);
-	if (r == 0) {
-		snprintf(why, whylen, "no answer within %d ms", MEASURE_TPM_TIMEOUT_MS);
-		return -1;
-	}
-	if (r < 0) {
-		snprintf(why, whylen, "poll failed: %s", strerror(errno));
-		return -1;
-	}
-	ssize_t n = read(fd, resp, TPM_CMD_MAX);
-	if (n < 0) {
-		snprintf(why, whylen, "reading the answer failed: %s", strerror(errno));
-		return -1;
-	}
-	return (long)n;
-}
-
-/* A decoder's result as one line: a TPM code decoded, or the parse error. */
-static void tpm_failure(long rc, const char *why, char *out, size_t cap)
-{
-	if (rc > 0)
-		tpm_rc_text((uint32_t)rc, out, cap);
-	else
-		snprintf(out, cap, "%s", why);
-}
-
-/* ---- the events -------------------------------------------------------------- */
-
-struct event {
-	const char *name;
-	char text[TPM_EVENT_MAX];
-};
-
-static void event_digest(struct event *e, const char *name, const void *data, size_t len)
-{
-	uint8_t d[SHA256_BYTES];
-
-	sha256(data, len, d);
-	e->name = name;
-	measure_event_text(e->text, sizeof e->text, name, d);
-}
-
-static void event_hash(struct event *e, const char *name, const uint8_t digest[32])
-{
-	e->name = name;
-	measure_event_text(e->text, sizeof e->text, name, digest);
-}
-
-static void event_word(struct event *e, const char *name, const char *word)
-{
-	e->name = name;
-	snprintf(e->text, sizeof e->text, "hardinit:%s:%s", name, word);
-}
-
-static size_t collect_events(struct boot *b, struct event *ev)
-{
-	static char config[CONFIG_TEXT_MAX];
-	size_t n = 0;
-	int len = config_format(&b->cfg, config, sizeof config);
-
-	if (len < 0)
-		event_word(&ev[n++], "config", "unformattable");
-	else
-		event_digest(&ev[n++], "config", config, (size_t)len);
-	if (b->selinux_policy_hashed)
-		event_hash(&ev[n++], "selinux-policy", b->selinux_policy_sha256);
-	else
-		event_word(&ev[n++], "selinux-policy", "none");
-	event_word(&ev[n++], "verity-root-hash", b->root_hash[0] ? b->root_hash : "none");
-	if (b->ima_policy_loaded)
-		event_hash(&ev[n++], "ima-policy", b->ima_policy_sha256);
-	else
-		event_word(&ev[n++], "ima-policy", "none");
-	event_word(&ev[n++], "handoff", HARDINIT_VERSION);
-	return n;
-}
-
 /* ---- the logs ------------------------------------------------------------------ */
 
-static void log_line(struct sink *s, unsigned pcr, const struct event *e, const struct tpm_digests *d)
+static void log_line(struct sink *s, unsigned pcr, const struct measure_event *e)
 {
+	const struct tpm_digests *d = &e->digests;
 	char hex[2 * TPM_DIGEST_MAX + 1];
 
 	sink_printf(s, "event %u %s", pcr, e->text);
@@ -156,8 +57,9 @@ static void log_line(struct sink *s, unsigned pcr, const struct event *e, const 
 }
 
 /* JSON-SEQ (RFC 7464): a record separator before each record. */
-static void cel_record(struct sink *s, unsigned pcr, const struct event *e, const struct tpm_digests *d)
+static void cel_record(struct sink *s, unsigned pcr, const struct measure_event *e)
 {
+	const struct tpm_digests *d = &e->digests;
 	char hex[2 * TPM_DIGEST_MAX + 1];
 
 	sink_printf(s, "\x1e{\"pcr\":%u,\"digests\":[", pcr);
@@ -188,85 +90,63 @@ static int write_logs(struct boot *b, const char *own, const char *cel, size_t c
 
 /* ---- the stage ------------------------------------------------------------------ */
 
-
-/* The PCR before hardinit's first event, from sysfs (5.12+): the log's
- * starting point, so a replay needs nothing measured before. */
-static void initial_value(const struct boot *b, unsigned pcr, char *hex, size_t cap)
+/* A decoder's result as one line: a TPM code decoded, or the parse error. */
+static void tpm_failure(long rc, const char *why, char *out, size_t cap)
 {
-	char rel[64], buf[80];
-
-	snprintf(rel, sizeof rel, "class/tpm/tpm0/pcr-sha256/%u", pcr);
-	snprintf(hex, cap, "unknown");
-	char path[BOOT_PATH_MAX + 64];
-	if (boot_path(path, sizeof path, b->sys, rel) && fs_read(path, buf, sizeof buf, NULL) == 0) {
-		buf[strcspn(buf, "\n")] = '\0';
-		for (char *c = buf; *c; c++)
-			*c = (char)(*c >= 'A' && *c <= 'F' ? *c - 'A' + 'a' : *c);
-		if (strlen(buf) == 64)
-			snprintf(hex, cap, "%s", buf);
-	}
+	if (rc > 0)
+		tpm_rc_text((uint32_t)rc, out, cap);
+	else
+		snprintf(out, cap, "%s", why);
 }
 
-static int measure_all(struct boot *b, int fd, const char *dev)
+/* The logs and the report from what the thread did; the problem, if any. */
+static int record(struct boot *b, const struct measure_queue *q)
 {
-	static uint8_t cmd[TPM_CMD_MAX], resp[TPM_CMD_MAX];
 	static char own[MEASURE_LOG_MAX], cel[MEASURE_LOG_MAX];
-	struct event ev[MEASURE_EVENTS_MAX];
-	struct tpm_banks banks;
 	struct sink so, sc;
-	char why[160], err[200], initial[80];
-	unsigned pcr = (unsigned)b->cfg.tpm_pcr;
+	char err[200];
 
-	long n = tpm_transact(fd, cmd, tpm_cmd_get_pcr_banks(cmd, sizeof cmd), resp, why, sizeof why);
-	long rc = n < 0 ? -1 : tpm_resp_pcr_banks(resp, (size_t)n, &banks, why, sizeof why);
-	if (rc != 0) {
-		tpm_failure(rc, why, err, sizeof err);
-		return boot_problem(b, b->cfg.tpm_require, STAGE, "tpm", "TPM %s: reading its PCR banks failed: %s", dev, err);
-	}
-	initial_value(b, pcr, initial, sizeof initial);
 	sink_init(&so, own, sizeof own);
 	sink_init(&sc, cel, sizeof cel);
 	sink_printf(&so, "# hardinit measurements (hardinit(8)): each event's text was extended into "
 		    "PCR %u with TPM2_PCR_Event, hashed by the TPM in every bank\ninitial %u sha256 %s\n",
-		    pcr, pcr, initial);
-	size_t n_ev = collect_events(b, ev);
-	for (size_t i = 0; i < n_ev; i++) {
-		struct tpm_digests d;
-		long len = tpm_cmd_pcr_event(cmd, sizeof cmd, pcr, ev[i].text, strlen(ev[i].text));
-		n = len < 0 ? -1 : tpm_transact(fd, cmd, len, resp, why, sizeof why);
-		rc = n < 0 ? -1 : tpm_resp_pcr_event(resp, (size_t)n, &d, why, sizeof why);
-		if (rc != 0) {
-			tpm_failure(rc, why, err, sizeof err);
-			write_logs(b, own, cel, sc.len);
-			return boot_problem(b, b->cfg.tpm_require, STAGE, "tpm", "TPM %s: extending PCR %u with %s failed: %s; the log keeps the "
-					   "events before it", dev, pcr, ev[i].name, err);
-		}
-		log_line(&so, pcr, &ev[i], &d);
-		cel_record(&sc, pcr, &ev[i], &d);
-		report_add(&b->rep, STAGE, ev[i].name, "ok", "PCR %u, %zu banks", pcr, d.n);
+		    q->pcr, q->pcr, q->initial);
+	for (size_t i = 0; i < q->n_done; i++) {
+		const struct measure_event *e = &q->events[i];
+		log_line(&so, q->pcr, e);
+		cel_record(&sc, q->pcr, e);
+		report_add(&b->rep, STAGE, e->name, "ok", "PCR %u, %zu banks", q->pcr, e->digests.n);
+	}
+	if (q->rc != 0) {
+		tpm_failure(q->rc, q->why, err, sizeof err);
+		write_logs(b, own, cel, sc.len);
+		return boot_problem(b, b->cfg.tpm_require, STAGE, "tpm", "TPM %s: %s failed: %s; the log keeps the "
+				    "events before it", q->dev, q->failed_what, err);
 	}
 	if (so.full || sc.full || write_logs(b, own, cel, sc.len) < 0)
 		return boot_problem(b, b->cfg.tpm_require, STAGE, "tpm", "TPM: the measurements were extended but the event log could not be "
-				   "written under %s; a verifier cannot replay PCR %u this boot", b->run, pcr);
-	report_add(&b->rep, STAGE, "banks", "info", "%zu active", banks.n);
+				   "written under %s; a verifier cannot replay PCR %u this boot", b->run, q->pcr);
+	report_add(&b->rep, STAGE, "banks", "info", "%zu active", q->banks.n);
 	return 0;
 }
 
 int stage_measure(struct boot *b)
 {
-	char dev[BOOT_PATH_MAX + 16];
+	char ms[REPORT_MS_MAX];
 
 	if (!b->cfg.tpm_measure) {
 		report_add(&b->rep, STAGE, "tpm", "skipped", "[tpm] measure = no");
 		return 0;
 	}
 	if (b->mode == MODE_DRY_RUN) {
-		log_info("would extend PCR %d with the config, the SELinux policy, the verity root hash, "
-			 "the IMA policy and the hand-off", b->cfg.tpm_pcr);
+		log_info("would extend PCR %d with the IMA policy, the verity root hash, the config, "
+			 "the SELinux policy and the hand-off", b->cfg.tpm_pcr);
 		return 0;
 	}
-	int fd = tpm_open(b, dev, sizeof dev);
-	if (fd < 0) {
+	uint64_t start = boottime_ns();
+	int rc = measure_queue_finish(b);
+	const struct measure_queue *q = measure_queue_get();
+	if (q->no_tpm) {
 		if (!b->cfg.tpm_require) {
 			report_add(&b->rep, STAGE, "tpm", "skipped", "no TPM (%s/tpmrm0, %s/tpm0)", b->dev, b->dev);
 			log_info("no TPM: nothing measured");
@@ -275,11 +155,17 @@ int stage_measure(struct boot *b)
 		return boot_problem(b, b->cfg.tpm_require, STAGE, "tpm", "no TPM at %s/tpmrm0 or %s/tpm0, and [tpm] require = yes; boot with a "
 				   "TPM or set require = no", b->dev, b->dev);
 	}
-	uint64_t start = boottime_ns();
-	int rc = measure_all(b, fd, dev);
-	close(fd);
-	char ms[REPORT_MS_MAX];
+	if (!q->started)
+		return rc;   /* the thread did not start: said, and decided, already */
+	if (rc < 0)
+		return boot_problem(b, b->cfg.tpm_require, STAGE, "tpm", "TPM %s: no answer within %d ms to the events queued; "
+				    "nothing is logged, and the hand-off waits for the kernel's TPM timeout",
+				    q->dev, MEASURE_TPM_TIMEOUT_MS);
+	rc = record(b, q);
+	/* extend_ms: what the measurements cost the boot (the wait for the
+	 * thread and the logs); tpm_ms: the thread's own time at the TPM. */
 	report_add(&b->rep, STAGE, "extend_ms", "info", "%s", report_format_ms(ms, sizeof ms, boottime_ns() - start));
+	report_add(&b->rep, STAGE, "tpm_ms", "info", "%s", report_format_ms(ms, sizeof ms, q->busy_ns));
 	return rc;
 }
 

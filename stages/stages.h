@@ -23,6 +23,8 @@ int stage_tty(struct boot *b);        /* stages/tty.c: TIOCSTI policy, seccomp *
 int stage_caps(struct boot *b);       /* stages/caps.c: usermodehelper, bounding, inheritable */
 int stage_locks(struct boot *b);      /* stages/locks.c: modules, kexec, lockdown, ptrace */
 int stage_ima(struct boot *b);        /* stages/ima.c: the IMA policy, before verity and SELinux */
+int stage_measure_root(struct boot *b);    /* stages/measure_queue.c: the IMA policy, the verity root hash */
+int stage_measure_policy(struct boot *b);  /* stages/measure_queue.c: the config, the SELinux policy */
 int stage_measure(struct boot *b);    /* stages/measure.c: hardinit's state into a TPM PCR */
 int stage_report(struct boot *b);     /* stages/report.c: write /run/hardinit */
 

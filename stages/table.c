@@ -32,12 +32,17 @@ static const struct stage_entry stage_table[] = {
 	{ "ima",        stage_ima,        M_ALL },
 	/* Before root: the root stage mounts the verity device it set up. */
 	{ "verity",     stage_verity,     M_INITRAMFS | M_DRY_RUN },
+	/* Measured on a thread from here on, while the boot goes on; before
+	 * the root they protect is mounted. */
+	{ "measure_root", stage_measure_root, M_INITRAMFS | M_ON_ROOT },
 	{ "root",       stage_root,       M_INITRAMFS | M_DRY_RUN },
 	/* The later stages' reads from the root, looked up in parallel. */
 	{ "prefetch",   stage_prefetch,   M_INITRAMFS | M_ON_ROOT },
 	{ "switchroot", stage_switchroot, M_INITRAMFS | M_DRY_RUN },
 	{ "rootconfig", stage_config,     M_INITRAMFS },
 	{ "selinux",    stage_selinux,    M_ALL },
+	/* The config is final (the root's read) and the policy loaded. */
+	{ "measure_policy", stage_measure_policy, M_INITRAMFS | M_ON_ROOT },
 	{ "memory",     stage_memory,     M_ALL },
 	{ "sysctl",     stage_sysctl,     M_ALL },
 	{ "mounts",     stage_mounts,     M_ALL },
@@ -46,7 +51,8 @@ static const struct stage_entry stage_table[] = {
 	{ "tty",        stage_tty,        M_ALL },
 	{ "caps",       stage_caps,       M_ALL },
 	{ "locks",      stage_locks,      M_ALL },
-	/* Last before the report: "handoff" is the final event. */
+	/* Last before the report: "handoff" is the final event; the thread
+	 * measuring since measure_root ends here. */
 	{ "measure",    stage_measure,    M_ALL },
 	{ "report",     stage_report,     M_ALL },
 };

@@ -133,8 +133,8 @@ expected_pcr() {
 		policy = open(sys.argv[2], "rb").read()
 		ima = open(sys.argv[3], "rb").read()
 		h = lambda b: hashlib.sha256(b).hexdigest()
-		events = ["hardinit:config:" + sys.argv[1], "hardinit:selinux-policy:" + h(policy),
-		          "hardinit:verity-root-hash:none", "hardinit:ima-policy:" + h(ima),
+		events = ["hardinit:ima-policy:" + h(ima), "hardinit:verity-root-hash:none",
+		          "hardinit:config:" + sys.argv[1], "hardinit:selinux-policy:" + h(policy),
 		          "hardinit:handoff:" + sys.argv[4]]
 		pcr = bytes(32)
 		for e in events:
@@ -165,10 +165,15 @@ import json, sys
 recs = [json.loads(r) for r in sys.stdin.read().split("\x1e") if r.strip()]
 assert len(recs) == 5, recs
 assert all(r["pcr"] == 12 and r["content_type"] == "systemd" for r in recs)
-assert recs[-1]["content"]["string"].startswith("hardinit:handoff:")
+names = [r["content"]["string"].split(":")[1] for r in recs]
+assert names == ["ima-policy", "verity-root-hash", "config", "selinux-policy", "handoff"], names
 assert any(d["hashAlg"] == "sha256" and len(d["digest"]) == 64 for d in recs[0]["digests"])
 '
 	vm_assert_section_contains "$log" TPM "measure handoff ok"
+	# The thread measured while the boot went on: the report has the
+	# stage's own cost and the thread's time at the TPM.
+	vm_assert_section_contains "$log" TPM "measure extend_ms info"
+	vm_assert_section_contains "$log" TPM "measure tpm_ms info"
 	# IMA: a policy hardinit loaded before SELinux measured SELinux.
 	vm_assert_section_line "$log" IMA "boot_aggregate=1"
 	run vm_section "$log" IMA

@@ -1,0 +1,65 @@
+/* The measuring thread (stages/measure_queue.c): events queued by the
+ * measure_root and measure_policy stages as what they measure becomes
+ * final, extended by one thread while the boot goes on; the measure stage
+ * (stages/measure.c) queues "handoff", joins the thread and writes the
+ * logs from what it did. */
+#ifndef HARDINIT_MEASURE_QUEUE_H
+#define HARDINIT_MEASURE_QUEUE_H
+
+#include <pthread.h>
+#include <stdbool.h>
+
+#include "boot.h"
+#include "measure.h"
+#include "tpm.h"
+
+enum measure_event_id { EV_IMA, EV_VERITY, EV_CONFIG, EV_SELINUX, EV_HANDOFF, EV_COUNT };
+
+#define MEASURE_ROOT_EVENTS    1u   /* the IMA policy, the verity root hash */
+#define MEASURE_POLICY_EVENTS  2u   /* the effective config, the SELinux policy */
+#define MEASURE_HANDOFF_EVENT  4u
+
+struct measure_event {
+	const char *name;
+	char text[TPM_EVENT_MAX];        /* "hardinit:NAME:HEX" */
+	struct tpm_digests digests;      /* what the TPM returned, once done */
+};
+
+struct measure_queue {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t changed;          /* an event queued, or the queue closed */
+	bool active;                     /* this boot's: from the first stage to the measure stage */
+	bool started, joined, no_tpm;
+	int fd;
+	char dev[BOOT_PATH_MAX + 16];
+	char sys[BOOT_PATH_MAX];         /* b->sys when started: the initial PCR read */
+	unsigned pcr;
+
+	/* Under lock: what is queued, and how far the thread is. */
+	struct measure_event events[MEASURE_EVENTS_MAX];
+	bool queued[EV_COUNT];
+	size_t n_queued, n_done;
+	bool closed;
+
+	/* Written by the thread, read after the join. */
+	struct tpm_banks banks;
+	char initial[80];                /* hex, or "unknown" */
+	long rc;                         /* 0; a TPM code > 0; -1 a parse or I/O error */
+	char failed_what[96];            /* what failed: "reading its PCR banks", ... */
+	char why[160];
+	uint64_t busy_ns;                /* the thread's time, first command to last answer */
+	uint64_t waited_ns;              /* the measure stage's wait for it */
+};
+
+/* Queue the events of which (MEASURE_*_EVENTS), each at most once. */
+void measure_queue_events(struct boot *b, unsigned which);
+
+/* Queue what is left and "handoff", close the queue and join the thread
+ * (bounded by MEASURE_TPM_TIMEOUT_MS). 0 when it ended or none was started
+ * (q->no_tpm: no TPM), -1 when it did not end in time or could not start. */
+int measure_queue_finish(struct boot *b);
+
+struct measure_queue *measure_queue_get(void);
+
+#endif
