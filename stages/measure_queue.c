@@ -11,9 +11,9 @@
  *                  config is read by then), the SELinux policy loaded
  *   measure        (after locks)   "handoff", then waits for the thread
  *
- * The thread opens the TPM, reads its banks (TPM2_GetCapability) and the
- * PCR's value before the first event, then extends the events in the order
- * they were queued; the first failure stops it. Nothing is judged here:
+ * The first of these stages opens the TPM; the thread reads its banks
+ * (TPM2_GetCapability) and the PCR's value before the first event, then
+ * extends the events in the order they were queued; the first failure stops it. Nothing is judged here:
  * the measure stage reports each event, writes the logs and applies
  * [tpm] require. The thread only talks to the TPM through the fd it was
  * given; it holds no lock the rest of the boot needs, and it has ended

@@ -66,7 +66,7 @@ static void *writer_main(void *arg)
 	 * once, its first RCU wait starts now; what it does after the waits
 	 * runs mostly when PID 1 waits. Nice 0, the kernel threads' weight, not
 	 * SCHED_IDLE: an idle thread starves behind the kernel's crypto
-	 * self-tests (boot.h, BOOT_NICE) and the collection waited for them. */
+	 * self-tests (init/boot_pace.c) and the collection waited for them. */
 	(void)setpriority(PRIO_PROCESS, 0, 0);
 	for (size_t i = 0; i < e->n; i++) {
 		struct sysctl_early_slot *s = &e->slots[i];
