@@ -94,7 +94,17 @@ $(BUILD)/lib/%.a:
 	rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/hardinit: $(PROG_SRC) $(HDR) $(BUILD)/lib/libhardinit-musl.a $(BUILD)/include/.stamp
+# The profile directory is compiled in from PREFIX (its one home): a build
+# for another PREFIX (the package's /usr) must not reuse a binary made for
+# the last one, so the prefix is a file the binary depends on, rewritten
+# only when it changes.
+PREFIX_STAMP := $(BUILD)/prefix.$(shell printf '%s' '$(PREFIX)' | sha256sum | cut -c1-12)
+$(PREFIX_STAMP):
+	@mkdir -p $(BUILD)
+	rm -f $(BUILD)/prefix.*
+	printf '%s\n' '$(PREFIX)' >$@
+
+$(BUILD)/hardinit: $(PROG_SRC) $(HDR) $(BUILD)/lib/libhardinit-musl.a $(BUILD)/include/.stamp $(PREFIX_STAMP)
 	$(MUSLCC) $(MUSLFLAGS) -DHARDINIT_PROFILE_DIR='"$(PREFIX)/share/hardinit/profiles"' $(PROG_SRC) $(BUILD)/lib/libhardinit-musl.a -o $@ $(MUSLLDFLAGS) $(STATIC_LIBS)
 	@printf 'hardinit: %s is %s bytes (static, stripped)\n' $@ $$(stat -c %s $@)
 

@@ -28,10 +28,6 @@
 #include "verity_sb.h"
 
 #define AUDIT_REPORT_MAX  (256 * 1024)
-/* Where make install puts the shipped profiles (the files of config/). */
-#ifndef HARDINIT_PROFILE_DIR
-#define HARDINIT_PROFILE_DIR "/usr/local/share/hardinit/profiles"
-#endif
 
 static void add(struct audit *a, const char *what, const char *expected, const char *actual, int drift)
 {

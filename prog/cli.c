@@ -171,6 +171,9 @@ static int cmd_limits(void)
 	printf("IMA_POLICY_PATH=%s\n", BOOT_IMA_POLICY);
 	printf("MAX_IMA_POLICY_BYTES=%d\n", IMA_POLICY_MAX_BYTES);
 	printf("IMA_CERT_DIR=%s\n", BOOT_IMA_CERTS);
+	/* The Makefile's PREFIX, compiled in: the package's binary must say
+	 * /usr, the one make install put under /usr/local says that. */
+	printf("PROFILE_DIR=%s\n", HARDINIT_PROFILE_DIR);
 	return 0;
 }
 

@@ -64,6 +64,17 @@ setup_file() {
 	[ "$output" = "$(sort "$PKG/DEBIAN/conffiles")" ]
 }
 
+@test "deb: the packaged hardinit looks for its profiles where the package installs them" {
+	# Built with the package's PREFIX, not make's default /usr/local:
+	# otherwise hardinit audit names no profile ("unknown") on Debian.
+	run "$PKG/usr/sbin/hardinit" limits
+	[ "$status" -eq 0 ]
+	local dir
+	dir=$(sed -n 's/^PROFILE_DIR=//p' <<<"$output")
+	[ "$dir" = /usr/share/hardinit/profiles ]
+	[[ -f $PKG$dir/baseline.conf ]]
+}
+
 @test "deb: lintian finds no error and no warning" {
 	command -v lintian >/dev/null || skip "lintian missing; scripts/install-deps installs it"
 	run lintian --fail-on error,warning "$DEB"
