@@ -176,10 +176,10 @@ assert_initrd_untouched() {
 	assert_initrd_untouched
 }
 
-# The UKI builder is another branch's work (hardinit-mkinitramfs --uki OUT
-# --kernel VMLINUZ [--cmdline WORDS] [--sign-key KEY --sign-cert CERT]):
-# a stand-in that records its arguments checks how update-hardinit calls
-# it; the real one is tested below once the builder has --uki.
+# The builder's UKI interface (hardinit-mkinitramfs --uki OUT --kernel
+# VMLINUZ [--cmdline WORDS] [--sign-key KEY --sign-cert CERT]): a stand-in
+# that records its arguments checks how update-hardinit calls it; the real
+# builder is tested below.
 @test "deb: UKI=yes calls the builder's --uki interface and writes ESP/EFI/Linux/hardinit-KVER.efi" {
 	cp "$ROOT/$CONF_PATH" "$BATS_FILE_TMPDIR/conf.good"
 	initrd_before=$(sha256sum <"$ROOT/boot/hardinit.img-$KVER")
@@ -236,8 +236,10 @@ assert_initrd_untouched() {
 }
 
 @test "deb: UKI=yes with the real builder writes a PE image to ESP/EFI/Linux/" {
+	# The packaged builder has --uki: without it this is a regression, a
+	# failure, never a skip.
 	in_root /usr/sbin/hardinit-mkinitramfs --help | grep -q -- '--uki' ||
-		skip "this hardinit-mkinitramfs has no --uki (the UKI builder is not merged yet)"
+		{ echo "the packaged hardinit-mkinitramfs lost --uki (its --help does not name it)" >&2; return 1; }
 	cp "$ROOT/$CONF_PATH" "$BATS_FILE_TMPDIR/conf.good"
 	# What a UKI build needs beyond the package (the EFI stub, objcopy).
 	run in_root apt-get install -y -q systemd-boot-efi binutils
