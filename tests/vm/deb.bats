@@ -197,6 +197,15 @@ assert_initrd_untouched() {
 	conf_set UKI_CMDLINE "root=/dev/vda ro"
 	conf_set UKI_SIGN_KEY /etc/keys/db.key
 	conf_set UKI_SIGN_CERT /etc/keys/db.crt
+	# The db key is root's alone (update-hardinit refuses any other).
+	mkdir -m 0700 "$ROOT/etc/keys"
+	echo "stand-in key" >"$ROOT/etc/keys/db.key"
+	echo "stand-in certificate" >"$ROOT/etc/keys/db.crt"
+	chmod 0644 "$ROOT/etc/keys/db.key"
+	run in_root env HARDINIT_MKINITRAMFS=/tmp/uki-builder update-hardinit -k "$KVER"
+	[ "$status" -eq 1 ]
+	[[ $output == *"UKI_SIGN_KEY /etc/keys/db.key: mode 0644"* ]]
+	chmod 0600 "$ROOT/etc/keys/db.key"
 	# No ESP yet: a clear error, nothing written.
 	run in_root env HARDINIT_MKINITRAMFS=/tmp/uki-builder update-hardinit -k "$KVER"
 	[ "$status" -eq 1 ]
@@ -229,7 +238,7 @@ assert_initrd_untouched() {
 	[ "$status" -eq 1 ]
 	[[ $output == *"has no --uki option; set UKI=no"* ]]
 	cp "$BATS_FILE_TMPDIR/conf.good" "$ROOT/$CONF_PATH"
-	rm -rf "$ROOT/boot/efi"
+	rm -rf "$ROOT/boot/efi" "$ROOT/etc/keys"
 	run in_root update-hardinit -k "$KVER"
 	[ "$status" -eq 0 ]
 	cmp "$ROOT/boot/hardinit.img-$KVER" "$BATS_FILE_TMPDIR/hook.img"
