@@ -194,7 +194,7 @@ in_boot() {
 @test "deb: update-hardinit refuses an OUTPUT that can name a kernel, a System.map, a config, another tool's initrd, or leaves /boot" {
 	local uh=$PKG/usr/sbin/update-hardinit c=$BATS_TEST_TMPDIR/o.conf o
 	for o in /boot/vmlinuz-%v /boot/%v /boot/config-%v /boot/System.map-%v /boot/initrd.img-%v \
-		/boot/../etc/x-%v /boot/vmlinux-%v /boot/initramfs-%v.img /boot/v%v /boot/%v.img \
+		/boot/../etc/x /boot/../etc/x-%v /boot/vmlinux-%v /boot/initramfs-%v.img /boot/v%v /boot/%v.img \
 		/etc/hardinit-%v /boot/%v/hardinit.img /boot/./hardinit-%v /boot//hardinit-%v; do
 		printf 'OUTPUT=%s\n' "$o" >"$c"
 		run "$uh" --show-config -c "$c"

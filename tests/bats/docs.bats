@@ -151,3 +151,38 @@ check_commands() {
 	[[ $output == *"hardinit verify: no such command"* ]]
 	[[ $output == *"hardinit --yaml: not an option"* ]]
 }
+
+# The config examples of the man pages: .nf/.fi blocks holding a [section].
+# An include names the reader's own file: it becomes an empty one here.
+config_examples() {
+	local dir=$1 page
+	for page in "$REPO"/man/*.[0-9]; do
+		plain "$page" | awk -v dir="$dir" -v base="${page##*/}" '
+			/^\.nf/ { f = 1; buf = ""; next }
+			/^\.fi/ { if (f && buf ~ /(^|\n)\[[a-z]+\]/) { n++; file = dir "/" base "." n ".conf"; printf "%s", buf > file; close(file); print file } f = 0; next }
+			f && !/^\.R[SE]/ { buf = buf $0 "\n" }'
+	done
+}
+
+@test "docs: the config examples of the man pages are valid, and hardinit.conf(5)'s does what its text says" {
+	local d=$BATS_TEST_TMPDIR/ex f files
+	mkdir -p "$d"
+	: >"$d/empty.conf"
+	mapfile -t files < <(config_examples "$d")
+	[ "${#files[@]}" -ge 1 ]
+	for f in "${files[@]}"; do
+		sed -i "s|^include = .*|include = $d/empty.conf|" "$f"
+		run "$HARDINIT" check-config "$f"
+		[ "$status" -eq 0 ] || { echo "${f##*/}: $output" >&2; return 1; }
+	done
+	# "With this file, hardinit.selinux.mode=permissive on the command line is
+	# refused and logged, and hardinit.capabilities.drop=cap_sys_rawio is applied."
+	f=$(grep -l '^lock_cmdline = yes' "${files[@]}" | head -n 1)
+	[[ $f == */hardinit.conf.5.* ]]
+	mkdir -p "$d/root"
+	run "$HARDINIT" dry-run --config "$f" --root "$d/root" \
+		--cmdline "root=/dev/vda hardinit.selinux.mode=permissive hardinit.capabilities.drop=cap_sys_rawio"
+	echo "$output"
+	[[ $output == *"hardinit.selinux.mode=permissive refused: it weakens the locked config"* ]]
+	[[ $output == *"override hardinit.capabilities.drop=cap_sys_rawio applied"* ]]
+}
