@@ -157,6 +157,206 @@ setup_file() {
 	grep -qx 'MODULES=nvme ahci' <<<"$output"
 }
 
+# ---- update-hardinit against a /boot of its own ----
+
+# Run the bash snippet $1 with the package's update-hardinit against a
+# /boot, /var/lib (its manifest) and /lib/modules of the test's own: inside
+# a private mount namespace, tmpfs over /boot and /var/lib and an overlay
+# over the directory /lib/modules lives in; the host's mounts and files are
+# never touched. The snippet has UH (update-hardinit), K1 K2 (two kernels,
+# each with vmlinuz, System.map, config, initramfs-tools' initrd.img and
+# /lib/modules/KVER) and a stand-in builder (HARDINIT_MKINITRAMFS) that
+# writes a zstd-headed image naming its kernel.
+in_boot() {
+	if [ "$(id -u)" != 0 ] || ! unshare --mount --propagation private true 2>/dev/null; then
+		skip "needs root and unshare --mount"
+	fi
+	local t=$BATS_TEST_TMPDIR libdir
+	libdir=$(readlink -f /lib)
+	mkdir -p "$t/up" "$t/work"
+	cat >"$t/builder" <<-'EOF'
+		#!/bin/sh
+		# hardinit-mkinitramfs's -o and --kver, nothing else
+		out="" kver=""
+		while [ $# -gt 0 ]; do
+			case $1 in -o) out=$2; shift ;; --kver) kver=$2; shift ;; esac
+			shift
+		done
+		printf '\050\265\057\375 stand-in image of %s\n' "$kver" >"$out"
+	EOF
+	chmod 0755 "$t/builder"
+	cat >"$t/run.sh" <<-EOF
+		set -eu
+		mount -t tmpfs -o mode=755 boot /boot
+		mount -t tmpfs -o mode=755 varlib /var/lib
+		mount -t overlay -o lowerdir=$libdir,upperdir=$t/up,workdir=$t/work overlay $libdir
+		UH=$PKG/usr/sbin/update-hardinit K1=6.1.0-91-test K2=6.1.0-92-test
+		export HARDINIT_MKINITRAMFS=$t/builder
+		for k in \$K1 \$K2; do
+			mkdir -p /lib/modules/\$k
+			for f in vmlinuz System.map config initrd.img; do echo "\$f of \$k" >/boot/\$f-\$k; done
+		done
+		$1
+	EOF
+	run unshare --mount --propagation private bash "$t/run.sh"
+	echo "$output"
+}
+
+@test "deb: update-hardinit refuses an OUTPUT that can name a kernel, a System.map, a config, another tool's initrd, or leaves /boot" {
+	local uh=$PKG/usr/sbin/update-hardinit c=$BATS_TEST_TMPDIR/o.conf o
+	for o in /boot/vmlinuz-%v /boot/%v /boot/config-%v /boot/System.map-%v /boot/initrd.img-%v \
+		/boot/../etc/x /boot/../etc/x-%v /boot/vmlinux-%v /boot/initramfs-%v.img /boot/v%v /boot/%v.img \
+		/etc/hardinit-%v /boot/%v/hardinit.img /boot/./hardinit-%v /boot//hardinit-%v; do
+		printf 'OUTPUT=%s\n' "$o" >"$c"
+		run "$uh" --show-config -c "$c"
+		[ "$status" -eq 1 ] || { echo "OUTPUT=$o accepted: $output" >&2; return 1; }
+		[[ $output == *"$c:1: OUTPUT '$o'"* ]] || { echo "$o: $output" >&2; return 1; }
+	done
+	# Each says why.
+	printf 'OUTPUT=/boot/%%v\n' >"$c"
+	run "$uh" --show-config -c "$c"
+	[[ $output == *"OUTPUT '/boot/%v' can name /boot/vmlinuz-..., the name of a kernel"* ]]
+	printf 'OUTPUT=/boot/config-%%v\n' >"$c"
+	run "$uh" --show-config -c "$c"
+	[[ $output == *"the name of a kernel's config"* ]]
+	printf 'OUTPUT=/boot/../etc/x-%%v\n' >"$c"
+	run "$uh" --show-config -c "$c"
+	[[ $output == *"a path with . or .. or // in it"* ]]
+	# hardinit's own names, also in a directory of /boot, are fine.
+	for o in /boot/hardinit.img-%v /boot/old/hi-%v /boot/efi/hardinit-%v.img; do
+		printf 'OUTPUT=%s\n' "$o" >"$c"
+		run "$uh" --show-config -c "$c"
+		[ "$status" -eq 0 ] || { echo "OUTPUT=$o refused: $output" >&2; return 1; }
+	done
+}
+
+@test "deb: update-hardinit writes nothing through a symbolic link in OUTPUT's path" {
+	in_boot '
+mkdir /var/lib/elsewhere /boot/real
+ln -s /var/lib/elsewhere /boot/link
+printf "OUTPUT=/boot/link/hardinit.img-%%v\n" >/var/lib/c1
+echo "=== link dir: $("$UH" -c /var/lib/c1 -k "$K1" 2>&1; echo "rc=$?")"
+echo "=== elsewhere: $(ls -A /var/lib/elsewhere)"
+ln -s "vmlinuz-$K1" "/boot/real/hardinit.img-$K1"
+printf "OUTPUT=/boot/real/hardinit.img-%%v\n" >/var/lib/c2
+echo "=== link file: $("$UH" -c /var/lib/c2 -k "$K1" 2>&1; echo "rc=$?")"
+echo "=== still a link: $(readlink "/boot/real/hardinit.img-$K1")"
+echo "=== kernel: $(cat "/boot/vmlinuz-$K1")"'
+	[ "$status" -eq 0 ]
+	[[ $output == *"=== link dir: update-hardinit: kernel 6.1.0-91-test: /boot/link on the way to /boot/link/hardinit.img-6.1.0-91-test is a symbolic link; nothing written"*"rc=1"* ]]
+	[[ $output == *"=== elsewhere: "$'\n'* ]]
+	[[ $output == *"=== link file: update-hardinit: kernel 6.1.0-91-test: /boot/real/hardinit.img-6.1.0-91-test on the way to"*"is a symbolic link"*"rc=1"* ]]
+	[[ $output == *"=== still a link: vmlinuz-6.1.0-91-test"* ]]
+	[[ $output == *"=== kernel: vmlinuz of 6.1.0-91-test"* ]]
+}
+
+@test "deb: update-hardinit -d deletes only the images it recorded and can recognise, never a kernel's file" {
+	in_boot '
+"$UH" -k all
+echo "=== manifest check: $(sha256sum -c /var/lib/hardinit/images 2>&1 | tr "\n" " ")"
+# Not ours: an image changed since, one nobody recorded, a forged record of
+# a kernel (with its true digest), an old bare record of a config.
+echo changed >>"/boot/hardinit.img-$K2"
+echo "by hand" >/boot/hardinit.img-6.1.0-93-test
+echo "$(sha256sum "/boot/vmlinuz-$K1")" >>/var/lib/hardinit/images
+echo "/boot/config-$K1" >>/var/lib/hardinit/images
+# OUTPUT=/boot/%v: refused, nothing deleted.
+printf "OUTPUT=/boot/%%v\n" >/var/lib/bare.conf
+echo "=== bare: $("$UH" -c /var/lib/bare.conf -k all -d 2>&1; echo "rc=$?")"
+echo "=== after bare: $(cd /boot && LC_ALL=C ls | tr "\n" " ")"
+echo "=== all: $("$UH" -k all -d 2>&1; echo "rc=$?")"
+echo "=== left: $(cd /boot && LC_ALL=C ls | tr "\n" " ")"
+echo "=== kernel: $(cat "/boot/vmlinuz-$K1") / $(cat "/boot/config-$K1")"
+echo "=== manifest: $(cat /var/lib/hardinit/images 2>&1)"
+# One kernel: its image is recorded again by a build, then -d -k removes it;
+# an unrecorded one is kept.
+"$UH" -k "$K1" >/dev/null
+echo "=== one: $("$UH" -d -k "$K1" 2>&1; echo "rc=$?")"
+echo "=== unrecorded: $("$UH" -d -k 6.1.0-93-test 2>&1; echo "rc=$?")"
+echo "=== left2: $(cd /boot && LC_ALL=C ls | tr "\n" " ")"'
+	[ "$status" -eq 0 ]
+	[[ $output == *"=== manifest check: /boot/hardinit.img-6.1.0-91-test: OK /boot/hardinit.img-6.1.0-92-test: OK"* ]]
+	[[ $output == *"=== bare: "*"OUTPUT '/boot/%v' can name"*"nothing built or deleted"*"rc=1"* ]]
+	local k="System.map-6.1.0-91-test System.map-6.1.0-92-test config-6.1.0-91-test config-6.1.0-92-test"
+	local i="initrd.img-6.1.0-91-test initrd.img-6.1.0-92-test vmlinuz-6.1.0-91-test vmlinuz-6.1.0-92-test"
+	[[ $output == *"=== after bare: $k hardinit.img-6.1.0-91-test hardinit.img-6.1.0-92-test hardinit.img-6.1.0-93-test $i "$'\n'* ]]
+	# Only the one image that is what update-hardinit wrote goes.
+	[[ $output == *"update-hardinit: removed /boot/hardinit.img-6.1.0-91-test"* ]]
+	[[ $output == *"kept /boot/hardinit.img-6.1.0-92-test: changed since update-hardinit wrote it"* ]]
+	[[ $output == *"kept /boot/vmlinuz-6.1.0-91-test: named like a kernel"* ]]
+	[[ $output == *"kept /boot/config-6.1.0-91-test: named like a kernel's config"* ]]
+	[[ $output == *"=== left: $k hardinit.img-6.1.0-92-test hardinit.img-6.1.0-93-test $i "$'\n'* ]]
+	[[ $output != *"removed /boot/vmlinuz"* && $output != *"removed /boot/config"* ]]
+	[[ $output == *"=== kernel: vmlinuz of 6.1.0-91-test / config of 6.1.0-91-test"* ]]
+	[[ $output == *"=== manifest: cat: /var/lib/hardinit/images: No such file"* ]]
+	[[ $output == *"=== one: update-hardinit: kernel 6.1.0-91-test: removed /boot/hardinit.img-6.1.0-91-test"*"rc=0"* ]]
+	[[ $output == *"=== unrecorded: update-hardinit: kernel 6.1.0-93-test: kept /boot/hardinit.img-6.1.0-93-test: not in /var/lib/hardinit/images"*"rc=0"* ]]
+	[[ $output == *"=== left2: $k hardinit.img-6.1.0-92-test hardinit.img-6.1.0-93-test $i " ]]
+}
+
+@test "deb: purge removes the recorded images that are still what update-hardinit wrote, nothing else" {
+	in_boot '
+"$UH" -k all >/dev/null
+echo changed >>"/boot/hardinit.img-$K2"
+echo "$(sha256sum "/boot/vmlinuz-$K1")" >>/var/lib/hardinit/images
+echo "/boot/config-$K1" >>/var/lib/hardinit/images
+echo "by hand" >/boot/hardinit.img-6.1.0-93-test
+mount -t tmpfs -o mode=755 etc /etc   # the postrm removes an empty /etc/hardinit
+echo "=== purge: $(sh "$PKG/DEBIAN/postrm" purge 2>&1; echo "rc=$?")"
+echo "=== left: $(cd /boot && LC_ALL=C ls | tr "\n" " ")"
+echo "=== state: $(ls -A /var/lib)"'
+	[ "$status" -eq 0 ]
+	[[ $output == *"=== purge: hardinit: kept /boot/hardinit.img-6.1.0-92-test: changed since update-hardinit wrote it"*"rc=0"* ]]
+	local k="System.map-6.1.0-91-test System.map-6.1.0-92-test config-6.1.0-91-test config-6.1.0-92-test"
+	local i="initrd.img-6.1.0-91-test initrd.img-6.1.0-92-test vmlinuz-6.1.0-91-test vmlinuz-6.1.0-92-test"
+	[[ $output == *"=== left: $k hardinit.img-6.1.0-92-test hardinit.img-6.1.0-93-test $i "$'\n'* ]]
+	[[ $output == *"=== state: "$'\n'* || $output == *"=== state: " ]]
+}
+
+@test "deb: update-hardinit refuses a UKI_SIGN_KEY that is not root's alone, with one line" {
+	local uh=$PKG/usr/sbin/update-hardinit d=$BATS_TEST_TMPDIR/keys c=$BATS_TEST_TMPDIR/k.conf
+	mkdir -m 0700 "$d"
+	echo "PRIVATE KEY" >"$d/db.key"
+	echo "CERT" >"$d/db.crt"
+	chmod 0600 "$d/db.key"
+	ln -s db.key "$d/link.key"
+	key_run() {
+		printf 'UKI=yes\nUKI_SIGN_KEY=%s\nUKI_SIGN_CERT=%s\n' "$1" "$d/db.crt" >"$c"
+		run env HARDINIT_MKINITRAMFS=/bin/false "$uh" -c "$c" -k 6.1.0-91-test
+		echo "$output"
+	}
+	chmod 0644 "$d/db.key"
+	key_run "$d/db.key"
+	[ "$status" -eq 1 ]
+	[[ $output == "update-hardinit: UKI_SIGN_KEY $d/db.key: mode 0644; the Secure Boot key must be a regular file owned by root with mode 0600 or 0400"*"nothing built" ]]
+	chmod 0600 "$d/db.key"
+	chown 1000 "$d/db.key"
+	key_run "$d/db.key"
+	[ "$status" -eq 1 ]
+	[[ $output == "update-hardinit: UKI_SIGN_KEY $d/db.key: owned by uid 1000, not root;"*"nothing built" ]]
+	chown 0 "$d/db.key"
+	key_run "$d/link.key"
+	[ "$status" -eq 1 ]
+	[[ $output == "update-hardinit: UKI_SIGN_KEY $d/link.key: $d/link.key is a symbolic link;"*"nothing built" ]]
+	chmod 0777 "$d"
+	key_run "$d/db.key"
+	[ "$status" -eq 1 ]
+	[[ $output == "update-hardinit: UKI_SIGN_KEY $d/db.key: its directory $d (uid 0, mode 0777) can be written by others than root;"*"nothing built" ]]
+	# From a kernel hook the refusal is reported and, by default, does not fail the kernel.
+	run env HARDINIT_MKINITRAMFS=/bin/false "$uh" --hook postinst -c "$c" -k 6.1.0-91-test
+	[ "$status" -eq 0 ]
+	[[ $output == *"its directory $d"*"nothing built"* ]]
+	# Root's alone (0600, then 0400): the key passes and the build goes on (to
+	# the next thing this host lacks).
+	chmod 0700 "$d"
+	for m in 0600 0400; do
+		chmod "$m" "$d/db.key"
+		key_run "$d/db.key"
+		[[ $output != *UKI_SIGN_KEY* ]] || return 1
+		[[ $output == *"kernel 6.1.0-91-test: /lib/modules/6.1.0-91-test does not exist"* ]]
+	done
+}
+
 @test "deb: the hook scripts and update-hardinit pass shellcheck" {
 	command -v shellcheck >/dev/null || skip "shellcheck missing; scripts/install-deps installs it"
 	cd "$REPO"

@@ -126,12 +126,38 @@ audit_shared() {
 
 # ---- the mounts stage with /tmp a link, in a private mount namespace ----
 
+# The driver's line, shared by the test and the guard's test below.
+# HI_HOST_MNTNS is read from the environment when the line runs (the caller
+# exports it outside unshare), never expanded into the script beforehand.
+write_driver() {
+	cat >"$BATS_TEST_TMPDIR/driver.sh" <<-EOF
+	: "\${HI_HOST_MNTNS:?export HI_HOST_MNTNS outside unshare}"
+	echo "=== host ns \$HI_HOST_MNTNS"
+	HI_HIDEPID=0 HI_TMP_SIZE=10% "$REPO/build/unit/test_mounts" --sandbox "\$1"
+	EOF
+}
+
+@test "mounts stage: the driver gets the host's namespace and refuses to run in it" {
+	write_driver
+	HI_HOST_MNTNS=$(readlink /proc/self/ns/mnt)
+	export HI_HOST_MNTNS
+	[[ $HI_HOST_MNTNS == mnt:* ]]
+	# A directory that does not exist: were the guard broken, nothing is mounted.
+	run bash "$BATS_TEST_TMPDIR/driver.sh" "$BATS_TEST_TMPDIR/not-there"
+	echo "$output"
+	[ "$status" -eq 2 ]
+	[[ $output == *"=== host ns $HI_HOST_MNTNS"* ]]
+	[[ $output == *"runs only in a mount namespace of its own"* ]]
+	[ ! -e "$BATS_TEST_TMPDIR/not-there" ]
+}
+
 @test "mounts stage: /tmp a link to /etc gets no tmpfs, /etc stays visible" {
 	if [ "$(id -u)" != 0 ] || ! unshare --mount --propagation private true 2>/dev/null; then
 		skip "needs root and unshare --mount"
 	fi
 	local d=$BATS_TEST_TMPDIR/sb
 	mkdir -p "$d"
+	write_driver
 	cat >"$BATS_TEST_TMPDIR/run.sh" <<-EOF
 	set -eu
 	D=$d
@@ -145,7 +171,7 @@ audit_shared() {
 	echo keep >"\$D/root/etc/marker"
 	ln -s /etc "\$D/root/tmp"
 	ln -s ../etc "\$D/root/var/tmp"
-	HI_HIDEPID=0 HI_TMP_SIZE=10% HI_HOST_MNTNS="$HI_HOST_MNTNS" "$REPO/build/unit/test_mounts" --sandbox "\$D" || true
+	bash "$BATS_TEST_TMPDIR/driver.sh" "\$D" || true
 	echo "=== mounts"
 	findmnt -rn -o TARGET,FSTYPE | grep "\$D/root" || true
 	echo "=== marker \$(cat "\$D/root/etc/marker" 2>&1)"
@@ -155,6 +181,8 @@ audit_shared() {
 	export HI_HOST_MNTNS
 	run unshare --mount --propagation private bash "$BATS_TEST_TMPDIR/run.sh"
 	echo "$output"
+	# The guard compared against the real namespace, not an empty string.
+	[[ $output == *"=== host ns $HI_HOST_MNTNS"* ]]
 	[[ $output == *"=== marker keep"* ]]
 	[[ $output == *"=== etc 755"* ]]
 	[[ $output != *"$d/root/etc tmpfs"* ]]

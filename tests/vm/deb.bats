@@ -176,10 +176,10 @@ assert_initrd_untouched() {
 	assert_initrd_untouched
 }
 
-# The UKI builder is another branch's work (hardinit-mkinitramfs --uki OUT
-# --kernel VMLINUZ [--cmdline WORDS] [--sign-key KEY --sign-cert CERT]):
-# a stand-in that records its arguments checks how update-hardinit calls
-# it; the real one is tested below once the builder has --uki.
+# The builder's UKI interface (hardinit-mkinitramfs --uki OUT --kernel
+# VMLINUZ [--cmdline WORDS] [--sign-key KEY --sign-cert CERT]): a stand-in
+# that records its arguments checks how update-hardinit calls it; the real
+# builder is tested below.
 @test "deb: UKI=yes calls the builder's --uki interface and writes ESP/EFI/Linux/hardinit-KVER.efi" {
 	cp "$ROOT/$CONF_PATH" "$BATS_FILE_TMPDIR/conf.good"
 	initrd_before=$(sha256sum <"$ROOT/boot/hardinit.img-$KVER")
@@ -197,6 +197,15 @@ assert_initrd_untouched() {
 	conf_set UKI_CMDLINE "root=/dev/vda ro"
 	conf_set UKI_SIGN_KEY /etc/keys/db.key
 	conf_set UKI_SIGN_CERT /etc/keys/db.crt
+	# The db key is root's alone (update-hardinit refuses any other).
+	mkdir -m 0700 "$ROOT/etc/keys"
+	echo "stand-in key" >"$ROOT/etc/keys/db.key"
+	echo "stand-in certificate" >"$ROOT/etc/keys/db.crt"
+	chmod 0644 "$ROOT/etc/keys/db.key"
+	run in_root env HARDINIT_MKINITRAMFS=/tmp/uki-builder update-hardinit -k "$KVER"
+	[ "$status" -eq 1 ]
+	[[ $output == *"UKI_SIGN_KEY /etc/keys/db.key: mode 0644"* ]]
+	chmod 0600 "$ROOT/etc/keys/db.key"
 	# No ESP yet: a clear error, nothing written.
 	run in_root env HARDINIT_MKINITRAMFS=/tmp/uki-builder update-hardinit -k "$KVER"
 	[ "$status" -eq 1 ]
@@ -229,15 +238,17 @@ assert_initrd_untouched() {
 	[ "$status" -eq 1 ]
 	[[ $output == *"has no --uki option; set UKI=no"* ]]
 	cp "$BATS_FILE_TMPDIR/conf.good" "$ROOT/$CONF_PATH"
-	rm -rf "$ROOT/boot/efi"
+	rm -rf "$ROOT/boot/efi" "$ROOT/etc/keys"
 	run in_root update-hardinit -k "$KVER"
 	[ "$status" -eq 0 ]
 	cmp "$ROOT/boot/hardinit.img-$KVER" "$BATS_FILE_TMPDIR/hook.img"
 }
 
 @test "deb: UKI=yes with the real builder writes a PE image to ESP/EFI/Linux/" {
+	# The packaged builder has --uki: without it this is a regression, a
+	# failure, never a skip.
 	in_root /usr/sbin/hardinit-mkinitramfs --help | grep -q -- '--uki' ||
-		skip "this hardinit-mkinitramfs has no --uki (the UKI builder is not merged yet)"
+		{ echo "the packaged hardinit-mkinitramfs lost --uki (its --help does not name it)" >&2; return 1; }
 	cp "$ROOT/$CONF_PATH" "$BATS_FILE_TMPDIR/conf.good"
 	# What a UKI build needs beyond the package (the EFI stub, objcopy).
 	run in_root apt-get install -y -q systemd-boot-efi binutils

@@ -1,0 +1,188 @@
+#!/usr/bin/env bats
+# The docs' examples, judged by the code they describe: every hardinit.*
+# kernel command-line word in README.md, the man pages and
+# tests/vm/README.md is fed to the built hardinit's own command-line parser
+# (dry-run), and every option of an example command line of hardinit,
+# hardinit-mkinitramfs or update-hardinit is one that program's --help names.
+# A wrong example (hardinit.failure=poweroff, a renamed option) fails here.
+
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+	REPO=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+	export REPO HARDINIT="$REPO/build/hardinit"
+	make -s -C "$REPO" build/hardinit >&2
+}
+
+doc_files() {
+	printf '%s\n' "$REPO/README.md" "$REPO"/man/*.[0-9] "$REPO/tests/vm/README.md"
+}
+
+# FILE as plain text: roff's font changes and escapes removed, continued
+# lines (a trailing \ in Markdown, \e in roff) joined.
+plain() {
+	sed -e 's/\\f[BIRP]//g' -e 's/\\-/-/g' -e 's/\\(dq/"/g' -e 's/\\&//g' -e 's/\\e$/\\/' \
+		-e 's/\\ / /g' "$1" | sed -e ':a' -e '/\\$/{N;s/\\\n[[:space:]]*/ /;ba' -e '}'
+}
+
+# The hardinit.* words of FILE, one a line; a trailing '.' or ',' is the
+# sentence's.
+doc_words() {
+	plain "$1" | grep -oE 'hardinit\.[a-z][A-Za-z0-9_.,-]*(=("[^"]*"|[^][:space:]`"'\''(){}<>]*))?' |
+		sed -E 's/[.,]+$//'
+}
+
+# Why WORD is not what hardinit's command-line parser takes, or nothing.
+#   hardinit.debug                 the one flag
+#   hardinit.conf|img|prom|install[-...]  file names (hardinit.conf(5), hardinit.img-KVER, ...)
+#   hardinit.SECTION.KEY=VALUE     applied by dry-run as written
+#   hardinit.SECTION.KEY[=]        a key named in prose: the parser knows it
+word_problem() {
+	local w=$1 name=${1%%=*} out why
+	name=${name#hardinit.}
+	if [[ $w != *=* && $name != *.* ]]; then
+		case ${name%%-*} in
+		debug | conf | img | prom | install) return 0 ;;
+		*) echo "$w: neither hardinit.debug, a file name nor hardinit.SECTION.KEY=VALUE"; return 0 ;;
+		esac
+	fi
+	mkdir -p "$BATS_TEST_TMPDIR/root"
+	printf '[boot]\nfailure_action = halt\n' >"$BATS_TEST_TMPDIR/w.conf"
+	out=$("$HARDINIT" dry-run --config "$BATS_TEST_TMPDIR/w.conf" --root "$BATS_TEST_TMPDIR/root" \
+		--cmdline "root=/dev/vda $w" 2>&1) || :
+	why=$(grep -m1 'error: config:' <<<"$out" | sed 's/^.*error: config: //') || :
+	if [[ $w == *=?* ]]; then
+		[[ $out == *"override ${w//\"/} applied"* && -z $why ]] || echo "$w: ${why:-not applied by dry-run}"
+	elif grep -qE 'unknown section|unknown key|not a SECTION\.KEY' <<<"$out"; then
+		echo "$w: $why"
+	fi
+}
+
+# Every problem of the words of the files given, one a line.
+check_words() {
+	local f w
+	for f in "$@"; do
+		while IFS= read -r w; do
+			word_problem "$w" | sed "s|^|${f#"$REPO"/}: |"
+		done < <(doc_words "$f" | sort -u)
+	done
+}
+
+@test "docs: every hardinit.* word in README.md, the man pages and tests/vm/README.md is taken by hardinit" {
+	local files n=0 f
+	mapfile -t files < <(doc_files)
+	# The words are really found: the examples of hardinit.conf(5) and the VM template.
+	for f in "${files[@]}"; do n=$((n + $(doc_words "$f" | grep -c '=' || :))); done
+	echo "words with a value: $n"
+	[ "$n" -ge 10 ]
+	doc_words "$REPO/tests/vm/README.md" | grep -qx 'hardinit.boot.failure_action=poweroff'
+	run check_words "${files[@]}"
+	echo "$output"
+	[ -z "$output" ]
+}
+
+@test "docs: the word check refuses a wrong example (the old VM template's hardinit.failure=poweroff)" {
+	local f=$BATS_TEST_TMPDIR/bad.md
+	printf '%s\n' '--append "root=LABEL=testroot hardinit.failure=poweroff"' \
+		'.BR hardinit.selinux.enforce=1 ,' 'Use `hardinit.debgu`.' \
+		'.BR hardinit.boot.failure_action=sometimes .' \
+		'a key in prose: \fBhardinit.boot.nokey=\fR.' >"$f"
+	run check_words "$f"
+	echo "$output"
+	[[ $output == *"hardinit.failure=poweroff: "*"not a SECTION.KEY name"* ]]
+	[[ $output == *"hardinit.selinux.enforce=1: "*"unknown key 'enforce'"* ]]
+	[[ $output == *"hardinit.debgu: neither hardinit.debug"* ]]
+	[[ $output == *"hardinit.boot.failure_action=sometimes: "*"invalid value"* ]]
+	[[ $output == *"hardinit.boot.nokey=: "*"unknown key 'nokey'"* ]]
+	[ "$(wc -l <<<"$output")" -eq 5 ]
+}
+
+# The example command lines of FILE (Markdown code blocks, roff .nf/.fi
+# blocks) that run PROG, continued lines joined.
+doc_commands() {
+	local file=$1 prog=$2
+	if [[ $file == *.md ]]; then
+		plain "$file" | awk '/^```/{f=!f; next} f'
+	else
+		plain "$file" | awk '/^\.nf/{f=1; next} /^\.fi/{f=0} f'
+	fi | sed -E 's/^[[:space:]]*(sudo[[:space:]]+|# )?//' | grep -E "^$prog( |$)" || :
+}
+
+# Every option of an example command line that PROG's --help does not name.
+check_commands() {
+	local prog=$1 bin=$2 help f line opt sub
+	shift 2
+	help=$("$bin" --help 2>&1)
+	for f in "$@"; do
+		while IFS= read -r line; do
+			line=${line%%#*}
+			if [[ $prog == hardinit ]]; then
+				sub=$(awk '{print $2}' <<<"$line")
+				[[ -z $sub || $sub == -* ]] || grep -qE "^  $sub( |$)" <<<"$help" ||
+					echo "${f#"$REPO"/}: $prog $sub: no such command in $prog --help"
+			fi
+			for opt in $(grep -oE '(^|[[ ])--?[a-z][a-z0-9-]*' <<<"$line" | tr -d '[ '); do
+				grep -qE -- "(^|[^a-z-])$opt([^a-z0-9-]|$)" <<<"$help" ||
+					echo "${f#"$REPO"/}: $prog $opt: not an option in $prog --help"
+			done
+		done < <(doc_commands "$f" "$prog")
+	done
+}
+
+@test "docs: every example command of hardinit, hardinit-mkinitramfs and update-hardinit uses options their --help names" {
+	local files n
+	mapfile -t files < <(doc_files)
+	n=$(for f in "${files[@]}"; do doc_commands "$f" 'hardinit|hardinit-mkinitramfs|update-hardinit'; done | wc -l)
+	echo "example command lines: $n"
+	[ "$n" -ge 8 ]
+	run check_commands hardinit "$HARDINIT" "${files[@]}"
+	echo "$output"
+	[ -z "$output" ]
+	run check_commands hardinit-mkinitramfs "$REPO/initramfs/hardinit-mkinitramfs" "${files[@]}"
+	echo "$output"
+	[ -z "$output" ]
+	run check_commands update-hardinit "$REPO/hooks/update-hardinit" "${files[@]}"
+	echo "$output"
+	[ -z "$output" ]
+	# The check can fail: a command and an option that do not exist.
+	printf '```sh\nhardinit verify /etc/hardinit.conf\nhardinit audit --yaml\n```\n' >"$BATS_TEST_TMPDIR/bad.md"
+	run check_commands hardinit "$HARDINIT" "$BATS_TEST_TMPDIR/bad.md"
+	echo "$output"
+	[[ $output == *"hardinit verify: no such command"* ]]
+	[[ $output == *"hardinit --yaml: not an option"* ]]
+}
+
+# The config examples of the man pages: .nf/.fi blocks holding a [section].
+# An include names the reader's own file: it becomes an empty one here.
+config_examples() {
+	local dir=$1 page
+	for page in "$REPO"/man/*.[0-9]; do
+		plain "$page" | awk -v dir="$dir" -v base="${page##*/}" '
+			/^\.nf/ { f = 1; buf = ""; next }
+			/^\.fi/ { if (f && buf ~ /(^|\n)\[[a-z]+\]/) { n++; file = dir "/" base "." n ".conf"; printf "%s", buf > file; close(file); print file } f = 0; next }
+			f && !/^\.R[SE]/ { buf = buf $0 "\n" }'
+	done
+}
+
+@test "docs: the config examples of the man pages are valid, and hardinit.conf(5)'s does what its text says" {
+	local d=$BATS_TEST_TMPDIR/ex f files
+	mkdir -p "$d"
+	: >"$d/empty.conf"
+	mapfile -t files < <(config_examples "$d")
+	[ "${#files[@]}" -ge 1 ]
+	for f in "${files[@]}"; do
+		sed -i "s|^include = .*|include = $d/empty.conf|" "$f"
+		run "$HARDINIT" check-config "$f"
+		[ "$status" -eq 0 ] || { echo "${f##*/}: $output" >&2; return 1; }
+	done
+	# "With this file, hardinit.selinux.mode=permissive on the command line is
+	# refused and logged, and hardinit.capabilities.drop=cap_sys_rawio is applied."
+	f=$(grep -l '^lock_cmdline = yes' "${files[@]}" | head -n 1)
+	[[ $f == */hardinit.conf.5.* ]]
+	mkdir -p "$d/root"
+	run "$HARDINIT" dry-run --config "$f" --root "$d/root" \
+		--cmdline "root=/dev/vda hardinit.selinux.mode=permissive hardinit.capabilities.drop=cap_sys_rawio"
+	echo "$output"
+	[[ $output == *"hardinit.selinux.mode=permissive refused: it weakens the locked config"* ]]
+	[[ $output == *"override hardinit.capabilities.drop=cap_sys_rawio applied"* ]]
+}
