@@ -300,13 +300,16 @@ static void verity_booted_setup(const struct config *c, const char *report_path,
 	if (fs_read(report_path, text, sizeof text, NULL) < 0)
 		return;
 	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char status[16], value[VERITY_TABLE_MAX];
-		if (sscanf(line, "verity root_hash %15s %159s", status, value) == 2 && !v->hash[0])
-			snprintf(v->hash, sizeof v->hash, "%s", value);
-		else if (sscanf(line, "verity on_corruption %15s %15s", status, value) == 2)
-			snprintf(v->mode, sizeof v->mode, "%s", value);
-		else if (sscanf(line, "verity options %15s %1023s", status, value) == 2)
-			snprintf(v->options, sizeof v->options, "%s", value);
+		struct report_line r;
+		if (split_report_line(line, &r) < 0 || strcmp(r.stage, "verity") != 0)
+			continue;
+		size_t n = strcspn(r.value, " ");
+		if (!strcmp(r.key, "root_hash") && !v->hash[0])
+			snprintf(v->hash, sizeof v->hash, "%.*s", (int)n, r.value);
+		else if (!strcmp(r.key, "on_corruption"))
+			snprintf(v->mode, sizeof v->mode, "%.*s", (int)n, r.value);
+		else if (!strcmp(r.key, "options"))
+			snprintf(v->options, sizeof v->options, "%.*s", (int)n, r.value);
 	}
 }
 

@@ -73,6 +73,11 @@ static bool turned_off_by_cmdline(struct boot *b)
 	return v && (!strcmp(v, "0") || !strcmp(v, "no") || !strcmp(v, "false") || !strcmp(v, "off"));
 }
 
+static bool anchored(const struct boot *b)
+{
+	return b->verity_anchored && b->cfg.verity_roothash[0];
+}
+
 /* The options: the config's words, then the command line's. Under the
  * lock a command line cannot replace the config's words, cannot weaken
  * (ignore-corruption, ignore-zero-blocks, check-at-most-once) and cannot
@@ -81,7 +86,9 @@ static int resolve_options(struct boot *b, struct verity_setup *v)
 {
 	char err[VERITY_ERR_MAX];
 	const char *cmd = cmdline_get(&b->cmd, "systemd.verity_root_options", NULL);
-	bool locked = b->cfg.lock_cmdline;
+	/* With an embedded root hash the judge has taken only what says the
+	 * same or strengthens: the lock has nothing left to refuse. */
+	bool locked = b->cfg.lock_cmdline && !anchored(b);
 
 	verity_params_defaults(&v->p);
 	if (verity_options_parse(b->cfg.verity_options, &v->p, err, sizeof err) < 0)
@@ -163,7 +170,7 @@ static int resolve(struct boot *b, struct verity_setup *v)
 	const char *from = "config";
 	char err[VERITY_ERR_MAX];
 
-	if (b->verity_anchored && c->verity_roothash[0] && judge_cmdline(b) < 0)
+	if (anchored(b) && judge_cmdline(b) < 0)
 		return -1;
 
 	snprintf(v->roothash, sizeof v->roothash, "%s", c->verity_roothash);

@@ -229,7 +229,8 @@ cmdline_log() {
 	vm_assert_done "$log"
 	vm_assert_log_contains "$log" "root=/dev/vda on the command line is ignored: / is the verity device"
 	vm_assert_log_contains "$log" "the command line was judged against the embedded root hash"
-	vm_assert_log_lacks "$log" "refused"
+	vm_assert_log_lacks "$log" "verity: refused"
+	vm_assert_log_lacks "$log" "hardinit.verity"
 }
 
 @test "embedded hash: the measurement describes the setup (devices, layout, options, corruption mode) and audit replays it" {
