@@ -2,7 +2,8 @@
 # The verity parts that run on the host: the builder's --verity-* options
 # (the [verity] section it writes, read back from the archive with GNU cpio,
 # and the modules it adds from the real modules.dep), and hardinit dry-run
-# with systemd's verity names and the lock. The kernel side is
+# with systemd's verity names, the lock, and an embedded root hash against
+# which every command-line word is judged. The kernel side is
 # tests/vm/verity.bats.
 
 bats_require_minimum_version 1.5.0
