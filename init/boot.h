@@ -71,6 +71,13 @@ struct boot {
 
 	char root_hash[160];   /* hex root hash of the verity root, set by the verity stage; empty when / is not on verity */
 	char root_device[BOOT_PATH_MAX];   /* set by the verity stage: the root stage mounts this, read-only */
+	/* The initramfs's own config carries [verity] roothash (the builder's
+	 * --verity-roothash): set by the config stage before any override, so
+	 * the command line cannot change or weaken verity (stages/verity.c). */
+	bool verity_anchored;
+	/* What the verity stage set up, as its measurement describes it
+	 * (verity_measure_text); empty when / is not on verity. */
+	char verity_setup[960];
 	/* What the measure stage extends into the TPM (with root_hash), set
 	 * by the stages that load it. */
 	uint8_t selinux_policy_sha256[32];

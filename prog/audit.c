@@ -270,32 +270,58 @@ static void check_mount_shared(struct audit *a, const struct config *c)
 		add(a, "mount propagation /", "shared", m.shared ? "shared" : "private", !m.shared);
 }
 
-/* The root hash the boot used: the config's, else the one the verity
- * stage reported (it came from roothash= on the command line). */
-static void verity_expected_hash(const struct config *c, const char *report_path, char *out, size_t cap)
+/* What the boot set up, from the verity stage's report lines: the root
+ * hash, the corruption mode and the options (the kernel's words). Without
+ * them (a report from before they were written) the config says: its
+ * [verity] options words, which win over on_corruption at boot, then
+ * on_corruption. */
+struct verity_booted {
+	char hash[CONFIG_ROOT_HASH_MAX];
+	char mode[16];
+	char options[VERITY_TABLE_MAX];
+};
+
+static void verity_booted_setup(const struct config *c, const char *report_path, struct verity_booted *v)
 {
 	static char text[AUDIT_REPORT_MAX];
-	char *save = NULL;
+	struct verity_params p;
+	char err[VERITY_ERR_MAX], *save = NULL;
 
-	snprintf(out, cap, "%s", c->verity_roothash);
-	if (out[0] || fs_read(report_path, text, sizeof text, NULL) < 0)
+	verity_params_defaults(&p);
+	if (verity_options_parse(c->verity_options, &p, err, sizeof err) < 0 || !p.corruption_set)
+		p.on_corruption = c->verity_on_corruption;
+	snprintf(v->hash, sizeof v->hash, "%s", c->verity_roothash);
+	snprintf(v->mode, sizeof v->mode, "%s", verity_corruption_name(p.on_corruption));
+	verity_options_words(&p, v->options, sizeof v->options);
+	if (fs_read(report_path, text, sizeof text, NULL) < 0)
 		return;
-	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
-		if (sscanf(line, "verity root_hash ok %159s", out) == 1)
-			return;
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		struct report_line r;
+		if (split_report_line(line, &r) < 0 || strcmp(r.stage, "verity") != 0)
+			continue;
+		size_t n = strcspn(r.value, " ");
+		if (!strcmp(r.key, "root_hash") && !v->hash[0])
+			snprintf(v->hash, sizeof v->hash, "%.*s", (int)n, r.value);
+		else if (!strcmp(r.key, "on_corruption"))
+			snprintf(v->mode, sizeof v->mode, "%.*s", (int)n, r.value);
+		else if (!strcmp(r.key, "options"))
+			snprintf(v->options, sizeof v->options, "%.*s", (int)n, r.value);
+	}
 }
 
 /* / on the dm device "root", its live table (DM_TABLE_STATUS) verity
- * with the boot's root hash and corruption mode, and its status V. */
+ * with the boot's root hash, corruption mode and options, and its status
+ * V: the live table against what the boot set up. */
 static void check_verity(struct audit *a, const struct config *c, const char *report_path)
 {
-	static const char *const modes[] = { "", "restart_on_corruption", "panic_on_corruption", "ignore_corruption" };
-	char want[CONFIG_ROOT_HASH_MAX], table[VERITY_TABLE_MAX], type[32], status[64], live[CONFIG_ROOT_HASH_MAX];
+	char table[VERITY_TABLE_MAX], type[32], status[64], live[CONFIG_ROOT_HASH_MAX], words[VERITY_TABLE_MAX];
 	char path[512], name[64], why[256];
+	struct verity_booted want;
+	struct verity_params p;
 	struct stat st;
 
-	verity_expected_hash(c, report_path, want, sizeof want);
-	if (!want[0] && !c->verity_enabled)
+	verity_booted_setup(c, report_path, &want);
+	if (!want.hash[0] && !c->verity_enabled)
 		return;
 	name[0] = '\0';
 	if (stat("/", &st) == 0) {
@@ -316,14 +342,16 @@ static void check_verity(struct audit *a, const struct config *c, const char *re
 	add(a, "verity target of root", "verity", type, strcmp(type, "verity") != 0);
 	if (verity_table_root_hash(table, live, sizeof live) < 0)
 		snprintf(live, sizeof live, "unreadable");
-	add(a, "verity root hash", want[0] ? want : "any", live, want[0] && strcasecmp(want, live) != 0);
-	int mode = (int)c->verity_on_corruption;
-	const char *found = "eio";
-	for (int m = 1; m < 4; m++)
-		if (strstr(table, modes[m]))
-			found = verity_corruption_name((enum verity_corruption)m);
-	add(a, "verity on corruption", verity_corruption_name((enum verity_corruption)mode), found,
-	    strcmp(found, verity_corruption_name((enum verity_corruption)mode)) != 0);
+	add(a, "verity root hash", want.hash[0] ? want.hash : "any", live, want.hash[0] && strcasecmp(want.hash, live) != 0);
+	verity_params_defaults(&p);
+	bool readable = verity_table_options(table, &p) == 0;
+	const char *mode = readable ? verity_corruption_name(p.on_corruption) : "unreadable";
+	add(a, "verity on corruption", want.mode, mode, strcmp(want.mode, mode) != 0);
+	if (readable)
+		verity_options_words(&p, words, sizeof words);
+	else
+		snprintf(words, sizeof words, "unreadable");
+	add(a, "verity options", want.options, words, strcmp(want.options, words) != 0);
 	add(a, "verity status (V verified, C corrupted)", "V", status, strcmp(status, "V") != 0);
 }
 

@@ -32,6 +32,7 @@ static const struct item_kind {
 	{ "verity target of root", "verity", "target" },
 	{ "verity root hash", "verity", "root_hash" },
 	{ "verity on corruption", "verity", "on_corruption" },
+	{ "verity options", "verity", "options" },
 	{ "verity status", "verity", "status" },
 	{ "tpm pcr ", "tpm", NULL },
 	{ "secure boot", "firmware", "secure_boot" },

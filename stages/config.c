@@ -92,17 +92,48 @@ static bool last_run(const struct boot *b)
 	return b->switched || b->mode != MODE_INITRAMFS || !b->cfg.read_root_config;
 }
 
+/* An override of [verity] when the initramfs embeds a root hash: judged
+ * by the lock's rules whatever lock_cmdline says, and a refusal fails the
+ * boot (the embedded root hash is the trust anchor: stages/verity.c). */
+static int override_anchored(struct boot *b, const char *key, const char *value)
+{
+	char err[CONFIG_ERR_MAX];
+	bool locked = b->cfg.lock_cmdline;
+
+	b->cfg.lock_cmdline = true;
+	int rc = config_override(&b->cfg, key, value, err, sizeof err);
+	b->cfg.lock_cmdline = locked;
+	if (rc > 0) {
+		/* Not the lock's own advice: lock_cmdline does not decide here. */
+		char *advice = strstr(err, "; change the config file");
+		if (advice)
+			*advice = '\0';
+		return boot_error(b, "config: %s; the initramfs embeds a verity root hash, so the command line cannot change "
+				  "or weaken [verity] whatever lock_cmdline says: remove the word, or rebuild the initramfs "
+				  "(hardinit-mkinitramfs --verity-*)", err);
+	}
+	return rc < 0 ? boot_error(b, "config: %s", err) : 0;
+}
+
 static int apply_overrides(struct boot *b)
 {
 	char err[CONFIG_ERR_MAX];
 
+	if (!b->switched)
+		b->verity_anchored = b->cfg.verity_roothash[0] != '\0';
 	for (size_t i = 0; i < b->cmd.n_overrides; i++) {
 		const char *key = b->cmd.overrides[i].key;
 		const char *value = b->cmd.overrides[i].value ? b->cmd.overrides[i].value : "";
 
 		if (strcmp(key, "debug") == 0)
 			continue;   /* the runner's switch, not a config key */
-		int rc = config_override(&b->cfg, key, value, err, sizeof err);
+		int rc = 0;
+		if (b->verity_anchored && strncmp(key, "verity.", 7) == 0) {
+			if (override_anchored(b, key, value) < 0)
+				return -1;
+		} else {
+			rc = config_override(&b->cfg, key, value, err, sizeof err);
+		}
 		if (rc < 0)
 			return boot_error(b, "config: %s", err);
 		if (rc > 0) {

@@ -5,8 +5,9 @@
  * event goes to one thread as soon as what it measures is final, and the
  * TPM works while PID 1 mounts the root and hardens it:
  *
- *   measure_root   (after verity)  the IMA policy, the verity root hash:
- *                  measured before the root they protect is mounted
+ *   measure_root   (after verity)  the IMA policy, the verity setup (root
+ *                  hash, devices, options, corruption mode): measured
+ *                  before the root they protect is mounted
  *   measure_policy (after selinux) the effective config (the root's own
  *                  config is read by then), the SELinux policy loaded
  *   measure        (after locks)   "handoff", then waits for the thread
@@ -40,6 +41,9 @@
 #define CONFIG_TEXT_MAX (48 * 1024)
 
 static struct measure_queue queue;
+
+_Static_assert(sizeof "hardinit:verity-root-hash:" + sizeof ((struct boot *)0)->verity_setup <= TPM_EVENT_MAX,
+	       "the verity setup's text must fit one event");
 
 /* ---- the device ------------------------------------------------------------ */
 
@@ -202,7 +206,9 @@ void measure_queue_events(struct boot *b, unsigned which)
 
 	if (which & MEASURE_ROOT_EVENTS) {
 		push(q, EV_IMA, "ima-policy", "none", b->ima_policy_loaded ? b->ima_policy_sha256 : NULL);
-		push(q, EV_VERITY, "verity-root-hash", b->root_hash[0] ? b->root_hash : "none", NULL);
+		/* The setup the verity stage described (root hash, devices,
+		 * options, corruption mode), not the hash alone. */
+		push(q, EV_VERITY, "verity-root-hash", b->verity_setup[0] ? b->verity_setup : "none", NULL);
 	}
 	if (which & MEASURE_POLICY_EVENTS) {
 		push_config(q, b);

@@ -51,7 +51,9 @@ static int take_cmdline(struct boot *b, const char *word, char *dst, size_t cap,
 		return 0;
 	if (strlen(v) >= cap)
 		return boot_error(b, "%s= is longer than %zu bytes; check the kernel command line", word, cap - 1);
-	if (dst[0] && strcmp(dst, v) != 0) {
+	if (dst[0] && strcmp(dst, v) == 0)
+		return 0;   /* says what the config says */
+	if (dst[0]) {
 		if (b->cfg.lock_cmdline) {
 			log_warn("refused %s=%s: the config is locked and embeds %s", word, v, dst);
 			report_add(&b->rep, "verity", word, "refused", "the locked config embeds %s", dst);
@@ -71,6 +73,11 @@ static bool turned_off_by_cmdline(struct boot *b)
 	return v && (!strcmp(v, "0") || !strcmp(v, "no") || !strcmp(v, "false") || !strcmp(v, "off"));
 }
 
+static bool anchored(const struct boot *b)
+{
+	return b->verity_anchored && b->cfg.verity_roothash[0];
+}
+
 /* The options: the config's words, then the command line's. Under the
  * lock a command line cannot replace the config's words, cannot weaken
  * (ignore-corruption, ignore-zero-blocks, check-at-most-once) and cannot
@@ -79,7 +86,9 @@ static int resolve_options(struct boot *b, struct verity_setup *v)
 {
 	char err[VERITY_ERR_MAX];
 	const char *cmd = cmdline_get(&b->cmd, "systemd.verity_root_options", NULL);
-	bool locked = b->cfg.lock_cmdline;
+	/* With an embedded root hash the judge has taken only what says the
+	 * same or strengthens: the lock has nothing left to refuse. */
+	bool locked = b->cfg.lock_cmdline && !anchored(b);
 
 	verity_params_defaults(&v->p);
 	if (verity_options_parse(b->cfg.verity_options, &v->p, err, sizeof err) < 0)
@@ -113,12 +122,56 @@ static int resolve_options(struct boot *b, struct verity_setup *v)
 	return 0;
 }
 
+/* The root hash the initramfs embeds is the trust anchor of the root:
+ * each command-line word the verity stage reads is judged against what the
+ * initramfs embeds (verity_word_judge: the table in verity_sb.c), and the
+ * first that changes or weakens verity fails the boot whatever
+ * lock_cmdline says; what is left only says the same, strengthens, or
+ * fills what the embedded config leaves open. */
+static int judge_cmdline(struct boot *b)
+{
+	const struct config *c = &b->cfg;
+	struct verity_anchor a = { .roothash = c->verity_roothash, .data = c->verity_data, .hash = c->verity_hash };
+	char err[VERITY_ERR_MAX], word[200];
+	const char *why;
+
+	verity_params_defaults(&a.p);
+	if (verity_options_parse(c->verity_options, &a.p, err, sizeof err) < 0)
+		return boot_error(b, "[verity] options: %s", err);
+	if (!a.p.corruption_set)
+		a.p.on_corruption = c->verity_on_corruption;
+	for (size_t i = 0; i < b->cmd.n_words; i++) {
+		const struct cmdline_word *w = &b->cmd.words[i];
+		enum verity_effect e = verity_word_judge(&a, w->key, w->value, word, sizeof word, &why);
+		bool options = !strcmp(w->key, "systemd.verity_root_options");
+		if (verity_effect_refused(e))
+			return boot_error(b, "verity: refused %s%s%.200s%s%s%s on the kernel command line: it %s verity: %s; "
+					  "the initramfs embeds the root hash %.16s..., which no command-line word may change "
+					  "or weaken whatever lock_cmdline says: remove the word, or rebuild the initramfs "
+					  "(hardinit-mkinitramfs --verity-*) to change verity",
+					  w->key, w->value ? "=" : "", w->value ? w->value : "", options ? " (its word '" : "",
+					  options ? word : "", options ? "')" : "", e == VW_WEAKENS ? "weakens" : "changes",
+					  why, c->verity_roothash);
+		if (e == VW_STRENGTHENS || e == VW_ADDS) {
+			log_notice("verity: took %s=%s from the command line: %s", w->key, w->value, why);
+			report_add(&b->rep, "verity", w->key, "taken", "%s", why);
+		} else if (e == VW_IGNORED) {
+			log_info("verity: %s on the command line is ignored: %s", word, why);
+		}
+	}
+	log_info("verity: the command line was judged against the embedded root hash");
+	return 0;
+}
+
 /* Returns 1 when / is to be on verity, 0 when not, -1 after boot_error. */
 static int resolve(struct boot *b, struct verity_setup *v)
 {
 	const struct config *c = &b->cfg;
 	const char *from = "config";
 	char err[VERITY_ERR_MAX];
+
+	if (anchored(b) && judge_cmdline(b) < 0)
+		return -1;
 
 	snprintf(v->roothash, sizeof v->roothash, "%s", c->verity_roothash);
 	snprintf(v->data, sizeof v->data, "%s", c->verity_data);
@@ -240,6 +293,23 @@ static int check_fs_block_size(struct boot *b, const struct verity_setup *v)
 			  v->data_node, 1024u << log, v->p.data_block_size, 1024u << log, v->p.data_block_size);
 }
 
+/* What the measurement describes (the measure_root stage extends it):
+ * the setup, not the hash alone, so a boot that ignores corruption or
+ * reads another device cannot give the PCR of one that does not. */
+static int describe(struct boot *b, const struct verity_setup *v)
+{
+	uint64_t data_bytes = 0, hash_bytes = 0;
+
+	device_bytes(v->data_node, &data_bytes);
+	device_bytes(v->hash_node, &hash_bytes);
+	if (verity_measure_text(b->verity_setup, sizeof b->verity_setup, v->roothash, &v->p, v->data, data_bytes,
+				v->hash, hash_bytes) < 0)
+		return boot_error(b, "verity: the setup (data %.40s, hash %.40s) does not fit the %zu bytes of its measurement; "
+				  "name the devices shorter (UUID=, PARTUUID=, LABEL=)", v->data, v->hash,
+				  sizeof b->verity_setup - 1);
+	return 0;
+}
+
 static int table_for(struct boot *b, const struct verity_setup *v, const struct verity_params *p,
 		     char *out, size_t cap)
 {
@@ -353,6 +423,9 @@ static void report_setup(struct boot *b, const struct verity_setup *v, const cha
 		   v->p.data_block_size, v->p.hash_block_size, (unsigned long long)v->p.data_blocks);
 	report_add(&b->rep, "verity", "on_corruption", v->p.on_corruption == VERITY_IGNORE ? "warn" : "ok",
 		   "%s", verity_corruption_name(v->p.on_corruption));
+	char words[VERITY_TABLE_MAX];
+	verity_options_words(&v->p, words, sizeof words);
+	report_add(&b->rep, "verity", "options", verity_options_weaken(&v->p) ? "warn" : "ok", "%s", words);
 	report_add(&b->rep, "verity", "device", "ok", "%s", node);
 }
 
@@ -371,6 +444,7 @@ int stage_verity(struct boot *b)
 
 	memset(&v, 0, sizeof v);
 	b->root_hash[0] = '\0';
+	b->verity_setup[0] = '\0';
 	b->root_device[0] = '\0';
 	int on = resolve(b, &v);
 	if (on <= 0)
@@ -393,7 +467,8 @@ int stage_verity(struct boot *b)
 	char err[VERITY_ERR_MAX];
 	if (verity_table(&v.p, v.data_num, v.hash_num, v.roothash, v.table, sizeof v.table, &v.sectors, err, sizeof err) < 0)
 		return boot_error(b, "%s", err);
-	if (check_sizes(b, &v) < 0 || check_fs_block_size(b, &v) < 0 || activate(b, &v, node, sizeof node) < 0)
+	if (check_sizes(b, &v) < 0 || check_fs_block_size(b, &v) < 0 || describe(b, &v) < 0 ||
+	    activate(b, &v, node, sizeof node) < 0)
 		return -1;
 	snprintf(b->root_device, sizeof b->root_device, "%s", node);
 	snprintf(b->root_hash, sizeof b->root_hash, "%s", v.roothash);

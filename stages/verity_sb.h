@@ -84,4 +84,54 @@ const char *verity_corruption_name(enum verity_corruption c);
  * or -1 when the line is not a verity table. */
 int verity_table_root_hash(const char *table, char *out, size_t cap);
 
+/* The optional arguments of a live table line (corruption mode,
+ * ignore_zero_blocks, check_at_most_once, root_hash_sig_key_desc) into p,
+ * whose other fields are left alone. Returns 0, or -1 when the line is not
+ * a verity table or an argument is not one hardinit writes. */
+int verity_table_options(const char *table, struct verity_params *p);
+
+/* The kernel's words for p's options, '+'-joined ("none" when there are
+ * none): what the measurement, the report and hardinit audit compare. */
+void verity_options_words(const struct verity_params *p, char *out, size_t cap);
+
+/* ---- the command line against an embedded root hash ------------------------
+ * When the initramfs carries a root hash (the builder's --verity-roothash),
+ * the kernel command line may not change or weaken verity, whatever
+ * lock_cmdline says: each word the verity stage reads is judged here
+ * against what the initramfs embeds (one table in verity_sb.c). */
+enum verity_effect {
+	VW_OTHER,          /* not a word the verity stage reads */
+	VW_SAME,           /* says what is embedded: taken, changes nothing */
+	VW_ADDS,           /* fills what the embedded config leaves open: taken */
+	VW_STRENGTHENS,    /* taken */
+	VW_IGNORED,        /* read, but has no effect on a verity root */
+	VW_CHANGES,        /* refused */
+	VW_WEAKENS,        /* refused */
+};
+
+struct verity_anchor {
+	const char *roothash, *data, *hash;   /* the embedded config's; "" when unset */
+	struct verity_params p;               /* its options and corruption mode */
+};
+
+/* Judge one command-line word (value NULL for a bare word). For
+ * systemd.verity_root_options= every option word is judged and the worst
+ * decides: the word that decided is copied into word. *why is the table's
+ * reason (static text). */
+enum verity_effect verity_word_judge(const struct verity_anchor *a, const char *key, const char *value,
+				     char *word, size_t wordcap, const char **why);
+
+static inline bool verity_effect_refused(enum verity_effect e)
+{
+	return e >= VW_CHANGES;
+}
+
+/* What the verity measurement describes after "hardinit:verity-root-hash:"
+ * (no white space, so a log line keeps one text field): the root hash,
+ * each device's identity (the name the boot found it by, and its size in
+ * bytes), the tree's layout and the options with the corruption mode.
+ * Returns the length, or -1 when it does not fit cap. */
+int verity_measure_text(char *out, size_t cap, const char *roothash, const struct verity_params *p,
+			const char *data_spec, uint64_t data_bytes, const char *hash_spec, uint64_t hash_bytes);
+
 #endif

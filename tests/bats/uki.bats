@@ -217,3 +217,17 @@ audit() {
 	[ "$status" -eq 0 ]
 	[[ $output == *"ok    secure boot"*"unknown (efivarfs not mounted)"* ]]
 }
+
+@test "uki: with --verity-roothash, a --cmdline word that weakens verity is refused before anything is written" {
+	local hash=9b4332f63d3b62e3fa38037cb624dafd1942e3c9a4336e28fc95417d7eca8a2d
+	run uki_build "$T/v.efi" --verity-roothash "$hash" --verity-data LABEL=testroot --verity-hash /dev/vdb \
+		--cmdline systemd.verity_root_options=ignore-corruption
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ $output == *"the UKI's command line would fail every boot: verity: refused systemd.verity_root_options=ignore-corruption"* ]]
+	[ ! -e "$T/v.efi" ]
+	run uki_build "$T/v.efi" --verity-roothash "$hash" --verity-data LABEL=testroot --verity-hash /dev/vdb \
+		--cmdline systemd.verity=1
+	[ "$status" -eq 0 ]
+	[ -s "$T/v.efi" ]
+}

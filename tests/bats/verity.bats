@@ -2,7 +2,8 @@
 # The verity parts that run on the host: the builder's --verity-* options
 # (the [verity] section it writes, read back from the archive with GNU cpio,
 # and the modules it adds from the real modules.dep), and hardinit dry-run
-# with systemd's verity names and the lock. The kernel side is
+# with systemd's verity names, the lock, and an embedded root hash against
+# which every command-line word is judged. The kernel side is
 # tests/vm/verity.bats.
 
 bats_require_minimum_version 1.5.0
@@ -84,28 +85,122 @@ archive_file() {
 	[[ $output == *"would mount the verity root /dev/mapper/root read-only"* ]]
 }
 
-@test "dry-run: under the lock, verity off, another hash or device and weaker options are refused and logged" {
-	printf '[boot]\nlock_cmdline = yes\n[verity]\nroothash = %s\ndata = /dev/vda\nhash = /dev/vdb\non_corruption = restart\n' \
-		"$HASH" >"$BATS_TEST_TMPDIR/l.conf"
+@test "dry-run: under the lock without an embedded hash, verity off and weaker options are refused and logged" {
+	printf '[boot]\nlock_cmdline = yes\n[verity]\nenabled = yes\non_corruption = restart\n' >"$BATS_TEST_TMPDIR/l.conf"
 	run "$REPO/build/hardinit" dry-run --config "$BATS_TEST_TMPDIR/l.conf" \
-		--cmdline "systemd.verity=no hardinit.verity.roothash=off roothash=${HASH//9/8} systemd.verity_root_hash=/dev/vdc systemd.verity_root_options=check-at-most-once"
+		--cmdline "systemd.verity=no hardinit.verity.enabled=no roothash=$HASH systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vdc systemd.verity_root_options=check-at-most-once"
 	[ "$status" -eq 0 ]
 	[[ $output == *"refused systemd.verity=no: the config is locked"* ]]
-	[[ $output == *"hardinit.verity.roothash=off refused"* ]]
-	[[ $output == *"refused roothash=${HASH//9/8}"* ]]
-	[[ $output == *"refused systemd.verity_root_hash=/dev/vdc"* ]]
+	[[ $output == *"hardinit.verity.enabled=no refused"* ]]
 	[[ $output == *"refused systemd.verity_root_options=check-at-most-once: it weakens verity"* ]]
+	[[ $output == *"root hash from the command line"* ]]
 	[[ $output == *"root hash $HASH, on corruption restart"* ]]
 }
 
-@test "dry-run: unlocked, systemd.verity=no turns verity off; enabled without a hash fails" {
-	printf '[verity]\nroothash = %s\ndata = /dev/vda\nhash = /dev/vdb\n' "$HASH" >"$BATS_TEST_TMPDIR/u.conf"
-	run "$REPO/build/hardinit" dry-run --config "$BATS_TEST_TMPDIR/u.conf" --cmdline "root=/dev/vda systemd.verity=no"
+@test "dry-run: unlocked without an embedded hash, systemd.verity=no turns verity off; enabled without a hash fails" {
+	printf '[verity]\nenabled = yes\n' >"$BATS_TEST_TMPDIR/e.conf"
+	run "$REPO/build/hardinit" dry-run --config "$BATS_TEST_TMPDIR/e.conf" --cmdline "root=/dev/vda systemd.verity=no"
 	[ "$status" -eq 0 ]
 	[[ $output == *"verity turned off by systemd.verity=no"* ]]
 	[[ $output != *"would set up verity"* ]]
-	printf '[verity]\nenabled = yes\n' >"$BATS_TEST_TMPDIR/e.conf"
 	run "$REPO/build/hardinit" dry-run --config "$BATS_TEST_TMPDIR/e.conf" --cmdline "root=/dev/vda"
 	[ "$status" -eq 1 ]
 	[[ $output == *"enabled = yes but there is no root hash"* ]]
+}
+
+# ---- an embedded root hash (issue 24): the trust anchor of the root ---------------
+
+# The config a user's initramfs carries: baseline (lock_cmdline = no) with
+# the builder's [verity] section, taken out of the archive; $1... are more
+# builder options.
+embedded_conf() {
+	build --profile baseline --verity-roothash "$HASH" --verity-data LABEL=vroot --verity-hash /dev/vdb "$@" >/dev/null
+	archive_file etc/hardinit.conf >"$BATS_TEST_TMPDIR/embedded.conf"
+	grep -qx "lock_cmdline = no" "$BATS_TEST_TMPDIR/embedded.conf"
+	grep -qx "roothash = $HASH" "$BATS_TEST_TMPDIR/embedded.conf"
+}
+
+# dry_run_refused CMDLINE WORD HOW: the boot fails on the verity or config
+# stage with one line naming WORD and saying HOW ("weakens", "changes", or
+# the lock's words for hardinit.verity.*), then the failure action.
+dry_run_refused() {
+	run "$REPO/build/hardinit" dry-run --config "$BATS_TEST_TMPDIR/embedded.conf" --cmdline "$1"
+	echo "cmdline: $1"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ $output == *"refused"* ]]
+	[[ $output == *"$2"* ]]
+	[[ $output == *"$3"* ]]
+	[[ $output == *"embeds"*"whatever lock_cmdline says"* ]]
+	[[ $output == *"would take the failure action: reboot"* ]]
+	[[ $output != *"would set up verity"* ]]
+	[[ $output != *"would mount the verity root"* && $output != *"would wait up to"* ]]
+}
+
+@test "embedded hash, unlocked: another root hash and devices, verity off and weaker options are refused, then the failure action" {
+	embedded_conf
+	local other=${HASH//9/8}
+	dry_run_refused "roothash=$other systemd.verity_root_data=/dev/sdb systemd.verity_root_hash=/dev/sdc" \
+		"refused roothash=$other" "it changes verity: it replaces the embedded root hash"
+	dry_run_refused "systemd.verity_root_data=/dev/sdb" "refused systemd.verity_root_data=/dev/sdb" "another data device"
+	dry_run_refused "systemd.verity_root_hash=/dev/sdc" "refused systemd.verity_root_hash=/dev/sdc" "another hash device"
+	dry_run_refused "systemd.verity=no root=/dev/sdb1" "refused systemd.verity=no" "it weakens verity: it turns verity off"
+	dry_run_refused "systemd.verity_root_options=ignore-corruption" "refused systemd.verity_root_options=ignore-corruption" \
+		"it weakens verity: a corrupted block would be read as if it verified"
+}
+
+@test "embedded hash: held-out spellings of the same classes are refused too" {
+	embedded_conf
+	local w
+	for w in systemd.verity=0 systemd.verity=false systemd.verity=off rd.systemd.verity=0; do
+		dry_run_refused "$w root=/dev/sdb1" "refused $w" "it weakens verity"
+	done
+	dry_run_refused "systemd.verity=maybe" "refused systemd.verity=maybe" "not a yes/no value"
+	for w in ignore_corruption ignore-zero-blocks ignore_zero_blocks check-at-most-once check_at_most_once; do
+		dry_run_refused "systemd.verity_root_options=$w" "(its word '$w')" "it weakens verity"
+	done
+	# A weakening word among strong ones, either side; options given twice.
+	dry_run_refused "systemd.verity_root_options=restart-on-corruption,ignore-corruption" "(its word 'ignore-corruption')" "weakens"
+	dry_run_refused "systemd.verity_root_options=ignore-corruption,panic-on-corruption" "(its word 'ignore-corruption')" "weakens"
+	dry_run_refused "systemd.verity_root_options=superblock=yes systemd.verity_root_options=check-at-most-once" \
+		"(its word 'check-at-most-once')" "weakens"
+	# Another corruption mode than the builder's, or another tree layout.
+	dry_run_refused "systemd.verity_root_options=panic-on-corruption" "(its word 'panic-on-corruption')" "it changes verity"
+	dry_run_refused "systemd.verity_root_options=restart-on-corruption" "(its word 'restart-on-corruption')" "it changes verity"
+	for w in superblock=no hash-offset=4096 hash=sha1 salt=00 data-blocks=1 format=0 frobnicate; do
+		dry_run_refused "systemd.verity_root_options=$w" "(its word '$w')" "it changes verity"
+	done
+	# The overrides of [verity], through the config lock's rules.
+	for w in hardinit.verity.roothash=off hardinit.verity.enabled=no hardinit.verity.on_corruption=ignore \
+		hardinit.verity.on_corruption=panic hardinit.verity.options=ignore-zero-blocks \
+		hardinit.verity.data=/dev/sdb hardinit.verity.hash=off "hardinit.verity.roothash=${HASH//9/8}"; do
+		dry_run_refused "$w" "config: $w refused" "embeds a verity root hash"
+	done
+}
+
+@test "embedded hash: words that say the same or strengthen are taken, root= is ignored, and the embedded setup stands" {
+	embedded_conf
+	run "$REPO/build/hardinit" dry-run --config "$BATS_TEST_TMPDIR/embedded.conf" \
+		--cmdline "roothash=$HASH systemd.verity=yes systemd.verity=1 systemd.verity_root_data=LABEL=vroot systemd.verity_root_options=superblock=yes root=/dev/sdb1 hardinit.verity.enabled=yes"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output == *"root=/dev/sdb1 on the command line is ignored: / is the verity device"* ]]
+	[[ $output == *"root hash from the config"* ]]
+	[[ $output == *"would set up verity on data LABEL=vroot, hash /dev/vdb (offset 0), root hash $HASH, on corruption eio"* ]]
+	[[ $output == *"would mount the verity root /dev/mapper/root read-only"* ]]
+	[[ $output != *"sdb1"*"would wait"* ]]
+	# An embedded ignore-corruption can be made stronger from the command
+	# line, by the option word or by the override.
+	embedded_conf --verity-options ignore-corruption
+	run "$REPO/build/hardinit" dry-run --config "$BATS_TEST_TMPDIR/embedded.conf" \
+		--cmdline "systemd.verity_root_options=restart-on-corruption,root-hash-signature-key=verity:root"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output == *"took systemd.verity_root_options=restart-on-corruption,root-hash-signature-key=verity:root from the command line"* ]]
+	[[ $output == *"on corruption restart"* ]]
+	sed -i 's/^options = ignore-corruption$/options = off\non_corruption = ignore/' "$BATS_TEST_TMPDIR/embedded.conf"
+	run "$REPO/build/hardinit" dry-run --config "$BATS_TEST_TMPDIR/embedded.conf" --cmdline "hardinit.verity.on_corruption=panic"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output == *"on corruption panic"* ]]
 }

@@ -215,6 +215,158 @@ static void test_options_and_hashes(void)
 	tap_ok(verity_table_root_hash("1 2 3", table, sizeof table) < 0, "short table: no root hash");
 }
 
+/* The table of command-line words against an embedded root hash: what
+ * each word does, the held-out spellings included. */
+static const char anchor_hash[] = "9b4332f63d3b62e3fa38037cb624dafd1942e3c9a4336e28fc95417d7eca8a2d";
+
+static void anchor_with(struct verity_anchor *a, const char *options, enum verity_corruption mode)
+{
+	memset(a, 0, sizeof *a);
+	a->roothash = anchor_hash;
+	a->data = "LABEL=vroot";
+	a->hash = "/dev/vdb";
+	verity_params_defaults(&a->p);
+	if (verity_options_parse(options, &a->p, err, sizeof err) < 0)
+		tap_ok(0, "anchor options '%s' parse", options);
+	if (!a->p.corruption_set)
+		a->p.on_corruption = mode;
+}
+
+static void test_judge(void)
+{
+	struct verity_anchor a;
+	char word[200];
+	const char *why;
+	static const struct { const char *key, *value; enum verity_effect want; const char *word; } cases[] = {
+		{ "roothash", "8b4332f63d3b62e3fa38037cb624dafd1842e3c8a4336e28fc85417d7eca8a2d", VW_CHANGES, NULL },
+		{ "roothash", anchor_hash, VW_SAME, NULL },
+		{ "roothash", "9B4332F63D3B62E3FA38037CB624DAFD1942E3C9A4336E28FC95417D7ECA8A2D", VW_SAME, NULL },
+		{ "roothash", "", VW_IGNORED, NULL },
+		{ "systemd.verity_root_data", "/dev/sdb", VW_CHANGES, NULL },
+		{ "systemd.verity_root_data", "LABEL=vroot", VW_SAME, NULL },
+		{ "systemd.verity_root_hash", "/dev/sdc", VW_CHANGES, NULL },
+		{ "systemd.verity", "no", VW_WEAKENS, NULL },
+		{ "systemd.verity", "0", VW_WEAKENS, NULL },
+		{ "systemd.verity", "false", VW_WEAKENS, NULL },
+		{ "systemd.verity", "off", VW_WEAKENS, NULL },
+		{ "systemd.verity", "maybe", VW_CHANGES, NULL },
+		{ "systemd.verity", "yes", VW_SAME, NULL },
+		{ "systemd.verity", "1", VW_SAME, NULL },
+		{ "systemd.verity", NULL, VW_SAME, NULL },
+		{ "rd.systemd.verity", "0", VW_WEAKENS, NULL },
+		{ "root", "/dev/sdb1", VW_IGNORED, NULL },
+		{ "rw", NULL, VW_OTHER, NULL },
+		{ "quiet", NULL, VW_OTHER, NULL },
+		{ "usrhash", "00", VW_OTHER, NULL },
+		{ "systemd.verity_root_options", "ignore-corruption", VW_WEAKENS, "ignore-corruption" },
+		{ "systemd.verity_root_options", "ignore_corruption", VW_WEAKENS, "ignore_corruption" },
+		{ "systemd.verity_root_options", "restart-on-corruption,ignore-corruption", VW_WEAKENS, "ignore-corruption" },
+		{ "systemd.verity_root_options", "ignore-corruption,restart-on-corruption", VW_WEAKENS, "ignore-corruption" },
+		{ "systemd.verity_root_options", "ignore-zero-blocks", VW_WEAKENS, "ignore-zero-blocks" },
+		{ "systemd.verity_root_options", "ignore_zero_blocks", VW_WEAKENS, "ignore_zero_blocks" },
+		{ "systemd.verity_root_options", "check-at-most-once", VW_WEAKENS, "check-at-most-once" },
+		{ "systemd.verity_root_options", "check_at_most_once", VW_WEAKENS, "check_at_most_once" },
+		{ "systemd.verity_root_options", "restart-on-corruption", VW_CHANGES, "restart-on-corruption" },
+		{ "systemd.verity_root_options", "panic-on-corruption", VW_CHANGES, "panic-on-corruption" },
+		{ "systemd.verity_root_options", "eio,restart-on-corruption", VW_CHANGES, NULL },
+		{ "systemd.verity_root_options", "superblock=no", VW_CHANGES, "superblock=no" },
+		{ "systemd.verity_root_options", "hash-offset=4096", VW_CHANGES, "hash-offset=4096" },
+		{ "systemd.verity_root_options", "hash-offset=abc", VW_CHANGES, "hash-offset=abc" },
+		{ "systemd.verity_root_options", "hash=sha1", VW_CHANGES, "hash=sha1" },
+		{ "systemd.verity_root_options", "salt=00", VW_CHANGES, "salt=00" },
+		{ "systemd.verity_root_options", "data-blocks=1", VW_CHANGES, "data-blocks=1" },
+		{ "systemd.verity_root_options", "format=0", VW_CHANGES, "format=0" },
+		{ "systemd.verity_root_options", "frobnicate", VW_CHANGES, "frobnicate" },
+		{ "systemd.verity_root_options", "root_hash_sig_key_desc=x", VW_CHANGES, NULL },
+		{ "systemd.verity_root_options", "root-hash-signature-key=verity:root", VW_STRENGTHENS, NULL },
+		{ "systemd.verity_root_options", "superblock=yes,hash-offset=0", VW_SAME, NULL },
+		{ "systemd.verity_root_options", "", VW_IGNORED, NULL },
+	};
+
+	anchor_with(&a, "", VERITY_EIO);
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		enum verity_effect e = verity_word_judge(&a, cases[i].key, cases[i].value, word, sizeof word, &why);
+		tap_ok(e == cases[i].want, "eio anchor: %s%s%s is effect %d (got %d: %s)", cases[i].key,
+		       cases[i].value ? "=" : "", cases[i].value ? cases[i].value : "", cases[i].want, e, why);
+		if (cases[i].word)
+			tap_ok(!strcmp(word, cases[i].word), "  the deciding word of %s is %s (got %s)", cases[i].value,
+			       cases[i].word, word);
+		if (verity_effect_refused(e))
+			tap_ok(why && strlen(why) > 20, "  with a reason: %s", why);
+	}
+	/* Only away from ignore is a corruption mode stronger; the same word
+	 * as the embedded options is no change. */
+	anchor_with(&a, "ignore-corruption", VERITY_EIO);
+	tap_ok(verity_word_judge(&a, "systemd.verity_root_options", "restart-on-corruption", word, sizeof word, &why) ==
+	       VW_STRENGTHENS, "ignore anchor: restart-on-corruption strengthens (%s)", why);
+	tap_ok(verity_word_judge(&a, "systemd.verity_root_options", "ignore-corruption", word, sizeof word, &why) ==
+	       VW_SAME, "ignore anchor: ignore-corruption is the same");
+	anchor_with(&a, "", VERITY_RESTART);
+	tap_ok(verity_word_judge(&a, "systemd.verity_root_options", "restart-on-corruption", word, sizeof word, &why) ==
+	       VW_SAME, "restart anchor ([verity] on_corruption): restart-on-corruption is the same");
+	tap_ok(verity_word_judge(&a, "systemd.verity_root_options", "panic-on-corruption", word, sizeof word, &why) ==
+	       VW_CHANGES, "restart anchor: panic-on-corruption changes");
+	anchor_with(&a, "root-hash-signature-key=verity:a", VERITY_EIO);
+	tap_ok(verity_word_judge(&a, "systemd.verity_root_options", "root-hash-signature-key=verity:b", word, sizeof word,
+				 &why) == VW_CHANGES, "another signature key changes");
+	a.data = "";
+	tap_ok(verity_word_judge(&a, "systemd.verity_root_data", "/dev/vda", word, sizeof word, &why) == VW_ADDS,
+	       "a data device the embedded config leaves open is added");
+	char longopt[800];
+	memset(longopt, 'a', sizeof longopt - 1);
+	longopt[sizeof longopt - 1] = '\0';
+	tap_ok(verity_word_judge(&a, "systemd.verity_root_options", longopt, word, sizeof word, &why) == VW_CHANGES,
+	       "an options text over the limit is refused");
+}
+
+/* The live table's options read back, and the measured text. */
+static void test_table_options_and_measure(void)
+{
+	struct verity_params p, q;
+	char table[VERITY_TABLE_MAX], words[VERITY_TABLE_MAX], text[960], other[960];
+	uint64_t sectors;
+
+	verity_params_defaults(&p);
+	p.data_blocks = 256;
+	verity_options_words(&p, words, sizeof words);
+	tap_streq(words, "none", "no options: none");
+	p.on_corruption = VERITY_PANIC;
+	p.check_at_most_once = true;
+	snprintf(p.sig_key_desc, sizeof p.sig_key_desc, "verity:root");
+	verity_options_words(&p, words, sizeof words);
+	tap_streq(words, "panic_on_corruption+check_at_most_once+root_hash_sig_key_desc+verity:root", "options words");
+	verity_table(&p, "254:0", "254:1", anchor_hash, table, sizeof table, &sectors, err, sizeof err);
+	verity_params_defaults(&q);
+	tap_ok(verity_table_options(table, &q) == 0 && q.on_corruption == VERITY_PANIC && q.check_at_most_once &&
+	       !q.ignore_zero_blocks && !strcmp(q.sig_key_desc, "verity:root"), "table options read back");
+	snprintf(table, sizeof table, "1 254:0 254:1 4096 4096 256 1 sha256 %s - 1 ignore_corruption", anchor_hash);
+	tap_ok(verity_table_options(table, &q) == 0 && q.on_corruption == VERITY_IGNORE && !q.check_at_most_once,
+	       "a live ignore_corruption is read");
+	snprintf(table, sizeof table, "1 254:0 254:1 4096 4096 256 1 sha256 %s -", anchor_hash);
+	tap_ok(verity_table_options(table, &q) == 0 && q.on_corruption == VERITY_EIO, "no options: eio");
+	tap_ok(verity_table_options("1 2 3", &q) < 0, "not a table: refused");
+	tap_ok(verity_table_options("1 a b 4096 4096 256 1 sha256 00 - 2 bogus", &q) < 0, "unknown argument: refused");
+
+	verity_params_defaults(&p);
+	p.data_blocks = 256;
+	int n = verity_measure_text(text, sizeof text, anchor_hash, &p, "LABEL=vroot", 1048576, "/dev/vdb", 16384);
+	tap_ok(n > 0 && !strchr(text, ' '), "measured text: one field");
+	printf("# %s\n", text);
+	tap_ok(strncmp(text, anchor_hash, 64) == 0, "measured text starts with the root hash");
+	tap_contains(text, ";data=LABEL=vroot,1048576;hash=/dev/vdb,16384;", "measured text: the devices and sizes");
+	tap_contains(text, ";options=none;on_corruption=eio", "measured text: options and corruption mode");
+	p.on_corruption = VERITY_IGNORE;
+	verity_measure_text(other, sizeof other, anchor_hash, &p, "LABEL=vroot", 1048576, "/dev/vdb", 16384);
+	tap_ok(strcmp(text, other) != 0, "ignoring corruption gives another text (%s)", other);
+	p.on_corruption = VERITY_EIO;
+	verity_measure_text(other, sizeof other, anchor_hash, &p, "LABEL=vroot", 2097152, "/dev/vdb", 16384);
+	tap_ok(strcmp(text, other) != 0, "another data device size gives another text");
+	tap_ok(verity_measure_text(text, 100, anchor_hash, &p, "LABEL=vroot", 1, "/dev/vdb", 1) < 0,
+	       "a text over its cap is refused, not cut");
+	tap_ok(verity_measure_text(text, sizeof text, anchor_hash, &p, "LABEL=v root", 1, "/dev/vdb", 1) < 0,
+	       "white space in a name is refused");
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir))
@@ -227,6 +379,8 @@ int main(void)
 	test_hash_offset();
 	test_no_superblock_sha512();
 	test_options_and_hashes();
+	test_judge();
+	test_table_options_and_measure();
 	char cmd[300];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	if (system(cmd) != 0)

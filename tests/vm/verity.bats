@@ -9,7 +9,8 @@
 # the command line (systemd's names); tree appended to the data device
 # (hash offset); then one each: a flipped data block (eio), the same with
 # appliance's restart, a wrong root hash, a missing hash device, a
-# truncated hash image, verity off by command line under the lock; and
+# truncated hash image; an embedded hash with an attacker's word, unlocked
+# (baseline) and locked (appliance); and
 # Debian 12 with systemd on a verity root (its cached image, /etc/fstab
 # made read-only, /var a tmpfs by systemd.volatile=state).
 
@@ -43,6 +44,10 @@ echo "=== BEGIN AUDIT ==="
 sed "s/^roothash = .*/roothash = 0000000000000000000000000000000000000000000000000000000000000000/" /run/hardinit/config >/run/drift.conf
 /probe/hardinit audit --config /run/drift.conf | grep "verity root hash" | sed "s/^/drifted: /"
 echo "=== END AUDIT ==="
+echo "=== BEGIN MEASURE ==="
+grep "verity-root-hash" /run/hardinit/measurements 2>&1 | cut -d" " -f3
+/probe/hardinit audit | grep "tpm pcr"
+echo "=== END MEASURE ==="
 echo "=== BEGIN KLOG ==="
 dmesg | grep -i -e verity -e device-mapper
 echo "=== END KLOG ==="
@@ -92,6 +97,9 @@ setup_file() {
 	EOF
 	vm_initramfs "$dir/app.img" --profile appliance --verity-roothash "$(cat "$dir/roothash")" \
 		--verity-data LABEL=vroot --verity-hash /dev/vdb >"$dir/app.build" || return 1
+	# A user's unlocked image: baseline (lock_cmdline = no) with the hash embedded.
+	vm_initramfs "$dir/base.img" --profile baseline --verity-roothash "$(cat "$dir/roothash")" \
+		--verity-data LABEL=vroot --verity-hash /dev/vdb >/dev/null || return 1
 	vm_initramfs "$dir/both-initrd.img" --profile appliance --verity-roothash "$(cat "$dir/roothash.both")" \
 		--verity-data /dev/vda --verity-hash-offset "$size" >/dev/null || return 1
 	vm_initramfs "$dir/eio.img" --config "$dir/eio.conf" --modules "dm-mod dm-verity" >/dev/null || return 1
@@ -114,14 +122,55 @@ boot_once() {
 	echo "$log"
 }
 
-embedded_log() {
-	boot_once embedded --initrd "$VDIR/app.img" --disk "$VDIR/root.img" --disk "$VDIR/hash.img" \
-		--append "hardinit.boot.failure_delay=0"
+# swtpm for the one boot that reads the measurement; it dies with the test
+# (teardown), never left running.
+start_swtpm() {
+	local d=$BATS_TEST_TMPDIR/swtpm i
+	command -v swtpm >/dev/null || { echo "swtpm is not installed (scripts/install-deps)"; return 1; }
+	mkdir -p "$d/state"
+	swtpm socket --tpm2 --tpmstate dir="$d/state" --ctrl type=unixio,path="$d/sock" \
+		--log file="$d/log" --terminate </dev/null >/dev/null 2>&1 &
+	SWTPM_PID=$!
+	for ((i = 0; i < 100; i++)); do
+		[[ -S $d/sock ]] && break
+		sleep 0.1
+	done
+	[[ -S $d/sock ]] || { echo "swtpm did not start: $(cat "$d/log" 2>/dev/null)"; return 1; }
+	# shellcheck disable=SC2054 # QEMU's options are comma lists
+	TPM_ARGS=(-chardev "socket,id=chrtpm,path=$d/sock" -tpmdev emulator,id=tpm0,chardev=chrtpm
+		-device tpm-tis,tpmdev=tpm0)
 }
 
+stop_swtpm() {
+	if [[ -n ${SWTPM_PID:-} ]]; then
+		kill "$SWTPM_PID" 2>/dev/null || true
+		wait "$SWTPM_PID" 2>/dev/null || true
+		SWTPM_PID=""
+	fi
+}
+
+teardown() {
+	stop_swtpm
+}
+
+# The embedded hash's boot, with a TPM (appliance measures into PCR 12) and
+# the command-line words that only say what the initramfs embeds.
+embedded_log() {
+	if [[ ! -f $VDIR/embedded.log.done ]]; then
+		start_swtpm >&2 || return 1
+		boot_once embedded --initrd "$VDIR/app.img" --disk "$VDIR/root.img" --disk "$VDIR/hash.img" \
+			--append "hardinit.boot.failure_delay=0 roothash=$(roothash) systemd.verity=1 root=/dev/vda" \
+			-- "${TPM_ARGS[@]}" >/dev/null
+		stop_swtpm
+	fi
+	echo "$VDIR/embedded.log"
+}
+
+# panic-on-corruption wins over eio.conf's on_corruption = eio (unlocked,
+# no embedded hash): audit must compare what the boot set up.
 cmdline_log() {
 	boot_once cmdline --initrd "$VDIR/eio.img" --disk "$VDIR/root.img" --disk "$VDIR/hash.img" \
-		--append "roothash=$(roothash) systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vdb"
+		--append "roothash=$(roothash) systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vdb systemd.verity_root_options=panic-on-corruption"
 }
 
 # ---- embedded root hash (appliance.conf via the builder) ---------------------------
@@ -174,6 +223,25 @@ cmdline_log() {
 	vm_assert_log_contains "$log" "root hash from the config"
 }
 
+@test "embedded hash: the command line's words that say what is embedded are taken, root= is ignored" {
+	local log
+	log=$(embedded_log)
+	vm_assert_done "$log"
+	vm_assert_log_contains "$log" "root=/dev/vda on the command line is ignored: / is the verity device"
+	vm_assert_log_contains "$log" "the command line was judged against the embedded root hash"
+	vm_assert_log_lacks "$log" "verity: refused"
+	vm_assert_log_lacks "$log" "hardinit.verity"
+}
+
+@test "embedded hash: the measurement describes the setup (devices, layout, options, corruption mode) and audit replays it" {
+	local log size hsize
+	log=$(embedded_log)
+	size=$(cat "$VDIR/data.size")
+	hsize=$(stat -c %s "$VDIR/hash.img")
+	vm_assert_section_line "$log" MEASURE "hardinit:verity-root-hash:$(roothash);data=LABEL=vroot,$size;hash=/dev/vdb,$hsize;hash_offset=0;format=1;alg=sha256;blocks=4096/4096;data_blocks=$((size / 4096));options=restart_on_corruption;on_corruption=restart"
+	vm_assert_section_contains "$log" MEASURE "ok    tpm pcr 12"
+}
+
 @test "embedded hash: hardinit audit checks / on verity, the live root hash and status, and reports drift" {
 	local log
 	log=$(embedded_log)
@@ -182,6 +250,7 @@ cmdline_log() {
 	vm_assert_section_contains "$log" AUDIT "live: ok    verity root hash"
 	vm_assert_section_contains "$log" AUDIT "actual $(roothash)"
 	vm_assert_section_contains "$log" AUDIT "live: ok    verity on corruption"
+	vm_assert_section_contains "$log" AUDIT "live: ok    verity options"
 	vm_assert_section_contains "$log" AUDIT "live: ok    verity status (V verified, C corrupted)"
 	vm_assert_section_lacks "$log" AUDIT "live: drift"
 	vm_assert_section_contains "$log" AUDIT "drifted: drift verity root hash"
@@ -196,9 +265,18 @@ cmdline_log() {
 	vm_assert_log_contains "$log" "root hash from the command line"
 	vm_assert_section_line "$log" ROOTDEV "dm_name=root"
 	vm_assert_section_contains "$log" DMTABLE " sha256 $(roothash) "
-	vm_assert_section_lacks "$log" DMTABLE "_on_corruption"
+	vm_assert_section_contains "$log" DMTABLE " 1 panic_on_corruption"
 	vm_assert_section_line "$log" DMTABLE "status=V"
 	vm_assert_section_contains "$log" WORKS "$(cat "$VDIR/hello.sha256")  /data/hello.txt"
+}
+
+@test "command line: audit compares the live table with what the boot set up (panic won over eio): no false drift" {
+	local log
+	log=$(cmdline_log)
+	vm_assert_section_contains "$log" AUDIT "live: ok    verity on corruption"
+	vm_assert_section_contains "$log" AUDIT "expected panic"
+	vm_assert_section_contains "$log" AUDIT "live: ok    verity options"
+	vm_assert_section_lacks "$log" AUDIT "live: drift"
 }
 
 @test "hash offset: the tree appended to the data device verifies" {
@@ -322,21 +400,27 @@ cmdline_log() {
 	vm_assert_log_lacks "$log" "mounted root"
 }
 
-@test "locked config: verity off, another root hash and weaker options on the command line are refused and logged" {
-	local log wrong
-	wrong=$(roothash | tr '0-9a-f' '1-9a-f0')
+@test "embedded hash, unlocked (baseline): systemd.verity=no root=/dev/vda is refused with the failure action, nothing mounted" {
+	local log
+	log=$(boot_once unlocked-off --initrd "$VDIR/base.img" --disk "$VDIR/root.img" --disk "$VDIR/hash.img" \
+		--append "hardinit.boot.failure_action=poweroff hardinit.boot.failure_delay=0 systemd.verity=no root=/dev/vda")
+	vm_assert_log_contains "$log" "verity: refused systemd.verity=no on the kernel command line: it weakens verity"
+	vm_assert_log_contains "$log" "whatever lock_cmdline says"
+	vm_assert_log_contains "$log" "taking the failure action: poweroff"
+	vm_assert_log_lacks "$log" "mounted root"
+	vm_assert_log_lacks "$log" "=== BEGIN ROOTDEV ==="
+	[ "$(vm_exit_reason "$log")" = poweroff ]
+}
+
+@test "embedded hash, locked (appliance): a weakening word among strong options is refused with the failure action" {
+	local log
 	log=$(boot_once locked --initrd "$VDIR/app.img" --disk "$VDIR/root.img" --disk "$VDIR/hash.img" \
-		--append "hardinit.boot.failure_delay=0 systemd.verity=no hardinit.verity.enabled=no roothash=$wrong systemd.verity_root_data=/dev/vdb systemd.verity_root_options=ignore-corruption")
-	vm_assert_done "$log"
-	vm_assert_log_contains "$log" "refused systemd.verity=no: the config is locked"
-	vm_assert_log_contains "$log" "hardinit.verity.enabled=no refused"
-	vm_assert_log_contains "$log" "refused roothash=$wrong"
-	vm_assert_log_contains "$log" "refused systemd.verity_root_data=/dev/vdb"
-	vm_assert_log_contains "$log" "refused systemd.verity_root_options=ignore-corruption"
-	vm_assert_section_line "$log" ROOTDEV "dm_name=root"
-	vm_assert_section_contains "$log" DMTABLE " sha256 $(roothash) "
-	vm_assert_section_lacks "$log" DMTABLE "ignore_corruption"
-	vm_assert_section_line "$log" DMTABLE "status=V"
+		--append "hardinit.boot.failure_delay=0 systemd.verity_root_options=restart-on-corruption,ignore-corruption")
+	vm_assert_log_contains "$log" "verity: refused systemd.verity_root_options=restart-on-corruption,ignore-corruption (its word 'ignore-corruption')"
+	vm_assert_log_contains "$log" "it weakens verity: a corrupted block would be read as if it verified"
+	vm_assert_log_contains "$log" "taking the failure action: reboot"
+	vm_assert_log_lacks "$log" "mounted root"
+	[ "$(vm_exit_reason "$log")" = reboot ]
 }
 
 # ---- Debian 12 with systemd on a verity root -----------------------------------------
