@@ -1,6 +1,7 @@
 /* The measure stage: extend [tpm] pcr with what this boot was hardened
  * with, so a verifier can prove it remotely. Events, in order: the IMA
- * policy, the verity root hash (both before the root is mounted), the
+ * policy, the verity root hash (the root stage waits for both before it
+ * mounts the root: measure_queue_wait_root), the
  * effective config, the SELinux policy loaded, and "handoff", the last
  * thing measured before the real init runs (only the report is written
  * after it). A thread extends them as the stages before queue them
