@@ -130,7 +130,8 @@ static int record(struct boot *b, const struct measure_queue *q)
 		tpm_failure_text(q->rc, q->why, err, sizeof err);
 		write_logs(b, own, cel, sc.len);
 		return boot_problem(b, b->cfg.tpm_require, STAGE, "tpm", "TPM %s: %s failed: %s; the log keeps the "
-				    "events before it", q->dev, q->failed_what, err);
+				    "events before it%s", q->dev, q->failed_what, err, q->stuck ? "; the hand-off "
+				    "waits for the kernel's own timeout of that command" : "");
 	}
 	if (so.full || sc.full || write_logs(b, own, cel, sc.len) < 0)
 		return boot_problem(b, b->cfg.tpm_require, STAGE, "tpm", "TPM: the measurements were extended but the event log could not be "
