@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,6 +15,12 @@
 static char early[LOG_EARLY_LINES][LOG_LINE_MAX];
 static int early_prio[LOG_EARLY_LINES];
 static int n_early, early_dropped;
+
+/* PID 1 is not alone while the measuring thread runs (stages/measure_queue.c):
+ * it logs too, and the early lines, the kmsg fd and its reopen count are
+ * shared. One lock around the output of each line; nothing is formatted or
+ * waited for under it but the line's own writes. */
+static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int console_fd = 2;
 static int kmsg_fd = -1;
@@ -84,7 +91,16 @@ static void kmsg_line(int prio, const char *msg)
 		write_all(kmsg_fd, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
 }
 
+static void open_kmsg_locked(const char *dev);
+
 void log_open_kmsg(const char *dev)
+{
+	pthread_mutex_lock(&log_lock);
+	open_kmsg_locked(dev);
+	pthread_mutex_unlock(&log_lock);
+}
+
+static void open_kmsg_locked(const char *dev)
 {
 	if (!kmsg_enabled || kmsg_fd >= 0)
 		return;
@@ -106,9 +122,11 @@ void log_open_kmsg(const char *dev)
 
 void log_close_kmsg(void)
 {
+	pthread_mutex_lock(&log_lock);
 	if (kmsg_fd >= 0)
 		close(kmsg_fd);
 	kmsg_fd = -1;
+	pthread_mutex_unlock(&log_lock);
 }
 
 int log_name_invisible(char *s, size_t cap)
@@ -145,6 +163,7 @@ void log_msg(int prio, const char *fmt, ...)
 			*p = ' ';
 	log_name_invisible(msg, sizeof msg);
 
+	pthread_mutex_lock(&log_lock);
 	if (console_wants(prio)) {
 		char line[LOG_LINE_MAX + 32];
 		const char *tag = prio <= LOG_ERR ? "error: " : prio == LOG_WARNING ? "warning: " : "";
@@ -152,9 +171,9 @@ void log_msg(int prio, const char *fmt, ...)
 		if (n > 0)
 			write_all(console_fd, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
 	}
-	if (!kmsg_enabled)
-		return;
-	if (kmsg_fd >= 0) {
+	if (!kmsg_enabled) {
+		/* nothing more */
+	} else if (kmsg_fd >= 0) {
 		kmsg_line(prio, msg);
 	} else if (n_early < LOG_EARLY_LINES) {
 		memcpy(early[n_early], msg, sizeof msg);
@@ -162,4 +181,5 @@ void log_msg(int prio, const char *fmt, ...)
 	} else {
 		early_dropped++;
 	}
+	pthread_mutex_unlock(&log_lock);
 }

@@ -355,27 +355,71 @@ static void check_verity(struct audit *a, const struct config *c, const char *re
 	add(a, "verity status (V verified, C corrupted)", "V", status, strcmp(status, "V") != 0);
 }
 
+/* What the boot's report says of the TPM: that the measure stage found
+ * none ("measure tpm skipped no TPM ..."), its tpm line otherwise, and the
+ * PCR's value before the first event ("measure initial info HEX"). */
+struct tpm_report {
+	bool no_tpm;
+	bool have_initial;
+	uint8_t initial[32];
+	char tpm[80];
+};
+
+static void read_tpm_report(const char *report_path, struct tpm_report *t)
+{
+	static char text[AUDIT_REPORT_MAX];
+	char *save = NULL;
+
+	memset(t, 0, sizeof *t);
+	if (fs_read(report_path, text, sizeof text, NULL) < 0)
+		return;
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		struct report_line r;
+		if (split_report_line(line, &r) < 0 || strcmp(r.stage, "measure") != 0)
+			continue;
+		if (strcmp(r.key, "tpm") == 0) {
+			t->no_tpm = strcmp(r.status, "skipped") == 0 && strncmp(r.value, "no TPM", 6) == 0;
+			snprintf(t->tpm, sizeof t->tpm, "%s %s", r.status, r.value);
+		} else if (strcmp(r.key, "initial") == 0 && strlen(r.value) == 64) {
+			t->have_initial = hex_decode(t->initial, 32, r.value) == 0;
+		}
+	}
+}
+
 /* Measured boot: the PCR hardinit extended must still be what its log
- * replays to. Anything extended into it after the boot is drift, and so is
- * a log that does not replay. The log sits beside the report. */
+ * replays to. Nothing the log says is trusted for what it must prove: the
+ * PCR is the config's, the starting value the platform's reset value
+ * (zeros: the config allows PCRs 8-14) unless the report recorded another,
+ * each digest is recomputed from its event's text, and the whole sequence
+ * must be there (measure_log_check). A missing log is drift unless the
+ * boot found no TPM and the config allowed that. The log sits beside the
+ * report. */
 static void check_tpm(struct audit *a, const struct config *c, const char *report_path)
 {
-	char dir[512], log[600], what[64], rel[64], live[96], want[SHA256_HEX], why[200];
-	uint8_t value[32];
+	char dir[512], log[600], what[64], rel[600], live[96], want[SHA256_HEX], why[200], actual[96];
+	uint8_t value[32], start[32] = { 0 };
 	unsigned pcr = (unsigned)c->tpm_pcr;
+	struct tpm_report t;
 
 	if (!c->tpm_measure)
 		return;
 	snprintf(what, sizeof what, "tpm pcr %u (sha256)", pcr);
+	read_tpm_report(report_path, &t);
+	if (t.have_initial)
+		memcpy(start, t.initial, 32);
 	snprintf(dir, sizeof dir, "%s", report_path);
 	char *slash = strrchr(dir, '/');
 	snprintf(log, sizeof log, "%.*s/measurements", slash ? (int)(slash - dir) : 1, slash ? dir : ".");
 	if (access(log, F_OK) != 0) {
-		/* No TPM at boot is a report line, not drift: nothing to replay. */
-		add(a, what, "measured", "not measured at boot (no TPM or [tpm] measure off)", 0);
+		if (t.no_tpm && !c->tpm_require) {
+			add(a, what, "measured", "not measured: no TPM at boot, [tpm] require = no", 0);
+			return;
+		}
+		snprintf(actual, sizeof actual, "no log; the report says: %s", t.tpm[0] ? t.tpm : "nothing");
+		add(a, what, "measured", actual, 1);
 		return;
 	}
-	if (measure_log_replay(log, &pcr, value, why, sizeof why) < 0) {
+	if (measure_log_replay(log, pcr, start, value, why, sizeof why) < 0) {
 		add(a, what, "a log that replays", why, 1);
 		return;
 	}

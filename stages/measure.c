@@ -1,6 +1,7 @@
 /* The measure stage: extend [tpm] pcr with what this boot was hardened
  * with, so a verifier can prove it remotely. Events, in order: the IMA
- * policy, the verity root hash (both before the root is mounted), the
+ * policy, the verity root hash (the root stage waits for both before it
+ * mounts the root: measure_queue_wait_root), the
  * effective config, the SELinux policy loaded, and "handoff", the last
  * thing measured before the real init runs (only the report is written
  * after it). A thread extends them as the stages before queue them
@@ -13,7 +14,8 @@
  * one line per event, which hardinit audit replays) and, as a CEL-JSON
  * record, to /run/log/systemd/tpm2-measure.log where systemd-pcrlock and
  * attestation tools read userspace measurements. No TPM: a report line, or
- * the failure action with [tpm] require. */
+ * the failure action with [tpm] require. measure_log_check is the other
+ * side: what hardinit audit proves from the log. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -33,7 +35,11 @@
 #include "tpm.h"
 
 #define STAGE "measure"
-#define MEASURE_LOG_MAX (16 * 1024)
+
+const char *const measure_event_names[EV_COUNT] = {
+	[EV_IMA] = "ima-policy", [EV_VERITY] = "verity-root-hash", [EV_CONFIG] = "config",
+	[EV_SELINUX] = "selinux-policy", [EV_HANDOFF] = "handoff",
+};
 
 void measure_event_text(char *out, size_t cap, const char *name, const uint8_t digest[32])
 {
@@ -90,7 +96,7 @@ static int write_logs(struct boot *b, const char *own, const char *cel, size_t c
 /* ---- the stage ------------------------------------------------------------------ */
 
 /* A decoder's result as one line: a TPM code decoded, or the parse error. */
-static void tpm_failure(long rc, const char *why, char *out, size_t cap)
+void tpm_failure_text(long rc, const char *why, char *out, size_t cap)
 {
 	if (rc > 0)
 		tpm_rc_text((uint32_t)rc, out, cap);
@@ -107,9 +113,13 @@ static int record(struct boot *b, const struct measure_queue *q)
 
 	sink_init(&so, own, sizeof own);
 	sink_init(&sc, cel, sizeof cel);
+	const char *initial = q->initial[0] ? q->initial : "unknown";
 	sink_printf(&so, "# hardinit measurements (hardinit(8)): each event's text was extended into "
 		    "PCR %u with TPM2_PCR_Event, hashed by the TPM in every bank\ninitial %u sha256 %s\n",
-		    q->pcr, q->pcr, q->initial);
+		    q->pcr, q->pcr, initial);
+	/* The PCR's value before the first event, for hardinit audit: the
+	 * reset value unless something (a UKI's stub) extended it before. */
+	report_add(&b->rep, STAGE, "initial", "info", "%s", initial);
 	for (size_t i = 0; i < q->n_done; i++) {
 		const struct measure_event *e = &q->events[i];
 		log_line(&so, q->pcr, e);
@@ -117,10 +127,11 @@ static int record(struct boot *b, const struct measure_queue *q)
 		report_add(&b->rep, STAGE, e->name, "ok", "PCR %u, %zu banks", q->pcr, e->digests.n);
 	}
 	if (q->rc != 0) {
-		tpm_failure(q->rc, q->why, err, sizeof err);
+		tpm_failure_text(q->rc, q->why, err, sizeof err);
 		write_logs(b, own, cel, sc.len);
 		return boot_problem(b, b->cfg.tpm_require, STAGE, "tpm", "TPM %s: %s failed: %s; the log keeps the "
-				    "events before it", q->dev, q->failed_what, err);
+				    "events before it%s", q->dev, q->failed_what, err, q->stuck ? "; the hand-off "
+				    "waits for the kernel's own timeout of that command" : "");
 	}
 	if (so.full || sc.full || write_logs(b, own, cel, sc.len) < 0)
 		return boot_problem(b, b->cfg.tpm_require, STAGE, "tpm", "TPM: the measurements were extended but the event log could not be "
@@ -157,9 +168,9 @@ int stage_measure(struct boot *b)
 	if (!q->started)
 		return rc;   /* the thread did not start: said, and decided, already */
 	if (rc < 0)
-		return boot_problem(b, b->cfg.tpm_require, STAGE, "tpm", "TPM %s: no answer within %d ms to the events queued; "
-				    "nothing is logged, and the hand-off waits for the kernel's TPM timeout",
-				    q->dev, MEASURE_TPM_TIMEOUT_MS);
+		return boot_problem(b, b->cfg.tpm_require, STAGE, "tpm", "TPM %s: the measuring thread did not end within "
+				    "%d ms of the last event queued; nothing is logged, and the hand-off may wait for "
+				    "the kernel's TPM timeout", q->dev, MEASURE_TPM_TIMEOUT_MS + 1000);
 	rc = record(b, q);
 	/* extend_ms: what the measurements cost the boot (the wait for the
 	 * thread and the logs); tpm_ms: the thread's own time at the TPM. */
@@ -170,50 +181,156 @@ int stage_measure(struct boot *b)
 
 /* ---- the replay (hardinit audit) ---------------------------------------------- */
 
-int measure_log_replay(const char *path, unsigned *pcr, uint8_t value[32], char *why, size_t whylen)
+/* "initial PCR sha256 HEX|unknown": the PCR must be the config's, and a
+ * known value the start the verifier expects (the log does not choose it). */
+static int check_initial(const char *line, unsigned pcr, const uint8_t start[32], char *why, size_t whylen)
+{
+	char hex[80], want[SHA256_HEX];
+	uint8_t v[32];
+	unsigned p;
+	int n = 0;
+
+	if (sscanf(line, "initial %u sha256 %79s%n", &p, hex, &n) != 2 || line[n]) {
+		snprintf(why, whylen, "the initial line '%.50s' is not 'initial PCR sha256 HEX'", line);
+		return -1;
+	}
+	if (p != pcr) {
+		snprintf(why, whylen, "the log is of PCR %u, the config's is %u", p, pcr);
+		return -1;
+	}
+	if (strcmp(hex, "unknown") == 0)
+		return 0;
+	if (hex_decode(v, 32, hex) < 0) {
+		snprintf(why, whylen, "the initial value '%.20s' is not 64 hex digits", hex);
+		return -1;
+	}
+	if (memcmp(v, start, 32) != 0) {
+		snprintf(why, whylen, "the log starts from %.12s..., not %.12s...", hex, hex_encode(want, start, 32));
+		return -1;
+	}
+	return 0;
+}
+
+/* A digest word at the end of an event line: "ALG=HEX", ALG a bank's name. */
+static bool digest_word(const char *w, size_t len)
+{
+	const char *eq = memchr(w, '=', len);
+
+	if (!eq || eq == w || eq + 1 == w + len)
+		return false;
+	for (const char *c = w; c < eq; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_'))
+			return false;
+	for (const char *c = eq + 1; c < w + len; c++)
+		if (!((*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'f')))
+			return false;
+	return true;
+}
+
+/* "event PCR TEXT ALG=HEX ...": the k-th event of the sequence, its
+ * sha256 digest the hash of its text; the replay takes that hash. */
+static int check_event(char *line, size_t k, unsigned pcr, uint8_t value[32], char *why, size_t whylen)
+{
+	char prefix[48], hex[SHA256_HEX];
+	uint8_t digest[32], logged[32];
+	unsigned p;
+	int n = 0;
+
+	if (sscanf(line, "event %u %n", &p, &n) != 1 || n == 0) {
+		snprintf(why, whylen, "the event line '%.50s' has no PCR", line);
+		return -1;
+	}
+	if (p != pcr) {
+		snprintf(why, whylen, "event %zu is of PCR %u, the config's is %u", k + 1, p, pcr);
+		return -1;
+	}
+	/* The digest words are the end of the line; the text is before them. */
+	char *text = line + n, *end = text + strlen(text);
+	const char *sha = NULL;
+	while (end > text) {
+		char *sp = end;
+		while (sp > text && sp[-1] != ' ')
+			sp--;
+		if (sp == text || !digest_word(sp, (size_t)(end - sp)))
+			break;
+		if (strncmp(sp, "sha256=", 7) == 0)
+			sha = sp + 7;
+		end = sp - 1;
+		*end = '\0';
+	}
+	if (k >= EV_COUNT) {
+		snprintf(why, whylen, "an event after handoff: '%.40s'", text);
+		return -1;
+	}
+	snprintf(prefix, sizeof prefix, "hardinit:%s:", measure_event_names[k]);
+	if (strncmp(text, prefix, strlen(prefix)) != 0) {
+		snprintf(why, whylen, "event %zu is '%.30s', expected %s", k + 1, text, measure_event_names[k]);
+		return -1;
+	}
+	if (!sha || strlen(sha) != 64 || hex_decode(logged, 32, sha) < 0) {
+		snprintf(why, whylen, "event %zu (%s) has no sha256 digest", k + 1, measure_event_names[k]);
+		return -1;
+	}
+	sha256(text, strlen(text), digest);
+	if (memcmp(digest, logged, 32) != 0) {
+		snprintf(why, whylen, "event %zu (%s): its text does not hash to its digest %.12s...", k + 1,
+			 measure_event_names[k], hex_encode(hex, logged, 32));
+		return -1;
+	}
+	tpm_replay_sha256(value, digest);
+	return 0;
+}
+
+int measure_log_check(char *text, unsigned pcr, const uint8_t start[32], uint8_t value[32], char *why, size_t whylen)
+{
+	bool have_initial = false;
+	size_t k = 0;
+	char *save = NULL;
+
+	memcpy(value, start, 32);
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (line[0] == '#')
+			continue;
+		if (strncmp(line, "initial ", 8) == 0) {
+			if (have_initial || k > 0) {
+				snprintf(why, whylen, "a second initial line, or one after an event");
+				return -1;
+			}
+			if (check_initial(line, pcr, start, why, whylen) < 0)
+				return -1;
+			have_initial = true;
+		} else if (strncmp(line, "event ", 6) == 0) {
+			if (!have_initial) {
+				snprintf(why, whylen, "an event before the initial line");
+				return -1;
+			}
+			if (check_event(line, k, pcr, value, why, whylen) < 0)
+				return -1;
+			k++;
+		} else {
+			snprintf(why, whylen, "the line '%.40s' is not an initial or event line", line);
+			return -1;
+		}
+	}
+	if (!have_initial) {
+		snprintf(why, whylen, "no initial line");
+		return -1;
+	}
+	if (k < EV_COUNT) {
+		snprintf(why, whylen, "cut short: %zu of %d events, no %s", k, EV_COUNT, measure_event_names[k]);
+		return -1;
+	}
+	return 0;
+}
+
+int measure_log_replay(const char *path, unsigned pcr, const uint8_t start[32], uint8_t value[32], char *why,
+		       size_t whylen)
 {
 	static char text[MEASURE_LOG_MAX];
-	bool have_initial = false;
 
 	if (fs_read(path, text, sizeof text, NULL) < 0) {
 		snprintf(why, whylen, "cannot read %s: %s", path, strerror(errno));
 		return -1;
 	}
-	char *save = NULL;
-	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char hex[65];
-		unsigned p;
-		if (sscanf(line, "initial %u sha256 %64s", &p, hex) == 2) {
-			if (hex_decode(value, 32, hex) < 0) {
-				snprintf(why, whylen, "the initial sha256 value is '%.70s', not 64 hex digits", hex);
-				return -1;
-			}
-			*pcr = p;
-			have_initial = true;
-			continue;
-		}
-		if (strncmp(line, "event ", 6) != 0)
-			continue;
-		const char *d = strstr(line, " sha256=");
-		uint8_t digest[32];
-		if (!have_initial || !d || sscanf(line, "event %u", &p) != 1 || p != *pcr ||
-		    strlen(d + 8) < 64 || (d[8 + 64] && d[8 + 64] != ' ')) {
-			snprintf(why, whylen, "the event line '%.60s' does not follow an initial line of PCR %u "
-				 "with a sha256 digest", line, *pcr);
-			return -1;
-		}
-		char dh[65];
-		memcpy(dh, d + 8, 64);
-		dh[64] = '\0';
-		if (hex_decode(digest, 32, dh) < 0) {
-			snprintf(why, whylen, "the sha256 digest of '%.60s' is not hex", line);
-			return -1;
-		}
-		tpm_replay_sha256(value, digest);
-	}
-	if (!have_initial) {
-		snprintf(why, whylen, "%s has no 'initial' line (was the initial PCR value unreadable?)", path);
-		return -1;
-	}
-	return 0;
+	return measure_log_check(text, pcr, start, value, why, whylen);
 }

@@ -25,7 +25,9 @@
 #define MEASURE_LOG           "hardinit/measurements"
 #define MEASURE_SYSTEMD_LOG   "log/systemd/tpm2-measure.log"
 #define MEASURE_EVENTS_MAX    8
-/* A TPM answers PCR_Event in milliseconds; a stuck one must not hang PID 1. */
+#define MEASURE_LOG_MAX       (16 * 1024)
+/* A TPM answers PCR_Event in milliseconds; a stuck one must not hang PID 1:
+ * the bound of each command, writing it and reading the answer. */
 #define MEASURE_TPM_TIMEOUT_MS 10000
 
 struct ima_rule {
@@ -43,9 +45,23 @@ long ima_policy_rules(const char *text, size_t len, struct ima_rule *rules, size
  * recomputes each bank's digest as that bank's hash of this text. */
 void measure_event_text(char *out, size_t cap, const char *name, const uint8_t digest[32]);
 
-/* The replay hardinit audit does: the sha256 PCR value that the log at
- * path reaches (from its "initial" line through its "event" lines).
- * Returns 0 and the PCR index, or -1 (why says why). */
-int measure_log_replay(const char *path, unsigned *pcr, uint8_t value[32], char *why, size_t whylen);
+/* The events, in the one order the boot extends them and a verifier
+ * expects them: the log of a complete boot has each once, ending with
+ * "handoff". */
+enum measure_event_id { EV_IMA, EV_VERITY, EV_CONFIG, EV_SELINUX, EV_HANDOFF, EV_COUNT };
+extern const char *const measure_event_names[EV_COUNT];
+
+/* The check and replay hardinit audit does on the text of the log
+ * (NUL-terminated; changed in place). Nothing in the log is trusted for
+ * what it must prove: the PCR is the config's (pcr), the starting value is
+ * start (the reset value, or what the boot's report recorded), every
+ * event's sha256 digest is recomputed from its text, and the events must
+ * be the whole sequence of measure_event_names in order. Returns 0 and
+ * the sha256 value the PCR must hold, or -1 (why says what is wrong). */
+int measure_log_check(char *text, unsigned pcr, const uint8_t start[32], uint8_t value[32], char *why, size_t whylen);
+
+/* measure_log_check on the file at path (at most MEASURE_LOG_MAX bytes). */
+int measure_log_replay(const char *path, unsigned pcr, const uint8_t start[32], uint8_t value[32], char *why,
+		       size_t whylen);
 
 #endif

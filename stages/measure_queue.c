@@ -6,19 +6,26 @@
  * TPM works while PID 1 mounts the root and hardens it:
  *
  *   measure_root   (after verity)  the IMA policy, the verity setup (root
- *                  hash, devices, options, corruption mode): measured
- *                  before the root they protect is mounted
+ *                  hash, devices, options, corruption mode); the root
+ *                  stage waits (bounded) for these two before it mounts
+ *                  the root they protect (measure_queue_wait_root)
  *   measure_policy (after selinux) the effective config (the root's own
  *                  config is read by then), the SELinux policy loaded
  *   measure        (after locks)   "handoff", then waits for the thread
  *
  * The first of these stages opens the TPM; the thread reads its banks
  * (TPM2_GetCapability) and the PCR's value before the first event, then
- * extends the events in the order they were queued; the first failure stops it. Nothing is judged here:
- * the measure stage reports each event, writes the logs and applies
- * [tpm] require. The thread only talks to the TPM through the fd it was
- * given; it holds no lock the rest of the boot needs, and it has ended
- * before the hand-off (the measure stage joins it, bounded). */
+ * extends the events in the order they were queued; the first failure
+ * stops it. A failure is also a TPM without an active SHA-256 bank, or an
+ * answer whose SHA-256 digest is not sha256 of the event's text: the log
+ * a verifier replays is built from that hash. Nothing is judged here: the
+ * measure stage reports each event, writes the logs and applies [tpm]
+ * require. The thread only talks to the TPM through the fd it was given,
+ * opened non-blocking: each command is bounded by a deadline for its write
+ * and its answer (a TPM that never answers cannot hold the thread in
+ * write() or read()). It holds no lock the rest of the boot needs, logs
+ * through init/log.c (one lock around each line), and it has ended before
+ * the hand-off (the measure stage joins it, bounded). */
 #define _GNU_SOURCE   /* pthread_timedjoin_np */
 #include <errno.h>
 #include <fcntl.h>
@@ -41,6 +48,13 @@
 #define CONFIG_TEXT_MAX (48 * 1024)
 
 static struct measure_queue queue;
+/* MEASURE_TPM_TIMEOUT_MS; a unit test shortens it. */
+static int timeout_ms = MEASURE_TPM_TIMEOUT_MS;
+
+void measure_queue_set_timeout_ms(int ms)
+{
+	timeout_ms = ms > 0 ? ms : MEASURE_TPM_TIMEOUT_MS;
+}
 
 _Static_assert(sizeof "hardinit:verity-root-hash:" + sizeof ((struct boot *)0)->verity_setup <= TPM_EVENT_MAX,
 	       "the verity setup's text must fit one event");
@@ -54,41 +68,97 @@ static int tpm_open(const struct boot *b, char *path, size_t cap)
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
 		if (!boot_path(path, cap, b->dev, names[i]))
 			continue;
-		int fd = open(path, O_RDWR | O_CLOEXEC | O_NOCTTY);
+		/* Non-blocking: the kernel then sends the command from a
+		 * worker (tpm-dev-common.c) and write() returns at once; the
+		 * answer is waited for with poll(), bounded. */
+		int fd = open(path, O_RDWR | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 		if (fd >= 0)
 			return fd;
 	}
 	return -1;
 }
 
-/* One command, one response, bounded in time and size. */
-static long tpm_transact(int fd, const uint8_t *cmd, long len, uint8_t *resp, char *why, size_t whylen)
+static int ms_left(uint64_t deadline)
 {
-	struct pollfd p = { .fd = fd, .events = POLLIN };
+	uint64_t now = boottime_ns();
+
+	return now >= deadline ? 0 : (int)((deadline - now + 999999) / 1000000);
+}
+
+/* Wait for events on fd until the deadline: 1 ready, 0 timed out, -1. */
+static int wait_fd(int fd, short events, uint64_t deadline)
+{
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = events };
+		int r = poll(&p, 1, ms_left(deadline));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r > 0 && !(p.revents & events))
+			errno = EIO;   /* POLLERR, POLLHUP, POLLNVAL: nothing will come */
+		return r > 0 ? (p.revents & events ? 1 : -1) : r;
+	}
+}
+
+/* One command, one response, bounded in time (one deadline for the write
+ * and the answer) and size. stuck is set when the TPM did not take the
+ * command or did not answer in time. */
+static long tpm_transact(int fd, const uint8_t *cmd, long len, uint8_t *resp, bool *stuck, char *why, size_t whylen)
+{
+	uint64_t deadline = boottime_ns() + (uint64_t)timeout_ms * 1000000u;
+	size_t done = 0, got = 0;
 
 	if (len < 0) {
 		snprintf(why, whylen, "the command does not encode");
 		return -1;
 	}
-	if (write(fd, cmd, (size_t)len) != len) {
-		snprintf(why, whylen, "writing the command failed: %s", strerror(errno));
-		return -1;
+	while (done < (size_t)len) {
+		ssize_t w = write(fd, cmd + done, (size_t)len - done);
+		if (w > 0) {
+			done += (size_t)w;
+			continue;
+		}
+		if (w < 0 && errno != EAGAIN && errno != EINTR) {
+			snprintf(why, whylen, "writing the command failed: %s", strerror(errno));
+			return -1;
+		}
+		int r = wait_fd(fd, POLLOUT, deadline);
+		if (r == 0) {
+			*stuck = true;
+			snprintf(why, whylen, "it took no command within %d ms", timeout_ms);
+			return -1;
+		}
+		if (r < 0) {
+			snprintf(why, whylen, "waiting to write the command failed: %s", strerror(errno));
+			return -1;
+		}
 	}
-	int r = poll(&p, 1, MEASURE_TPM_TIMEOUT_MS);
-	if (r == 0) {
-		snprintf(why, whylen, "no answer within %d ms", MEASURE_TPM_TIMEOUT_MS);
-		return -1;
+	/* The device gives the answer in one read; anything else (a stand-in)
+	 * may give it in pieces: read until the header's size has arrived. */
+	for (;;) {
+		int r = wait_fd(fd, POLLIN, deadline);
+		if (r == 0) {
+			*stuck = true;
+			snprintf(why, whylen, "no answer within %d ms", timeout_ms);
+			return -1;
+		}
+		if (r < 0) {
+			snprintf(why, whylen, "waiting for the answer failed: %s", strerror(errno));
+			return -1;
+		}
+		ssize_t n = read(fd, resp + got, TPM_CMD_MAX - got);
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			continue;
+		if (n <= 0) {
+			snprintf(why, whylen, "reading the answer failed: %s", n < 0 ? strerror(errno) : "end of file");
+			return -1;
+		}
+		got += (size_t)n;
+		if (got >= 6) {
+			uint32_t size = (uint32_t)resp[2] << 24 | (uint32_t)resp[3] << 16 | (uint32_t)resp[4] << 8 | resp[5];
+			if (got >= size || got == TPM_CMD_MAX)
+				return (long)got;   /* a size that disagrees is the decoder's to say */
+		}
 	}
-	if (r < 0) {
-		snprintf(why, whylen, "poll failed: %s", strerror(errno));
-		return -1;
-	}
-	ssize_t n = read(fd, resp, TPM_CMD_MAX);
-	if (n < 0) {
-		snprintf(why, whylen, "reading the answer failed: %s", strerror(errno));
-		return -1;
-	}
-	return (long)n;
 }
 
 /* The PCR before hardinit's first event, from sysfs (5.12+): the log's
@@ -115,7 +185,39 @@ static void fail(struct measure_queue *q, long rc, const char *what)
 	pthread_mutex_lock(&q->lock);
 	q->rc = rc;
 	snprintf(q->failed_what, sizeof q->failed_what, "%s", what);
+	pthread_cond_broadcast(&q->progressed);
 	pthread_mutex_unlock(&q->lock);
+}
+
+static bool has_bank(const struct tpm_banks *banks, uint16_t alg)
+{
+	for (size_t i = 0; i < banks->n; i++)
+		if (banks->alg[i] == alg)
+			return true;
+	return false;
+}
+
+/* The TPM's SHA-256 digest of the event must be sha256(text): the log a
+ * verifier replays holds that hash, and a TPM that hashed something else
+ * left a PCR no replay reaches. */
+static int check_answer(const struct measure_event *e, char *why, size_t whylen)
+{
+	uint8_t want[SHA256_BYTES];
+	char got_hex[SHA256_HEX], want_hex[SHA256_HEX];
+
+	sha256(e->text, strlen(e->text), want);
+	for (size_t i = 0; i < e->digests.n; i++) {
+		const struct tpm_digest *d = &e->digests.d[i];
+		if (d->alg != TPM_ALG_SHA256)
+			continue;
+		if (memcmp(d->bytes, want, SHA256_BYTES) == 0)
+			return 0;
+		snprintf(why, whylen, "its SHA-256 digest %.16s... is not sha256 of the event text, %.16s...; a faulty "
+			 "TPM or not a TPM", hex_encode(got_hex, d->bytes, SHA256_BYTES), hex_encode(want_hex, want, SHA256_BYTES));
+		return -1;
+	}
+	snprintf(why, whylen, "its answer has no SHA-256 digest");
+	return -1;
 }
 
 /* The next event to extend, waiting for one; NULL once the queue is
@@ -140,37 +242,53 @@ static void *measure_main(void *arg)
 	struct measure_event *e;
 	uint64_t start = boottime_ns();
 
-	long n = tpm_transact(q->fd, cmd, tpm_cmd_get_pcr_banks(cmd, sizeof cmd), resp, q->why, sizeof q->why);
+	long n = tpm_transact(q->fd, cmd, tpm_cmd_get_pcr_banks(cmd, sizeof cmd), resp, &q->stuck, q->why, sizeof q->why);
 	long rc = n < 0 ? -1 : tpm_resp_pcr_banks(resp, (size_t)n, &q->banks, q->why, sizeof q->why);
+	if (rc == 0 && !has_bank(&q->banks, TPM_ALG_SHA256)) {
+		snprintf(q->why, sizeof q->why, "it has no active SHA-256 bank (%zu other%s); enable the SHA-256 "
+			 "bank in the firmware's TPM settings", q->banks.n, q->banks.n == 1 ? "" : "s");
+		rc = -1;
+	}
 	if (rc != 0) {
 		fail(q, rc, "reading its PCR banks");
-		q->busy_ns = boottime_ns() - start;
-		return NULL;
+		goto out;
 	}
 	initial_value(q->sys, q->pcr, q->initial, sizeof q->initial);
 	while ((e = next_event(q))) {
+		uint64_t sent = boottime_ns();
 		long len = tpm_cmd_pcr_event(cmd, sizeof cmd, q->pcr, e->text, strlen(e->text));
-		n = tpm_transact(q->fd, cmd, len, resp, q->why, sizeof q->why);
+		n = tpm_transact(q->fd, cmd, len, resp, &q->stuck, q->why, sizeof q->why);
 		rc = n < 0 ? -1 : tpm_resp_pcr_event(resp, (size_t)n, &e->digests, q->why, sizeof q->why);
+		if (rc == 0 && check_answer(e, q->why, sizeof q->why) < 0)
+			rc = -1;
 		if (rc != 0) {
 			char what[64];
 			snprintf(what, sizeof what, "extending PCR %u with %s", q->pcr, e->name);
 			fail(q, rc, what);
 			break;
 		}
+		log_debug("measure: %s extended into PCR %u in %llu us", e->name, q->pcr,
+			  (unsigned long long)((boottime_ns() - sent) / 1000));
 		pthread_mutex_lock(&q->lock);
 		q->n_done++;
+		pthread_cond_broadcast(&q->progressed);
 		pthread_mutex_unlock(&q->lock);
 	}
+out:
 	q->busy_ns = boottime_ns() - start;
+	pthread_mutex_lock(&q->lock);
+	q->ended = true;
+	pthread_cond_broadcast(&q->progressed);
+	pthread_mutex_unlock(&q->lock);
 	return NULL;
 }
 
 /* ---- the events ---------------------------------------------------------------- */
 
-static void push(struct measure_queue *q, enum measure_event_id id, const char *name, const char *fmt_word,
-		 const uint8_t *digest)
+static void push(struct measure_queue *q, enum measure_event_id id, const char *fmt_word, const uint8_t *digest)
 {
+	const char *name = measure_event_names[id];
+
 	if (q->queued[id] || q->n_queued >= MEASURE_EVENTS_MAX)
 		return;
 	pthread_mutex_lock(&q->lock);
@@ -193,11 +311,11 @@ static void push_config(struct measure_queue *q, struct boot *b)
 	int len = config_format(&b->cfg, config, sizeof config);
 
 	if (len < 0) {
-		push(q, EV_CONFIG, "config", "unformattable", NULL);
+		push(q, EV_CONFIG, "unformattable", NULL);
 		return;
 	}
 	sha256(config, (size_t)len, d);
-	push(q, EV_CONFIG, "config", NULL, d);
+	push(q, EV_CONFIG, NULL, d);
 }
 
 void measure_queue_events(struct boot *b, unsigned which)
@@ -205,20 +323,31 @@ void measure_queue_events(struct boot *b, unsigned which)
 	struct measure_queue *q = &queue;
 
 	if (which & MEASURE_ROOT_EVENTS) {
-		push(q, EV_IMA, "ima-policy", "none", b->ima_policy_loaded ? b->ima_policy_sha256 : NULL);
+		push(q, EV_IMA, "none", b->ima_policy_loaded ? b->ima_policy_sha256 : NULL);
 		/* The setup the verity stage described (root hash, devices,
 		 * options, corruption mode), not the hash alone. */
-		push(q, EV_VERITY, "verity-root-hash", b->verity_setup[0] ? b->verity_setup : "none", NULL);
+		push(q, EV_VERITY, b->verity_setup[0] ? b->verity_setup : "none", NULL);
 	}
 	if (which & MEASURE_POLICY_EVENTS) {
 		push_config(q, b);
-		push(q, EV_SELINUX, "selinux-policy", "none", b->selinux_policy_hashed ? b->selinux_policy_sha256 : NULL);
+		push(q, EV_SELINUX, "none", b->selinux_policy_hashed ? b->selinux_policy_sha256 : NULL);
 	}
 	if (which & MEASURE_HANDOFF_EVENT)
-		push(q, EV_HANDOFF, "handoff", HARDINIT_VERSION, NULL);
+		push(q, EV_HANDOFF, HARDINIT_VERSION, NULL);
 }
 
 /* ---- start and finish ------------------------------------------------------------ */
+
+static void deadline_after(struct timespec *ts, clockid_t clock, int ms)
+{
+	clock_gettime(clock, ts);
+	ts->tv_sec += ms / 1000;
+	ts->tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (ts->tv_nsec >= 1000000000L) {
+		ts->tv_sec++;
+		ts->tv_nsec -= 1000000000L;
+	}
+}
 
 struct measure_queue *measure_queue_get(void)
 {
@@ -247,6 +376,11 @@ static int start(struct boot *b)
 	}
 	pthread_mutex_init(&q->lock, NULL);
 	pthread_cond_init(&q->changed, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&q->progressed, &ca);
+	pthread_condattr_destroy(&ca);
 	int rc = pthread_attr_init(&attr);
 	if (rc == 0) {
 		pthread_attr_setstacksize(&attr, MEASURE_STACK_BYTES);
@@ -307,15 +441,57 @@ int measure_queue_finish(struct boot *b)
 	q->closed = true;
 	pthread_cond_signal(&q->changed);
 	pthread_mutex_unlock(&q->lock);
-	clock_gettime(CLOCK_REALTIME, &deadline);
-	deadline.tv_sec += MEASURE_TPM_TIMEOUT_MS / 1000 + 1;
+	/* The thread bounds each command by timeout_ms: the one under way
+	 * has ended by then, with an answer or a timeout. A second more. */
+	deadline_after(&deadline, CLOCK_REALTIME, timeout_ms + 1000);
 	uint64_t start_ns = boottime_ns();
 	int rc = pthread_timedjoin_np(q->thread, NULL, &deadline);
 	q->waited_ns = boottime_ns() - start_ns;
 	if (rc != 0)
 		return -1;
 	q->joined = true;
-	close(q->fd);
+	/* Closing a TPM fd whose command the kernel still runs waits for it
+	 * (tpm_common_release flushes the worker): a stuck one is left open,
+	 * close-on-exec. */
+	if (!q->stuck)
+		close(q->fd);
 	q->fd = -1;
 	return 0;
+}
+
+int measure_queue_wait_root(struct boot *b)
+{
+	struct measure_queue *q = &queue;
+	struct timespec deadline;
+	char ms[REPORT_MS_MAX];
+
+	if (!q->active || !q->started || b->mode == MODE_DRY_RUN)
+		return 0;
+	uint64_t start_ns = boottime_ns();
+	/* Twice the bound of one command: a TPM that never answers is the
+	 * thread's failure to say (within one bound), a slow one is late. */
+	deadline_after(&deadline, CLOCK_MONOTONIC, 2 * timeout_ms);
+	pthread_mutex_lock(&q->lock);
+	int rc = 0;
+	while (q->n_done < MEASURE_ROOT_EVENT_COUNT && q->rc == 0 && !q->ended && rc != ETIMEDOUT)
+		rc = pthread_cond_timedwait(&q->progressed, &q->lock, &deadline);
+	size_t done = q->n_done;
+	long failed = q->rc;
+	pthread_mutex_unlock(&q->lock);
+	report_add(&b->rep, "measure", "root_wait_ms", "info", "%s", report_format_ms(ms, sizeof ms, boottime_ns() - start_ns));
+	if (done >= MEASURE_ROOT_EVENT_COUNT)
+		return 0;
+	/* A failure the thread met is the measure stage's to report, unless
+	 * require forbids mounting a root whose protection was not measured. */
+	if (failed != 0 && !b->cfg.tpm_require)
+		return 0;
+	if (failed != 0) {
+		char err[200];
+		tpm_failure_text(failed, q->why, err, sizeof err);
+		return boot_problem(b, true, "measure", "tpm", "TPM %s: %s failed: %s; under [tpm] require = yes the root is "
+				    "not mounted unmeasured", q->dev, q->failed_what, err);
+	}
+	return boot_problem(b, b->cfg.tpm_require, "measure", "root_wait", "TPM %s: ima-policy and verity-root-hash not "
+			    "extended within %d ms; %s", q->dev, 2 * timeout_ms, b->cfg.tpm_require ?
+			    "[tpm] require = yes: the root is not mounted unmeasured" : "the root is mounted unmeasured");
 }

@@ -13,9 +13,8 @@
 #include "measure.h"
 #include "tpm.h"
 
-enum measure_event_id { EV_IMA, EV_VERITY, EV_CONFIG, EV_SELINUX, EV_HANDOFF, EV_COUNT };
-
 #define MEASURE_ROOT_EVENTS    1u   /* the IMA policy, the verity root hash */
+#define MEASURE_ROOT_EVENT_COUNT 2u /* ... the first two of the order */
 #define MEASURE_POLICY_EVENTS  2u   /* the effective config, the SELinux policy */
 #define MEASURE_HANDOFF_EVENT  4u
 
@@ -29,8 +28,10 @@ struct measure_queue {
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t changed;          /* an event queued, or the queue closed */
+	pthread_cond_t progressed;       /* an event done, a failure, the thread's end (CLOCK_MONOTONIC) */
 	bool active;                     /* this boot's: from the first stage to the measure stage */
 	bool started, joined, no_tpm;
+	bool stuck;                      /* a command got no answer in time: the fd is left open */
 	int fd;
 	char dev[BOOT_PATH_MAX + 16];
 	char sys[BOOT_PATH_MAX];         /* b->sys when started: the initial PCR read */
@@ -41,6 +42,7 @@ struct measure_queue {
 	bool queued[EV_COUNT];
 	size_t n_queued, n_done;
 	bool closed;
+	bool ended;                      /* the thread returned */
 
 	/* Written by the thread, read after the join. */
 	struct tpm_banks banks;
@@ -61,5 +63,20 @@ void measure_queue_events(struct boot *b, unsigned which);
 int measure_queue_finish(struct boot *b);
 
 struct measure_queue *measure_queue_get(void);
+
+/* For the root stage, before it mounts: wait until the thread has
+ * extended the ima-policy and verity-root-hash events, bounded by
+ * twice MEASURE_TPM_TIMEOUT_MS. 0 when they are, when nothing is measured yet
+ * (no thread: no [tpm] measure, no TPM, read_root_config), or when the
+ * thread failed or is late without [tpm] require (a warning; the measure
+ * stage reports the failure); -1 (the failure action) with require. */
+int measure_queue_wait_root(struct boot *b);
+
+/* Tests: the bound of each TPM command, instead of MEASURE_TPM_TIMEOUT_MS
+ * (<= 0 puts that back). */
+void measure_queue_set_timeout_ms(int ms);
+
+/* One line for a failure the thread recorded: a TPM code decoded, or why. */
+void tpm_failure_text(long rc, const char *why, char *out, size_t cap);
 
 #endif

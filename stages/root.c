@@ -14,6 +14,7 @@
 
 #include "fsutil.h"
 #include "log.h"
+#include "measure_queue.h"
 #include "root.h"
 #include "root_probe.h"
 #include "stages.h"
@@ -379,6 +380,9 @@ static int mount_root(struct boot *b, struct root_search *s)
 		snprintf(types, sizeof types, "%s", s->found_fs.type);
 	else
 		return boot_error(b, "cannot tell the file system on %s (ext2/3/4, xfs, btrfs, erofs, squashfs are recognised); add rootfstype=", s->found);
+	/* What protects the root is measured before it is mounted. */
+	if (measure_queue_wait_root(b) < 0)
+		return -1;
 	if (mkdir(b->newroot, 0755) < 0 && errno != EEXIST)
 		return boot_error(b, "cannot create %s: %s", b->newroot, strerror(errno));
 	char *save = NULL;

@@ -32,8 +32,11 @@ static const struct stage_entry stage_table[] = {
 	{ "ima",        stage_ima,        M_ALL },
 	/* Before root: the root stage mounts the verity device it set up. */
 	{ "verity",     stage_verity,     M_INITRAMFS | M_DRY_RUN },
-	/* Measured on a thread from here on, while the boot goes on; before
-	 * the root they protect is mounted. */
+	/* Measured on a thread from here on, while the boot goes on; the
+	 * root stage waits (bounded) until the thread has extended the IMA
+	 * policy and the root hash before it mounts the root they protect
+	 * (not with read_root_config, which starts nothing before the root's
+	 * config is read: see hardinit(8)). */
 	{ "measure_root", stage_measure_root, M_INITRAMFS | M_ON_ROOT },
 	{ "root",       stage_root,       M_INITRAMFS | M_DRY_RUN },
 	/* The later stages' reads from the root, looked up in parallel. */

@@ -179,29 +179,161 @@ static void test_event_text(void)
 		  "event data: hardinit:NAME:sha256 of the content");
 }
 
+/* A complete log of PCR pcr from the initial word init, the events'
+ * texts those of names[] with suffix "aa", each line's sha256 digest that
+ * of its text unless edit_at (1-based) names one whose text is changed
+ * after it was hashed. */
+static void make_log(char *out, size_t cap, unsigned log_pcr, const char *init, const char *const *names, size_t n,
+		     size_t edit_at)
+{
+	int len = snprintf(out, cap, "# hardinit measurements\ninitial %u sha256 %s\n", log_pcr, init);
+	for (size_t i = 0; i < n; i++) {
+		char text[96], hex[SHA256_HEX];
+		uint8_t d[32];
+		snprintf(text, sizeof text, "hardinit:%s:aa", names[i]);
+		sha256(text, strlen(text), d);
+		if (edit_at == i + 1)
+			text[strlen(text) - 1] = 'b';
+		len += snprintf(out + len, cap - (size_t)len, "event %u %s sha1=00 sha256=%s sha384=00\n", log_pcr, text,
+				hex_encode(hex, d, 32));
+	}
+}
+
+/* The value a log of those names reaches from start, computed here. */
+static void expected_value(const uint8_t start[32], const char *const *names, size_t n, uint8_t out[32])
+{
+	memcpy(out, start, 32);
+	for (size_t i = 0; i < n; i++) {
+		char text[96];
+		uint8_t d[32], both[64];
+		snprintf(text, sizeof text, "hardinit:%s:aa", names[i]);
+		sha256(text, strlen(text), d);
+		memcpy(both, out, 32);
+		memcpy(both + 32, d, 32);
+		sha256(both, 64, out);
+	}
+}
+
+static const char *const all5[] = { "ima-policy", "verity-root-hash", "config", "selinux-policy", "handoff" };
+static const char zeros_hex[] = "0000000000000000000000000000000000000000000000000000000000000000";
+
+/* check the log: rc, and why contains want when it fails. */
+static void check_log(const char *log, unsigned pcr, const uint8_t start[32], int want_rc, const char *want_why,
+		      const char *what)
+{
+	static char text[8192];
+	char why[200] = "";
+	uint8_t value[32];
+
+	snprintf(text, sizeof text, "%s", log);
+	int rc = measure_log_check(text, pcr, start, value, why, sizeof why);
+	tap_ok(rc == want_rc, "%s: %s (%s)", what, want_rc ? "refused" : "replays", rc ? why : "ok");
+	if (want_why)
+		tap_contains(why, want_why, "  and says why");
+}
+
+static void test_log_check(void)
+{
+	static char log[8192], text[8192];
+	static const char *const reordered[] = { "ima-policy", "config", "verity-root-hash", "selinux-policy", "handoff" };
+	static const char *const doubled[] = { "ima-policy", "ima-policy", "verity-root-hash", "config",
+					       "selinux-policy", "handoff" };
+	static const char *const extra[] = { "ima-policy", "verity-root-hash", "config", "selinux-policy", "handoff",
+					     "handoff" };
+	uint8_t zero[32] = { 0 }, other[32], value[32], want[32];
+	char why[200], hex[SHA256_HEX];
+
+	/* The whole sequence from the reset value: the value computed here. */
+	make_log(log, sizeof log, 12, zeros_hex, all5, 5, 0);
+	snprintf(text, sizeof text, "%s", log);
+	int rc = measure_log_check(text, 12, zero, value, why, sizeof why);
+	expected_value(zero, all5, 5, want);
+	tap_ok(rc == 0 && memcmp(value, want, 32) == 0, "a complete log replays to the value computed here (%s)",
+	       rc ? why : "ok");
+	/* initial "unknown" (sysfs unreadable at boot): the start is the expected one. */
+	make_log(log, sizeof log, 12, "unknown", all5, 5, 0);
+	check_log(log, 12, zero, 0, NULL, "initial unknown");
+
+	/* The PCR is the config's, never the log's. */
+	make_log(log, sizeof log, 14, zeros_hex, all5, 5, 0);
+	check_log(log, 12, zero, -1, "the log is of PCR 14, the config's is 12", "a log of PCR 14 audited as PCR 12");
+	make_log(log, sizeof log, 13, zeros_hex, all5, 5, 0);
+	check_log(log, 12, zero, -1, "PCR 13", "a log of PCR 13 (held out)");
+	make_log(log, sizeof log, 12, zeros_hex, all5, 5, 0);
+	char *ev = strstr(log, "event 12 hardinit:config");
+	ev[7] = '4';   /* "event 14": one event of another PCR */
+	check_log(log, 12, zero, -1, "event 3 is of PCR 14", "an event of another PCR");
+
+	/* The start is the expected one, not the log's. */
+	memset(other, 0x5a, sizeof other);
+	make_log(log, sizeof log, 12, hex_encode(hex, other, 32), all5, 5, 0);
+	check_log(log, 12, zero, -1, "the log starts from 5a5a", "an initial value other than the reset value");
+	snprintf(text, sizeof text, "%s", log);
+	rc = measure_log_check(text, 12, other, value, why, sizeof why);
+	expected_value(other, all5, 5, want);
+	tap_ok(rc == 0 && memcmp(value, want, 32) == 0, "  the same from the start the report recorded (%s)",
+	       rc ? why : "ok");
+	make_log(log, sizeof log, 12, "00ff", all5, 5, 0);
+	check_log(log, 12, zero, -1, "not 64 hex digits", "a short initial value");
+
+	/* Every digest is recomputed from its text. */
+	for (size_t k = 1; k <= 5; k++) {
+		char what[64];
+		make_log(log, sizeof log, 12, zeros_hex, all5, 5, k);
+		snprintf(what, sizeof what, "event %zu's text edited after it was hashed", k);
+		check_log(log, 12, zero, -1, "does not hash to its digest", what);
+	}
+	make_log(log, sizeof log, 12, zeros_hex, all5, 5, 0);
+	char *sha = strstr(log, "hardinit:handoff");
+	sha = strstr(sha, "sha256=");
+	memcpy(sha, "sha257", 6);
+	check_log(log, 12, zero, -1, "(handoff) has no sha256 digest", "an event without a sha256 digest");
+
+	/* The whole sequence, in order, ending with handoff. */
+	for (size_t n = 0; n < 5; n++) {
+		char what[64];
+		make_log(log, sizeof log, 12, zeros_hex, all5, n, 0);
+		snprintf(what, sizeof what, "a log cut short after %zu events", n);
+		check_log(log, 12, zero, -1, "cut short", what);
+	}
+	make_log(log, sizeof log, 12, zeros_hex, reordered, 5, 0);
+	check_log(log, 12, zero, -1, "event 2 is 'hardinit:config:aa', expected verity-root-hash", "a reordered log");
+	make_log(log, sizeof log, 12, zeros_hex, doubled, 6, 0);
+	check_log(log, 12, zero, -1, "expected verity-root-hash", "an event twice");
+	make_log(log, sizeof log, 12, zeros_hex, extra, 6, 0);
+	check_log(log, 12, zero, -1, "after handoff", "an event after handoff");
+
+	/* Lines: one initial line, first; nothing else. */
+	check_log("event 12 hardinit:ima-policy:aa sha256=00\n", 12, zero, -1, "before the initial line",
+		  "an event before any initial line");
+	check_log("# nothing\n", 12, zero, -1, "no initial line", "no initial line");
+	make_log(log, sizeof log, 12, zeros_hex, all5, 5, 0);
+	strcat(log, "initial 12 sha256 unknown\n");
+	check_log(log, 12, zero, -1, "a second initial line", "a second initial line");
+	make_log(log, sizeof log, 12, zeros_hex, all5, 5, 0);
+	strcat(log, "note: all fine\n");
+	check_log(log, 12, zero, -1, "not an initial or event line", "a line of another kind");
+}
+
 static void test_replay_log(void)
 {
 	const char *root = fixture_tree("hardinit-measure");
 	char path[512], why[200], hex[SHA256_HEX];
-	uint8_t value[32];
-	unsigned pcr = 0;
+	uint8_t value[32], zero[32] = { 0 };
+	static char log[8192];
 
-	fixture_put(root, "m", "# comment\n"
-		    "initial 12 sha256 0000000000000000000000000000000000000000000000000000000000000000\n"
-		    "event 12 hardinit:config:aa sha1=00 sha256=f4b25806e1719311b811430fb79ac9c3bda08def58995c7fe6bbbb52e25a40a7\n"
-		    "event 12 hardinit:handoff:0.1.0 sha256=a697baac4a975dc47ad2161b3657ce980e3677897b43184582395672ae07837d sha384=00\n");
+	make_log(log, sizeof log, 12, zeros_hex, all5, 5, 0);
+	fixture_put(root, "m", log);
 	snprintf(path, sizeof path, "%s/m", root);
-	int rc = measure_log_replay(path, &pcr, value, why, sizeof why);
-	tap_ok(rc == 0 && pcr == 12, "replay of a log: PCR 12 (%s)", rc ? why : "ok");
-	tap_streq(hex_encode(hex, value, 32), "9bc0281851c1c6946a81dbefd10908f17527dda6a709103a541526cbdd2d3933",
+	int rc = measure_log_replay(path, 12, zero, value, why, sizeof why);
+	/* The same five texts and PCR 12 from zeros, in Python:
+	 * v = bytes(32); for t in texts: v = sha256(v + sha256(t).digest()).digest() */
+	tap_ok(rc == 0, "replay of a log file (%s)", rc ? why : "ok");
+	tap_streq(hex_encode(hex, value, 32), "411eaa1e85da8cce1694bb14c28f6260fe57b154fefadcf45c8f6f90f4c009d8",
 		  "replay reaches the value Python's hashlib computes");
-	fixture_put(root, "bad", "event 12 hardinit:x sha256=00\n");
-	snprintf(path, sizeof path, "%s/bad", root);
-	tap_ok(measure_log_replay(path, &pcr, value, why, sizeof why) == -1, "an event before any initial line is refused");
-	fixture_put(root, "unk", "initial 12 sha256 unknown\n");
-	snprintf(path, sizeof path, "%s/unk", root);
-	tap_ok(measure_log_replay(path, &pcr, value, why, sizeof why) == -1, "an unknown initial value cannot be replayed");
-	tap_contains(why, "not 64 hex digits", "and says why");
+	snprintf(path, sizeof path, "%s/absent", root);
+	tap_ok(measure_log_replay(path, 12, zero, value, why, sizeof why) == -1, "a missing log does not replay");
+	tap_contains(why, "cannot read", "  and says why");
 }
 
 static void test_stages(void)
@@ -250,6 +382,7 @@ int main(void)
 	test_replay();
 	test_ima_rules();
 	test_event_text();
+	test_log_check();
 	test_replay_log();
 	test_stages();
 	return tap_done();

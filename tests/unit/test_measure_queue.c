@@ -3,8 +3,11 @@
  * of this test answers on the master side with TPM 2.0 responses, keeping
  * its own PCR. What is checked: the events reach the TPM in hardinit's
  * order whichever stage queued them, the log replays to the PCR the
- * stand-in computed, and a TPM error code mid-way keeps the events before
- * it and follows [tpm] require. */
+ * stand-in computed, the root's two events are extended before the root
+ * stage may mount, and a TPM that errs mid-way, never answers, never takes
+ * the command, answers with a digest that is not sha256 of the text, or
+ * has no SHA-256 bank, keeps the events before it and follows [tpm]
+ * require, within the (shortened) per-command bound. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -21,9 +24,23 @@
 #include "stages.h"
 #include "tap.h"
 
+enum fake_mode {
+	FAKE_LOCALITY,        /* event fail_at gets TPM_RC_LOCALITY */
+	FAKE_SILENT,          /* event fail_at (and all after) is never answered */
+	FAKE_BAD_DIGEST,      /* event fail_at is hashed as something else */
+	FAKE_SHA1_ONLY,       /* the SHA-256 bank is there but not active */
+	FAKE_STALLED,         /* takes no command: the pty's output is stopped */
+	FAKE_SLOW,            /* answers each command after delay_ms */
+};
+
+/* The bound of each command in these tests (MEASURE_TPM_TIMEOUT_MS at boot). */
+#define TEST_TIMEOUT_MS 300
+
 struct fake_tpm {
-	int master;
-	int fail_at;          /* the PCR_Event that gets TPM_RC_LOCALITY (1-based), 0: none */
+	int master, slave;
+	enum fake_mode mode;
+	int fail_at;          /* the PCR_Event (1-based) the mode applies to, 0: none */
+	volatile int delay_ms;   /* FAKE_SLOW; the test sets it to 0 to finish */
 	int events;
 	uint8_t pcr[32];
 	char seen[8][96];     /* the event names, in the order they arrived */
@@ -47,14 +64,14 @@ static size_t put_be(uint8_t *p, uint32_t v, int n)
 	return (size_t)n;
 }
 
-/* Read exactly n bytes, or give up when stopped or after a second. */
+/* Read exactly n bytes, or give up when stopped or after 50 ms. */
 static int read_full(struct fake_tpm *t, uint8_t *buf, size_t n)
 {
 	size_t got = 0;
 
 	while (got < n) {
 		struct pollfd p = { .fd = t->master, .events = POLLIN };
-		if (t->stop || poll(&p, 1, 1000) <= 0)
+		if (t->stop || poll(&p, 1, 50) <= 0)
 			return -1;
 		ssize_t r = read(t->master, buf + got, n - got);
 		if (r <= 0)
@@ -70,17 +87,32 @@ static void respond(struct fake_tpm *t, const uint8_t *cmd)
 	size_t n = 0;
 	uint32_t cc = be(cmd + 6, 4);
 
+	if (t->mode == FAKE_SLOW)
+		poll(NULL, 0, t->delay_ms);
+
 	if (cc == 0x17A) {                                   /* GetCapability(PCRS): one sha256 bank */
 		n += put_be(out + n, 0x8001, 2);
 		n += 4;
 		n += put_be(out + n, 0, 4);
 		out[n++] = 0;                                    /* moreData */
 		n += put_be(out + n, 5, 4);
-		n += put_be(out + n, 1, 4);
-		n += put_be(out + n, 0x000B, 2);
-		out[n++] = 3;
-		out[n++] = 0xff, out[n++] = 0xff, out[n++] = 0xff;
-	} else if (cc == 0x13C && ++t->events == t->fail_at) {
+		if (t->mode == FAKE_SHA1_ONLY) {
+			n += put_be(out + n, 2, 4);
+			n += put_be(out + n, 0x0004, 2);         /* sha1: active */
+			out[n++] = 3;
+			out[n++] = 0xff, out[n++] = 0xff, out[n++] = 0xff;
+			n += put_be(out + n, 0x000B, 2);         /* sha256: allocated, no PCR selected */
+			out[n++] = 3;
+			out[n++] = 0, out[n++] = 0, out[n++] = 0;
+		} else {
+			n += put_be(out + n, 1, 4);
+			n += put_be(out + n, 0x000B, 2);
+			out[n++] = 3;
+			out[n++] = 0xff, out[n++] = 0xff, out[n++] = 0xff;
+		}
+	} else if (cc == 0x13C && t->mode == FAKE_SILENT && ++t->events >= t->fail_at) {
+		return;
+	} else if (cc == 0x13C && t->mode == FAKE_LOCALITY && ++t->events == t->fail_at) {
 		n += put_be(out + n, 0x8002, 2);
 		n += 4;
 		n += put_be(out + n, 0x907, 4);                  /* TPM_RC_LOCALITY */
@@ -90,7 +122,11 @@ static void respond(struct fake_tpm *t, const uint8_t *cmd)
 		size_t at = 18 + be(cmd + 14, 4);
 		size_t len = be(cmd + at, 2);
 		uint8_t digest[32], both[64];
+		if (t->mode != FAKE_SILENT && t->mode != FAKE_LOCALITY)
+			t->events++;
 		sha256(cmd + at + 2, len, digest);
+		if (t->mode == FAKE_BAD_DIGEST && t->events == t->fail_at)
+			sha256(cmd + at + 2, len - 1, digest);       /* one byte short */
 		memcpy(both, t->pcr, 32);
 		memcpy(both + 32, digest, 32);
 		sha256(both, 64, t->pcr);
@@ -134,12 +170,13 @@ static void *fake_main(void *arg)
 }
 
 /* A fresh stand-in at ROOT/dev/tpmrm0, and PCR 12 at zero in sysfs. */
-static void fake_start(struct fake_tpm *t, const char *root, int fail_at)
+static void fake_start_mode(struct fake_tpm *t, const char *root, enum fake_mode mode, int fail_at)
 {
 	char link[512];
 	struct termios raw;
 
 	memset(t, 0, sizeof *t);
+	t->mode = mode;
 	t->fail_at = fail_at;
 	t->master = posix_openpt(O_RDWR | O_NOCTTY);
 	if (t->master < 0 || grantpt(t->master) < 0 || unlockpt(t->master) < 0)
@@ -151,6 +188,11 @@ static void fake_start(struct fake_tpm *t, const char *root, int fail_at)
 	cfmakeraw(&raw);
 	if (tcsetattr(sfd, TCSANOW, &raw) < 0)
 		fixture_die("tcsetattr", slave);
+	/* Output stopped: a write to the slave blocks, as a write to a TPM
+	 * whose driver never takes the command would. */
+	if (mode == FAKE_STALLED && tcflow(sfd, TCOOFF) < 0)
+		fixture_die("tcflow", slave);
+	t->slave = sfd;
 	/* The master keeps the settings; the slave is opened again by the
 	 * stage, as /dev/tpmrm0 would be. */
 	fixture_mkdir(root, "dev", 0755);
@@ -162,14 +204,23 @@ static void fake_start(struct fake_tpm *t, const char *root, int fail_at)
 		    "0000000000000000000000000000000000000000000000000000000000000000\n");
 	if (pthread_create(&t->thread, NULL, fake_main, t) != 0)
 		fixture_die("pthread_create", "fake TPM");
-	(void)sfd;   /* left open: closing the last slave fd would hang up the master */
+	/* The slave stays open (fake_stop closes it): closing the last slave
+	 * fd would hang up the master. */
+}
+
+static void fake_start(struct fake_tpm *t, const char *root, int fail_at)
+{
+	fake_start_mode(t, root, FAKE_LOCALITY, fail_at);
 }
 
 static void fake_stop(struct fake_tpm *t)
 {
 	t->stop = 1;
 	pthread_join(t->thread, NULL);
+	if (t->mode == FAKE_STALLED)
+		tcflow(t->slave, TCOON);
 	close(t->master);
+	close(t->slave);
 }
 
 static void boot_with_tpm(struct boot *b, const char *root)
@@ -205,25 +256,33 @@ static void test_in_order(void)
 	struct fake_tpm t;
 	const char *root = fixture_tree("hardinit-mqueue");
 	char path[512], why[160];
-	uint8_t value[32];
-	unsigned pcr = 0;
+	uint8_t value[32], zero[32] = { 0 };
 
 	/* The stages as the table runs them. */
 	fake_start(&t, root, 0);
 	boot_with_tpm(&b, root);
 	tap_ok(stage_measure_root(&b) == 0, "measure_root: the thread starts");
 	tap_ok(measure_queue_get()->started, "  a thread was started");
+	int fl = fcntl(measure_queue_get()->fd, F_GETFL);
+	tap_ok(fl >= 0 && (fl & O_NONBLOCK), "  the TPM is opened non-blocking (the deadline bounds write and read)");
+	tap_ok(measure_queue_wait_root(&b) == 0, "the root stage's wait: done");
+	tap_ok(t.events >= 2 && strncmp(t.seen[1], "hardinit:verity-root-hash:", 26) == 0,
+	       "  the ima-policy and verity-root-hash events were extended before it returned (%d)", t.events);
+	tap_ok(report_find(&b.rep, "measure", "root_wait_ms") != NULL, "  and its cost is in the report");
 	tap_ok(stage_measure_policy(&b) == 0, "measure_policy: queued");
 	tap_ok(stage_measure(&b) == 0, "measure: joined, logged");
 	fake_stop(&t);
 	tap_ok(t.events == 5, "five events reached the TPM (%d)", t.events);
 	check_order(&t, 5, "stages");
 	fixture_path(path, sizeof path, root, "run/hardinit/measurements");
-	tap_ok(measure_log_replay(path, &pcr, value, why, sizeof why) == 0 && pcr == 12, "the log replays (%s)", why);
+	tap_ok(measure_log_replay(path, 12, zero, value, why, sizeof why) == 0, "the log replays (%s)", why);
 	tap_ok(memcmp(value, t.pcr, 32) == 0, "to the PCR the TPM holds");
 	const struct report_item *it = report_find(&b.rep, "measure", "handoff");
 	tap_ok(it && strcmp(it->status, "ok") == 0, "the report has the handoff event");
 	tap_ok(report_find(&b.rep, "measure", "tpm_ms") != NULL, "and the thread's time");
+	it = report_find(&b.rep, "measure", "initial");
+	tap_ok(it && strcmp(it->value, "0000000000000000000000000000000000000000000000000000000000000000") == 0,
+	       "and the PCR's value before the first event, for audit");
 
 	/* A root config still to be read: nothing starts before it, and the
 	 * order is the same. */
@@ -275,9 +334,118 @@ static void test_tpm_error(void)
 	tap_contains(b.err, "ima-policy failed: TPM_RC_LOCALITY", "  one line naming what failed");
 }
 
+/* One boot against a faulty stand-in: measure_root, the root's wait,
+ * measure_policy, measure. Returns the measure stage's result (or the
+ * root wait's, when it failed). */
+static int faulty_boot(struct boot *b, struct fake_tpm *t, const char *root, enum fake_mode mode, int fail_at,
+		       bool require)
+{
+	fake_start_mode(t, root, mode, fail_at);
+	boot_with_tpm(b, root);
+	b->cfg.tpm_require = require;
+	stage_measure_root(b);
+	int rc = measure_queue_wait_root(b);
+	if (rc == 0) {
+		stage_measure_policy(b);
+		rc = stage_measure(b);
+	} else {
+		measure_queue_finish(b);   /* the failure action would follow; the test joins */
+	}
+	fake_stop(t);
+	return rc;
+}
+
+static void says(const struct boot *b, int rc, bool require, const char *want)
+{
+	const struct report_item *it = report_find(&b->rep, "measure", "tpm");
+
+	if (require) {
+		tap_ok(rc == -1, "  with [tpm] require = yes: the failure action");
+		tap_contains(b->err, want, "  one line saying what failed and why");
+	} else {
+		tap_ok(rc == 0, "  without require: the boot goes on");
+		tap_ok(it && strcmp(it->status, "warn") == 0, "  reported as a warning");
+		tap_contains(it ? it->value : NULL, want, "  saying what failed and why");
+	}
+}
+
+static void test_faulty_tpms(void)
+{
+	static struct boot b;
+	struct fake_tpm t;
+	const char *root = fixture_tree("hardinit-mqueue-faults");
+
+	measure_queue_set_timeout_ms(TEST_TIMEOUT_MS);
+	for (int require = 0; require < 2; require++) {
+		const char *how = require ? "require = yes" : "require = no";
+		int rc;
+
+		/* Never answers the config event: the thread's own deadline ends it. */
+		rc = faulty_boot(&b, &t, root, FAKE_SILENT, 3, require);
+		tap_ok(measure_queue_get()->joined && measure_queue_get()->stuck,
+		       "a TPM that never answers (%s): the thread ended by its deadline", how);
+		says(&b, rc, require, "extending PCR 12 with config failed: no answer within 300 ms");
+		if (!require) {
+			const char *log = fixture_get(root, "run/hardinit/measurements");
+			tap_ok(log && strstr(log, "hardinit:verity-root-hash:") && !strstr(log, "hardinit:config:"),
+			       "  the log keeps the two events before it");
+		}
+
+		/* Never answers the first root event: the root is not mounted
+		 * unmeasured under require. */
+		rc = faulty_boot(&b, &t, root, FAKE_SILENT, 1, require);
+		tap_ok(measure_queue_get()->joined, "a TPM silent from the first event (%s): the thread ended", how);
+		if (require)
+			tap_contains(b.err, "the root is not mounted unmeasured", "  the root stage's wait stops the boot");
+		says(&b, rc, require, "extending PCR 12 with ima-policy failed: no answer within 300 ms");
+
+		/* Never takes the command: the write is bounded too. */
+		rc = faulty_boot(&b, &t, root, FAKE_STALLED, 0, require);
+		tap_ok(measure_queue_get()->joined && measure_queue_get()->stuck,
+		       "a TPM that never takes a command (%s): the thread ended by its deadline", how);
+		says(&b, rc, require, "reading its PCR banks failed: it took no command within 300 ms");
+
+		/* Hashes the verity event as something else. */
+		rc = faulty_boot(&b, &t, root, FAKE_BAD_DIGEST, 2, require);
+		tap_ok(t.events == 2, "a TPM whose digest is not sha256(text) (%s): nothing after it (%d)", how, t.events);
+		says(&b, rc, require, "extending PCR 12 with verity-root-hash failed: its SHA-256 digest");
+		if (!require) {
+			tap_ok(report_find(&b.rep, "measure", "ima-policy") && !report_find(&b.rep, "measure", "verity-root-hash"),
+			       "  the event before it is ok, that one is not");
+		}
+
+		/* Slow: each answer within the bound, the root's three commands
+		 * (banks, ima-policy, verity-root-hash) past the root's wait. */
+		measure_queue_set_timeout_ms(1000);
+		fake_start_mode(&t, root, FAKE_SLOW, 0);
+		t.delay_ms = 800;
+		boot_with_tpm(&b, root);
+		b.cfg.tpm_require = require;
+		stage_measure_root(&b);
+		rc = measure_queue_wait_root(&b);
+		const struct report_item *it = report_find(&b.rep, "measure", "root_wait");
+		tap_ok(it && strcmp(it->status, require ? "failed" : "warn") == 0,
+		       "a slow TPM (%s): the root's wait ends at its bound, %s", how, require ? "failed" : "a warning");
+		tap_contains(require ? b.err : it ? it->value : NULL, require ? "require = yes: the root is not mounted "
+			     "unmeasured" : "not extended within 2000 ms; the root is mounted unmeasured", "  saying so");
+		tap_ok(rc == (require ? -1 : 0), "  %s", require ? "the failure action" : "the boot goes on");
+		t.delay_ms = 0;   /* the rest fast: the test joins the thread */
+		measure_queue_finish(&b);
+		fake_stop(&t);
+		measure_queue_set_timeout_ms(TEST_TIMEOUT_MS);
+
+		/* No active SHA-256 bank. */
+		rc = faulty_boot(&b, &t, root, FAKE_SHA1_ONLY, 0, require);
+		tap_ok(t.events == 0, "a TPM without a SHA-256 bank (%s): no event extended (%d)", how, t.events);
+		says(&b, rc, require, "reading its PCR banks failed: it has no active SHA-256 bank");
+	}
+	measure_queue_set_timeout_ms(0);
+}
+
 int main(void)
 {
 	test_in_order();
 	test_tpm_error();
+	test_faulty_tpms();
 	return tap_done();
 }
