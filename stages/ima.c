@@ -7,7 +7,11 @@
  * one policy and then disappears until reboot, a one-way lock like
  * modules_disabled. The rules are written one per write(), so the rule the
  * kernel rejects is the one that write names; a rejected rule makes the
- * kernel discard them all when the file is closed. */
+ * kernel discard them all when the file is closed.
+ *
+ * Before the policy, the certificates go into "_ima", which is then locked
+ * for good (lock_keyring); and a policy with appraise rules is checked
+ * against the kernel's ima_appraise= word, which would disarm them. */
 #include <errno.h>
 #include <dirent.h>
 #include <fcntl.h>
