@@ -20,6 +20,7 @@
 #include "audit_export.h"
 #include "fsutil.h"
 #include "hardening.h"
+#include "ima.h"
 #include "measure.h"
 #include "sha256.h"
 #include "sink.h"
@@ -199,6 +200,30 @@ static void check_firmware(struct audit *a, const struct report_line *r)
 	}
 }
 
+/* IMA appraisal as the kernel took it from its command line: when the
+ * boot's policy had appraise rules (the ima stage's appraise_mode line),
+ * an ima_appraise=off|log|fix word leaves every one of them a log line. */
+static void check_ima_appraise(struct audit *a, const struct report_line *r)
+{
+	static struct cmdline cmd;
+	char path[512], text[CMDLINE_MAX_BYTES], err[160], actual[96];
+	const char *word = NULL;
+	size_t len = 0;
+
+	if (strcmp(r->stage, "ima") || strcmp(r->key, "appraise_mode"))
+		return;
+	snprintf(path, sizeof path, "%s/cmdline", a->proc);
+	if (fs_read(path, text, sizeof text, &len) < 0 || cmdline_parse(&cmd, text, len, err, sizeof err) < 0) {
+		add(a, "IMA appraisal (ima_appraise= of the kernel)", "enforce", "kernel command line unreadable", 1);
+		return;
+	}
+	enum ima_appraise_mode m = ima_appraise_cmdline(&cmd, &word);
+	bool disarmed = ima_appraise_disarmed(m);
+	snprintf(actual, sizeof actual, disarmed ? "%s (ima_appraise=%.40s)" : "enforce", ima_appraise_mode_name(m),
+		 word ? word : "");
+	add(a, "IMA appraisal (ima_appraise= of the kernel)", "enforce", actual, disarmed);
+}
+
 static int read_report(struct audit *a, const char *path)
 {
 	static char text[AUDIT_REPORT_MAX];
@@ -219,6 +244,7 @@ static int read_report(struct audit *a, const char *path)
 		check_mdwe(a, &r);
 		check_seccomp(a, &r);
 		check_firmware(a, &r);
+		check_ima_appraise(a, &r);
 	}
 	return 0;
 }

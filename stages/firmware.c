@@ -1,5 +1,6 @@
 /* The firmware stage: how this kernel was started. UEFI or not, Secure
- * Boot on or off (the SecureBoot variable), a unified kernel image or not
+ * Boot on or off as the kernel's EFI stub decides it (SecureBoot,
+ * SetupMode, shim's MokSBStateRT), a unified kernel image or not
  * (systemd-stub sets StubInfo before it starts the kernel; systemd-boot
  * sets LoaderInfo), and the lockdown level the kernel chose by itself
  * (Debian's kernels enter integrity under Secure Boot:
@@ -26,6 +27,11 @@ static const char *const lockdown_level_names[] = { "none", "integrity", "confid
 
 long efivar_read(const char *efivars, const char *name, unsigned char *buf, size_t cap)
 {
+	return efivar_read_attr(efivars, name, NULL, buf, cap);
+}
+
+long efivar_read_attr(const char *efivars, const char *name, unsigned *attr, unsigned char *buf, size_t cap)
+{
 	char path[BOOT_PATH_MAX], raw[EFIVAR_FILE_MAX + 1];
 	size_t len = 0;
 
@@ -43,6 +49,9 @@ long efivar_read(const char *efivars, const char *name, unsigned char *buf, size
 		errno = E2BIG;
 		return -1;
 	}
+	if (attr)
+		*attr = (unsigned char)raw[0] | (unsigned char)raw[1] << 8 | (unsigned char)raw[2] << 16 |
+			(unsigned)(unsigned char)raw[3] << 24;
 	memcpy(buf, raw + 4, len - 4);
 	return (long)(len - 4);
 }
@@ -72,6 +81,32 @@ static void read_text_var(const char *efivars, const char *name, char *out, size
 		efivar_text(data, (size_t)n, out, cap);
 }
 
+/* What makes the kernel's EFI stub (drivers/firmware/efi/libstub/
+ * secureboot.c) treat SecureBoot=1 as off: the firmware in setup mode, or
+ * shim's validation disabled, which shim says in the volatile
+ * MokSBStateRT; the kernel ignores a non-volatile one (anyone who could
+ * write NVRAM could set it). Unreadable variables leave it on, as there. */
+static void secure_boot_downgrades(const char *efivars, struct firmware_facts *f)
+{
+	unsigned char v[8];
+	unsigned attr = 0;
+
+	if (efivar_read(efivars, "SetupMode-" EFI_GLOBAL_GUID, v, sizeof v) == 1 && v[0] == 1)
+		f->setup_mode = true;
+	if (efivar_read_attr(efivars, "MokSBStateRT-" EFI_SHIM_LOCK_GUID, &attr, v, sizeof v) >= 1 &&
+	    v[0] == 1 && !(attr & EFI_VARIABLE_NON_VOLATILE))
+		f->shim_insecure = true;
+	if (f->setup_mode || f->shim_insecure)
+		f->secure_boot = 0;
+}
+
+const char *firmware_secure_boot_word(const struct firmware_facts *f)
+{
+	if (!f->efi)
+		return "no-efi";
+	return f->secure_boot == 1 ? "on" : f->secure_boot == 0 ? "off" : "unknown";
+}
+
 void firmware_read(const char *sys, struct firmware_facts *f)
 {
 	char efi[BOOT_PATH_MAX], efivars[BOOT_PATH_MAX], path[BOOT_PATH_MAX];
@@ -95,6 +130,8 @@ void firmware_read(const char *sys, struct firmware_facts *f)
 		f->efivars = true;
 		f->secure_boot = sb[0] == 1;
 	}
+	if (f->secure_boot == 1)
+		secure_boot_downgrades(efivars, f);
 	read_text_var(efivars, "StubInfo-" EFI_LOADER_GUID, f->stub, sizeof f->stub);
 	read_text_var(efivars, "LoaderInfo-" EFI_LOADER_GUID, f->loader, sizeof f->loader);
 	if (f->stub[0] || f->loader[0])
@@ -140,25 +177,28 @@ static const char *lockdown_name(int level)
 
 void firmware_report(struct boot *b, const struct firmware_facts *f)
 {
-	const char *sb = f->secure_boot == 1 ? "on" : f->secure_boot == 0 ? "off" : "unknown";
+	const char *sb = firmware_secure_boot_word(f);
+	const char *why = f->shim_insecure ? " (SecureBoot=1, but shim validation disabled: MokSBStateRT=1)"
+			  : f->setup_mode  ? " (SecureBoot=1, but the firmware is in setup mode: SetupMode=1)" : "";
 	bool uki = f->stub[0] != '\0';
 
 	report_add(&b->rep, "firmware", "efi", "info", "%s", f->efi ? "yes" : "no");
-	report_add(&b->rep, "firmware", "secure_boot", "info", "%s", f->efi ? sb : "no-efi");
+	report_add(&b->rep, "firmware", "secure_boot", why[0] ? "warn" : "info", "%s%s", sb, why);
 	report_add(&b->rep, "firmware", "uki", uki && f->secure_boot != 1 ? "warn" : "info", "%s%s%s",
 		   uki ? "yes " : "no", uki ? "stub=" : "", uki ? f->stub : "");
 	if (f->loader[0])
 		report_add(&b->rep, "firmware", "loader", "info", "%s", f->loader);
 	report_add(&b->rep, "firmware", "lockdown", "info", "%s", lockdown_name(f->lockdown));
-	log_info("firmware: %s, Secure Boot %s, %s, kernel lockdown %s",
-		 f->efi ? "UEFI" : "no UEFI", f->efi ? sb : "n/a",
+	log_info("firmware: %s, Secure Boot %s%s, %s, kernel lockdown %s",
+		 f->efi ? "UEFI" : "no UEFI", f->efi ? sb : "n/a", why,
 		 uki ? "started from a unified kernel image" : "not a unified kernel image",
 		 lockdown_name(f->lockdown));
 	/* Without Secure Boot the stub takes a loader's command line over the
 	 * baked one (systemd-stub 252), so nothing protects the words. */
 	if (uki && f->secure_boot != 1)
-		log_warn("firmware: a unified kernel image without Secure Boot: its baked command line "
-			 "can be replaced by the boot loader; enroll the signing key and enable Secure Boot");
+		log_warn("firmware: a unified kernel image without Secure Boot%s: its baked command line "
+			 "can be replaced by the boot loader; enroll the signing key and enable Secure Boot%s",
+			 why, f->shim_insecure ? " (mokutil --enable-validation)" : "");
 }
 
 int stage_firmware(struct boot *b)

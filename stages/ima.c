@@ -7,12 +7,17 @@
  * one policy and then disappears until reboot, a one-way lock like
  * modules_disabled. The rules are written one per write(), so the rule the
  * kernel rejects is the one that write names; a rejected rule makes the
- * kernel discard them all when the file is closed. */
+ * kernel discard them all when the file is closed.
+ *
+ * Before the policy, the certificates go into "_ima", which is then locked
+ * for good (lock_keyring); and a policy with appraise rules is checked
+ * against the kernel's ima_appraise= word, which would disarm them. */
 #include <errno.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -22,6 +27,7 @@
 #include "boot.h"
 #include "fsutil.h"
 #include "hardening.h"
+#include "ima.h"
 #include "log.h"
 #include "measure.h"
 #include "report.h"
@@ -106,9 +112,160 @@ static int write_rules(struct boot *b, const char *path, const struct ima_rule *
 	return 1;
 }
 
+long ima_policy_appraise_rules(const struct ima_rule *rules, long n)
+{
+	long count = 0;
+
+	for (long i = 0; i < n; i++)
+		if (strncmp(rules[i].text, "appraise", 8) == 0 && (rules[i].text[8] == '\0' || is_space(rules[i].text[8])))
+			count++;
+	return count;
+}
+
+/* The kernel's parameter names match with '-' and '_' alike (parameq). */
+static bool is_ima_appraise_key(const char *key, size_t len)
+{
+	static const char name[] = "ima_appraise";
+
+	if (len != sizeof name - 1)
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if ((key[i] == '-' ? '_' : key[i]) != name[i])
+			return false;
+	return true;
+}
+
+enum ima_appraise_mode ima_appraise_cmdline(const struct cmdline *c, const char **word)
+{
+	const char *value = NULL;
+
+	for (size_t i = 0; i < c->n_words; i++) {
+		const struct cmdline_word *w = &c->words[i];
+		const char *v = w->value;
+		size_t klen = strlen(w->key);
+		if (!v && strcmp(w->key, "--") == 0)
+			break;   /* the rest is init's */
+		/* The kernel's next_arg() splits at the first '=' even
+		 * inside quotes ("ima_appraise=log" is the parameter);
+		 * hardinit's parser keeps such a word whole. */
+		if (!v && strchr(w->key, '=')) {
+			v = strchr(w->key, '=') + 1;
+			klen = (size_t)(v - 1 - w->key);
+		}
+		if (v && is_ima_appraise_key(w->key, klen))
+			value = v;
+	}
+	if (word)
+		*word = value;
+	if (!value)
+		return IMA_APPRAISE_NOT_GIVEN;
+	/* ima_appraise_parse_cmdline(): prefixes, case-sensitive. */
+	if (strncmp(value, "off", 3) == 0)
+		return IMA_APPRAISE_OFF;
+	if (strncmp(value, "log", 3) == 0)
+		return IMA_APPRAISE_LOG;
+	if (strncmp(value, "fix", 3) == 0)
+		return IMA_APPRAISE_FIX;
+	if (strncmp(value, "enforce", 7) == 0)
+		return IMA_APPRAISE_ENFORCE;
+	return IMA_APPRAISE_INVALID;
+}
+
+bool ima_appraise_disarmed(enum ima_appraise_mode m)
+{
+	return m == IMA_APPRAISE_OFF || m == IMA_APPRAISE_LOG || m == IMA_APPRAISE_FIX;
+}
+
+const char *ima_appraise_mode_name(enum ima_appraise_mode m)
+{
+	static const char *const names[] = { "enforce (no ima_appraise= word)", "enforce",
+					      "enforce (the kernel rejects the value)", "off", "log", "fix" };
+	return (unsigned)m < sizeof names / sizeof names[0] ? names[m] : "unknown";
+}
+
+/* Under [ima] require or a locked command line a weakened keyring or
+ * appraisal fails the boot; else it is a warning. */
+static bool ima_strict(const struct boot *b)
+{
+	return b->cfg.ima_require || b->cfg.lock_cmdline;
+}
+
+/* ima_appraise=off|log|fix on the command line (IMA_APPRAISE_BOOTPARAM,
+ * Debian's kernels) turns every appraise rule into a log line: with
+ * appraise rules in the policy that is a finding. Under Secure Boot the
+ * kernel ignores such a word, but hardinit cannot tell what the kernel's
+ * own check concluded, so the word is refused either way. */
+static int check_appraise_mode(struct boot *b, long appraise_rules)
+{
+	const char *word = NULL;
+	enum ima_appraise_mode m = ima_appraise_cmdline(&b->cmd, &word);
+
+	if (appraise_rules == 0)
+		return 0;
+	if (!ima_appraise_disarmed(m)) {
+		report_add(&b->rep, STAGE, "appraise_mode", "ok", "%s, %ld appraise rules", ima_appraise_mode_name(m),
+			   appraise_rules);
+		return 0;
+	}
+	return boot_problem(b, ima_strict(b), STAGE, "appraise_mode",
+			    "IMA: the kernel command line says ima_appraise=%.40s, so the kernel %s what the "
+			    "policy's %ld appraise rules would refuse; remove the word from the boot loader's "
+			    "command line", word, m == IMA_APPRAISE_OFF ? "allows without a look" : "only logs",
+			    appraise_rules);
+}
+
+/* KEYCTL_DESCRIBE says "type;uid;gid;perm;description": the permissions
+ * as the kernel holds them, so the lock is checked rather than assumed. */
+static long key_perm(long key)
+{
+	char desc[160];
+	long n = syscall(SYS_keyctl, KEYCTL_DESCRIBE, key, desc, sizeof desc - 1);
+	const char *p = desc;
+
+	if (n < 0 || n >= (long)sizeof desc)
+		return -1;
+	desc[n] = '\0';
+	for (int field = 0; field < 3 && p; field++)
+		p = strchr(p, ';') ? strchr(p, ';') + 1 : NULL;
+	return p ? strtol(p, NULL, 16) : -1;
+}
+
+static int set_key_perm(long key)
+{
+	if (syscall(SYS_keyctl, KEYCTL_SETPERM, key, IMA_KEY_PERM_VIEW_READ_SEARCH) < 0)
+		return -1;
+	if (key_perm(key) != (long)IMA_KEY_PERM_VIEW_READ_SEARCH) {
+		errno = EPERM;
+		return -1;
+	}
+	return 0;
+}
+
+/* Once the certificates are in, nobody adds another: the keyring refuses
+ * every later link (KEYCTL_RESTRICT_KEYRING with no restriction: the
+ * kernel's restrict_link_reject, for good), and its permissions take
+ * write, link and setattr from everyone, root included (no capability
+ * overrides a key's permissions), so neither add_key(2) nor keyctl
+ * link/move/clear/unlink/setperm/restrict reaches it. */
+static int lock_keyring(struct boot *b, long ring, int certs)
+{
+	if (syscall(SYS_keyctl, KEYCTL_RESTRICT_KEYRING, ring, NULL, NULL) < 0)
+		return boot_problem(b, ima_strict(b), STAGE, "keyring", "IMA: cannot restrict the %s keyring: %s; "
+				    "a later root process could add its own key to it; the kernel needs "
+				    "KEYCTL_RESTRICT_KEYRING (Linux 4.12)", IMA_KEYRING_NAME, strerror(errno));
+	if (set_key_perm(ring) < 0)
+		return boot_problem(b, ima_strict(b), STAGE, "keyring", "IMA: cannot take write and setattr from the "
+				    "%s keyring: %s; a later root process could change it", IMA_KEYRING_NAME,
+				    strerror(errno));
+	report_add(&b->rep, STAGE, "keyring", "ok", "%s restricted, perm %08x, %d certificates: no later key, link "
+		   "or permission change", IMA_KEYRING_NAME, IMA_KEY_PERM_VIEW_READ_SEARCH, certs);
+	return 0;
+}
+
 /* The certificates of b->ima_certs into the "_ima" keyring, made in
- * root's user keyring (add_key(2), keyctl(2): no keyutils). Returns the
- * number added, or -1 after boot_problem() under [ima] require. */
+ * root's user keyring (add_key(2), keyctl(2): no keyutils), which is then
+ * locked. Returns the number added, or -1 after boot_problem() under
+ * [ima] require. */
 static int load_certs(struct boot *b)
 {
 	static char der[IMA_CERT_MAX_BYTES + 1];
@@ -128,21 +285,30 @@ static int load_certs(struct boot *b)
 	while ((de = readdir(d)) && n < IMA_CERTS_MAX) {
 		char path[BOOT_PATH_MAX];
 		size_t len = 0;
+		long key = -1;
 		if (de->d_name[0] == '.' || !boot_path(path, sizeof path, b->ima_certs, de->d_name))
 			continue;
 		if (fs_read(path, der, sizeof der, &len) < 0 ||
-		    syscall(SYS_add_key, "asymmetric", NULL, der, len, ring) < 0) {
+		    (key = syscall(SYS_add_key, "asymmetric", NULL, der, len, ring)) < 0) {
 			int e = errno;
 			closedir(d);
 			return boot_problem(b, b->cfg.ima_require, STAGE, "certs", "IMA: certificate %s not added: %s; "
 					    "it must be a DER X.509 certificate of at most 16 KiB", path,
 					    e == E2BIG ? "too large" : strerror(e)) < 0 ? -1 : 0;
 		}
+		/* Without setattr and write nobody revokes or replaces it. */
+		if (set_key_perm(key) < 0) {
+			int e = errno;
+			closedir(d);
+			return boot_problem(b, ima_strict(b), STAGE, "keyring", "IMA: cannot take write and setattr from "
+					    "certificate %s: %s; a later root process could revoke it", path,
+					    strerror(e)) < 0 ? -1 : 0;
+		}
 		report_add(&b->rep, STAGE, "cert", "applied", "%s in %s", de->d_name, IMA_KEYRING_NAME);
 		n++;
 	}
 	closedir(d);
-	return n;
+	return lock_keyring(b, ring, n) < 0 ? -1 : n;
 }
 
 int stage_ima(struct boot *b)
@@ -164,6 +330,8 @@ int stage_ima(struct boot *b)
 	long n = ima_policy_rules(text, len, rules, IMA_POLICY_MAX_RULES, why, sizeof why);
 	if (n < 0)
 		return boot_problem(b, b->cfg.ima_require, STAGE, "policy", "IMA: the policy %s does not parse: %s", b->ima_policy, why);
+	if (check_appraise_mode(b, ima_policy_appraise_rules(rules, n)) < 0)
+		return -1;
 	if (b->mode == MODE_DRY_RUN) {
 		log_info("would load the IMA policy %s (%ld rules) into securityfs", b->ima_policy, n);
 		return 0;

@@ -199,3 +199,42 @@ audit() {
 	done
 	[ -z "$missing" ] || { echo "not in hardinit.conf.5:$missing"; false; }
 }
+
+# Issue 24: ima_appraise=off|log|fix disarms the boot's appraise rules.
+@test "audit: ima_appraise=log on the kernel command line is drift when the boot's IMA policy appraises" {
+	fake_system
+	local t=$BATS_TEST_TMPDIR
+	echo 'ima appraise_mode ok enforce (no ima_appraise= word), 1 appraise rules' >>"$t/run/report.txt"
+	echo 'root=/dev/vda ro ima_appraise=enforce' >"$t/proc/cmdline"
+	audit
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[[ $output == *"ok    IMA appraisal (ima_appraise= of the kernel)"* ]]
+	echo 'root=/dev/vda ro ima_appraise=enforce ima-appraise=log' >"$t/proc/cmdline"
+	audit
+	[ "$status" -eq 1 ] || { echo "$output"; false; }
+	[[ $output == *"drift IMA appraisal (ima_appraise= of the kernel)"*"actual log (ima_appraise=log)"* ]]
+	# Without appraise rules at boot the word disarms nothing: no check.
+	sed -i '/^ima appraise_mode/d' "$t/run/report.txt"
+	audit
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[[ $output != *"IMA appraisal"* ]]
+}
+
+# Issue 24: under shim with validation disabled the kernel treats Secure
+# Boot as off; audit reads the same variables.
+@test "audit: SecureBoot=1 with shim's MokSBStateRT=1 is Secure Boot off" {
+	fake_system
+	local t=$BATS_TEST_TMPDIR v=$BATS_TEST_TMPDIR/sys/firmware/efi/efivars
+	mkdir -p "$v"
+	printf '\x06\x00\x00\x00\x01' >"$v/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c"
+	printf '\x06\x00\x00\x00\x01' >"$v/MokSBStateRT-605dab50-e046-4300-abb6-3dd810dd8b23"
+	echo 'firmware secure_boot info on' >>"$t/run/report.txt"
+	audit
+	[ "$status" -eq 1 ] || { echo "$output"; false; }
+	[[ $output == *"drift secure boot"*"expected on"*"actual off"* ]]
+	echo 'firmware secure_boot warn off (SecureBoot=1, but shim validation disabled: MokSBStateRT=1)' >>"$t/run/report.txt"
+	sed -i '/^firmware secure_boot info on/d' "$t/run/report.txt"
+	audit
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[[ $output == *"ok    secure boot"* ]]
+}

@@ -1,6 +1,7 @@
 /* libFuzzer target for the kernel command line and root specifications:
  * cmdline_parse on the bytes, cmdline_get on every word it found, and
- * root_spec_parse on root= and on the raw bytes as one string. The kernel
+ * root_spec_parse on root= and on the raw bytes as one string, and the
+ * ima stage's reading of ima_appraise= (stages/ima.h). The kernel
  * command line is written by whoever controls the bootloader: none of it
  * may crash PID 1. */
 #include <stdint.h>
@@ -8,6 +9,7 @@
 #include <string.h>
 
 #include "cmdline.h"
+#include "ima.h"
 
 #define CHECKED_WORDS 8
 
@@ -35,6 +37,21 @@ static void check_words(void)
 	}
 }
 
+/* The deciding word is one of the parsed words' text, and a disarming
+ * mode is only ever read from off, log or fix. */
+static void check_ima_appraise(void)
+{
+	const char *word = NULL;
+	enum ima_appraise_mode m = ima_appraise_cmdline(&cmd, &word);
+
+	if ((word == NULL) != (m == IMA_APPRAISE_NOT_GIVEN))
+		abort();
+	if (word && (word < cmd.buf || word >= cmd.buf + sizeof cmd.buf))
+		abort();
+	if (ima_appraise_disarmed(m) && strncmp(word, "off", 3) && strncmp(word, "log", 3) && strncmp(word, "fix", 3))
+		abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char err[256], text[512];
@@ -42,6 +59,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (cmdline_parse(&cmd, (const char *)data, size, err, sizeof err) == 0) {
 		check_words();
+		check_ima_appraise();
 		if (cmd.root)
 			root_spec_parse(&spec, cmd.root, err, sizeof err);
 	}

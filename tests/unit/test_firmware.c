@@ -28,6 +28,12 @@ static struct boot b;
 #define SB_FILE EFIVARS "/SecureBoot-" EFI_GLOBAL_GUID
 #define STUB_FILE EFIVARS "/StubInfo-" EFI_LOADER_GUID
 #define LOADER_FILE EFIVARS "/LoaderInfo-" EFI_LOADER_GUID
+#define SETUP_FILE EFIVARS "/SetupMode-" EFI_GLOBAL_GUID
+#define MOKRT_FILE EFIVARS "/MokSBStateRT-" EFI_SHIM_LOCK_GUID
+#define MOK_FILE EFIVARS "/MokSBState-" EFI_SHIM_LOCK_GUID
+/* EFI_VARIABLE_*: NON_VOLATILE 1, BOOTSERVICE_ACCESS 2, RUNTIME_ACCESS 4. */
+#define ATTR_BS_RT 6
+#define ATTR_NV_BS_RT 7
 
 static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
@@ -72,6 +78,13 @@ static void put_var(const char *rel, const void *value, size_t len)
 	unsigned char buf[512] = { 7, 0, 0, 0 };
 	memcpy(buf + 4, value, len);
 	put_bytes(rel, buf, len + 4);
+}
+
+/* With the attributes given: shim's MokSBStateRT is volatile (BS|RT). */
+static void put_var_attr(const char *rel, unsigned attr, unsigned char value)
+{
+	unsigned char buf[5] = { (unsigned char)attr, 0, 0, 0, value };
+	put_bytes(rel, buf, sizeof buf);
 }
 
 static void put_text_var(const char *rel, const char *ascii)
@@ -215,6 +228,67 @@ static void test_stage(void)
 	tap_streq(item("lockdown"), "info unknown", "no securityfs: lockdown unknown");
 }
 
+/* The kernel's EFI stub turns SecureBoot=1 into off when shim's
+ * validation is disabled (a volatile MokSBStateRT of 1) or the firmware
+ * is in setup mode: so must hardinit, or it says "on" and keeps quiet
+ * about a UKI whose command line anyone can replace. */
+static void test_insecure_modes(void)
+{
+	struct firmware_facts f;
+
+	fresh_tree();
+	put_secure_boot(1);
+	put_var_attr(SETUP_FILE, ATTR_BS_RT, 0);
+	put_var_attr(MOKRT_FILE, ATTR_BS_RT, 0);
+	firmware_read(root, &f);
+	tap_ok(f.secure_boot == 1 && !f.shim_insecure && !f.setup_mode, "SecureBoot=1, SetupMode=0, MokSBStateRT=0: on");
+
+	put_var_attr(MOKRT_FILE, ATTR_BS_RT, 1);
+	firmware_read(root, &f);
+	tap_ok(f.secure_boot == 0 && f.shim_insecure, "MokSBStateRT=1 (volatile): shim validation disabled, Secure Boot off (sb=%d)",
+	       f.secure_boot);
+	tap_streq(firmware_secure_boot_word(&f), "off", "its word is off");
+
+	put_var_attr(MOKRT_FILE, ATTR_NV_BS_RT, 1);
+	firmware_read(root, &f);
+	tap_ok(f.secure_boot == 1 && !f.shim_insecure,
+	       "a non-volatile MokSBStateRT=1 is ignored, as the kernel ignores it (sb=%d)", f.secure_boot);
+
+	put_var_attr(MOKRT_FILE, ATTR_BS_RT, 0);
+	put_var_attr(MOK_FILE, ATTR_NV_BS_RT, 1);
+	firmware_read(root, &f);
+	tap_ok(f.secure_boot == 1, "shim's MokSBState (not the RT mirror) is not what the kernel reads: on");
+
+	put_var_attr(SETUP_FILE, ATTR_BS_RT, 1);
+	firmware_read(root, &f);
+	tap_ok(f.secure_boot == 0 && f.setup_mode && !f.shim_insecure, "SetupMode=1: Secure Boot off (sb=%d)", f.secure_boot);
+
+	put_var_attr(SETUP_FILE, ATTR_BS_RT, 0);
+	put_secure_boot(0);
+	put_var_attr(MOKRT_FILE, ATTR_BS_RT, 1);
+	firmware_read(root, &f);
+	tap_ok(f.secure_boot == 0 && !f.shim_insecure, "SecureBoot=0: off, whatever shim says");
+}
+
+static void test_stage_insecure(void)
+{
+	fresh_tree();
+	put_secure_boot(1);
+	put_var_attr(MOKRT_FILE, ATTR_BS_RT, 1);
+	put_text_var(STUB_FILE, "systemd-stub 252");
+	run_stage();
+	tap_streq(item("secure_boot"), "warn off (SecureBoot=1, but shim validation disabled: MokSBStateRT=1)",
+		  "report: shim's insecure mode is Secure Boot off, and says why");
+	tap_streq(item("uki"), "warn yes stub=systemd-stub 252", "the UKI-without-Secure-Boot warning fires");
+
+	put_var_attr(MOKRT_FILE, ATTR_BS_RT, 0);
+	put_var_attr(SETUP_FILE, ATTR_BS_RT, 1);
+	run_stage();
+	tap_streq(item("secure_boot"), "warn off (SecureBoot=1, but the firmware is in setup mode: SetupMode=1)",
+		  "report: setup mode is Secure Boot off");
+	tap_streq(item("uki"), "warn yes stub=systemd-stub 252", "and the UKI warning fires");
+}
+
 int main(void)
 {
 	log_set_kmsg_enabled(0);
@@ -224,6 +298,8 @@ int main(void)
 	test_efivar_text();
 	test_read_facts();
 	test_stage();
+	test_insecure_modes();
+	test_stage_insecure();
 
 	if (root[0])
 		nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS);

@@ -94,6 +94,60 @@ setup_file() {
 		-outform DER -subj /CN=hardinit-test-ima -days 2 2>/dev/null
 	vm_initramfs "$dir/initrd.img" --config "$dir/hardinit.conf" \
 		--ima-policy "$HARDINIT_SRC/config/ima-policy.example" --ima-cert "$dir/ima.der"
+	appraise_image "$dir"
+}
+
+# What a root process runs after the boot to get its own key trusted
+# (issue 24): tests/probe/ima_keyring.c, raw keyctl(2) and add_key(2).
+appraise_probe() {
+	cat <<-'EOF'
+		#!/bin/busybox sh
+		echo "=== BEGIN APPRAISE ==="
+		grep '^ima ' /run/hardinit/report.txt
+		for f in good unsigned; do
+			if /probe/ima/$f; then echo "exec_$f=ok"; else echo "exec_$f=refused"; fi
+		done
+		/probe/ima_keyring /probe/ima/evil.der /probe/ima/evil-direct /probe/ima/evil-session /probe/ima/evil-user
+		if /probe/ima/good2; then echo "exec_good_after=ok"; else echo "exec_good_after=refused"; fi
+		echo "=== END APPRAISE ==="
+	EOF
+}
+
+# The same root with every executable signed by the test key (evmctl,
+# security.ima, copied into the image by mke2fs -d), scripts signed by an
+# attacker's key and one unsigned, and a policy that appraises every exec:
+# hardinit's own exec of /sbin/init is then the first signature IMA
+# checks, which fixes the _ima keyring it uses until reboot.
+appraise_image() {
+	local dir=$1 a=$1/appraise f
+	rm -rf "$a" && mkdir -p "$a"
+	cp -a "$dir/root" "$a/root"
+	mkdir -p "$a/root/probe/ima"
+	for f in good good2 unsigned evil-direct evil-session evil-user; do
+		printf '#!/bin/sh\nexit 0\n' >"$a/root/probe/ima/$f"
+		chmod 0755 "$a/root/probe/ima/$f"
+	done
+	openssl req -x509 -newkey rsa:2048 -nodes -keyout "$a/evil.key" -out "$a/root/probe/ima/evil.der" \
+		-outform DER -subj /CN=attacker -days 2 2>/dev/null
+	appraise_probe | vm_probe_script "$a/root"
+	vm_selinux_label "$a/root"
+	find "$a/root" -type f -perm -u+x ! -path '*/probe/ima/*' -print0 |
+		xargs -0 -n1 evmctl ima_sign -a sha256 --key "$dir/ima.key" >/dev/null
+	evmctl ima_sign -a sha256 --key "$dir/ima.key" "$a/root/probe/ima/good" >/dev/null
+	evmctl ima_sign -a sha256 --key "$dir/ima.key" "$a/root/probe/ima/good2" >/dev/null
+	for f in evil-direct evil-session evil-user; do
+		evmctl ima_sign -a sha256 --key "$a/evil.key" "$a/root/probe/ima/$f" >/dev/null
+	done
+	vm_rootfs "$a/root.img" "$a/root"
+	# Appraisal of every exec but from the initramfs (ramfs, tmpfs), which
+	# hardinit leaves before it runs anything.
+	{
+		cat "$HARDINIT_SRC/config/ima-policy.example"
+		echo "dont_appraise fsmagic=0x858458f6"
+		echo "dont_appraise fsmagic=0x01021994"
+		echo "appraise func=BPRM_CHECK appraise_type=imasig"
+	} >"$a/ima-policy"
+	vm_initramfs "$a/initrd.img" --config "$dir/hardinit.conf" --ima-policy "$a/ima-policy" --ima-cert "$dir/ima.der"
 }
 
 # swtpm in the foreground of a background job: it is this test's child and
@@ -235,4 +289,55 @@ assert any(d["hashAlg"] == "sha256" and len(d["digest"]) == 64 for d in recs[0][
 	vm_assert_section_contains "$log" REPORT "measure handoff ok"
 	vm_assert_section_contains "$log" AUDIT "ok    tpm pcr 12 (sha256)"
 	vm_assert_section_line "$log" AUDIT "audit-exit=0"
+}
+
+# Issue 24: hardinit restricts _ima and takes write and setattr from it
+# once the certificate is in. A root process after the boot tries every
+# way the kernel offers; the errors are the kernel's own (the permission
+# check comes before the restriction: EACCES). The name lookup IMA does
+# ("_ima" via request_key) is fixed at the first signature checked: here
+# hardinit's exec of init, so the attacker's own "_ima" (in its session
+# keyring or in place of hardinit's) is never consulted.
+@test "appraisal: the _ima keyring takes no later key by any path, and its key still verifies signed files" {
+	local log=$BATS_TEST_TMPDIR/appraise.log
+	vm_boot "$log" --initrd "$MDIR/appraise/initrd.img" --disk "$MDIR/appraise/root.img" --append "$SEL"
+	vm_assert_done "$log"
+	vm_assert_section_contains "$log" APPRAISE "ima keyring ok _ima restricted, perm 0b0b0000, 1 certificates"
+	vm_assert_section_contains "$log" APPRAISE "ima appraise_mode ok enforce (no ima_appraise= word), 1 appraise rules"
+	# Appraisal works: the signed file runs, the unsigned one does not.
+	vm_assert_section_line "$log" APPRAISE "exec_good=ok"
+	vm_assert_section_line "$log" APPRAISE "exec_unsigned=refused"
+	vm_assert_section_line "$log" APPRAISE "found=ok"
+	vm_assert_section_contains "$log" APPRAISE "describe=keyring;0;0;0b0b0000;_ima"
+	vm_assert_section_line "$log" APPRAISE "keys_before=1"
+	local k
+	for k in add_key add_keyring session_add_key link move setperm chown restrict clear unlink_cert \
+		revoke_cert setperm_cert; do
+		vm_assert_section_line "$log" APPRAISE "$k=EACCES"
+	done
+	# The attacker's own steps did work: the refusals are _ima's.
+	vm_assert_section_line "$log" APPRAISE "join_session=ok"
+	vm_assert_section_line "$log" APPRAISE "link_user_into_session=ok"
+	vm_assert_section_line "$log" APPRAISE "session_finds_ima=yes"
+	vm_assert_section_line "$log" APPRAISE "own_key=ok"
+	vm_assert_section_line "$log" APPRAISE "keys_after=1"
+	vm_assert_section_line "$log" APPRAISE "exec_direct=EACCES"
+	vm_assert_section_line "$log" APPRAISE "session_fake_key=ok"
+	vm_assert_section_line "$log" APPRAISE "session_search_finds_fake=yes"
+	vm_assert_section_line "$log" APPRAISE "exec_session=EACCES"
+	vm_assert_section_line "$log" APPRAISE "unlink_ima_from_user=ok"
+	vm_assert_section_line "$log" APPRAISE "user_fake_key=ok"
+	vm_assert_section_line "$log" APPRAISE "exec_user=EACCES"
+	vm_assert_section_line "$log" APPRAISE "exec_good_after=ok"
+}
+
+# Issue 24: ima_appraise=log would leave the appraise rules a log line.
+@test "appraisal: ima-appraise=log under [ima] require takes the failure action with one clear line" {
+	local log=$BATS_TEST_TMPDIR/appraise-log.log
+	vm_boot "$log" --initrd "$MDIR/appraise/initrd.img" --disk "$MDIR/appraise/root.img" \
+		--append "$SEL ima-appraise=log hardinit.ima.require=yes"
+	vm_assert_log_contains "$log" "IMA: the kernel command line says ima_appraise=log, so the kernel only logs"
+	vm_assert_log_contains "$log" "taking the failure action: poweroff"
+	[ "$(vm_exit_reason "$log")" = poweroff ]
+	vm_assert_log_lacks "$log" "=== BEGIN APPRAISE ==="
 }
