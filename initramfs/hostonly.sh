@@ -21,8 +21,8 @@
 # REQUESTED; ho_self_check proves after resolution, before anything is
 # written, that each requirement is built in or in the image.
 
-HO_SYS=${HARDINIT_SYSFS:-/sys}
-HO_PROC=${HARDINIT_PROC:-/proc}
+HO_SYS=/sys
+HO_PROC=/proc
 HO_ROOT_OF=/
 HO_DMSETUP=${HARDINIT_DMSETUP:-dmsetup}
 readonly HO_MAX_DEPTH=16       # nesting of block devices (dm on dm on ...)
@@ -32,13 +32,13 @@ readonly HO_MAX_ATTR=4096      # bytes read from one sysfs or proc attribute
 
 # dm target types hardinit activates, and the module each needs
 # (dm-linear and dm-stripe are part of dm-mod).
-declare -A HO_DM_TARGETS=([linear]=dm_mod [striped]=dm_mod [verity]="dm_mod dm_verity")
+declare -gA HO_DM_TARGETS=([linear]=dm_mod [striped]=dm_mod [verity]="dm_mod dm_verity")
 
 HO_NEEDS=()
 HO_ROOT_DEV=""
 HO_ROOT_FS=""
 HO_NDEV=0
-declare -A HO_SEEN=()
+declare -gA HO_SEEN=()
 
 # One attribute's first line, bounded.
 ho_attr() {
@@ -50,55 +50,6 @@ ho_attr() {
 
 ho_rel() {
 	printf '%s' "${1#"$HO_SYS"}"
-}
-
-# Modules whose alias patterns match ALIAS, as modprobe matches them
-# (fnmatch globs, turned into regular expressions by awk; a bash loop over
-# the 26000 aliases of Debian's generic kernel would take a minute):
-# HO_MATCH (loadable, modules.alias), HO_BMATCH (built in: the "NAME.alias="
-# lines of modules.builtin.modinfo).
-HO_MATCH=()
-HO_BMATCH=()
-ho_match() {
-	local alias=$1 kind mod out
-	HO_MATCH=()
-	HO_BMATCH=()
-	out=$({
-		[[ ! -f $KDIR/modules.alias ]] || cat -- "$KDIR/modules.alias"
-		[[ ! -f $KDIR/modules.builtin.modinfo ]] ||
-			tr '\0' '\n' <"$KDIR/modules.builtin.modinfo" | sed -n 's/^\([^.]*\)\.alias=\(.*\)$/builtin \2 \1/p'
-	} | awk -v a="$alias" '
-		function glob2re(p,   r, i, c, inb) {
-			r = "^"; inb = 0
-			for (i = 1; i <= length(p); i++) {
-				c = substr(p, i, 1)
-				if (inb) {
-					if (c == "!" && substr(p, i - 1, 1) == "[") c = "^"
-					r = r c
-					if (c == "]") inb = 0
-				} else if (c == "*") r = r ".*"
-				else if (c == "?") r = r "."
-				else if (c == "[") { r = r c; inb = 1 }
-				else if (index("\\^$.|+(){}/", c)) r = r "\\" c
-				else r = r c
-			}
-			return r "$"
-		}
-		BEGIN { lead = substr(a, 1, 3) }
-		($1 == "alias" || $1 == "builtin") && NF == 3 {
-			# Cheap filter first: the literal start of the pattern.
-			if (substr($2, 1, 1) != "*" && substr($2, 1, 3) != lead && length($2) >= 3) next
-			if (a ~ glob2re($2)) print ($1 == "alias" ? "L" : "B"), $3
-		}')
-	while read -r kind mod; do
-		[[ -n $mod ]] || continue
-		modname "$mod"
-		if [[ $kind == L ]]; then
-			[[ " ${HO_MATCH[*]:-} " == *" $MODNAME "* ]] || HO_MATCH+=("$MODNAME")
-		else
-			HO_BMATCH+=("$MODNAME")
-		fi
-	done <<<"$out"
 }
 
 # Ask for module M when the target kernel has it as a module.
@@ -132,8 +83,8 @@ ho_device() {
 	# An unbound device (a bus, a bridge, a port) needs nothing.
 	[[ -n $drv ]] || return 0
 	if [[ -n $alias ]]; then
-		ho_match "$alias"
-		cands+=("${HO_MATCH[@]}" "${HO_BMATCH[@]}")
+		alias_match "$alias"
+		cands+=("${ALIAS_MATCH[@]}" "${ALIAS_BMATCH[@]}")
 	fi
 	if [[ -n $mod ]]; then
 		modname "$mod"
@@ -290,8 +241,8 @@ ho_kconfig() {
 ho_fs() {
 	local fs=$1 cands=() conf
 	[[ $fs =~ ^[a-z0-9_.]{1,32}$ ]] || die "host-only: bad file system type '$fs' in mountinfo"
-	ho_match "fs-$fs"
-	cands=("${HO_MATCH[@]}" "${HO_BMATCH[@]}")
+	alias_match "fs-$fs"
+	cands=("${ALIAS_MATCH[@]}" "${ALIAS_BMATCH[@]}")
 	modname "$fs"
 	[[ -n ${MODPATH[$MODNAME]:-} || -n ${BUILTIN[$MODNAME]:-} ]] && cands+=("$MODNAME")
 	if ((${#cands[@]} == 0)); then
@@ -325,8 +276,10 @@ ho_console() {
 	say "host-only: console ${active:-unknown}"
 }
 
+# ho_detect ROOT_OF SYSFS PROC
 ho_detect() {
 	local nreq=${#REQUESTED[@]} platform
+	HO_ROOT_OF=$1 HO_SYS=${2%/} HO_PROC=${3%/}
 	say "host-only: reading $HO_PROC and $HO_SYS for kernel $KVER"
 	ho_root_mount
 	ho_block "$HO_ROOT_DEV" 0

@@ -397,3 +397,103 @@ lacks() {
 	[ "$status" -eq 1 ]
 	[[ $output == *"TARGET 'host': use auto, virtio, xen or none"* ]]
 }
+
+# ---- early microcode (--microcode) ------------------------------------------
+
+fk_firmware() {
+	F=$T/firmware
+	mkdir -p "$F/intel-ucode" "$F/amd-ucode"
+	printf 'INTEL-06-8e-0a.' >"$F/intel-ucode/06-8e-0a"
+	printf 'INTEL-06-9e-0d.' >"$F/intel-ucode/06-9e-0d"
+	printf 'AMD-fam17h.' >"$F/amd-ucode/microcode_amd_fam17h.bin"
+	printf 'AMD-fam19h.' >"$F/amd-ucode/microcode_amd_fam19h.bin"
+	printf 'AMD-old.' >"$F/amd-ucode/microcode_amd.bin"
+	printf 'signature' >"$F/amd-ucode/microcode_amd_fam19h.bin.asc"
+}
+
+# fk_cpu VENDOR FAMILY MODEL STEPPING: PROC/cpuinfo of two processors.
+fk_cpu() {
+	local i
+	: >"$P/cpuinfo"
+	for i in 0 1; do
+		printf 'processor\t: %s\nvendor_id\t: %s\ncpu family\t: %s\nmodel\t\t: %s\nmodel name\t: test\nstepping\t: %s\n\n' \
+			"$i" "$1" "$2" "$3" "$4" >>"$P/cpuinfo"
+	done
+}
+
+# The early archive's member (cpio reads the first archive only), and the
+# main archive after it (the byte count the builder printed).
+early_member() {
+	(cd "$T" && cpio -i --quiet --to-stdout "kernel/x86/microcode/$1" <"$OUT")
+}
+
+main_after_early() {
+	local n
+	n=$(sed -n 's/^early microcode: .*uncompressed first (\([0-9]*\) bytes)$/\1/p' <<<"$output")
+	[[ -n $n ]] || { echo "no early microcode line" >&2; return 1; }
+	tail -c +$((n + 1)) "$OUT" | zstd -dcq | cpio -it --quiet
+}
+
+@test "microcode: --microcode all puts every Intel and AMD file, uncompressed, first; the main archive follows" {
+	fk_firmware
+	run --separate-stderr "$BUILDER" --profile baseline --firmware "$F" --microcode all -o "$OUT"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(head -c 6 "$OUT")" = 070701 ]
+	listing=$(cpio -it --quiet <"$OUT")
+	[ "$listing" = "kernel
+kernel/x86
+kernel/x86/microcode
+kernel/x86/microcode/AuthenticAMD.bin
+kernel/x86/microcode/GenuineIntel.bin" ]
+	[ "$(early_member GenuineIntel.bin)" = "INTEL-06-8e-0a.INTEL-06-9e-0d." ]
+	[ "$(early_member AuthenticAMD.bin)" = "AMD-old.AMD-fam17h.AMD-fam19h." ]
+	main=$(main_after_early)
+	grep -qx init <<<"$main"
+	grep -qx etc/hardinit.conf <<<"$main"
+	# The default without --host-only is all.
+	cp "$OUT" "$T/all.img"
+	run "$BUILDER" --profile baseline --firmware "$F" -o "$OUT"
+	cmp "$OUT" "$T/all.img"
+}
+
+@test "microcode: host mode takes this CPU's file only (Intel family-model-stepping, AMD family)" {
+	fk_firmware
+	fk_cpu GenuineIntel 6 142 10
+	run --separate-stderr "$BUILDER" --profile baseline --firmware "$F" --microcode host --proc "$P" -o "$OUT"
+	[ "$status" -eq 0 ]
+	[ "$(early_member GenuineIntel.bin)" = "INTEL-06-8e-0a." ]
+	run ! grep -q "AuthenticAMD.bin" <<<"$(cpio -it --quiet <"$OUT")"
+	fk_cpu AuthenticAMD 25 33 0
+	run --separate-stderr "$BUILDER" --profile baseline --firmware "$F" --microcode host --proc "$P" -o "$OUT"
+	[ "$status" -eq 0 ]
+	[ "$(early_member AuthenticAMD.bin)" = "AMD-fam19h." ]
+	run ! grep -q "GenuineIntel.bin" <<<"$(cpio -it --quiet <"$OUT")"
+	# --host-only defaults to host.
+	fk_virtio_blk
+	fk_root 254:1 ext4 /dev/vda1
+	fk_cpu AuthenticAMD 23 49 0
+	build --moddir "$GENERIC" --firmware "$F" -o "$OUT"
+	[ "$status" -eq 0 ]
+	[ "$(early_member AuthenticAMD.bin)" = "AMD-fam17h." ]
+	grep -qx init <<<"$(main_after_early)"
+}
+
+@test "microcode: none, or no microcode package installed: the image starts with the compressed archive" {
+	fk_firmware
+	run "$BUILDER" --profile baseline --firmware "$F" --microcode none -o "$OUT"
+	[ "$status" -eq 0 ]
+	[ "$(od -An -tx1 -N4 "$OUT" | tr -d ' ')" = 28b52ffd ]
+	run "$BUILDER" --profile baseline --firmware "$T/no-firmware" -o "$OUT"
+	[ "$status" -eq 0 ]
+	[ "$(od -An -tx1 -N4 "$OUT" | tr -d ' ')" = 28b52ffd ]
+	# A CPU without its file: nothing, and a note naming what to install.
+	fk_cpu GenuineIntel 6 85 7
+	run "$BUILDER" --profile baseline --firmware "$F" --microcode host --proc "$P" -o "$OUT"
+	[ "$status" -eq 0 ]
+	[[ $output == *"note: no early microcode ($F/intel-ucode or amd-ucode with 06-55-07); install intel-microcode or amd64-microcode"* ]]
+	[ "$(od -An -tx1 -N4 "$OUT" | tr -d ' ')" = 28b52ffd ]
+	run --separate-stderr "$BUILDER" --profile baseline --microcode sometimes -o "$OUT"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "hardinit-mkinitramfs: unknown --microcode 'sometimes'; use host, all or none" ]
+}
