@@ -78,7 +78,11 @@ _ho_base_image() {
 		(
 			flock 9
 			[[ -f $out ]] && exit 0
+			# Images of older keys are dead weight (as images.bash prunes).
+			find "$dir" -maxdepth 1 -name 'hostonly-*.img' ! -name "hostonly-$key.img" \
+				-mmin +"$IMG_PRUNE_MINUTES" -delete
 			stage=$dir/hostonly-stage.$$
+			trap 'rm -rf "$stage" "$out.new"' EXIT
 			rm -rf "$stage"
 			cp -a "$tree" "$stage" || exit 1
 			_img_configure_debian "$stage" systemd || exit 1
