@@ -443,6 +443,8 @@ int stage_root(struct boot *b)
 	char err[256];
 
 	memset(&s, 0, sizeof s);
+	if (resume_check(b) < 0)
+		return -1;
 	if (b->root_device[0])
 		return mount_verity_root(b, &s);
 	if (root_spec_parse(&s.spec, b->cmd.root, err, sizeof err) < 0)

@@ -133,10 +133,53 @@ static int probe_squashfs(int fd, struct fs_info *out)
 	return 0;
 }
 
+/* The last 10 bytes of a swap area's first page (union swap_header in the
+ * kernel's include/linux/swap.h): "SWAPSPACE2" (mkswap), or, once the
+ * kernel hibernated into it, HIBERNATE_SIG "S1SUSPEND" (kernel/power/
+ * swap.c), or uswsusp's "ULSUSPEND". */
+const char *swap_signature(const unsigned char tail[SWAP_SIG_BYTES])
+{
+	static const struct { const char *sig; size_t len; const char *kind; } sigs[] = {
+		{ "SWAPSPACE2", 10, "swap" },
+		{ "SWAP-SPACE", 10, "swap" },
+		{ "S1SUSPEND", 9, "swsuspend" },
+		{ "ULSUSPEND", 9, "swsuspend" },
+	};
+
+	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+		if (memcmp(tail, sigs[i].sig, sigs[i].len) == 0)
+			return sigs[i].kind;
+	return NULL;
+}
+
+/* A swap area: its header is the first page, of the page size of the
+ * kernel that wrote it; the UUID and label follow the 1024 boot bytes and
+ * three 32-bit words. */
+static int probe_swap(int fd, struct fs_info *out)
+{
+	static const unsigned pages[] = { 4096, 8192, 16384, 65536 };
+	unsigned char tail[SWAP_SIG_BYTES], hdr[44];
+
+	for (size_t i = 0; i < sizeof pages / sizeof pages[0]; i++) {
+		if (read_at(fd, tail, sizeof tail, (off_t)pages[i] - SWAP_SIG_BYTES) < 0)
+			return -1;
+		const char *kind = swap_signature(tail);
+		if (!kind)
+			continue;
+		if (read_at(fd, hdr, sizeof hdr, 1024) < 0)
+			return -1;
+		snprintf(out->type, sizeof out->type, "%s", kind);
+		format_uuid(hdr + 12, 0, out->uuid);
+		copy_label(out->label, sizeof out->label, hdr + 28, 16);
+		return 0;
+	}
+	return -1;
+}
+
 int probe_fs(int fd, struct fs_info *out)
 {
 	static int (*const probes[])(int, struct fs_info *) = {
-		probe_ext, probe_xfs, probe_btrfs, probe_erofs, probe_squashfs,
+		probe_ext, probe_xfs, probe_btrfs, probe_erofs, probe_squashfs, probe_swap,
 	};
 
 	memset(out, 0, sizeof *out);

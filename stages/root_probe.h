@@ -7,7 +7,7 @@
 #include <stddef.h>
 
 struct fs_info {
-	char type[16];    /* ext2, ext3, ext4, xfs, btrfs, squashfs, erofs */
+	char type[16];    /* ext2, ext3, ext4, xfs, btrfs, squashfs, erofs, swap, swsuspend */
 	char uuid[40];    /* lower-case 8-4-4-4-12, empty when the fs has none */
 	char label[256];
 };
@@ -17,7 +17,15 @@ struct part_info {
 	char partlabel[128]; /* GPT name (ASCII subset of UTF-16), else empty */
 };
 
-/* Identify the file system on fd. Returns 0, or -1 when unknown/unreadable. */
+#define SWAP_SIG_BYTES 10
+
+/* The kind of swap signature in the last SWAP_SIG_BYTES of a swap area's
+ * first page: "swap", "swsuspend" (a hibernated system is in it), or NULL. */
+const char *swap_signature(const unsigned char tail[SWAP_SIG_BYTES]);
+
+/* Identify the file system on fd (also a swap area: type "swap", or
+ * "swsuspend" while it holds a hibernated system). Returns 0, or -1 when
+ * unknown/unreadable. */
 int probe_fs(int fd, struct fs_info *out);
 
 /* Partition partno (1-based) of the disk open on fd. Returns 0 or -1. */

@@ -12,6 +12,7 @@ int stage_sysctl_start(struct boot *b); /* stages/sysctl_start.c: slow sysctl wr
 int stage_modules(struct boot *b);    /* stages/modules.c: finit_module the builder's list */
 int stage_verity(struct boot *b);     /* stages/verity.c: dm-verity device for the root */
 int stage_root(struct boot *b);       /* stages/root.c: wait for and mount root= */
+int resume_check(struct boot *b);     /* stages/resume.c: refuse to boot over a hibernated system (the root stage) */
 int stage_prefetch(struct boot *b);   /* stages/prefetch.c: the root's files, looked up in parallel */
 int stage_prefetch_join(struct boot *b); /* stages/prefetch.c: wait for those lookups (bounded) */
 int stage_switchroot(struct boot *b); /* stages/switchroot.c: move mounts, MS_MOVE, chroot, free initramfs */

@@ -252,6 +252,12 @@ static void report_vulnerabilities(struct boot *b)
 	char dir[BOOT_PATH_MAX];
 	size_t seen = 0;
 
+	/* The microcode revision the CPU runs: after an early update from the
+	 * initrd's kernel/x86/microcode/ (hardinit-mkinitramfs --microcode),
+	 * the updated one. Mitigations such as MDS's buffer clearing need it. */
+	char rev[64];
+	if (read_sys(b, "devices/system/cpu/cpu0/microcode/version", rev, sizeof rev) == 0)
+		report_add(&b->rep, "kernel", "microcode", "info", "cpu0 runs microcode revision %s", rev);
 	if (!boot_path(dir, sizeof dir, b->sys, "devices/system/cpu/vulnerabilities"))
 		return;
 	DIR *d = opendir(dir);

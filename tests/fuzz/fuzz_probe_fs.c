@@ -1,5 +1,5 @@
 /* libFuzzer target for the superblock probes of stages/root_probe.c
- * (probe_fs: ext2/3/4, xfs, btrfs, erofs, squashfs). A disk's contents
+ * (probe_fs: ext2/3/4, xfs, btrfs, erofs, squashfs, swap). A disk's contents
  * are whoever's plugged it in: none of it may crash PID 1 or make it
  * report a malformed UUID or label.
  *
@@ -95,7 +95,7 @@ static void check_format_uuid(const uint8_t *data, size_t size)
 
 static void check_info(int rc, const struct fs_info *fs)
 {
-	static const char *const types[] = { "ext2", "ext3", "ext4", "xfs", "btrfs", "erofs", "squashfs" };
+	static const char *const types[] = { "ext2", "ext3", "ext4", "xfs", "btrfs", "erofs", "squashfs", "swap", "swsuspend" };
 	static const struct fs_info zero;
 	unsigned char bytes[16];
 

@@ -482,6 +482,7 @@ static void test_kernel_opts(void)
 	put("sys/module/page_alloc/parameters/shuffle", "Y\n");
 	put("sys/devices/system/cpu/vulnerabilities/meltdown", "Not affected\n");
 	put("sys/devices/system/cpu/vulnerabilities/mds", "Vulnerable: Clear CPU buffers attempted, no microcode\n");
+	put("sys/devices/system/cpu/cpu0/microcode/version", "0xf4\n");
 
 	tap_ok(kernel_opt_in_force(&b, "slab_nomerge", why, sizeof why), "bare word on the command line");
 	tap_ok(kernel_opt_in_force(&b, "init_on_free=1", why, sizeof why), "key=value on the command line");
@@ -508,6 +509,8 @@ static void test_kernel_opts(void)
 	tap_streq(status_of("kernel", "slab_nomerge"), "ok", "present option reported ok");
 	tap_streq(status_of("kernel", "init_on_alloc=1"), "warn", "missing option reported warn");
 	tap_streq(status_of("kernel", "mds"), "warn", "a Vulnerable cpu bug is a warning");
+	tap_streq(status_of("kernel", "microcode"), "info", "the CPU's microcode revision is reported");
+	tap_streq(value_of("kernel", "microcode"), "cpu0 runs microcode revision 0xf4", "with its revision");
 	tap_streq(status_of("kernel", "meltdown"), "info", "a mitigated one a fact");
 
 	b.cfg.kernel_opts[1].required = true;

@@ -1,0 +1,317 @@
+# shellcheck shell=bash
+# Host-only detection for hardinit-mkinitramfs (sourced by it; not run on
+# its own): the modules this machine needs to reach its root, for the
+# kernel version being built, which need not be the running one.
+#
+# From the running system (every path under HO_SYS and HO_PROC, so tests
+# point them at fake trees): the mount at --root-of (default /) in
+# PROC/self/mountinfo gives the root's MAJ:MIN and file system type;
+# SYS/dev/block/MAJ:MIN leads to the device's sysfs directory; from there
+# up to SYS/devices, each device's `modalias` is resolved against the
+# TARGET kernel's modules.alias (and its built-ins' aliases in
+# modules.builtin.modinfo), and a bound `driver` whose `module` is loadable
+# on this kernel must be built into or loadable by the target too.
+# Device-mapper devices are followed through slaves/ (their target types
+# from `dmsetup table`, which only reads); md arrays, loop devices and dm
+# targets hardinit cannot activate are refused. The file system's module
+# comes from its fs-TYPE alias; the console's driver from SYS/class/tty.
+#
+# Each requirement is recorded in HO_NEEDS ("what|module module ...": any
+# one of the modules satisfies it) and every loadable candidate joins
+# REQUESTED; ho_self_check proves after resolution, before anything is
+# written, that each requirement is built in or in the image.
+
+HO_SYS=/sys
+HO_PROC=/proc
+HO_ROOT_OF=/
+HO_DMSETUP=${HARDINIT_DMSETUP:-dmsetup}
+readonly HO_MAX_DEPTH=16       # nesting of block devices (dm on dm on ...)
+readonly HO_MAX_DEVICES=64     # block devices visited under the root
+readonly HO_MAX_WALK=32        # sysfs directories from a device up to SYS/devices
+readonly HO_MAX_ATTR=4096      # bytes read from one sysfs or proc attribute
+
+# dm target types hardinit activates, and the module each needs
+# (dm-linear and dm-stripe are part of dm-mod).
+declare -gA HO_DM_TARGETS=([linear]=dm_mod [striped]=dm_mod [verity]="dm_mod dm_verity")
+
+HO_NEEDS=()
+HO_ROOT_DEV=""
+HO_ROOT_FS=""
+HO_NDEV=0
+declare -gA HO_SEEN=()
+
+# One attribute's first line, bounded.
+ho_attr() {
+	local v
+	[[ -f $1 && -r $1 ]] || return 1
+	IFS= read -r -n "$HO_MAX_ATTR" v <"$1" || [[ -n $v ]] || return 1
+	printf '%s' "$v"
+}
+
+ho_rel() {
+	printf '%s' "${1#"$HO_SYS"}"
+}
+
+# Ask for module M when the target kernel has it as a module.
+ho_want() {
+	local m=$1
+	[[ -n ${MODPATH[$m]:-} && -z ${BUILTIN[$m]:-} ]] || return 0
+	[[ " ${REQUESTED[*]:-} " == *" $m "* ]] || REQUESTED+=("$m")
+}
+
+# Record a requirement: WHAT is satisfied by any of the modules given;
+# each one the target kernel has as a module is asked for.
+ho_need() {
+	local what=$1 m
+	shift
+	HO_NEEDS+=("$what|$*")
+	for m in "$@"; do ho_want "$m"; done
+}
+
+# One device: its modalias resolved against the target, and the module its
+# driver is on this kernel. MODE strict (the root's devices): a bound
+# driver becomes a requirement; loose (the console): matches are added,
+# nothing is required.
+ho_device() {
+	local d=$1 mode=$2 alias="" drv="" mod="" cands=() what m
+	[[ -f $d/modalias ]] && alias=$(ho_attr "$d/modalias" || true)
+	if [[ -e $d/driver ]]; then
+		drv=$(readlink -f -- "$d/driver")
+		[[ -e $drv/module ]] && mod=$(readlink -f -- "$drv/module") && mod=${mod##*/}
+		drv=${drv##*/}
+	fi
+	# An unbound device (a bus, a bridge, a port) needs nothing.
+	[[ -n $drv ]] || return 0
+	if [[ -n $alias ]]; then
+		alias_match "$alias"
+		cands+=("${ALIAS_MATCH[@]}" "${ALIAS_BMATCH[@]}")
+	fi
+	if [[ -n $mod ]]; then
+		modname "$mod"
+		[[ " ${cands[*]:-} " == *" $MODNAME "* ]] || cands+=("$MODNAME")
+	fi
+	if [[ $mode != strict ]]; then
+		for m in "${cands[@]}"; do ho_want "$m"; done
+		return 0
+	fi
+	what="device $(ho_rel "$d")${alias:+ ($alias)}, driver $drv"
+	if ((${#cands[@]} == 0)); then
+		# This kernel's driver is built in and nothing in the target
+		# matches: built into the target too, most likely.
+		say "host-only: $what: built into this kernel, no module of kernel $KVER matches; assumed built in"
+		return 0
+	fi
+	ho_need "$what" "${cands[@]}"
+}
+
+# Every device from DIR up to SYS/devices.
+ho_walk_up() {
+	local d=$1 mode=$2 n=0
+	while [[ $d == "$HO_SYS"/devices/* ]]; do
+		n=$((n + 1))
+		((n <= HO_MAX_WALK)) ||
+			die "host-only: $(ho_rel "$1") is more than HO_MAX_WALK ($HO_MAX_WALK) directories below /sys/devices; is $HO_SYS a sysfs?"
+		ho_device "$d" "$mode"
+		d=${d%/*}
+	done
+}
+
+ho_dm_types() {
+	local disk=$1 majmin=$2 name=$3 uuid=$4 out
+	if command -v "$HO_DMSETUP" >/dev/null 2>&1; then
+		# Only the third word of each line: a crypt table's key (hidden
+		# without --showkeys anyway) is never kept.
+		out=$("$HO_DMSETUP" table -j "${majmin%%:*}" -m "${majmin#*:}" 2>/dev/null | awk '{ print $3 }' | sort -u | head -n 64) ||
+			die "host-only: '$HO_DMSETUP table' failed for the root's device-mapper device $name; run it as root"
+		[[ -n $out ]] || die "host-only: '$HO_DMSETUP table' printed no table for $name ($majmin)"
+		printf '%s\n' "$out"
+		return 0
+	fi
+	case $uuid in
+	CRYPT-VERITY-*) echo verity ;;
+	CRYPT-*) echo crypt ;;
+	*) die "host-only: the root is on device-mapper device $name (uuid '${uuid:-none}'); its target types need 'dmsetup table': install dmsetup" ;;
+	esac
+}
+
+ho_dm() {
+	local disk=$1 depth=$2 name uuid majmin types t m slave
+	name=$(ho_attr "$disk/dm/name" || echo "${disk##*/}")
+	uuid=$(ho_attr "$disk/dm/uuid" || true)
+	majmin=$(ho_attr "$disk/dev") || die "host-only: $(ho_rel "$disk")/dev is unreadable"
+	types=$(ho_dm_types "$disk" "$majmin" "$name" "$uuid")
+	for t in $types; do
+		case $t in
+		crypt)
+			die "host-only: the root is on dm-crypt device $name; hardinit cannot unlock LUKS or plain dm-crypt; keep initramfs-tools (or another initramfs) for this machine" ;;
+		verity)
+			[[ -n ${VERITY_ROOTHASH:-} ]] ||
+				die "host-only: the root is on dm-verity device $name; pass its root hash with --verity-roothash HEX (and --verity-data, --verity-hash)" ;;
+		esac
+		[[ -n ${HO_DM_TARGETS[$t]:-} ]] ||
+			die "host-only: the root's device-mapper device $name${uuid:+ ($uuid)} has a '$t' target, which hardinit cannot activate (it activates linear, striped and verity); keep initramfs-tools for this machine"
+		for m in ${HO_DM_TARGETS[$t]}; do
+			ho_need "device-mapper $t target of $name" "$m"
+		done
+	done
+	say "host-only: $name is device-mapper (${types//$'\n'/ }) over $(cd "$disk/slaves" 2>/dev/null && echo * || echo nothing)"
+	for slave in "$disk"/slaves/*; do
+		[[ -e $slave ]] || continue
+		majmin=$(ho_attr "$slave/dev") || die "host-only: $(ho_rel "$slave")/dev is unreadable"
+		ho_block "$majmin" $((depth + 1))
+	done
+}
+
+# The block device MAJ:MIN and everything under it.
+ho_block() {
+	local majmin=$1 depth=$2 link path disk dname level
+	((depth <= HO_MAX_DEPTH)) ||
+		die "host-only: block devices under the root nest deeper than HO_MAX_DEPTH ($HO_MAX_DEPTH)"
+	[[ -z ${HO_SEEN[$majmin]:-} ]] || return 0
+	HO_SEEN[$majmin]=1
+	HO_NDEV=$((HO_NDEV + 1))
+	((HO_NDEV <= HO_MAX_DEVICES)) ||
+		die "host-only: more than HO_MAX_DEVICES ($HO_MAX_DEVICES) block devices under the root"
+	link=$HO_SYS/dev/block/$majmin
+	[[ -e $link ]] ||
+		die "host-only: block device $majmin has no $link; run on the machine itself with /sys mounted, or use --target or --modules"
+	path=$(readlink -f -- "$link")
+	[[ $path == "$HO_SYS"/devices/* ]] ||
+		die "host-only: $link leads outside $HO_SYS/devices ($path); is $HO_SYS a sysfs?"
+	disk=$path
+	[[ -f $path/partition ]] && disk=${path%/*}
+	dname=${disk##*/}
+	if [[ -d $disk/md ]]; then
+		level=$(ho_attr "$disk/md/level" || echo unknown)
+		die "host-only: the root is on md RAID array $dname ($level); hardinit cannot assemble md arrays: keep initramfs-tools for this machine, or put / on a partition or LVM"
+	fi
+	[[ ! -d $disk/loop ]] ||
+		die "host-only: the root is on loop device $dname; hardinit cannot set up loop devices; use --target or --modules for the disk that holds its file"
+	if [[ -d $disk/dm ]]; then
+		ho_dm "$disk" "$depth"
+		return 0
+	fi
+	[[ $disk == "$HO_SYS"/devices/virtual/* ]] &&
+		die "host-only: the root is on virtual block device $dname (not a disk, dm, md or loop) that hardinit cannot set up"
+	say "host-only: $dname at $(ho_rel "$path")"
+	ho_walk_up "$path" strict
+}
+
+# mountinfo escapes space, tab, newline and backslash as octal.
+ho_escape() {
+	local s=${1//\\/\\134}
+	s=${s// /\\040}
+	s=${s//$'\t'/\\011}
+	printf '%s' "${s//$'\n'/\\012}"
+}
+
+# The mount at HO_ROOT_OF (the last one: it hides those below it).
+ho_root_mount() {
+	local f=$HO_PROC/self/mountinfo want line rest mp majmin fstype src n=0
+	want=$(ho_escape "$HO_ROOT_OF")
+	[[ -r $f ]] || die "host-only: $f is unreadable; run on the machine itself with /proc mounted"
+	HO_ROOT_DEV=""
+	while IFS= read -r -n "$HO_MAX_ATTR" line; do
+		n=$((n + 1))
+		((n <= 100000)) || break
+		read -r _ _ majmin _ mp _ <<<"$line"
+		[[ $mp == "$want" ]] || continue
+		rest=${line#* - }
+		read -r fstype src _ <<<"$rest"
+		HO_ROOT_DEV=$majmin
+		HO_ROOT_FS=$fstype
+		HO_ROOT_SRC=$src
+	done <"$f"
+	[[ -n $HO_ROOT_DEV ]] ||
+		die "host-only: nothing is mounted at $HO_ROOT_OF in $f (a chroot?); build on the machine itself, or use --target or --modules"
+	[[ $HO_ROOT_DEV =~ ^[0-9]+:[0-9]+$ ]] || die "host-only: bad device '$HO_ROOT_DEV' for $HO_ROOT_OF in $f"
+	[[ ${HO_ROOT_DEV%%:*} != 0 ]] ||
+		die "host-only: $HO_ROOT_OF is $HO_ROOT_FS on $HO_ROOT_SRC, without a block device ($HO_ROOT_DEV); hardinit mounts a root from a block device: use --target or --modules"
+	say "host-only: $HO_ROOT_OF is $HO_ROOT_FS on $HO_ROOT_SRC ($HO_ROOT_DEV)"
+}
+
+# The kernel config's CONFIG_NAME value (y, m) or nothing.
+ho_kconfig() {
+	local f=${OPT_MODDIR:-/}
+	f=${f%/}/boot/config-$KVER
+	[[ -f $f ]] || return 0
+	sed -n "s/^$1=//p" "$f" | head -n 1
+}
+
+ho_fs() {
+	local fs=$1 cands=() conf
+	[[ $fs =~ ^[a-z0-9_.]{1,32}$ ]] || die "host-only: bad file system type '$fs' in mountinfo"
+	alias_match "fs-$fs"
+	cands=("${ALIAS_MATCH[@]}" "${ALIAS_BMATCH[@]}")
+	modname "$fs"
+	[[ -n ${MODPATH[$MODNAME]:-} || -n ${BUILTIN[$MODNAME]:-} ]] && cands+=("$MODNAME")
+	if ((${#cands[@]} == 0)); then
+		conf=$(ho_kconfig "CONFIG_${fs^^}_FS")
+		if [[ $conf == y ]]; then
+			say "host-only: file system $fs is built into kernel $KVER (CONFIG_${fs^^}_FS=y)"
+			return 0
+		fi
+	fi
+	ho_need "file system $fs" "${cands[@]}"
+}
+
+# The console's driver: not needed for the root, so nothing is refused.
+ho_console() {
+	local active name dev v
+	active=$(ho_attr "$HO_SYS/class/tty/console/active" || true)
+	for name in $active; do
+		[[ $name =~ ^[A-Za-z0-9]{1,32}$ ]] || continue
+		dev=$HO_SYS/class/tty/$name/device
+		if [[ -e $dev ]]; then
+			ho_walk_up "$(readlink -f -- "$dev")" loose
+		elif [[ $name == hvc* && $(ho_attr "$HO_SYS/hypervisor/type" || true) != xen ]]; then
+			# virtio_console's ports are virtual ttys: the driver is the
+			# virtio device's (ID 3).
+			for v in "$HO_SYS"/bus/virtio/devices/*; do
+				[[ -f $v/modalias && $(ho_attr "$v/modalias") == virtio:d00000003v* ]] &&
+					ho_walk_up "$(readlink -f -- "$v")" loose
+			done
+		fi
+	done
+	say "host-only: console ${active:-unknown}"
+}
+
+# ho_detect ROOT_OF SYSFS PROC
+ho_detect() {
+	local nreq=${#REQUESTED[@]} platform
+	HO_ROOT_OF=$1 HO_SYS=${2%/} HO_PROC=${3%/}
+	say "host-only: reading $HO_PROC and $HO_SYS for kernel $KVER"
+	ho_root_mount
+	ho_block "$HO_ROOT_DEV" 0
+	ho_fs "$HO_ROOT_FS"
+	ho_console
+	platform=$(ho_attr "$HO_SYS/hypervisor/type" || true)
+	[[ -z $platform ]] || say "host-only: platform: $platform guest"
+	say "host-only: modules for the root: ${REQUESTED[*]:nreq}"
+}
+
+# Before anything is written: each requirement is built in or in the image.
+ho_self_check() {
+	local need what m ok
+	for need in "${HO_NEEDS[@]}"; do
+		what=${need%%|*}
+		ok=0
+		for m in ${need#*|}; do
+			if [[ -n ${BUILTIN[$m]:-} || ${STATE[$m]:-} == resolved ]]; then
+				ok=1
+				break
+			fi
+		done
+		((ok)) && continue
+		m=${need#*|}
+		[[ -n $m ]] ||
+			die "host-only: the root needs $what, but kernel $KVER has no driver for it (none built in, no module); build for a kernel that has one"
+		for m in ${need#*|}; do
+			[[ -z ${MODPATH[$m]:-} ]] ||
+				die "host-only: the root needs $what: module $m is neither built into kernel $KVER nor in the image; add it with --modules $m"
+		done
+		m=${need#*|}
+		die "host-only: the root needs $what: kernel $KVER has no module ${m// / or } and does not build it in; build for a kernel that has it"
+	done
+	say "host-only: checked: each of the ${#HO_NEEDS[@]} drivers and file systems the root needs is built into kernel $KVER or in the image"
+}

@@ -1,0 +1,499 @@
+#!/usr/bin/env bats
+# Host-only detection (hardinit-mkinitramfs --host-only, initramfs/hostonly.sh;
+# issue 25) against fake /sys and /proc trees shaped as Linux lays them out
+# (virtio-blk, NVMe, AHCI+sd, virtio-scsi, xen-blkfront, a partition on
+# each, device-mapper on top, md refused), resolved against Debian's real
+# kernels unpacked by scripts/fetch-kernel: the generic 6.1 (its disk
+# drivers and ext4 are modules) and the 6.1 and 6.12 cloud kernels, none
+# of them the kernel this host runs. The image is checked by unpacking it
+# with GNU cpio, never by the builder's own words alone.
+
+# stderr is set by bats' run --separate-stderr.
+# shellcheck disable=SC2154
+
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+	REPO=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+	export REPO
+	export BUILDER="$REPO/initramfs/hardinit-mkinitramfs"
+	make -s -C "$REPO" build/mkcpio build/hardinit >&2
+	local v
+	for v in 6.1-generic 6.1 6.12; do
+		"$REPO/scripts/fetch-kernel" "$v" >/dev/null ||
+			{ echo "scripts/fetch-kernel $v failed (scripts/install-deps fetches it)" >&2; return 1; }
+	done
+	CACHE=${HARDINIT_CACHE:-/var/cache/hardinit}/kernels
+	export GENERIC=$CACHE/6.1-generic CLOUD61=$CACHE/6.1 CLOUD612=$CACHE/6.12
+	GKVER=$(cat "$GENERIC/kver")
+	export GKVER
+}
+
+setup() {
+	T=$BATS_TEST_TMPDIR
+	S=$T/sys
+	P=$T/proc
+	mkdir -p "$S/dev/block" "$S/devices/platform" "$S/class/tty/console" "$P/self"
+	OUT=$T/out.img
+	# Serial console on the 8250 platform device, built into every kernel here.
+	fk_dev platform/serial8250 platform:serial8250 serial8250 ""
+	mkdir -p "$S/class/tty/ttyS0"
+	ln -s "$S/devices/platform/serial8250" "$S/class/tty/ttyS0/device"
+	echo ttyS0 >"$S/class/tty/console/active"
+	# No dmsetup unless a test provides one.
+	export HARDINIT_DMSETUP=$T/no-dmsetup
+}
+
+# fk_dev REL MODALIAS DRIVER MODULE: a device under SYS/devices; DRIVER
+# bound to it when not empty, its module MODULE (empty: built in).
+fk_dev() {
+	local alias=$2 drv=$3 mod=$4 d=$S/devices/$1
+	mkdir -p "$d"
+	[[ -z $alias ]] || echo "$alias" >"$d/modalias"
+	[[ -n $drv ]] || return 0
+	mkdir -p "$S/bus/any/drivers/$drv"
+	ln -sfn "$S/bus/any/drivers/$drv" "$d/driver"
+	if [[ -n $mod ]]; then
+		mkdir -p "$S/module/$mod"
+		ln -sfn "$S/module/$mod" "$S/bus/any/drivers/$drv/module"
+	fi
+}
+
+# fk_blk REL MAJ:MIN [partition]: a block device directory and its
+# SYS/dev/block link.
+fk_blk() {
+	local d=$S/devices/$1
+	mkdir -p "$d"
+	echo "$2" >"$d/dev"
+	[[ ${3:-} != partition ]] || echo 1 >"$d/partition"
+	ln -sfn "$d" "$S/dev/block/$2"
+}
+
+# fk_root MAJ:MIN FSTYPE SOURCE: the root mount; a tmpfs on /run around it.
+fk_root() {
+	cat >"$P/self/mountinfo" <<-EOF
+		22 28 0:21 / /proc rw,nosuid,nodev,noexec,relatime shared:13 - proc proc rw
+		28 1 $1 / / ro,relatime shared:1 - $2 $3 rw
+		25 28 0:23 / /run rw,nosuid,nodev shared:5 - tmpfs tmpfs rw,mode=755
+	EOF
+}
+
+fk_virtio_blk() {
+	fk_dev pci0000:00 "" "" ""
+	fk_dev pci0000:00/0000:00:04.0 pci:v00001AF4d00001001sv00001AF4sd00000002bc01sc00i00 virtio-pci virtio_pci
+	fk_dev pci0000:00/0000:00:04.0/virtio1 virtio:d00000002v00001AF4 virtio_blk virtio_blk
+	fk_blk pci0000:00/0000:00:04.0/virtio1/block/vda 254:0
+	fk_blk pci0000:00/0000:00:04.0/virtio1/block/vda/vda1 254:1 partition
+	fk_blk pci0000:00/0000:00:04.0/virtio1/block/vda/vda2 254:2 partition
+}
+
+fk_nvme() {
+	fk_dev pci0000:00/0000:00:05.0 pci:v00001B36d00000010sv00001AF4sd00001100bc01sc08i02 nvme nvme
+	fk_dev pci0000:00/0000:00:05.0/nvme/nvme0 "" "" ""
+	fk_blk pci0000:00/0000:00:05.0/nvme/nvme0/nvme0n1 259:0
+	fk_blk pci0000:00/0000:00:05.0/nvme/nvme0/nvme0n1/nvme0n1p2 259:2 partition
+}
+
+fk_ahci() {
+	local h=pci0000:00/0000:00:1f.2
+	fk_dev $h pci:v00008086d00002922sv00001AF4sd00001100bc01sc06i01 ahci ahci
+	fk_dev $h/ata1/host0/target0:0:0 "" "" ""
+	fk_dev $h/ata1/host0/target0:0:0/0:0:0:0 scsi:t-0x00 sd sd_mod
+	fk_blk $h/ata1/host0/target0:0:0/0:0:0:0/block/sda 8:0
+	fk_blk $h/ata1/host0/target0:0:0/0:0:0:0/block/sda/sda1 8:1 partition
+}
+
+fk_virtio_scsi() {
+	local h=pci0000:00/0000:00:03.0
+	fk_dev $h pci:v00001AF4d00001004sv00001AF4sd00000008bc01sc00i00 virtio-pci virtio_pci
+	fk_dev $h/virtio0 virtio:d00000008v00001AF4 virtio_scsi virtio_scsi
+	fk_dev $h/virtio0/host0/target0:0:0/0:0:0:0 scsi:t-0x00 sd sd_mod
+	fk_blk $h/virtio0/host0/target0:0:0/0:0:0:0/block/sda 8:0
+	fk_blk $h/virtio0/host0/target0:0:0/0:0:0:0/block/sda/sda1 8:1 partition
+}
+
+# fk_dm NAME UUID MAJ:MIN SLAVE-MAJ:MIN...: a dm device over the slaves.
+fk_dm() {
+	local name=$1 uuid=$2 majmin=$3 s d
+	shift 3
+	d=$S/devices/virtual/block/dm-${majmin#*:}
+	fk_blk "virtual/block/dm-${majmin#*:}" "$majmin"
+	mkdir -p "$d/dm" "$d/slaves"
+	echo "$name" >"$d/dm/name"
+	echo "$uuid" >"$d/dm/uuid"
+	for s in "$@"; do
+		ln -s "$(readlink -f "$S/dev/block/$s")" "$d/slaves/$(basename "$(readlink -f "$S/dev/block/$s")")"
+	done
+}
+
+# A dmsetup that prints TABLE for `dmsetup table -j MAJ -m MIN`, as the
+# real one does (the key of a crypt table shown as zeros).
+fk_dmsetup() {
+	# shellcheck disable=SC2016 # the script's own $1
+	printf '#!/bin/sh\n[ "$1" = table ] || exit 1\ncat <<"EOF"\n%s\nEOF\n' "$1" >"$T/dmsetup"
+	chmod 0755 "$T/dmsetup"
+	export HARDINIT_DMSETUP=$T/dmsetup
+}
+
+build() {
+	run --separate-stderr "$BUILDER" --host-only --sysfs "$S" --proc "$P" --profile baseline "$@"
+	echo "$output"
+	echo "$stderr" >&2
+}
+
+# The image's load list, module names one a line (from the unpacked archive).
+load_list() {
+	local dir=$T/unpacked
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	zstd -dcq "$OUT" | (cd "$dir" && cpio -idm --quiet --no-absolute-filenames)
+	local line m
+	while read -r line _; do
+		[[ -f $dir$line ]] || { echo "listed but not in the image: $line" >&2; return 1; }
+		m=${line##*/}
+		m=${m%.ko*}
+		echo "${m//-/_}"
+	done <"$dir/etc/hardinit/modules"
+}
+
+has() {
+	grep -qxF "$1" <<<"$LIST" || { echo "not in the load list: $1 (list: $(echo $LIST))" >&2; return 1; }
+}
+
+lacks() {
+	! grep -qxF "$1" <<<"$LIST" || { echo "in the load list: $1" >&2; return 1; }
+}
+
+@test "host-only: the target kernel is not the running one" {
+	[[ $GKVER != "$(uname -r)" ]]
+	[[ $(cat "$CLOUD612/kver") != "$(uname -r)" ]]
+}
+
+@test "host-only: virtio-blk partition, generic 6.1: virtio_blk, virtio_pci, ext4 and ext4's soft dependency crc32c, each once" {
+	fk_virtio_blk
+	fk_root 254:1 ext4 /dev/vda1
+	build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 0 ]
+	[[ $output == *"host-only: / is ext4 on /dev/vda1 (254:1)"* ]]
+	LIST=$(load_list)
+	has virtio_blk; has virtio_pci; has virtio; has virtio_ring
+	has ext4; has jbd2; has mbcache; has crc16; has crc32c_generic
+	# Each module once; dependencies before what needs them.
+	[[ -z $(sort <<<"$LIST" | uniq -d) ]]
+	awk '$0 == "jbd2" { j = NR } $0 == "ext4" { e = NR } $0 == "crc32c_generic" { c = NR } END { exit !(j < e && c < e) }' <<<"$LIST"
+	lacks nvme; lacks ahci; lacks sd_mod
+	[[ $output == *"host-only: checked: each of the 3 drivers and file systems the root needs"* ]]
+}
+
+@test "host-only: NVMe partition: nvme and nvme_core for the generic kernel; built into the 6.12 cloud kernel" {
+	fk_nvme
+	fk_root 259:2 ext4 /dev/nvme0n1p2
+	build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 0 ]
+	LIST=$(load_list)
+	has nvme; has nvme_core; has ext4
+	lacks virtio_blk
+	# 6.12 cloud: nvme and ext4 are built in, so nothing is needed.
+	build --moddir "$CLOUD612" -o "$OUT"
+	[ "$status" -eq 0 ]
+	LIST=$(load_list)
+	lacks nvme; lacks ext4
+	[[ $output == *"checked: each of the 2 drivers"* ]]
+}
+
+@test "host-only: AHCI with sd: ahci, libahci, libata, sd_mod, scsi_mod" {
+	fk_ahci
+	fk_root 8:1 ext4 /dev/sda1
+	build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 0 ]
+	LIST=$(load_list)
+	has ahci; has libahci; has libata; has sd_mod; has scsi_mod; has ext4
+}
+
+@test "host-only: the self-check refuses a kernel without the root's controller driver (6.1 cloud has no ahci) and writes nothing" {
+	fk_ahci
+	fk_root 8:1 ext4 /dev/sda1
+	build --moddir "$CLOUD61" -o "$OUT"
+	[ "$status" -eq 1 ]
+	[[ $stderr == "hardinit-mkinitramfs: host-only: the root needs device /devices/pci0000:00/0000:00:1f.2 (pci:v00008086d00002922sv00001AF4sd00001100bc01sc06i01), driver ahci: kernel $(cat "$CLOUD61/kver") has no module ahci and does not build it in; build for a kernel that has it" ]]
+	[[ ! -e $OUT ]]
+	[[ -z $(find "$T" -maxdepth 1 -name '.out.img.*') ]]
+}
+
+@test "host-only: the self-check refuses a file system the kernel lacks, naming it" {
+	fk_virtio_blk
+	fk_root 254:1 nosuchfs /dev/vda1
+	build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 1 ]
+	[[ $stderr == *"host-only: the root needs file system nosuchfs, but kernel $GKVER has no driver for it"* ]]
+	[[ ! -e $OUT ]]
+}
+
+@test "host-only: virtio-scsi: virtio_scsi, sd_mod, virtio_pci" {
+	fk_virtio_scsi
+	fk_root 8:1 ext4 /dev/sda1
+	build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 0 ]
+	LIST=$(load_list)
+	has virtio_scsi; has sd_mod; has virtio_pci; has scsi_mod
+	lacks virtio_blk
+}
+
+@test "host-only: xen-blkfront partition on a Xen guest with the hvc0 console" {
+	fk_dev vbd-51712 xen:vbd vbd xen_blkfront
+	fk_blk vbd-51712/block/xvda 202:0
+	fk_blk vbd-51712/block/xvda/xvda1 202:1 partition
+	fk_root 202:1 ext4 /dev/xvda1
+	mkdir -p "$S/hypervisor" "$S/class/tty/hvc0"
+	echo xen >"$S/hypervisor/type"
+	echo hvc0 >"$S/class/tty/console/active"
+	build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 0 ]
+	[[ $output == *"host-only: platform: xen guest"* ]]
+	LIST=$(load_list)
+	has xen_blkfront; has ext4
+	lacks virtio_console
+}
+
+@test "host-only: the console's driver: virtio_console for hvc0 on a virtio console" {
+	fk_virtio_blk
+	fk_root 254:1 ext4 /dev/vda1
+	fk_dev pci0000:00/0000:00:06.0/virtio3 virtio:d00000003v00001AF4 virtio_console virtio_console
+	mkdir -p "$S/bus/virtio/devices" "$S/class/tty/hvc0"
+	ln -s "$S/devices/pci0000:00/0000:00:06.0/virtio3" "$S/bus/virtio/devices/virtio3"
+	echo "ttyS0 hvc0" >"$S/class/tty/console/active"
+	build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 0 ]
+	LIST=$(load_list)
+	has virtio_console; has virtio_blk
+}
+
+@test "host-only: LVM linear and striped over a virtio partition and a SATA disk: dm_mod and both controllers" {
+	fk_virtio_blk
+	fk_ahci
+	fk_dm vg0-root LVM-abcdefghijklmnopqrstuvwxyz012345abcdefghijklmnopqrstuvwxyz012345 253:0 254:2 8:1
+	fk_root 253:0 ext4 /dev/mapper/vg0-root
+	fk_dmsetup "0 2097152 linear 254:2 2048
+2097152 2097152 striped 2 128 254:2 2099200 8:1 2048"
+	build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 0 ]
+	[[ $output == *"host-only: vg0-root is device-mapper (linear striped) over sda1 vda2"* ]]
+	LIST=$(load_list)
+	has dm_mod; has virtio_blk; has ahci; has sd_mod; has ext4
+	lacks dm_crypt; lacks dm_verity
+}
+
+@test "host-only: a thin LV is refused, naming the device and its target type" {
+	fk_virtio_blk
+	fk_dm vg0-thinroot LVM-x 253:3 254:2
+	fk_root 253:3 ext4 /dev/mapper/vg0-thinroot
+	fk_dmsetup "0 2097152 thin 253:2 1"
+	build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 1 ]
+	[[ $stderr == "hardinit-mkinitramfs: host-only: the root's device-mapper device vg0-thinroot (LVM-x) has a 'thin' target, which hardinit cannot activate (it activates linear, striped and verity); keep initramfs-tools for this machine" ]]
+	[[ ! -e $OUT ]]
+}
+
+@test "host-only: an LVM root without dmsetup to read its table is refused" {
+	fk_virtio_blk
+	fk_dm vg0-root LVM-x 253:0 254:2
+	fk_root 253:0 ext4 /dev/mapper/vg0-root
+	build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 1 ]
+	[[ $stderr == *"its target types need 'dmsetup table': install dmsetup"* ]]
+}
+
+@test "host-only: dm-crypt (LUKS) under the root is refused: hardinit cannot unlock it" {
+	fk_virtio_blk
+	fk_dm luks-1234 CRYPT-LUKS2-1234abcd-luks-1234 253:1 254:2
+	fk_root 253:1 ext4 /dev/mapper/luks-1234
+	build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 1 ]
+	[[ $stderr == *"host-only: the root is on dm-crypt device luks-1234; hardinit cannot unlock LUKS"* ]]
+}
+
+@test "host-only: a dm-verity root needs --verity-roothash; with it, dm_verity and dm_mod are in the image" {
+	fk_virtio_blk
+	fk_dm root CRYPT-VERITY-0123-root 253:0 254:1 254:2
+	fk_root 253:0 ext4 /dev/mapper/root
+	build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 1 ]
+	[[ $stderr == *"host-only: the root is on dm-verity device root; pass its root hash with --verity-roothash HEX"* ]]
+	build --moddir "$GENERIC" -o "$OUT" --verity-roothash "$(printf 'ab%.0s' {1..32})" --verity-data /dev/vda1 --verity-hash /dev/vda2
+	[ "$status" -eq 0 ]
+	LIST=$(load_list)
+	has dm_verity; has dm_mod; has virtio_blk
+}
+
+@test "host-only: md RAID under the root is refused (also below LVM)" {
+	fk_virtio_blk
+	fk_blk virtual/block/md0 9:0
+	mkdir -p "$S/devices/virtual/block/md0/md"
+	echo raid1 >"$S/devices/virtual/block/md0/md/level"
+	fk_root 9:0 ext4 /dev/md0
+	build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 1 ]
+	[[ $stderr == "hardinit-mkinitramfs: host-only: the root is on md RAID array md0 (raid1); hardinit cannot assemble md arrays: keep initramfs-tools for this machine, or put / on a partition or LVM" ]]
+	fk_dm vg0-root LVM-x 253:0 9:0
+	fk_root 253:0 ext4 /dev/mapper/vg0-root
+	fk_dmsetup "0 100 linear 9:0 2048"
+	build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 1 ]
+	[[ $stderr == *"md RAID array md0 (raid1)"* ]]
+	[[ ! -e $OUT ]]
+}
+
+@test "host-only: no block device behind / (a chroot, an overlay) is refused" {
+	# A chroot: its /proc shows no mount at /.
+	printf '22 28 0:21 / /proc rw - proc proc rw\n' >"$P/self/mountinfo"
+	build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 1 ]
+	[[ $stderr == *"host-only: nothing is mounted at / in $P/self/mountinfo (a chroot?)"* ]]
+	fk_root 0:32 overlay overlay
+	build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 1 ]
+	[[ $stderr == *"host-only: / is overlay on overlay, without a block device (0:32)"* ]]
+	[[ ! -e $OUT ]]
+}
+
+@test "host-only: --root-of picks another mount point; the last mount at a point wins" {
+	fk_virtio_blk
+	fk_nvme
+	fk_root 254:1 ext4 /dev/vda1
+	printf '40 28 259:2 / /mnt/new\\040root rw - ext4 /dev/nvme0n1p2 rw\n' >>"$P/self/mountinfo"
+	build --moddir "$GENERIC" -o "$OUT" --root-of "/mnt/new root/"
+	[ "$status" -eq 0 ]
+	LIST=$(load_list)
+	has nvme; lacks virtio_blk
+	# / mounted again over the first: the upper one is the root.
+	printf '41 28 259:2 / / rw - ext4 /dev/nvme0n1p2 rw\n' >>"$P/self/mountinfo"
+	build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 0 ]
+	LIST=$(load_list)
+	has nvme; lacks virtio_blk
+}
+
+@test "host-only: --sysfs, --proc and --root-of need --host-only; --target auto is --host-only" {
+	run --separate-stderr "$BUILDER" --target virtio --sysfs "$S" -o "$OUT"
+	[ "$status" -eq 1 ]
+	[[ $stderr == "hardinit-mkinitramfs: --sysfs needs --host-only (or --target auto)" ]]
+	fk_virtio_blk
+	fk_root 254:1 ext4 /dev/vda1
+	HARDINIT_SYSFS=$S HARDINIT_PROC=$P run "$BUILDER" --target auto --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 0 ]
+	LIST=$(load_list)
+	has virtio_blk; has ext4
+}
+
+@test "host-only: update-hardinit's default and the shipped conffile are TARGET=auto" {
+	run "$REPO/hooks/update-hardinit" --show-config -c "$T/none.conf"
+	[ "$status" -eq 0 ]
+	grep -qx TARGET=auto <<<"$output"
+	run "$REPO/hooks/update-hardinit" --show-config -c "$REPO/hooks/mkinitramfs.conf"
+	[ "$status" -eq 0 ]
+	grep -qx TARGET=auto <<<"$output"
+	printf 'TARGET=host\n' >"$T/bad.conf"
+	run "$REPO/hooks/update-hardinit" --show-config -c "$T/bad.conf"
+	[ "$status" -eq 1 ]
+	[[ $output == *"TARGET 'host': use auto, virtio, xen or none"* ]]
+}
+
+# ---- early microcode (--microcode) ------------------------------------------
+
+fk_firmware() {
+	F=$T/firmware
+	mkdir -p "$F/intel-ucode" "$F/amd-ucode"
+	printf 'INTEL-06-8e-0a.' >"$F/intel-ucode/06-8e-0a"
+	printf 'INTEL-06-9e-0d.' >"$F/intel-ucode/06-9e-0d"
+	printf 'AMD-fam17h.' >"$F/amd-ucode/microcode_amd_fam17h.bin"
+	printf 'AMD-fam19h.' >"$F/amd-ucode/microcode_amd_fam19h.bin"
+	printf 'AMD-old.' >"$F/amd-ucode/microcode_amd.bin"
+	printf 'signature' >"$F/amd-ucode/microcode_amd_fam19h.bin.asc"
+}
+
+# fk_cpu VENDOR FAMILY MODEL STEPPING: PROC/cpuinfo of two processors.
+fk_cpu() {
+	local i
+	: >"$P/cpuinfo"
+	for i in 0 1; do
+		printf 'processor\t: %s\nvendor_id\t: %s\ncpu family\t: %s\nmodel\t\t: %s\nmodel name\t: test\nstepping\t: %s\n\n' \
+			"$i" "$1" "$2" "$3" "$4" >>"$P/cpuinfo"
+	done
+}
+
+# The early archive's member (cpio reads the first archive only), and the
+# main archive after it (the byte count the builder printed).
+early_member() {
+	(cd "$T" && cpio -i --quiet --to-stdout "kernel/x86/microcode/$1" <"$OUT")
+}
+
+main_after_early() {
+	local n
+	n=$(sed -n 's/^early microcode: .*uncompressed first (\([0-9]*\) bytes)$/\1/p' <<<"$output")
+	[[ -n $n ]] || { echo "no early microcode line" >&2; return 1; }
+	tail -c +$((n + 1)) "$OUT" | zstd -dcq | cpio -it --quiet
+}
+
+@test "microcode: --microcode all puts every Intel and AMD file, uncompressed, first; the main archive follows" {
+	fk_firmware
+	run --separate-stderr "$BUILDER" --profile baseline --firmware "$F" --microcode all -o "$OUT"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(head -c 6 "$OUT")" = 070701 ]
+	listing=$(cpio -it --quiet <"$OUT")
+	[ "$listing" = "kernel
+kernel/x86
+kernel/x86/microcode
+kernel/x86/microcode/AuthenticAMD.bin
+kernel/x86/microcode/GenuineIntel.bin" ]
+	[ "$(early_member GenuineIntel.bin)" = "INTEL-06-8e-0a.INTEL-06-9e-0d." ]
+	[ "$(early_member AuthenticAMD.bin)" = "AMD-old.AMD-fam17h.AMD-fam19h." ]
+	main=$(main_after_early)
+	grep -qx init <<<"$main"
+	grep -qx etc/hardinit.conf <<<"$main"
+	# The default without --host-only is all.
+	cp "$OUT" "$T/all.img"
+	run "$BUILDER" --profile baseline --firmware "$F" -o "$OUT"
+	cmp "$OUT" "$T/all.img"
+}
+
+@test "microcode: host mode takes this CPU's file only (Intel family-model-stepping, AMD family)" {
+	fk_firmware
+	fk_cpu GenuineIntel 6 142 10
+	run --separate-stderr "$BUILDER" --profile baseline --firmware "$F" --microcode host --proc "$P" -o "$OUT"
+	[ "$status" -eq 0 ]
+	[ "$(early_member GenuineIntel.bin)" = "INTEL-06-8e-0a." ]
+	run ! grep -q "AuthenticAMD.bin" <<<"$(cpio -it --quiet <"$OUT")"
+	fk_cpu AuthenticAMD 25 33 0
+	run --separate-stderr "$BUILDER" --profile baseline --firmware "$F" --microcode host --proc "$P" -o "$OUT"
+	[ "$status" -eq 0 ]
+	[ "$(early_member AuthenticAMD.bin)" = "AMD-fam19h." ]
+	run ! grep -q "GenuineIntel.bin" <<<"$(cpio -it --quiet <"$OUT")"
+	# --host-only defaults to host.
+	fk_virtio_blk
+	fk_root 254:1 ext4 /dev/vda1
+	fk_cpu AuthenticAMD 23 49 0
+	build --moddir "$GENERIC" --firmware "$F" -o "$OUT"
+	[ "$status" -eq 0 ]
+	[ "$(early_member AuthenticAMD.bin)" = "AMD-fam17h." ]
+	grep -qx init <<<"$(main_after_early)"
+}
+
+@test "microcode: none, or no microcode package installed: the image starts with the compressed archive" {
+	fk_firmware
+	run "$BUILDER" --profile baseline --firmware "$F" --microcode none -o "$OUT"
+	[ "$status" -eq 0 ]
+	[ "$(od -An -tx1 -N4 "$OUT" | tr -d ' ')" = 28b52ffd ]
+	run "$BUILDER" --profile baseline --firmware "$T/no-firmware" -o "$OUT"
+	[ "$status" -eq 0 ]
+	[ "$(od -An -tx1 -N4 "$OUT" | tr -d ' ')" = 28b52ffd ]
+	# A CPU without its file: nothing, and a note naming what to install.
+	fk_cpu GenuineIntel 6 85 7
+	run "$BUILDER" --profile baseline --firmware "$F" --microcode host --proc "$P" -o "$OUT"
+	[ "$status" -eq 0 ]
+	[[ $output == *"note: no early microcode ($F/intel-ucode or amd-ucode with 06-55-07); install intel-microcode or amd64-microcode"* ]]
+	[ "$(od -An -tx1 -N4 "$OUT" | tr -d ' ')" = 28b52ffd ]
+	run --separate-stderr "$BUILDER" --profile baseline --microcode sometimes -o "$OUT"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "hardinit-mkinitramfs: unknown --microcode 'sometimes'; use host, all or none" ]
+}
