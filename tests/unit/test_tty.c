@@ -213,6 +213,10 @@ static int child_checks(void)
 	return bad;
 }
 
+/* qemu-user (the arm64 unit tests) has no seccomp: the kernel tests
+ * below are then skipped, and the VM tests check the filter for real. */
+static bool seccomp_here = true;
+
 static void test_kernel(void)
 {
 	int ws;
@@ -223,6 +227,7 @@ static void test_kernel(void)
 	tap_ok(pid > 0 && waitpid(pid, &ws, 0) == pid && WIFEXITED(ws), "child with the filter ran");
 	int r = WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
 	if (r >= 100) {
+		seccomp_here = false;
 		tap_ok(1, "real filter # skip seccomp not available here (%d)", r);
 		return;
 	}
@@ -300,7 +305,7 @@ static void test_stage(void)
 	snprintf(p, sizeof p, "%s/self", base);
 	if (symlink("/proc/self", p) < 0)
 		perror("symlink");
-	pid_t pid = fork();
+	pid_t pid = seccomp_here ? fork() : -2;
 	if (pid == 0) {
 		stage_reset(base, TIOCSTI_DENY_ALL, MODE_ON_ROOT);
 		if (geteuid() != 0)
@@ -312,8 +317,11 @@ static void test_stage(void)
 		      strcmp(status_of("seccomp"), "applied") == 0 ? 0 : 1);
 	}
 	int ws;
-	tap_ok(pid > 0 && waitpid(pid, &ws, 0) == pid && WIFEXITED(ws) && WEXITSTATUS(ws) == 0,
-	       "deny-all in a child: the stage installs the filter and reports seccomp");
+	if (pid == -2)
+		tap_ok(1, "deny-all in a child # skip seccomp not available here");
+	else
+		tap_ok(pid > 0 && waitpid(pid, &ws, 0) == pid && WIFEXITED(ws) && WEXITSTATUS(ws) == 0,
+		       "deny-all in a child: the stage installs the filter and reports seccomp");
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", base);
 	if (system(cmd) != 0)
 		perror("rm");
