@@ -57,3 +57,20 @@ setup() {
 	rm -rf "$dir"
 	[[ $status -ne 0 && $output != *ran* ]]
 }
+
+@test "arm64: --print-kernel-words gives each architecture's binary only the words its kernel reads" {
+	run -0 qemu-aarch64-static "$ARM64/hardinit" check-config --print-kernel-words config/strict.conf
+	local arm=" ${lines[*]} "
+	run -0 build/hardinit check-config --print-kernel-words config/strict.conf
+	local x86=" ${lines[*]} "
+	local w
+	for w in vsyscall=none ia32_emulation=0 tsx=off spectre_v2=on pti=on iommu=force; do
+		[[ $arm != *" $w "* && $x86 == *" $w "* ]] || { echo "x86 word $w: arm64 '$arm'"; return 1; }
+	done
+	for w in kpti=1 ssbd=force-on rodata=full; do
+		[[ $arm == *" $w "* && $x86 != *" $w "* ]] || { echo "arm64 word $w: x86 '$x86'"; return 1; }
+	done
+	for w in slab_nomerge iommu.strict=1 mitigations=auto,nosmt; do
+		[[ $arm == *" $w "* && $x86 == *" $w "* ]] || { echo "common word $w missing"; return 1; }
+	done
+}
