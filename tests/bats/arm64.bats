@@ -3,6 +3,8 @@
 # static aarch64 binary, hardinit's own code built with branch protection,
 # and why the linked binary cannot carry the BTI property note.
 
+bats_require_minimum_version 1.5.0
+
 ARM64=build/arm64
 
 setup() {
@@ -73,4 +75,25 @@ setup() {
 	for w in slab_nomerge iommu.strict=1 mitigations=auto,nosmt; do
 		[[ $arm == *" $w "* && $x86 == *" $w "* ]] || { echo "common word $w missing"; return 1; }
 	done
+}
+
+@test "arm64: hardinit-mkinitramfs takes the architecture from the binary, --arch must agree, the module tree too" {
+	local t
+	t=$(mktemp -d)
+	run -0 initramfs/hardinit-mkinitramfs -o "$t/a.img" --hardinit "$ARM64/hardinit" --profile strict --target none
+	[[ $output == *"architecture arm64"* ]]
+	[[ -s $t/a.img ]]
+	run -0 initramfs/hardinit-mkinitramfs -o "$t/b.img" --arch aarch64 --hardinit "$ARM64/hardinit" --profile strict
+	[[ $output == *"architecture arm64 (--arch)"* ]]
+	run -1 --separate-stderr initramfs/hardinit-mkinitramfs -o "$t/c.img" --arch amd64 --hardinit "$ARM64/hardinit"
+	[[ ${#stderr_lines[@]} -eq 1 && $stderr == *"--arch amd64 but $ARM64/hardinit is an arm64 binary"* ]]
+	run -1 --separate-stderr initramfs/hardinit-mkinitramfs -o "$t/c.img" --arch sparc --hardinit "$ARM64/hardinit"
+	[[ ${#stderr_lines[@]} -eq 1 && $stderr == *"unknown --arch 'sparc'"* ]]
+	# The amd64 kernel's tree (install-deps caches it) is refused for an arm64 image.
+	local k=${HARDINIT_CACHE:-/var/cache/hardinit}/kernels/6.1
+	run -1 --separate-stderr initramfs/hardinit-mkinitramfs -o "$t/d.img" --hardinit "$ARM64/hardinit" \
+		--moddir "$k" --kver "$(cat "$k/kver")" --target virtio
+	[[ ${#stderr_lines[@]} -eq 1 && $stderr == *"are amd64 modules but the image is for arm64"* ]]
+	[[ ! -e $t/c.img && ! -e $t/d.img ]]
+	rm -rf "$t"
 }
