@@ -3,6 +3,8 @@
 # static aarch64 binary, hardinit's own code built with branch protection,
 # and why the linked binary cannot carry the BTI property note.
 
+# run --separate-stderr sets stderr and stderr_lines.
+# shellcheck disable=SC2154
 bats_require_minimum_version 1.5.0
 
 ARM64=build/arm64
