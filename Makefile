@@ -7,6 +7,9 @@
 #   make fuzz       every fuzz target to 10 million executions (FUZZ_RUNS)
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make deb        the Debian package, build/deb/hardinit_VERSION_ARCH.deb
+#   make ARCH=arm64 the same for arm64 (cross from amd64 into build/arm64/;
+#                   `make ARCH=arm64 all unit`; make check runs its unit
+#                   tests under qemu-aarch64-static)
 
 # The one place the version is written: debian/changelog's first line
 # (hardinit --version, the report, the man pages and the package follow it).
@@ -16,20 +19,54 @@ $(error no version: debian/changelog is missing or its first line is not "hardin
 endif
 PREFIX     ?= /usr/local
 DESTDIR    ?=
+HOSTCC     ?= gcc
+
+# ---- the target architecture --------------------------------------------
+# ARCH is a Debian architecture name (amd64, arm64); it defaults to the
+# build host's. Building for the host writes build/; building for another
+# (a cross build) writes build/ARCH/ and runs its unit tests under qemu-user.
+# The facts hardinit's C code needs per architecture are in arch/, not here.
+HOST_ARCH  := $(shell dpkg --print-architecture 2>/dev/null || echo amd64)
+ARCH       ?= $(HOST_ARCH)
+override ARCH := $(patsubst x86_64,amd64,$(patsubst aarch64,arm64,$(ARCH)))
+TRIPLET_amd64 := x86_64-linux-gnu
+TRIPLET_arm64 := aarch64-linux-gnu
+MUSLARCH_amd64 := x86_64
+MUSLARCH_arm64 := aarch64
+QEMU_arm64 := qemu-aarch64-static
+# -mbranch-protection=standard: PAC return addresses and BTI landing pads
+# in hardinit's own code (hint instructions, no-ops on CPUs without them).
+# The binary does not carry the BTI property note: musl's libc.a and crt
+# objects and Debian 12's static libselinux, libsepol, libpcre2 and
+# libcap-ng are built without branch protection, so the linker drops the
+# note, and forcing it (-z force-bti) would fault on the first indirect
+# call into them (tests/bats/arm64.bats checks both).
+ARCHFLAGS_arm64 := -mbranch-protection=standard
+TRIPLET    := $(TRIPLET_$(ARCH))
+ifeq ($(TRIPLET),)
+$(error ARCH=$(ARCH): hardinit builds for amd64 and arm64)
+endif
+ifeq ($(ARCH),$(HOST_ARCH))
 BUILD      := build
 MUSLCC     ?= musl-gcc
-HOSTCC     ?= gcc
-ARCHIVES   := /usr/lib/x86_64-linux-gnu
+else
+BUILD      := build/$(ARCH)
+# Debian's musl-dev:$(ARCH) ships the specs musl-gcc would use; the cross
+# gcc takes them directly.
+MUSLCC     ?= $(TRIPLET)-gcc -specs /usr/lib/$(MUSLARCH_$(ARCH))-linux-musl/musl-gcc.specs
+CROSS      := $(ARCH)
+endif
+ARCHIVES   := /usr/lib/$(TRIPLET)
 STATIC_LIBS := $(ARCHIVES)/libselinux.a $(ARCHIVES)/libsepol.a \
                $(ARCHIVES)/libcap-ng.a $(ARCHIVES)/libpcre2-8.a
 
 WARN       := -Wall -Wextra -Wshadow -Wformat=2 -Wno-unused-parameter -Wno-format-truncation
-COMMON     := -std=gnu11 $(WARN) -Iinit -Istages -Iprog -DHARDINIT_VERSION='"$(VERSION)"'
+COMMON     := -std=gnu11 $(WARN) -Iinit -Iarch -Istages -Iprog -DHARDINIT_VERSION='"$(VERSION)"'
 # musl must not see glibc's /usr/include: a private directory holds only the
 # library and kernel uapi headers hardinit needs.
 # MUSL_EXTRA: size options to try (bench/size builds with -flto).
 MUSL_EXTRA ?=
-MUSLFLAGS  := $(COMMON) -Os -static -isystem $(BUILD)/include \
+MUSLFLAGS  := $(COMMON) $(ARCHFLAGS_$(ARCH)) -Os -static -isystem $(BUILD)/include \
               -ffunction-sections -fdata-sections -fno-asynchronous-unwind-tables $(MUSL_EXTRA)
 MUSLLDFLAGS := -static -Wl,--gc-sections -s $(MUSL_EXTRA)
 
@@ -38,13 +75,13 @@ MUSLLDFLAGS := -static -Wl,--gc-sections -s $(MUSL_EXTRA)
 # stage table). It is compiled once per flavour into a static library; the
 # program around it (prog/: main, the CLI commands, audit, private-tmp, the
 # link shims) is linked only into build/hardinit.
-CORE_SRC   := $(sort $(wildcard init/*.c stages/*.c))
+CORE_SRC   := $(sort $(wildcard init/*.c arch/*.c stages/*.c))
 PROG_SRC   := $(sort $(wildcard prog/*.c))
-HDR        := $(wildcard init/*.h stages/*.h prog/*.h)
+HDR        := $(wildcard init/*.h arch/*.h stages/*.h prog/*.h)
 # The version is compiled in (HARDINIT_VERSION): a new changelog entry
 # rebuilds what depends on the headers.
 HDR        += debian/changelog
-INCLUDES   := -Iinit -Istages
+INCLUDES   := -Iinit -Iarch -Istages
 
 PROBES     := $(patsubst tests/probe/%.c,$(BUILD)/probe/%,$(wildcard tests/probe/*.c))
 
@@ -62,7 +99,7 @@ $(BUILD)/include/.stamp:
 	ln -sfn /usr/include/cap-ng.h $(BUILD)/include/cap-ng.h
 	ln -sfn /usr/include/linux $(BUILD)/include/linux
 	ln -sfn /usr/include/asm-generic $(BUILD)/include/asm-generic
-	ln -sfn /usr/include/x86_64-linux-gnu/asm $(BUILD)/include/asm
+	ln -sfn /usr/include/$(TRIPLET)/asm $(BUILD)/include/asm
 	@touch $@
 
 # One library per flavour: musl (the binary), host (unit tests), host with
@@ -127,7 +164,7 @@ TEST_HDR   := $(wildcard tests/unit/*.h)
 # The exporter of hardinit audit is the program's (prog/), not the core's;
 # its unit test and fuzz target link its one self-contained source.
 PROG_TESTED := prog/audit_export.c
-$(BUILD)/unit/test_audit_export $(BUILD)/unit-san/test_audit_export $(BUILD)/fuzz/fuzz_boot_json: EXTRA_SRC = $(PROG_TESTED)
+$(BUILD)/unit/test_audit_export $(BUILD)/unit-san/test_audit_export $(BUILD)/unit/test_audit_export $(BUILD)/fuzz/fuzz_boot_json: EXTRA_SRC = $(PROG_TESTED)
 
 $(BUILD)/unit/%: tests/unit/%.c $(TEST_HDR) $(HDR) $(PROG_TESTED) $(BUILD)/lib/libhardinit-host.a
 	@mkdir -p $(BUILD)/unit
@@ -146,11 +183,29 @@ $(BUILD)/unit/test_compat_musl: tests/unit-musl/test_compat.c prog/compat.c $(TE
 	@mkdir -p $(BUILD)/unit
 	$(MUSLCC) $(COMMON) -O1 -static -isystem $(BUILD)/include $< prog/compat.c -o $@
 
+ifeq ($(CROSS),)
 unit: $(UNIT_BIN) $(UNIT_SAN) $(BUILD)/unit/test_compat_musl
+else
+# A cross build's unit tests: the same tests, built with the target's musl
+# against the library that goes into the binary (and the static archives
+# it links), run under qemu-user by tests/run-suites.
+CROSS_UNIT := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(UNIT_SRC))
+CROSS_LINKED := prog/compat.c prog/pcre2_nojit.c
+$(CROSS_UNIT): $(BUILD)/unit/%: tests/unit/%.c $(TEST_HDR) $(HDR) $(PROG_TESTED) $(BUILD)/lib/libhardinit-musl.a $(BUILD)/include/.stamp
+	@mkdir -p $(BUILD)/unit
+	$(MUSLCC) $(COMMON) $(ARCHFLAGS_$(ARCH)) -O1 -static -isystem $(BUILD)/include -Itests/unit $< $(EXTRA_SRC) $(CROSS_LINKED) $(BUILD)/lib/libhardinit-musl.a -o $@ $(STATIC_LIBS)
+unit: $(CROSS_UNIT) $(BUILD)/unit/test_compat_musl
+endif
 fuzz-build: $(FUZZ_BIN)
 
+# The cross build make check runs: arm64 from an amd64 host.
+CHECK_CROSS_amd64 := arm64
+cross: $(patsubst %,cross-%,$(CHECK_CROSS_$(HOST_ARCH)))
+cross-%:
+	$(MAKE) --no-print-directory ARCH=$* all unit
+
 # ---- the suites ---------------------------------------------------------
-check: all unit fuzz-build
+check: all unit fuzz-build cross
 	tests/run-suites
 
 # Every target to FUZZ_RUNS executions (tests/fuzz/run), niced: run it
@@ -222,4 +277,4 @@ clean:
 
 
 .PRECIOUS: $(BUILD)/obj/%.o
-.PHONY: all check unit fuzz fuzz-build demo demo-shell bench deps install install-fleet deb clean
+.PHONY: cross all check unit fuzz fuzz-build demo demo-shell bench deps install install-fleet deb clean

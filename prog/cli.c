@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "arch.h"
 #include "audit.h"
 #include "boot.h"
 #include "failure.h"
@@ -28,7 +29,8 @@ static const char usage[] =
 "  check-config --print-kernel-words FILE\n"
 "                        validate it, then print the kernel command-line\n"
 "                        words it asks for, one per line: every [kernel]\n"
-"                        word, and security=selinux when [selinux] needs\n"
+"                        word this architecture's kernel reads (arch/), and\n"
+"                        security=selinux when [selinux] needs\n"
 "                        SELinux (for a unified kernel image's .cmdline)\n"
 "  dry-run [--config FILE] [--cmdline TEXT] [--root DIR]\n"
 "                        print what a boot would do with this config and\n"
@@ -77,7 +79,8 @@ static bool needs_security_word(const struct config *c)
 static void print_kernel_words(const struct config *c)
 {
 	for (size_t i = 0; i < c->n_kernel_opts; i++)
-		printf("%s\n", c->kernel_opts[i].word);
+		if (arch_reads_word(arch_native(), c->kernel_opts[i].word))
+			printf("%s\n", c->kernel_opts[i].word);
 	if (needs_security_word(c))
 		printf("security=selinux\n");
 }

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "arch.h"
 #include "boot.h"
 
 /* ---- stages/memory.c ---- */
@@ -23,24 +24,17 @@
 #define PR_MDWE_REFUSE_EXEC_GAIN 1
 #endif
 
-/* The top of the vm.mmap_rnd_bits walk: the largest value any
- * architecture's CONFIG_ARCH_MMAP_RND_BITS_MAX takes (x86_64: 32; compat
- * 16), so the walk finds the real maximum from above. */
-#define MEMORY_RND_BITS_TOP 32
+/* The walk up vm.mmap_rnd_bits and vm.mmap_rnd_compat_bits starts at
+ * the architecture's largest maximum (arch/: mmap_rnd_bits_max). */
 
-/* Does the first "flags" line of /proc/cpuinfo text name "nx"? */
-bool cpuinfo_has_nx(const char *cpuinfo);
+/* Does the first "flags" line of /proc/cpuinfo text name flag ("nx")? */
+bool cpuinfo_has_flag(const char *cpuinfo, const char *flag);
 
-/* A command-line word that weakens NX or address randomisation. */
-struct nx_weakener {
-	const char *key;
-	const char *value;   /* the weakening value; NULL: any or none */
-	const char *why;
-};
-
-/* Fill found[] with the weakening words present on the command line, in
- * table order. Returns how many (at most max). */
-size_t nx_weakeners_present(const struct cmdline *c, const struct nx_weakener **found, size_t max);
+/* Fill found[] with the weakening words present on the command line: a's
+ * own (arch/: noexec32 on x86_64, arm64.nobti on aarch64), then the common
+ * ones (nokaslr, norandmaps). Returns how many (at most max). */
+size_t nx_weakeners_present(const struct cmdline *c, const struct arch *a,
+			    const struct arch_weakener **found, size_t max);
 
 /* ---- stages/caps.c ---- */
 

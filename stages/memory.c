@@ -7,6 +7,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include "arch.h"
 #include "boot.h"
 #include "fsutil.h"
 #include "hardening.h"
@@ -20,26 +21,31 @@
  * hundreds of CPUs has a cpuinfo of hundreds of KiB we do not need. */
 #define CPUINFO_PREFIX_BYTES (16 * 1024)
 
-static const struct nx_weakener nx_weakeners[] = {
-	{ "noexec32",   "off", "32-bit (compat) processes run without NX" },
-	{ "noexec",     "off", "asks for NX off (ignored since Linux 5.19; remove it)" },
-	{ "clearcpuid", NULL,  "hides CPU features; check it does not name nx" },
+/* Words that weaken address randomisation on every architecture; the
+ * architecture's own (NX, BTI, PAC...) are in its arch/ table. */
+static const struct arch_weakener common_weakeners[] = {
 	{ "nokaslr",    NULL,  "kernel address-space randomisation is off" },
 	{ "norandmaps", NULL,  "process address-space randomisation is off" },
 };
 
-size_t nx_weakeners_present(const struct cmdline *c, const struct nx_weakener **found, size_t max)
+static bool weakener_hit(const struct cmdline *c, const struct arch_weakener *w)
+{
+	bool bare = false;
+	const char *v = cmdline_get(c, w->key, &bare);
+	return w->value ? (v && strcmp(v, w->value) == 0) : (bare || v);
+}
+
+size_t nx_weakeners_present(const struct cmdline *c, const struct arch *a,
+			    const struct arch_weakener **found, size_t max)
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < sizeof nx_weakeners / sizeof nx_weakeners[0] && n < max; i++) {
-		const struct nx_weakener *w = &nx_weakeners[i];
-		bool bare = false;
-		const char *v = cmdline_get(c, w->key, &bare);
-		bool hit = w->value ? (v && strcmp(v, w->value) == 0) : (bare || v);
-		if (hit)
-			found[n++] = w;
-	}
+	for (size_t i = 0; i < a->n_weakeners && n < max; i++)
+		if (weakener_hit(c, &a->weakeners[i]))
+			found[n++] = &a->weakeners[i];
+	for (size_t i = 0; i < sizeof common_weakeners / sizeof common_weakeners[0] && n < max; i++)
+		if (weakener_hit(c, &common_weakeners[i]))
+			found[n++] = &common_weakeners[i];
 	return n;
 }
 
@@ -60,14 +66,14 @@ static bool word_in(const char *list, const char *word)
 	return false;
 }
 
-bool cpuinfo_has_nx(const char *cpuinfo)
+bool cpuinfo_has_flag(const char *cpuinfo, const char *flag)
 {
 	for (const char *line = cpuinfo; line && *line;) {
 		if (strncmp(line, "flags", 5) == 0) {
 			const char *colon = strchr(line, ':');
 			const char *nl = strchr(line, '\n');
 			if (colon && (!nl || colon < nl))
-				return word_in(colon + 1, "nx");
+				return word_in(colon + 1, flag);
 			return false;
 		}
 		line = strchr(line, '\n');
@@ -80,9 +86,10 @@ bool cpuinfo_has_nx(const char *cpuinfo)
 static int check_nx(struct boot *b)
 {
 	static char cpuinfo[CPUINFO_PREFIX_BYTES];
+	const struct arch *a = arch_native();
 	char path[BOOT_PATH_MAX];
-	const struct nx_weakener *found[8];
-	size_t n = nx_weakeners_present(&b->cmd, found, 8);
+	const struct arch_weakener *found[8];
+	size_t n = nx_weakeners_present(&b->cmd, a, found, 8);
 
 	for (size_t i = 0; i < n; i++) {
 		log_warn("memory: kernel command line has %s%s%s: %s", found[i]->key,
@@ -90,6 +97,10 @@ static int check_nx(struct boot *b)
 		report_add(&b->rep, "memory", found[i]->key, "warn", "%s", found[i]->why);
 	}
 
+	if (!a->nx_cpuinfo_flag) {
+		report_add(&b->rep, "memory", "nx", "ok", "execute-never is architectural on %s", a->name);
+		return 0;
+	}
 	if (!boot_path(path, sizeof path, b->proc, "cpuinfo") ||
 	    fs_read_prefix(path, cpuinfo, sizeof cpuinfo, NULL) < 0) {
 		log_warn("memory: cannot read %s/cpuinfo (%s); NX not verified", b->proc, strerror(errno));
@@ -98,16 +109,18 @@ static int check_nx(struct boot *b)
 			boot_error(b, "memory: NX is required but %s/cpuinfo cannot be read; "
 				   "check that proc is mounted or set [memory] nx = warn", b->proc) : 0;
 	}
-	if (cpuinfo_has_nx(cpuinfo)) {
-		report_add(&b->rep, "memory", "nx", "ok", "cpu flag nx present");
+	if (cpuinfo_has_flag(cpuinfo, a->nx_cpuinfo_flag)) {
+		report_add(&b->rep, "memory", "nx", "ok", "cpu flag %s present", a->nx_cpuinfo_flag);
 		return 0;
 	}
-	report_add(&b->rep, "memory", "nx", b->cfg.nx == NX_REQUIRE ? "failed" : "warn", "cpu flag nx missing");
+	report_add(&b->rep, "memory", "nx", b->cfg.nx == NX_REQUIRE ? "failed" : "warn",
+		   "cpu flag %s missing", a->nx_cpuinfo_flag);
 	if (b->cfg.nx == NX_REQUIRE)
-		return boot_error(b, "memory: the CPU does not report NX (no nx flag in %s/cpuinfo), so "
+		return boot_error(b, "memory: the CPU does not report NX (no %s flag in %s/cpuinfo), so "
 				  "data pages are executable; enable NX/XD in the firmware or hypervisor, "
-				  "or set [memory] nx = warn", b->proc);
-	log_warn("memory: the CPU does not report NX (no nx flag in cpuinfo); data pages are executable");
+				  "or set [memory] nx = warn", a->nx_cpuinfo_flag, b->proc);
+	log_warn("memory: the CPU does not report NX (no %s flag in cpuinfo); data pages are executable",
+		 a->nx_cpuinfo_flag);
 	return 0;
 }
 
@@ -154,7 +167,9 @@ static void apply_aslr(struct boot *b)
 			log_info("memory: would raise %s to the kernel's maximum", rnd_bits_sysctls[i]);
 			continue;
 		}
-		sysctl_raise_to_max(&io, rnd_bits_sysctls[i], MEMORY_RND_BITS_TOP, &best, &r);
+		const struct arch *a = arch_native();
+		sysctl_raise_to_max(&io, rnd_bits_sysctls[i],
+				    i == 0 ? a->mmap_rnd_bits_max : a->mmap_rnd_compat_bits_max, &best, &r);
 		/* No compat bits without CONFIG_COMPAT: nothing to randomise. */
 		if (r.outcome == SYSCTL_ABSENT && i == 1) {
 			report_add(&b->rep, "memory", rnd_bits_sysctls[i], "absent", "no 32-bit compat");

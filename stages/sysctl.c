@@ -291,6 +291,11 @@ static int check_kernel_opts(struct boot *b)
 		const struct kernel_opt *o = &b->cfg.kernel_opts[i];
 		char why[160];
 
+		const struct arch *owner = arch_of_word(o->word);
+		if (owner && owner != arch_native()) {
+			report_add(&b->rep, "kernel", o->word, "skipped", "a word of %s kernels only", owner->name);
+			continue;
+		}
 		if (strncmp(o->word, "mitigations", 11) == 0)
 			saw_mitigations = true;
 		if (kernel_opt_in_force(b, o->word, why, sizeof why)) {

@@ -27,6 +27,7 @@
 #include <linux/audit.h>
 #include <linux/seccomp.h>
 
+#include "arch.h"
 #include "fsutil.h"
 #include "log.h"
 #include "report.h"
@@ -40,7 +41,7 @@
 /* A tiny assembler: classic BPF jumps are forward offsets of 8 bits, so
  * the program is written with labels and the offsets are filled in at
  * the end. */
-enum label { L_NEXT = -1, L_I386, L_ARGS, L_ALLOW, L_DENY_STI, L_DENY_LINUX, L_KILL, L_COUNT };
+enum label { L_NEXT = -1, L_COMPAT, L_ARGS, L_ALLOW, L_DENY_STI, L_DENY_LINUX, L_KILL, L_COUNT };
 
 struct bpf_asm {
 	struct tty_filter *f;
@@ -86,12 +87,27 @@ static int resolve(struct bpf_asm *a)
 
 /* The kernel takes ioctl's request as unsigned int: only the low 32 bits
  * of args[1] count, and a filter comparing all 64 is bypassed by setting
- * a high bit. x86 is little-endian, so the low word comes first. */
+ * a high bit. Every architecture in arch/ is little-endian (aarch64 Linux
+ * as Debian builds it too), so the low word comes first. */
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the TIOCSTI filter reads args[1]'s low word at the little-endian offset"
+#endif
 #define ARG1_LOW (offsetof(struct seccomp_data, args) + sizeof(__u64))
 
-int tty_filter_build(struct tty_filter *f, bool deny_tiocsti, bool deny_tioclinux)
+/* arch == abi: load nr, to L_ARGS when it is one of abi's ioctl numbers,
+ * else to L_ALLOW. */
+static void emit_abi(struct bpf_asm *a, const struct arch_abi *abi)
+{
+	emit(a, BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr), L_NEXT, L_NEXT);
+	for (size_t i = 0; i < abi->n_ioctl_nrs; i++)
+		emit(a, BPF_JMP | BPF_JEQ | BPF_K, abi->ioctl_nrs[i], L_ARGS,
+		     i + 1 < abi->n_ioctl_nrs ? L_NEXT : L_ALLOW);
+}
+
+int tty_filter_build(struct tty_filter *f, const struct arch *arch, bool deny_tiocsti, bool deny_tioclinux)
 {
 	struct bpf_asm a;
+	bool compat = arch->compat.name != NULL;
 
 	memset(f, 0, sizeof *f);
 	memset(&a, 0, sizeof a);
@@ -101,19 +117,18 @@ int tty_filter_build(struct tty_filter *f, bool deny_tiocsti, bool deny_tioclinu
 	if (!deny_tiocsti && !deny_tioclinux)
 		return -1;
 
+	/* A kernel reports only its native and compat ABIs; any other arch
+	 * is an ABI this program was not built for, so it fails closed: a
+	 * program of one architecture installed on another kills every
+	 * syscall rather than checking the wrong numbers. */
 	emit(&a, BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch), L_NEXT, L_NEXT);
-	emit(&a, BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, L_NEXT, L_I386);
-	/* x86_64 and x32 (same arch, nr with the x32 bit). */
-	emit(&a, BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr), L_NEXT, L_NEXT);
-	emit(&a, BPF_JMP | BPF_JEQ | BPF_K, TTY_NR_IOCTL_64, L_ARGS, L_NEXT);
-	emit(&a, BPF_JMP | BPF_JEQ | BPF_K, TTY_NR_IOCTL_X32, L_ARGS, L_NEXT);
-	emit(&a, BPF_JMP | BPF_JEQ | BPF_K, TTY_NR_IOCTL_X32_64, L_ARGS, L_ALLOW);
-	place(&a, L_I386);
-	/* An x86_64 kernel reports no other arch; one that did would be an
-	 * ABI this filter was not written for, so it fails closed. */
-	emit(&a, BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_I386, L_NEXT, L_KILL);
-	emit(&a, BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr), L_NEXT, L_NEXT);
-	emit(&a, BPF_JMP | BPF_JEQ | BPF_K, TTY_NR_IOCTL_I386, L_ARGS, L_ALLOW);
+	emit(&a, BPF_JMP | BPF_JEQ | BPF_K, arch->native.audit_arch, L_NEXT, compat ? L_COMPAT : L_KILL);
+	emit_abi(&a, &arch->native);
+	if (compat) {
+		place(&a, L_COMPAT);
+		emit(&a, BPF_JMP | BPF_JEQ | BPF_K, arch->compat.audit_arch, L_NEXT, L_KILL);
+		emit_abi(&a, &arch->compat);
+	}
 	place(&a, L_ARGS);
 	emit(&a, BPF_LD | BPF_W | BPF_ABS, ARG1_LOW, L_NEXT, L_NEXT);
 	if (deny_tiocsti)
@@ -226,7 +241,7 @@ static int tty_seccomp(struct boot *b, const struct tty_plan *p, bool *active)
 	*active = false;
 	if (!p->seccomp_tiocsti && !p->seccomp_tioclinux)
 		return 0;
-	if (tty_filter_build(&f, p->seccomp_tiocsti, p->seccomp_tioclinux) < 0)
+	if (tty_filter_build(&f, arch_native(), p->seccomp_tiocsti, p->seccomp_tioclinux) < 0)
 		return boot_error(b, "building the TIOCSTI seccomp filter failed (a bug); "
 				  "set [tty] tiocsti = allow to boot");
 	const char *what = p->seccomp_tiocsti && p->seccomp_tioclinux ? "TIOCSTI,TIOCLINUX" :
@@ -236,12 +251,7 @@ static int tty_seccomp(struct boot *b, const struct tty_plan *p, bool *active)
 		*active = true;
 		return 0;
 	}
-#if !defined(__x86_64__)
-	errno = ENOSYS;   /* the syscall numbers above are x86_64's */
-	int r = -1;
-#else
 	int r = tty_filter_install(&f, &spec_allow);
-#endif
 	if (r < 0) {
 		int e = errno;
 		if (p->filter_required && p->seccomp_tiocsti)

@@ -10,23 +10,14 @@
 
 #include <linux/filter.h>
 
+#include "arch.h"
 #include "config.h"
 
 /* The ioctl requests the filter can deny (asm-generic/ioctls.h; the
- * same on x86_64, x32 and i386). */
+ * same on x86_64, x32, i386, aarch64 and arm). The syscall numbers and
+ * seccomp architectures are arch/'s. */
 #define TTY_TIOCSTI   0x5412u
 #define TTY_TIOCLINUX 0x541Cu
-
-/* ioctl's numbers as seccomp_data.nr shows them on an x86_64 kernel
- * (arch/x86/entry/syscalls/syscall_{64,32}.tbl). x32 calls carry
- * __X32_SYSCALL_BIT and report AUDIT_ARCH_X86_64: its ioctl is 514;
- * 16 with the bit is "64-bit only" and ENOSYS there, denied all the
- * same in case a kernel ever routes it. */
-#define TTY_X32_BIT          0x40000000u
-#define TTY_NR_IOCTL_64      16u
-#define TTY_NR_IOCTL_X32     (TTY_X32_BIT | 514u)
-#define TTY_NR_IOCTL_X32_64  (TTY_X32_BIT | 16u)
-#define TTY_NR_IOCTL_I386    54u
 
 #define TTY_FILTER_MAX 24
 
@@ -35,11 +26,13 @@ struct tty_filter {
 	unsigned short len;
 };
 
-/* Build the program: TIOCSTI => errno EIO (what the kernel returns under
- * dev.tty.legacy_tiocsti=0), TIOCLINUX => errno EPERM, every other
- * syscall allowed, an architecture other than x86_64/i386 killed.
- * Returns 0, or -1 when neither request is to be denied. */
-int tty_filter_build(struct tty_filter *f, bool deny_tiocsti, bool deny_tioclinux);
+/* Build the program for architecture a: TIOCSTI => errno EIO (what the
+ * kernel returns under dev.tty.legacy_tiocsti=0), TIOCLINUX => errno
+ * EPERM, every other syscall allowed, a seccomp_data.arch other than a's
+ * native and compat ABIs killed (a program built for the wrong
+ * architecture fails closed). Returns 0, or -1 when neither request is to
+ * be denied. */
+int tty_filter_build(struct tty_filter *f, const struct arch *a, bool deny_tiocsti, bool deny_tioclinux);
 
 /* What the stage does for a config, given whether dev.tty.legacy_tiocsti
  * is 0 now. */

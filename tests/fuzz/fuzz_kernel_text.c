@@ -1,7 +1,7 @@
 /* libFuzzer target for the small parsers of kernel-supplied text, all on
  * the same bytes: the usermode-helper capability words (umh_parse and
  * umh_format, stages/caps.c), the lockdown file (lockdown_parse_current,
- * stages/locks.c), /proc/cpuinfo's flags (cpuinfo_has_nx,
+ * stages/locks.c), /proc/cpuinfo's flags (cpuinfo_has_flag,
  * stages/memory.c), /proc/filesystems (selinux_fs_listed,
  * stages/selinux.c), and sysctl keys and values (sysctl_path and
  * sysctl_value_equal, init/fsutil.c: the keys come from configs). A
@@ -119,7 +119,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	text[size] = '\0';
 	check_umh(text);
 	check_lockdown(text);
-	if (cpuinfo_has_nx(text) && !strstr(text, "nx"))
+	if (cpuinfo_has_flag(text, "nx") && !strstr(text, "nx"))
 		abort();
 	check_filesystems(text);
 	check_sysctl_path(text);

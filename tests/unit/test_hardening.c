@@ -328,13 +328,14 @@ static void test_persist(void)
 
 static void test_weakeners(void)
 {
-	const struct nx_weakener *found[8];
+	const struct arch_weakener *found[8];
+	const struct arch *x86 = &arch_x86_64, *arm = &arch_aarch64;
 	char err[256];
 	static struct cmdline c;
 
 	const char *line = "root=/dev/vda nokaslr noexec32=off clearcpuid=nx,smep noexec=on norandmaps";
 	cmdline_parse(&c, line, strlen(line), err, sizeof err);
-	size_t n = nx_weakeners_present(&c, found, 8);
+	size_t n = nx_weakeners_present(&c, x86, found, 8);
 	tap_ok(n == 4, "four weakening words found (got %zu)", n);
 	tap_ok(n == 4 && strcmp(found[0]->key, "noexec32") == 0 && strcmp(found[1]->key, "clearcpuid") == 0 &&
 	       strcmp(found[2]->key, "nokaslr") == 0 && strcmp(found[3]->key, "norandmaps") == 0,
@@ -342,38 +343,63 @@ static void test_weakeners(void)
 
 	line = "root=/dev/vda noexec32=on noexec=off quiet";
 	cmdline_parse(&c, line, strlen(line), err, sizeof err);
-	n = nx_weakeners_present(&c, found, 8);
+	n = nx_weakeners_present(&c, x86, found, 8);
 	tap_ok(n == 1 && strcmp(found[0]->key, "noexec") == 0, "noexec=off found, noexec32=on is not a weakening");
+	tap_ok(nx_weakeners_present(&c, arm, found, 8) == 0, "aarch64: noexec=off is an x86 word, not reported");
 
-	line = "root=/dev/vda ro";
+	line = "root=/dev/vda arm64.nobti arm64.nopauth kpti=0 noexec32=off nokaslr";
 	cmdline_parse(&c, line, strlen(line), err, sizeof err);
-	tap_ok(nx_weakeners_present(&c, found, 8) == 0, "a clean command line has none");
+	n = nx_weakeners_present(&c, arm, found, 8);
+	tap_ok(n == 4 && strcmp(found[0]->key, "arm64.nobti") == 0 && strcmp(found[1]->key, "arm64.nopauth") == 0 &&
+	       strcmp(found[2]->key, "kpti") == 0 && strcmp(found[3]->key, "nokaslr") == 0,
+	       "aarch64: arm64.nobti, arm64.nopauth, kpti=0, nokaslr; not noexec32 (got %zu)", n);
+	n = nx_weakeners_present(&c, x86, found, 8);
+	tap_ok(n == 2 && strcmp(found[0]->key, "noexec32") == 0, "x86_64: noexec32=off and nokaslr, no arm64 word");
+
+	line = "root=/dev/vda ro kpti=1";
+	cmdline_parse(&c, line, strlen(line), err, sizeof err);
+	tap_ok(nx_weakeners_present(&c, x86, found, 8) == 0, "a clean command line has none");
+	tap_ok(nx_weakeners_present(&c, arm, found, 8) == 0, "kpti=1 is no weakening");
 
 	const char *with_nx = "processor\t: 0\nvendor_id\t: GenuineIntel\n"
 		"flags\t\t: fpu vme de pse tsc msr pae mce cx8 apic sep mtrr pge mca cmov pat pse36 "
 		"clflush mmx fxsr sse sse2 syscall nx lm rep_good nopl\nbugs\t\t: spectre_v1\n";
 	const char *without = "processor\t: 0\nflags\t\t: fpu vme nxe lm\nbugs\t\t: nx\n";
-	tap_ok(cpuinfo_has_nx(with_nx), "nx in the flags line");
-	tap_ok(!cpuinfo_has_nx(without), "nxe is not nx, and nx on another line does not count");
-	tap_ok(!cpuinfo_has_nx(""), "empty cpuinfo: no nx");
+	tap_ok(cpuinfo_has_flag(with_nx, "nx"), "nx in the flags line");
+	tap_ok(!cpuinfo_has_flag(without, "nx"), "nxe is not nx, and nx on another line does not count");
+	tap_ok(!cpuinfo_has_flag("", "nx"), "empty cpuinfo: no nx");
 }
 
 static void test_stage_memory(void)
 {
-	fresh_boot(MODE_ON_ROOT, "root=/dev/vda nokaslr");
-	put("proc/cpuinfo", "processor\t: 0\nflags\t\t: fpu pae lm\n");
-	b.cfg.nx = NX_REQUIRE;
-	b.cfg.aslr = false;
-	tap_ok(stage_memory(&b) == -1, "NX required and missing: fatal");
-	tap_contains(b.err, "NX", "the error names NX");
-	tap_streq(status_of("memory", "nokaslr"), "warn", "the weakening word is reported");
+	const struct arch *a = arch_native();
+	char top[16];
 
-	fresh_boot(MODE_ON_ROOT, "root=/dev/vda");
-	put("proc/cpuinfo", "processor\t: 0\nflags\t\t: fpu pae lm\n");
-	b.cfg.aslr = false;
-	tap_ok(stage_memory(&b) == 0, "NX missing with nx = warn: continues");
-	tap_streq(status_of("memory", "nx"), "warn", "reported as a warning");
+	if (a->nx_cpuinfo_flag) {
+		fresh_boot(MODE_ON_ROOT, "root=/dev/vda nokaslr");
+		put("proc/cpuinfo", "processor\t: 0\nflags\t\t: fpu pae lm\n");
+		b.cfg.nx = NX_REQUIRE;
+		b.cfg.aslr = false;
+		tap_ok(stage_memory(&b) == -1, "NX required and missing: fatal");
+		tap_contains(b.err, "NX", "the error names NX");
+		tap_streq(status_of("memory", "nokaslr"), "warn", "the weakening word is reported");
 
+		fresh_boot(MODE_ON_ROOT, "root=/dev/vda");
+		put("proc/cpuinfo", "processor\t: 0\nflags\t\t: fpu pae lm\n");
+		b.cfg.aslr = false;
+		tap_ok(stage_memory(&b) == 0, "NX missing with nx = warn: continues");
+		tap_streq(status_of("memory", "nx"), "warn", "reported as a warning");
+	} else {
+		/* aarch64: execute-never needs no flag, and no cpuinfo is read. */
+		fresh_boot(MODE_ON_ROOT, "root=/dev/vda nokaslr arm64.nobti");
+		b.cfg.nx = NX_REQUIRE;
+		b.cfg.aslr = false;
+		tap_ok(stage_memory(&b) == 0, "%s: NX required, no cpuinfo at all: ok", a->name);
+		tap_streq(status_of("memory", "nx"), "ok", "nx ok");
+		tap_contains(value_of("memory", "nx"), "architectural", "because execute-never is architectural");
+		tap_streq(status_of("memory", "nokaslr"), "warn", "the weakening word is reported");
+		tap_streq(status_of("memory", "arm64.nobti"), "warn", "and the architecture's own");
+	}
 	fresh_boot(MODE_ON_ROOT, "root=/dev/vda");
 	put("proc/cpuinfo", "processor\t: 0\nflags\t\t: fpu pae nx lm\n");
 	put("proc/sys/kernel/randomize_va_space", "1\n");
@@ -385,7 +411,8 @@ static void test_stage_memory(void)
 	tap_streq(status_of("memory", "nx"), "ok", "nx ok");
 	tap_streq(get("proc/sys/kernel/randomize_va_space"), "2\n", "randomize_va_space = 2 written");
 	tap_streq(get("proc/sys/vm/mmap_min_addr"), "65536", "mmap_min_addr = 65536 written");
-	tap_streq(value_of("memory", "vm.mmap_rnd_bits"), "32", "a file accepts the top value: 32");
+	snprintf(top, sizeof top, "%d", a->mmap_rnd_bits_max);
+	tap_streq(value_of("memory", "vm.mmap_rnd_bits"), top, "a file accepts the architecture's top value");
 	tap_streq(status_of("memory", "vm.mmap_rnd_compat_bits"), "absent", "no compat bits: absent");
 	tap_streq(status_of("memory", "mdwe"), "skipped", "mdwe off: skipped");
 
@@ -516,6 +543,20 @@ static void test_kernel_opts(void)
 	b.cfg.kernel_opts[1].required = true;
 	tap_ok(stage_sysctl(&b) == -1, "a required missing option is fatal");
 	tap_contains(b.err, "init_on_alloc=1", "the error names it");
+
+	/* A word of the other architecture's kernel is not checked, even
+	 * required: this kernel never reads it (arch/). */
+	const char *foreign = arch_native() == &arch_x86_64 ? "kpti=1" : "vsyscall=none";
+	const char *own = arch_native() == &arch_x86_64 ? "vsyscall=none" : "kpti=1";
+	fresh_boot(MODE_ON_ROOT, "root=/dev/vda");
+	b.cfg.sysctl_persist = false;
+	snprintf(b.cfg.kernel_opts[0].word, CONFIG_NAME_MAX, "%s", foreign);
+	b.cfg.kernel_opts[0].required = true;
+	snprintf(b.cfg.kernel_opts[1].word, CONFIG_NAME_MAX, "%s", own);
+	b.cfg.n_kernel_opts = 2;
+	tap_ok(stage_sysctl(&b) == 0, "%s: a required word of the other architecture is not fatal", arch_native()->name);
+	tap_streq(status_of("kernel", foreign), "skipped", "  it is reported skipped");
+	tap_streq(status_of("kernel", own), "warn", "  while this architecture's own missing word warns");
 }
 
 static void test_locks(void)

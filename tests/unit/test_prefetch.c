@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "boot.h"
@@ -97,7 +98,15 @@ static void test_lookups(void)
 	       (unsigned long long)ms);
 	/* selinux/config, namespace.d, passwd, fstab, tmp/tmp-inst, sbin/init
 	 * of: those 6, namespace.conf, bootclean.sh, var/tmp/tmp-inst. */
-	tap_streq(prefetch_value(), "9 looked up, 6 found", "every listed path looked up; the absolute symlink resolved in the root");
+	/* Without openat2 (before 5.6, or qemu-user 7.2 running the arm64
+	 * tests) the fallback openat cannot resolve the absolute link in the
+	 * root: one fewer found, and nothing outside the root either. */
+	if (syscall(SYS_openat2, -1, "", NULL, 0) < 0 && errno == ENOSYS)
+		tap_streq(prefetch_value(), "9 looked up, 5 found",
+			  "no openat2 here: every listed path looked up; the absolute symlink not followed out of the root");
+	else
+		tap_streq(prefetch_value(), "9 looked up, 6 found",
+			  "every listed path looked up; the absolute symlink resolved in the root");
 	tap_ok(stage_prefetch_join(&b) == 0, "a second join is harmless");
 }
 
