@@ -22,6 +22,8 @@ HOSTCC     ?= gcc
 ARCHIVES   := /usr/lib/x86_64-linux-gnu
 STATIC_LIBS := $(ARCHIVES)/libselinux.a $(ARCHIVES)/libsepol.a \
                $(ARCHIVES)/libcap-ng.a $(ARCHIVES)/libpcre2-8.a
+# LUKS2's argon2 keyslots (block/luks2_keyslot.c): Debian's libargon2-dev.
+STATIC_LIBS += $(ARCHIVES)/libargon2.a
 
 WARN       := -Wall -Wextra -Wshadow -Wformat=2 -Wno-unused-parameter -Wno-format-truncation
 COMMON     := -std=gnu11 $(WARN) -Iinit -Iblock -Istages -Iprog -DHARDINIT_VERSION='"$(VERSION)"'
@@ -68,11 +70,16 @@ $(BUILD)/include/.stamp:
 	ln -sfn /usr/include/x86_64-linux-gnu/asm $(BUILD)/include/asm
 	@touch $@
 
+# libargon2's header for the musl build (its own link: a build directory
+# made before it keeps its stamp).
+$(BUILD)/include/argon2.h: $(BUILD)/include/.stamp
+	ln -sfn /usr/include/argon2.h $@
+
 # One library per flavour: musl (the binary), host (unit tests), host with
 # ASan+UBSan (unit tests again), clang with libFuzzer's instrumentation.
 lib_objs = $(patsubst %.c,$(BUILD)/obj/$(1)/%.o,$(CORE_SRC))
 
-$(BUILD)/obj/musl/%.o: %.c $(HDR) $(BUILD)/include/.stamp
+$(BUILD)/obj/musl/%.o: %.c $(HDR) $(BUILD)/include/.stamp $(BUILD)/include/argon2.h
 	@mkdir -p $(dir $@)
 	$(MUSLCC) $(MUSLFLAGS) -c $< -o $@
 
@@ -108,6 +115,7 @@ $(BUILD)/probe/%: tests/probe/%.c $(BUILD)/include/.stamp
 # ---- host-side tests: unit tests, sanitizer build, fuzz targets ----------
 HOSTFLAGS  := $(COMMON) -g -O1
 HOSTLIBS   := -lselinux -lcap-ng
+HOSTLIBS   += -largon2
 SANFLAGS   := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 FUZZFLAGS  := $(COMMON) -Wno-unknown-warning-option -g -O1
 UNIT_SRC   := $(wildcard tests/unit/test_*.c)
@@ -139,7 +147,18 @@ $(BUILD)/unit/test_compat_musl: tests/unit-musl/test_compat.c prog/compat.c $(TE
 	@mkdir -p $(BUILD)/unit
 	$(MUSLCC) $(COMMON) -O1 -static -isystem $(BUILD)/include $< prog/compat.c -o $@
 
-unit: $(UNIT_BIN) $(UNIT_SAN) $(BUILD)/unit/test_compat_musl
+# LUKS2's KDFs built with musl as PID 1 links them: Debian's libargon2.a
+# (built against glibc) through the fortify shims, RFC 9106's vectors.
+$(BUILD)/unit/test_luks2_kdf_musl: tests/unit/test_luks2_kdf.c prog/compat.c $(TEST_HDR) $(BUILD)/lib/libhardinit-musl.a
+	@mkdir -p $(BUILD)/unit
+	$(MUSLCC) $(COMMON) -O1 -static -isystem $(BUILD)/include -Itests/unit $< prog/compat.c $(BUILD)/lib/libhardinit-musl.a $(ARCHIVES)/libargon2.a -o $@
+
+# The LUKS2 host helper of tests/bats/luks.bats and tests/vm/luks.bats.
+$(BUILD)/tools/luks2-tool: tests/tools/luks2-tool.c $(HDR) $(BUILD)/lib/libhardinit-host.a
+	@mkdir -p $(BUILD)/tools
+	$(HOSTCC) $(HOSTFLAGS) $< $(BUILD)/lib/libhardinit-host.a -o $@ $(HOSTLIBS) -lcrypto
+
+unit: $(UNIT_BIN) $(UNIT_SAN) $(BUILD)/unit/test_compat_musl $(BUILD)/unit/test_luks2_kdf_musl $(BUILD)/tools/luks2-tool
 fuzz-build: $(FUZZ_BIN)
 
 # ---- the suites ---------------------------------------------------------

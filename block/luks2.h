@@ -128,4 +128,43 @@ bool luks2_is_luks2(const uint8_t *p, size_t len);
 /* The digest that covers segment 0 (the one dm-crypt maps), or NULL. */
 const struct luks2_digest *luks2_segment_digest(const struct luks2_hdr *h, int segment);
 
+/* ---- keyslots (block/luks2_keyslot.c) ------------------------------ */
+
+#define LUKS2_AREA_MAX        (LUKS2_KEY_MAX * LUKS2_STRIPES_MAX)  /* the AF material read */
+#define LUKS2_ARGON2_MEMORY_MAX (4u * 1024 * 1024)             /* KiB: cryptsetup's own cap */
+#define LUKS2_ARGON2_CPUS_MAX 16
+#define LUKS2_PASS_MAX        512                                /* cryptsetup's default too */
+
+/* Decrypts len bytes (whole 512-byte sectors, IV = sector number from 0)
+ * in place with a dm-crypt cipher spec. block/afalg.c's is the kernel's. */
+typedef int (*luks2_decrypt_fn)(const char *spec, const uint8_t *key, size_t keylen, uint8_t *buf, size_t len,
+				char *err, size_t errlen);
+
+/* The luks1 anti-forensic merge: stripes blocks of keylen bytes in src,
+ * diffused with hash (sha256), into out. Returns 0, or -1 (hash). */
+int luks2_af_merge(const uint8_t *src, size_t keylen, unsigned stripes, const char *hash, uint8_t *out);
+
+/* The keyslot's KDF of the passphrase into out (area_key_size bytes). */
+int luks2_kdf(const struct luks2_kdf *k, const uint8_t *pass, size_t passlen, uint8_t *out, size_t outlen,
+	      char *err, size_t errlen);
+
+/* Is vk the volume key digest d describes (PBKDF2 of vk with its salt and
+ * iterations, compared in constant time)? 1 yes, 0 no, -1 unsupported. */
+int luks2_digest_check(const struct luks2_digest *d, const uint8_t *vk, size_t vklen);
+
+/* Open keyslot slot with a passphrase: KDF, the area read through rd and
+ * decrypted with dec, the AF merge, the digest check. vk gets the volume
+ * key (LUKS2_KEY_MAX bytes, *vklen set). Returns 0 opened, 1 the
+ * passphrase is not this keyslot's, -1 error (err). */
+int luks2_keyslot_open(const struct luks2_hdr *h, int slot, const uint8_t *pass, size_t passlen,
+		       luks2_read_fn rd, void *ctx, luks2_decrypt_fn dec, uint8_t *vk, size_t *vklen,
+		       char *err, size_t errlen);
+
+/* Every keyslot that can open segment 0, high priority first. Returns 0
+ * with *slot set, 1 when none takes the passphrase, -1 when no keyslot
+ * could be tried (err says why). */
+int luks2_open_passphrase(const struct luks2_hdr *h, const uint8_t *pass, size_t passlen,
+			  luks2_read_fn rd, void *ctx, luks2_decrypt_fn dec, uint8_t *vk, size_t *vklen,
+			  int *slot, char *err, size_t errlen);
+
 #endif

@@ -1,0 +1,91 @@
+#!/usr/bin/env bats
+# LUKS2 on the host, end to end through hardinit's own code (block/): a
+# volume made by Debian's cryptsetup luksFormat on a temporary file, opened
+# by build/tools/luks2-tool (the header reader, the KDFs, the AF merge and
+# the digest check are hardinit's; the area's cipher there is OpenSSL's),
+# and the volume key compared with cryptsetup's own luksDump
+# --dump-volume-key. The kernel side (AF_ALG, dm-crypt, the keyring) is
+# tests/vm/luks.bats.
+
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+	REPO=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+	export REPO
+	make -s -C "$REPO" build/tools/luks2-tool >&2
+	export TOOL=$REPO/build/tools/luks2-tool
+}
+
+# luksFormat $BATS_TEST_TMPDIR/v.img with passphrase $1 and options.
+format() {
+	local pass=$1
+	shift
+	rm -f "$BATS_TEST_TMPDIR/v.img"
+	truncate -s 20M "$BATS_TEST_TMPDIR/v.img"
+	printf %s "$pass" | cryptsetup luksFormat -q --type luks2 --key-file - "$@" "$BATS_TEST_TMPDIR/v.img"
+}
+
+# cryptsetup's volume key of the image, as one hex string.
+cryptsetup_key() {
+	printf %s "$1" | cryptsetup luksDump --dump-volume-key -q --key-file - "$BATS_TEST_TMPDIR/v.img" |
+		sed -n '/MK dump:/,/^[^[:space:]]/p' | sed 's/MK dump://' | tr -d ' \t\n' | grep -o '^[0-9a-f]*'
+}
+
+opens_as_cryptsetup() {
+	local pass=$1
+	run "$TOOL" open "$BATS_TEST_TMPDIR/v.img" < <(printf %s "$pass")
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -qx 'digest ok' <<<"$output"
+	local want
+	want=$(cryptsetup_key "$pass")
+	[ ${#want} -ge 64 ]
+	grep -qx "volume key $want" <<<"$output"
+}
+
+@test "pbkdf2-sha256 keyslot: hardinit's key is cryptsetup's" {
+	format 'correct horse' --pbkdf pbkdf2 --pbkdf-force-iterations 1000 --hash sha256
+	opens_as_cryptsetup 'correct horse'
+}
+
+@test "argon2id keyslot (Debian's default KDF): hardinit's key is cryptsetup's" {
+	format 'correct horse' --pbkdf argon2id --pbkdf-force-iterations 4 --pbkdf-memory 64 --pbkdf-parallel 2
+	opens_as_cryptsetup 'correct horse'
+}
+
+@test "argon2i keyslot with a 256-bit key (AES-128-XTS): hardinit's key is cryptsetup's" {
+	format 'p' --pbkdf argon2i --pbkdf-force-iterations 4 --pbkdf-memory 32 --key-size 256
+	opens_as_cryptsetup 'p'
+}
+
+@test "a wrong passphrase opens no keyslot and reveals nothing" {
+	format 'right' --pbkdf pbkdf2 --pbkdf-force-iterations 1000
+	run "$TOOL" open "$BATS_TEST_TMPDIR/v.img" < <(printf wrong)
+	[ "$status" -eq 1 ]
+	[ "$output" = "no keyslot opened" ]
+}
+
+@test "a second keyslot (luksAddKey) opens with its own passphrase" {
+	format 'first' --pbkdf pbkdf2 --pbkdf-force-iterations 1000
+	printf 'second' >"$BATS_TEST_TMPDIR/new"
+	printf 'first' | cryptsetup luksAddKey -q --key-file - --pbkdf pbkdf2 --pbkdf-force-iterations 1000 \
+		"$BATS_TEST_TMPDIR/v.img" "$BATS_TEST_TMPDIR/new"
+	opens_as_cryptsetup 'second'
+	grep -qx 'keyslot 1' <<<"$output"
+}
+
+@test "a damaged primary header: the volume opens from the secondary copy" {
+	format 'pw' --pbkdf pbkdf2 --pbkdf-force-iterations 1000
+	printf 'XXXX' | dd of="$BATS_TEST_TMPDIR/v.img" bs=1 seek=5000 conv=notrunc status=none
+	opens_as_cryptsetup 'pw'
+	grep -q '^note primary copy checksum mismatch' <<<"$output"
+}
+
+@test "both headers damaged: one clear error naming both copies" {
+	format 'pw' --pbkdf pbkdf2 --pbkdf-force-iterations 1000
+	printf 'XXXX' | dd of="$BATS_TEST_TMPDIR/v.img" bs=1 seek=5000 conv=notrunc status=none
+	printf 'XXXX' | dd of="$BATS_TEST_TMPDIR/v.img" bs=1 seek=$((16384 + 5000)) conv=notrunc status=none
+	run "$TOOL" open "$BATS_TEST_TMPDIR/v.img" < <(printf pw)
+	[ "$status" -eq 2 ]
+	grep -q 'primary copy: checksum mismatch.*secondary copy: checksum mismatch' <<<"$output"
+}
