@@ -1,17 +1,23 @@
 /* Fuzz target: the LUKS2 header reader (block/luks2_hdr.c) and its JSON
  * parser (block/luks2_json.c), the bytes of a disk anyone can write.
- * Input: byte 0 chooses the mode, the rest is the data.
- *   mode 0: the data is the JSON text, parsed alone;
- *   mode 1: the data is the JSON area of a primary copy whose binary
- *           header and checksum are made valid here (so the fuzzer gets
- *           past the checksum), with a valid or damaged secondary;
- *   mode 2: the data is the start of the device as it is.
+ * and the luks stage's readers of the crypttab and of the rd.luks.* words
+ * (stages/luks.c). Input: byte 0 chooses the mode, the rest is the data.
+ *   0x00-0xbf: the data is the JSON text, parsed alone (most runs: the
+ *              two header modes hash 16 KiB copies, 30 times slower);
+ *   0xc0-0xcf: the data is a crypttab;
+ *   0xd0-0xdf: the data is a kernel command line, resolved into volumes
+ *              with a fixed crypttab;
+ *   0xe0-0xef: the data is the start of the device as it is;
+ *   0xf0-0xff: the data is the JSON area of a primary copy whose binary
+ *              header and checksum are made valid here (so the fuzzer gets
+ *              past the checksum), with a valid or damaged secondary.
  * Invariants: a usable keyslot's sizes are within the limits, a token's
  * span lies inside the JSON text, the text is NUL-terminated. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "luks.h"
 #include "luks2.h"
 #include "sha256.h"
 
@@ -62,6 +68,17 @@ static void check(const struct luks2_hdr *h)
 			abort();
 }
 
+/* Every volume: a UUID of 36 bytes, a name within its bound, sane tries. */
+static void check_plan(const struct luks_plan *p)
+{
+	if (p->n > LUKS_VOLUMES_MAX)
+		abort();
+	for (size_t i = 0; i < p->n; i++)
+		if (strlen(p->v[i].uuid) != LUKS_UUID_MAX || !p->v[i].name[0] || strlen(p->v[i].name) >= LUKS_NAME_MAX ||
+		    p->v[i].o.tries < 0 || p->v[i].o.tries > LUKS_TRIES_MAX)
+			abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct luks2_hdr h;
@@ -69,9 +86,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 1)
 		return 0;
-	int mode = data[0] % 3;
+	int mode = data[0] < 0xc0 ? 0 : data[0] < 0xd0 ? 3 : data[0] < 0xe0 ? 4 : data[0] < 0xf0 ? 2 : 1;
 	data++;
 	size--;
+	if (mode == 3 || mode == 4) {
+		static struct luks_plan ct, plan;
+		static struct cmdline c;
+		memset(&ct, 0, sizeof ct);
+		if (mode == 3) {
+			if (luks_crypttab_parse((const char *)data, size, &ct, err, sizeof err) == 0)
+				check_plan(&ct);
+			return 0;
+		}
+		static const char tab[] = "root UUID=0f2c6b4e-1111-4a55-8d9c-0123456789ab none discard\n";
+		luks_crypttab_parse(tab, sizeof tab - 1, &ct, err, sizeof err);
+		if (cmdline_parse(&c, (const char *)data, size, err, sizeof err) == 0 &&
+		    luks_plan_resolve(&c, &ct, &plan, err, sizeof err) == 0)
+			check_plan(&plan);
+		return 0;
+	}
 	if (mode == 0) {
 		memset(&h, 0, sizeof h);
 		if (luks2_json_parse((const char *)data, size, &h, err, sizeof err) == 0)
