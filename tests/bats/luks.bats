@@ -89,3 +89,41 @@ opens_as_cryptsetup() {
 	[ "$status" -eq 2 ]
 	grep -q 'primary copy: checksum mismatch.*secondary copy: checksum mismatch' <<<"$output"
 }
+
+# ---- the builder's --crypttab and --luks ---------------------------------
+
+build() {
+	local kroot=${HARDINIT_CACHE:-/var/cache/hardinit}/kernels/6.12
+	[ -d "$kroot/lib/modules" ] || skip "no 6.12 kernel in $kroot (scripts/fetch-kernel)"
+	make -s -C "$REPO" build/hardinit build/mkcpio >&2
+	"$REPO/initramfs/hardinit-mkinitramfs" -o "$BATS_TEST_TMPDIR/i.img" --compress none \
+		--hardinit "$REPO/build/hardinit" --moddir "$kroot" "$@"
+}
+
+archive_file() {
+	(cd "$BATS_TEST_TMPDIR" && rm -rf x && mkdir x && cd x && cpio -id --quiet <../i.img && cat "./$1")
+}
+
+@test "builder: --crypttab embeds /etc/crypttab and adds dm-crypt and the AF_ALG skcipher" {
+	printf 'cryptroot UUID=0f2c6b4e-1111-4a55-8d9c-0123456789ab none luks,discard\n' >"$BATS_TEST_TMPDIR/crypttab"
+	run build --crypttab "$BATS_TEST_TMPDIR/crypttab"
+	[ "$status" -eq 0 ]
+	run archive_file etc/crypttab
+	[ "$output" = 'cryptroot UUID=0f2c6b4e-1111-4a55-8d9c-0123456789ab none luks,discard' ]
+	run archive_file etc/hardinit/modules
+	local order
+	order=" $(sed 's|.*/||; s|\.ko.*||' <<<"$output" | tr '\n' ' ')"
+	for m in dm-mod dm-crypt af_alg algif_skcipher xts; do
+		[[ $order == *" $m "* ]] || { echo "no $m in:$order"; false; }
+	done
+}
+
+@test "builder: --luks adds the modules without a crypttab; a missing --crypttab file is refused" {
+	run build --luks
+	[ "$status" -eq 0 ]
+	run archive_file etc/hardinit/modules
+	grep -q '/dm-crypt\.ko' <<<"$output"
+	run build --crypttab "$BATS_TEST_TMPDIR/nope"
+	[ "$status" -ne 0 ]
+	grep -q -- "--crypttab: .*nope is not a readable file" <<<"$output"
+}
