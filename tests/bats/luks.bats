@@ -127,3 +127,21 @@ archive_file() {
 	[ "$status" -ne 0 ]
 	grep -q -- "--crypttab: .*nope is not a readable file" <<<"$output"
 }
+
+# ---- hardinit dry-run with rd.luks.* -------------------------------------
+
+@test "dry-run: rd.luks.name= and rd.luks.options= say which volume would open and which options are ignored" {
+	make -s -C "$REPO" build/hardinit >&2
+	run "$REPO/build/hardinit" dry-run --config "$REPO/config/baseline.conf" \
+		--cmdline "root=/dev/mapper/cr rd.luks.name=0f2c6b4e-1111-4a55-8d9c-0123456789ab=cr rd.luks.options=discard,x-unknown"
+	[ "$status" -eq 0 ]
+	grep -q 'luks: would open UUID 0f2c6b4e-1111-4a55-8d9c-0123456789ab as /dev/mapper/cr' <<<"$output"
+	grep -q 'luks: cr: ignoring unknown options x-unknown (as systemd-cryptsetup does)' <<<"$output"
+}
+
+@test "dry-run: a bad rd.luks.uuid= is the luks stage's clear error and the failure action" {
+	make -s -C "$REPO" build/hardinit >&2
+	run "$REPO/build/hardinit" dry-run --config "$REPO/config/baseline.conf" --cmdline "root=/dev/vda rd.luks.uuid=bogus"
+	grep -q 'luks: rd.luks.uuid=bogus: not a UUID; give the LUKS UUID (cryptsetup luksUUID); fix the kernel command line' <<<"$output"
+	grep -q 'at boot this would take the failure action' <<<"$output"
+}
