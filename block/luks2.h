@@ -167,4 +167,25 @@ int luks2_open_passphrase(const struct luks2_hdr *h, const uint8_t *pass, size_t
 			  luks2_read_fn rd, void *ctx, luks2_decrypt_fn dec, uint8_t *vk, size_t *vklen,
 			  int *slot, char *err, size_t errlen);
 
+/* ---- the dm-crypt table (block/luks2_dm.c) ------------------------ */
+
+#define LUKS2_TABLE_MAX 512
+
+/* crypttab's discard, readonly and dm-crypt flag options. */
+struct luks2_dm_opts {
+	bool discard, readonly, same_cpu_crypt, submit_from_crypt_cpus, no_read_workqueue, no_write_workqueue;
+};
+
+/* The dm-crypt table of segment 0 of h over device devnum ("254:0") of
+ * dev_bytes, the key referenced in the kernel keyring by key_desc (never
+ * the key): "aes-xts-plain64 :64:logon:cryptsetup:UUID-d0 0 254:0 32768
+ * [features]". *sectors gets the length. Returns 0 or -1 with err. */
+int luks2_dm_table(const struct luks2_hdr *h, const struct luks2_dm_opts *o, const char *devnum, uint64_t dev_bytes,
+	       const char *key_desc, char *out, size_t cap, uint64_t *sectors, char *err, size_t errlen);
+
+/* cryptsetup's names: the key "cryptsetup:UUID-dN" and the dm uuid
+ * "CRYPT-LUKS2-<uuid without dashes>-NAME". */
+void luks2_key_desc(const char *uuid, int digest, char *out, size_t cap);
+void luks2_dm_uuid(const char *uuid, const char *name, char *out, size_t cap);
+
 #endif

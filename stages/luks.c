@@ -3,8 +3,8 @@
  * /etc/crypttab name, with a passphrase asked on /dev/console, as
  * systemd-cryptsetup does and with its names (/dev/mapper/NAME, luks-UUID
  * by default; the dm uuid CRYPT-LUKS2-<uuid>-NAME), so the real root's
- * fstab and units agree. The header, the KDFs and the keyslot are
- * block/'s; the keyslot area is decrypted by the kernel (AF_ALG). The
+ * fstab and units agree. The header, the KDFs, the keyslot and the
+ * dm-crypt table are block/'s; the keyslot area is decrypted by the kernel (AF_ALG). The
  * volume key goes to the kernel as a "logon" key in this thread's keyring
  * (which no process can read back), the dm-crypt table names that key
  * (":64:logon:cryptsetup:UUID-d0", as cryptsetup 2.x does), and the key
@@ -83,17 +83,17 @@ int luks_options_parse(const char *text, struct luks_opts *o, char *err, size_t 
 		    !strcmp(w, "x-initrd.attach") || !strcmp(w, "headless") || !strcmp(w, "verify"))
 			continue;
 		if (!strcmp(w, "discard"))
-			o->discard = true;
+			o->dm.discard = true;
 		else if (!strcmp(w, "readonly") || !strcmp(w, "read-only"))
-			o->readonly = true;
+			o->dm.readonly = true;
 		else if (!strcmp(w, "same-cpu-crypt"))
-			o->same_cpu_crypt = true;
+			o->dm.same_cpu_crypt = true;
 		else if (!strcmp(w, "submit-from-crypt-cpus"))
-			o->submit_from_crypt_cpus = true;
+			o->dm.submit_from_crypt_cpus = true;
 		else if (!strcmp(w, "no-read-workqueue"))
-			o->no_read_workqueue = true;
+			o->dm.no_read_workqueue = true;
 		else if (!strcmp(w, "no-write-workqueue"))
-			o->no_write_workqueue = true;
+			o->dm.no_write_workqueue = true;
 		else if (!strcmp(w, "noauto"))
 			o->noauto = true;
 		else if (!strcmp(w, "tries")) {
@@ -355,85 +355,6 @@ int luks_plan_resolve(const struct cmdline *cmd, const struct luks_plan *cryptta
 			if (global_opts && !v->own_opts)
 				luks_options_parse(global_opts, &v->o, why, sizeof why);
 		}
-	}
-	return 0;
-}
-
-void luks_key_desc(const char *uuid, int digest, char *out, size_t cap)
-{
-	snprintf(out, cap, "cryptsetup:%s-d%d", uuid, digest);
-}
-
-void luks_dm_uuid(const char *uuid, const char *name, char *out, size_t cap)
-{
-	char hex[LUKS_UUID_MAX + 1];
-	size_t k = 0;
-	for (const char *p = uuid; *p && k < LUKS_UUID_MAX; p++)
-		if (*p != '-')
-			hex[k++] = *p;
-	hex[k] = '\0';
-	snprintf(out, cap, "CRYPT-LUKS2-%s-%s", hex, name);
-}
-
-int luks_table(const struct luks2_hdr *h, const struct luks_opts *o, const char *devnum, uint64_t dev_bytes,
-	       const char *key_desc, char *out, size_t cap, uint64_t *sectors, char *err, size_t errlen)
-{
-	const struct luks2_segment *s = &h->segment[0];
-	char feat[200] = "";
-	int nfeat = 0;
-
-	if (!s->used || strcmp(s->type, "crypt") != 0) {
-		snprintf(err, errlen, "segment 0 is not a crypt segment");
-		return -1;
-	}
-	uint64_t unit = s->sector_size / 512;
-	uint64_t bytes = s->dynamic ? (dev_bytes > s->offset ? dev_bytes - s->offset : 0) : s->size;
-	if (!s->dynamic && s->offset + s->size > dev_bytes) {
-		snprintf(err, errlen, "segment 0 (%llu bytes at %llu) is past the device's end (%llu bytes)",
-			 (unsigned long long)s->size, (unsigned long long)s->offset, (unsigned long long)dev_bytes);
-		return -1;
-	}
-	*sectors = bytes / 512 / unit * unit;
-	if (*sectors == 0) {
-		snprintf(err, errlen, "no data: the device (%llu bytes) ends before the data offset %llu",
-			 (unsigned long long)dev_bytes, (unsigned long long)s->offset);
-		return -1;
-	}
-	struct { bool on; const char *word; } f[] = {
-		{ o->discard, "allow_discards" },
-		{ o->same_cpu_crypt, "same_cpu_crypt" },
-		{ o->submit_from_crypt_cpus, "submit_from_crypt_cpus" },
-		{ o->no_read_workqueue, "no_read_workqueue" },
-		{ o->no_write_workqueue, "no_write_workqueue" },
-	};
-	for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
-		if (f[i].on) {
-			size_t l = strlen(feat);
-			snprintf(feat + l, sizeof feat - l, " %s", f[i].word);
-			nfeat++;
-		}
-	if (s->sector_size != 512) {
-		size_t l = strlen(feat);
-		snprintf(feat + l, sizeof feat - l, " sector_size:%u", s->sector_size);
-		nfeat++;
-	}
-	const struct luks2_digest *d = luks2_segment_digest(h, 0);
-	const struct luks2_keyslot *ks = NULL;
-	for (int i = 0; d && i < LUKS2_KEYSLOTS_MAX && !ks; i++)
-		if (h->keyslot[i].used && (d->keyslots >> i & 1))
-			ks = &h->keyslot[i];
-	if (!ks) {
-		snprintf(err, errlen, "no keyslot for segment 0");
-		return -1;
-	}
-	char nf[8] = "";
-	if (nfeat)
-		snprintf(nf, sizeof nf, " %d", nfeat);
-	int n = snprintf(out, cap, "%s :%u:logon:%s %llu %s %llu%s%s", s->encryption, ks->key_size, key_desc,
-			 (unsigned long long)s->iv_tweak, devnum, (unsigned long long)(s->offset / 512), nf, feat);
-	if (n < 0 || (size_t)n >= cap) {
-		snprintf(err, errlen, "dm-crypt table longer than %zu bytes", cap - 1);
-		return -1;
 	}
 	return 0;
 }
@@ -724,7 +645,7 @@ static void mapper_node(struct boot *b, const char *name, dev_t dev)
 
 static int open_volume(struct boot *b, int ctl, const struct luks_volume *v)
 {
-	char node[BOOT_PATH_MAX], note[LUKS2_ERR_MAX], err[LUKS_ERR_MAX], devnum[32], table[LUKS_TABLE_MAX];
+	char node[BOOT_PATH_MAX], note[LUKS2_ERR_MAX], err[LUKS_ERR_MAX], devnum[32], table[LUKS2_TABLE_MAX];
 	char desc[80], dmuuid[DM_UUID_LEN];
 	struct luks2_hdr h;
 	struct dev_ctx dc;
@@ -751,9 +672,9 @@ static int open_volume(struct boot *b, int ctl, const struct luks_volume *v)
 		goto out;
 	}
 	const struct luks2_digest *d = luks2_segment_digest(&h, 0);
-	luks_key_desc(v->uuid, d ? (int)(d - h.digest) : 0, desc, sizeof desc);
+	luks2_key_desc(v->uuid, d ? (int)(d - h.digest) : 0, desc, sizeof desc);
 	snprintf(devnum, sizeof devnum, "%u:%u", major(dev), minor(dev));
-	if (luks_table(&h, &v->o, devnum, bytes, desc, table, sizeof table, &sectors, err, sizeof err) < 0) {
+	if (luks2_dm_table(&h, &v->o.dm, devnum, bytes, desc, table, sizeof table, &sectors, err, sizeof err) < 0) {
 		boot_error(b, "luks: %s on %s: %s", v->name, node, err);
 		goto out;
 	}
@@ -767,12 +688,12 @@ static int open_volume(struct boot *b, int ctl, const struct luks_volume *v)
 	if (unlock(b, v, &h, &dc, vk, &vklen, &slot) == 0) {
 		long key = key_add(desc, vk, vklen);
 		explicit_bzero(vk, LUKS2_KEY_MAX);
-		luks_dm_uuid(v->uuid, v->name, dmuuid, sizeof dmuuid);
+		luks2_dm_uuid(v->uuid, v->name, dmuuid, sizeof dmuuid);
 		if (key < 0) {
 			boot_error(b, "luks: %s: the kernel keyring refused the volume key: %s; the kernel needs CONFIG_KEYS",
 				   v->name, strerror(errno));
 		} else {
-			int made = dm_create_crypt(ctl, v->name, dmuuid, v->o.readonly, sectors, table, &mapped, &step);
+			int made = dm_create_crypt(ctl, v->name, dmuuid, v->o.dm.readonly, sectors, table, &mapped, &step);
 			int saved = errno;
 			key_drop(key);
 			if (made < 0) {

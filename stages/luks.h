@@ -1,8 +1,8 @@
 /* The luks stage's pure parts (stages/luks.c), for tests/unit/test_luks2_stage.c
- * and tests/fuzz/fuzz_luks2_crypttab.c: which volumes to open (the kernel
- * command line's rd.luks.* words as systemd-cryptsetup-generator reads
- * them, and the initramfs's /etc/crypttab), their options, the dm-crypt
- * table, and the passphrase line read from the console. */
+ * and tests/fuzz/fuzz_luks2.c: which volumes to open (the kernel command
+ * line's rd.luks.* words as systemd-cryptsetup-generator reads them, and
+ * the initramfs's /etc/crypttab), their options, and the passphrase line
+ * read from the console. The dm-crypt table is block/luks2_dm.c's. */
 #ifndef HARDINIT_LUKS_H
 #define HARDINIT_LUKS_H
 
@@ -22,11 +22,10 @@
 #define LUKS_DEVICE_WAIT_MS   30000       /* for the volume's device to appear */
 #define LUKS_CRYPTTAB_MAX     16384
 #define LUKS_CRYPTTAB         "crypttab"  /* beside the initramfs's hardinit.conf: /etc/crypttab */
-#define LUKS_TABLE_MAX        512
 #define LUKS_ERR_MAX          300
 
 struct luks_opts {
-	bool discard, readonly, same_cpu_crypt, submit_from_crypt_cpus, no_read_workqueue, no_write_workqueue;
+	struct luks2_dm_opts dm;    /* discard, readonly, the dm-crypt flags */
 	bool noauto;
 	int tries;                  /* 0: LUKS_TRIES_DEFAULT */
 	int timeout_s;              /* 0: LUKS_PROMPT_TIMEOUT_S */
@@ -67,18 +66,6 @@ int luks_crypttab_parse(const char *text, size_t len, struct luks_plan *plan, ch
  * Returns 0, or -1 with err. */
 int luks_plan_resolve(const struct cmdline *cmd, const struct luks_plan *crypttab, struct luks_plan *plan,
 		      char *err, size_t errlen);
-
-/* The dm-crypt table of segment 0 of h over device devnum ("254:0") of
- * dev_bytes, the key referenced in the kernel keyring by key_desc (never
- * the key): "aes-xts-plain64 :64:logon:cryptsetup:UUID-d0 0 254:0 32768
- * [features]". *sectors gets the length. Returns 0 or -1 with err. */
-int luks_table(const struct luks2_hdr *h, const struct luks_opts *o, const char *devnum, uint64_t dev_bytes,
-	       const char *key_desc, char *out, size_t cap, uint64_t *sectors, char *err, size_t errlen);
-
-/* cryptsetup's names: the key "cryptsetup:UUID-dN" and the dm uuid
- * "CRYPT-LUKS2-<uuid without dashes>-NAME". */
-void luks_key_desc(const char *uuid, int digest, char *out, size_t cap);
-void luks_dm_uuid(const char *uuid, const char *name, char *out, size_t cap);
 
 /* Is text a UUID (8-4-4-4-12 hex)? Copies it lower-cased into out. */
 bool luks_uuid_parse(const char *text, char out[LUKS_UUID_MAX + 1]);

@@ -1,7 +1,7 @@
 /* Unit tests: the luks stage's pure parts (stages/luks.c): the crypttab
  * lines and options, the volumes the command line and the crypttab name
- * (systemd-cryptsetup-generator's rules), cryptsetup's key description and
- * dm uuid, the dm-crypt table (the key by keyring reference, never the
+ * (systemd-cryptsetup-generator's rules); and block/luks2_dm.c:
+ * cryptsetup's key description and dm uuid, the dm-crypt table (the key by keyring reference, never the
  * key) for a header made by cryptsetup, and the passphrase line reader. */
 #include <fcntl.h>
 #include <stdio.h>
@@ -33,7 +33,7 @@ static void test_crypttab(void)
 	snprintf(text, sizeof text, "# comment\n\ncryptroot UUID=%s none luks,discard,tries=5,x-made-up\n"
 		 "data\t/dev/disk/by-uuid/%s\t-\n", U1, U2);
 	tap_ok(luks_crypttab_parse(text, strlen(text), &p, err, sizeof err) == 0 && p.n == 2, "crypttab: two volumes");
-	tap_ok(!strcmp(p.v[0].name, "cryptroot") && !strcmp(p.v[0].uuid, U1) && p.v[0].o.discard && p.v[0].o.tries == 5,
+	tap_ok(!strcmp(p.v[0].name, "cryptroot") && !strcmp(p.v[0].uuid, U1) && p.v[0].o.dm.discard && p.v[0].o.tries == 5,
 	       "crypttab: name, UUID=, discard, tries=5");
 	tap_streq(p.v[0].o.ignored, "x-made-up", "crypttab: an unknown option is ignored and named (as systemd does)");
 	tap_ok(!strcmp(p.v[1].name, "data") && !strcmp(p.v[1].uuid, U2), "crypttab: /dev/disk/by-uuid/ device, key -");
@@ -76,7 +76,7 @@ static void test_plan(void)
 	snprintf(text, sizeof text, "rd.luks.uuid=%s", U2);
 	cmd(&c, text);
 	tap_ok(luks_plan_resolve(&c, &ct, &p, err, sizeof err) == 0 && p.n == 1 && !strcmp(p.v[0].name, "data") &&
-	       p.v[0].o.discard, "rd.luks.uuid= limits the crypttab to that UUID; the crypttab's name and options win");
+	       p.v[0].o.dm.discard, "rd.luks.uuid= limits the crypttab to that UUID; the crypttab's name and options win");
 
 	snprintf(text, sizeof text, "rd.luks.uuid=luks-%s rd.luks.crypttab=no", U2);
 	cmd(&c, text);
@@ -86,12 +86,12 @@ static void test_plan(void)
 	snprintf(text, sizeof text, "rd.luks.name=%s=cr_root rd.luks.options=%s=discard,tries=2 rd.luks.options=readonly", U1, U1);
 	cmd(&c, text);
 	tap_ok(luks_plan_resolve(&c, NULL, &p, err, sizeof err) == 0 && p.n == 1 && !strcmp(p.v[0].name, "cr_root") &&
-	       p.v[0].o.discard && p.v[0].o.tries == 2 && !p.v[0].o.readonly,
+	       p.v[0].o.dm.discard && p.v[0].o.tries == 2 && !p.v[0].o.dm.readonly,
 	       "rd.luks.name=UUID=NAME with rd.luks.options=UUID=... (the per-volume options only)");
 
 	snprintf(text, sizeof text, "rd.luks.uuid=%s rd.luks.options=readonly,discard", U1);
 	cmd(&c, text);
-	tap_ok(luks_plan_resolve(&c, NULL, &p, err, sizeof err) == 0 && p.n == 1 && p.v[0].o.readonly && p.v[0].o.discard,
+	tap_ok(luks_plan_resolve(&c, NULL, &p, err, sizeof err) == 0 && p.n == 1 && p.v[0].o.dm.readonly && p.v[0].o.dm.discard,
 	       "rd.luks.options= without a UUID applies to the command line's volumes");
 
 	snprintf(text, sizeof text, "rd.luks=no rd.luks.uuid=%s", U1);
@@ -135,35 +135,35 @@ static int header_of(const char *args, struct luks2_hdr *h)
 static void test_table(void)
 {
 	struct luks2_hdr h;
-	struct luks_opts o = { .discard = false };
-	char desc[80], table[LUKS_TABLE_MAX], want[LUKS_TABLE_MAX], uuid[129];
+	struct luks2_dm_opts o = { .discard = false };
+	char desc[80], table[LUKS2_TABLE_MAX], want[LUKS2_TABLE_MAX], uuid[129];
 	uint64_t sectors;
 
-	luks_key_desc(U1, 0, desc, sizeof desc);
+	luks2_key_desc(U1, 0, desc, sizeof desc);
 	tap_streq(desc, "cryptsetup:0f2c6b4e-1111-4a55-8d9c-0123456789ab-d0", "key description as cryptsetup 2.x");
-	luks_dm_uuid(U1, "cr_root", uuid, sizeof uuid);
+	luks2_dm_uuid(U1, "cr_root", uuid, sizeof uuid);
 	tap_streq(uuid, "CRYPT-LUKS2-0f2c6b4e11114a558d9c0123456789ab-cr_root", "dm uuid as cryptsetup");
 
 	if (!tap_ok(header_of("--sector-size 512", &h) == 0, "cryptsetup header (512-byte sectors): %s", err))
 		return;
-	tap_ok(luks_table(&h, &o, "254:3", 20 << 20, desc, table, sizeof table, &sectors, err, sizeof err) == 0,
+	tap_ok(luks2_dm_table(&h, &o, "254:3", 20 << 20, desc, table, sizeof table, &sectors, err, sizeof err) == 0,
 	       "table for a 20 MiB device");
 	snprintf(want, sizeof want, "aes-xts-plain64 :64:logon:%s 0 254:3 2048", desc);
 	tap_streq(table, want, "table: cipher, key by keyring reference, iv_tweak, device, data offset");
 	tap_ok(sectors == (20 << 20) / 512 - 2048, "table: the data segment's length in sectors");
 	tap_ok(!strstr(table, "0000000000"), "no key material in the table");
 	o.discard = o.no_read_workqueue = true;
-	luks_table(&h, &o, "254:3", 20 << 20, desc, table, sizeof table, &sectors, err, sizeof err);
+	luks2_dm_table(&h, &o, "254:3", 20 << 20, desc, table, sizeof table, &sectors, err, sizeof err);
 	snprintf(want, sizeof want, "aes-xts-plain64 :64:logon:%s 0 254:3 2048 2 allow_discards no_read_workqueue", desc);
 	tap_streq(table, want, "table: discard and no-read-workqueue as features");
-	tap_ok(luks_table(&h, &o, "254:3", 512 * 1024, desc, table, sizeof table, &sectors, err, sizeof err) < 0 &&
+	tap_ok(luks2_dm_table(&h, &o, "254:3", 512 * 1024, desc, table, sizeof table, &sectors, err, sizeof err) < 0 &&
 	       strstr(err, "ends before the data offset"), "a device smaller than the data offset refused");
 	luks2_hdr_free(&h);
 
 	o.discard = o.no_read_workqueue = false;
 	if (!tap_ok(header_of("--sector-size 4096", &h) == 0, "cryptsetup header (4096-byte sectors)"))
 		return;
-	luks_table(&h, &o, "8:1", (20 << 20) + 1000, desc, table, sizeof table, &sectors, err, sizeof err);
+	luks2_dm_table(&h, &o, "8:1", (20 << 20) + 1000, desc, table, sizeof table, &sectors, err, sizeof err);
 	snprintf(want, sizeof want, "aes-xts-plain64 :64:logon:%s 0 8:1 2048 1 sector_size:4096", desc);
 	tap_streq(table, want, "table: sector_size:4096 feature");
 	tap_ok(sectors % 8 == 0 && sectors == ((20 << 20) - (1 << 20)) / 512, "length a whole number of 4096-byte sectors");
