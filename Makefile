@@ -59,9 +59,11 @@ endif
 ARCHIVES   := /usr/lib/$(TRIPLET)
 STATIC_LIBS := $(ARCHIVES)/libselinux.a $(ARCHIVES)/libsepol.a \
                $(ARCHIVES)/libcap-ng.a $(ARCHIVES)/libpcre2-8.a
+# LUKS2's argon2 keyslots (block/luks2_keyslot.c): Debian's libargon2-dev.
+STATIC_LIBS += $(ARCHIVES)/libargon2.a
 
 WARN       := -Wall -Wextra -Wshadow -Wformat=2 -Wno-unused-parameter -Wno-format-truncation
-COMMON     := -std=gnu11 $(WARN) -Iinit -Iarch -Istages -Iprog -DHARDINIT_VERSION='"$(VERSION)"'
+COMMON     := -std=gnu11 $(WARN) -Iinit -Iarch -Iblock -Istages -Iprog -DHARDINIT_VERSION='"$(VERSION)"'
 # musl must not see glibc's /usr/include: a private directory holds only the
 # library and kernel uapi headers hardinit needs.
 # MUSL_EXTRA: size options to try (bench/size builds with -flto).
@@ -76,12 +78,15 @@ MUSLLDFLAGS := -static -Wl,--gc-sections -s $(MUSL_EXTRA)
 # program around it (prog/: main, the CLI commands, audit, private-tmp, the
 # link shims) is linked only into build/hardinit.
 CORE_SRC   := $(sort $(wildcard init/*.c arch/*.c stages/*.c))
+# block/: the machinery that turns disks into the root device (LUKS2).
+CORE_SRC   += $(sort $(wildcard block/*.c))
 PROG_SRC   := $(sort $(wildcard prog/*.c))
 HDR        := $(wildcard init/*.h arch/*.h stages/*.h prog/*.h)
+HDR        += $(wildcard block/*.h)
 # The version is compiled in (HARDINIT_VERSION): a new changelog entry
 # rebuilds what depends on the headers.
 HDR        += debian/changelog
-INCLUDES   := -Iinit -Iarch -Istages
+INCLUDES   := -Iinit -Iarch -Istages -Iblock
 
 PROBES     := $(patsubst tests/probe/%.c,$(BUILD)/probe/%,$(wildcard tests/probe/*.c))
 
@@ -102,11 +107,16 @@ $(BUILD)/include/.stamp:
 	ln -sfn /usr/include/$(TRIPLET)/asm $(BUILD)/include/asm
 	@touch $@
 
+# libargon2's header for the musl build (its own link: a build directory
+# made before it keeps its stamp).
+$(BUILD)/include/argon2.h: $(BUILD)/include/.stamp
+	ln -sfn /usr/include/argon2.h $@
+
 # One library per flavour: musl (the binary), host (unit tests), host with
 # ASan+UBSan (unit tests again), clang with libFuzzer's instrumentation.
 lib_objs = $(patsubst %.c,$(BUILD)/obj/$(1)/%.o,$(CORE_SRC))
 
-$(BUILD)/obj/musl/%.o: %.c $(HDR) $(BUILD)/include/.stamp
+$(BUILD)/obj/musl/%.o: %.c $(HDR) $(BUILD)/include/.stamp $(BUILD)/include/argon2.h
 	@mkdir -p $(dir $@)
 	$(MUSLCC) $(MUSLFLAGS) -c $< -o $@
 
@@ -152,6 +162,7 @@ $(BUILD)/probe/%: tests/probe/%.c $(BUILD)/include/.stamp
 # ---- host-side tests: unit tests, sanitizer build, fuzz targets ----------
 HOSTFLAGS  := $(COMMON) -g -O1
 HOSTLIBS   := -lselinux -lcap-ng
+HOSTLIBS   += -largon2
 SANFLAGS   := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 FUZZFLAGS  := $(COMMON) -Wno-unknown-warning-option -g -O1
 UNIT_SRC   := $(wildcard tests/unit/test_*.c)
@@ -183,8 +194,19 @@ $(BUILD)/unit/test_compat_musl: tests/unit-musl/test_compat.c prog/compat.c $(TE
 	@mkdir -p $(BUILD)/unit
 	$(MUSLCC) $(COMMON) -O1 -static -isystem $(BUILD)/include $< prog/compat.c -o $@
 
+# LUKS2's KDFs built with musl as PID 1 links them: Debian's libargon2.a
+# (built against glibc) through the fortify shims, RFC 9106's vectors.
+$(BUILD)/unit/test_luks2_kdf_musl: tests/unit/test_luks2_kdf.c prog/compat.c $(TEST_HDR) $(BUILD)/lib/libhardinit-musl.a
+	@mkdir -p $(BUILD)/unit
+	$(MUSLCC) $(COMMON) -O1 -static -isystem $(BUILD)/include -Itests/unit $< prog/compat.c $(BUILD)/lib/libhardinit-musl.a $(ARCHIVES)/libargon2.a -o $@
+
+# The LUKS2 host helper of tests/bats/luks.bats and tests/vm/luks.bats.
+$(BUILD)/tools/luks2-tool: tests/tools/luks2-tool.c $(HDR) $(BUILD)/lib/libhardinit-host.a
+	@mkdir -p $(BUILD)/tools
+	$(HOSTCC) $(HOSTFLAGS) $< $(BUILD)/lib/libhardinit-host.a -o $@ $(HOSTLIBS) -lcrypto
+
 ifeq ($(CROSS),)
-unit: $(UNIT_BIN) $(UNIT_SAN) $(BUILD)/unit/test_compat_musl
+unit: $(UNIT_BIN) $(UNIT_SAN) $(BUILD)/unit/test_compat_musl $(BUILD)/unit/test_luks2_kdf_musl $(BUILD)/tools/luks2-tool
 else
 # A cross build's unit tests: the same tests, built with the target's musl
 # against the library that goes into the binary (and the static archives

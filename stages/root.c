@@ -139,6 +139,12 @@ static int matches(struct boot *b, struct root_search *s, struct seen_dev *d)
 
 	switch (spec->kind) {
 	case ROOT_PATH:
+		/* /dev/mapper/NAME is udev's link, not a kernel name: the
+		 * device-mapper device of that name (the luks stage's). */
+		if (!strncmp(spec->value, "/dev/mapper/", 12)) {
+			char dm[130];
+			return read_sys_attr(b, d->name, "dm/name", dm, sizeof dm) == 0 && !strcmp(dm, spec->value + 12);
+		}
 		return strcmp(spec->value + strlen("/dev/"), d->name) == 0;
 	case ROOT_DEVNUM:
 		if (read_sys_attr(b, d->name, "dev", buf, sizeof buf) < 0)

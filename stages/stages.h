@@ -11,6 +11,7 @@ int stage_firmware(struct boot *b);   /* stages/firmware.c: UEFI, Secure Boot, U
 int stage_sysctl_start(struct boot *b); /* stages/sysctl_start.c: slow sysctl writes begun on a child */
 int stage_modules(struct boot *b);    /* stages/modules.c: finit_module the builder's list */
 int stage_verity(struct boot *b);     /* stages/verity.c: dm-verity device for the root */
+int stage_luks(struct boot *b);       /* stages/luks.c: LUKS2 volumes opened with a passphrase */
 int stage_root(struct boot *b);       /* stages/root.c: wait for and mount root= */
 int resume_check(struct boot *b);     /* stages/resume.c: refuse to boot over a hibernated system (the root stage) */
 int stage_prefetch(struct boot *b);   /* stages/prefetch.c: the root's files, looked up in parallel */

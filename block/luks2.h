@@ -1,0 +1,191 @@
+/* LUKS2 on-disk metadata: the binary header (two copies) and the JSON
+ * area, read without libcryptsetup and without a JSON library. The format
+ * is cryptsetup's "LUKS2 On-Disk Format Specification": each copy is a
+ * 4096-byte binary header followed by the JSON area, hdr_size bytes in
+ * all; the primary at 0, the secondary at hdr_size (or, when the primary
+ * is unreadable, at one of the standard sizes). The checksum (sha256) is
+ * over the whole copy with its checksum field zeroed; the valid copy with
+ * the higher seqid wins. Everything here is pure: bytes come through a
+ * read callback, so tests and the fuzz target feed memory. */
+#ifndef HARDINIT_LUKS2_H
+#define HARDINIT_LUKS2_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define LUKS2_BIN_SIZE        4096
+#define LUKS2_HDR_SIZE_MIN    (16 * 1024)        /* the spec's smallest copy */
+#define LUKS2_HDR_SIZE_MAX    (4 * 1024 * 1024)  /* and its largest */
+#define LUKS2_UUID_MAX        40
+#define LUKS2_LABEL_MAX       48
+#define LUKS2_KEYSLOTS_MAX    32                 /* cryptsetup's LUKS2_KEYSLOTS_MAX */
+#define LUKS2_SEGMENTS_MAX    8
+#define LUKS2_DIGESTS_MAX     8
+#define LUKS2_TOKENS_MAX      32
+#define LUKS2_KEY_MAX         64                 /* 512 bits: aes-xts with AES-256 */
+#define LUKS2_SALT_MAX        64
+#define LUKS2_DIGEST_MAX      64
+#define LUKS2_NAME_MAX        32                 /* hash and type names */
+#define LUKS2_CIPHER_MAX      64                 /* "aes-xts-plain64" */
+#define LUKS2_STRIPES_MAX     4000               /* what LUKS2 keyslots use */
+#define LUKS2_JSON_DEPTH_MAX  12
+#define LUKS2_ERR_MAX         256
+
+enum luks2_kdf_type { LUKS2_KDF_NONE, LUKS2_KDF_PBKDF2, LUKS2_KDF_ARGON2I, LUKS2_KDF_ARGON2ID };
+
+struct luks2_kdf {
+	enum luks2_kdf_type type;
+	char hash[LUKS2_NAME_MAX];      /* pbkdf2 */
+	uint32_t iterations;            /* pbkdf2 */
+	uint32_t time, memory, cpus;    /* argon2: passes, KiB, lanes */
+	uint8_t salt[LUKS2_SALT_MAX];
+	size_t salt_len;
+};
+
+struct luks2_keyslot {
+	bool used;
+	bool usable;                    /* type luks2, area raw, af luks1: one we can open */
+	char type[LUKS2_NAME_MAX];
+	uint32_t key_size;              /* the volume key's bytes */
+	uint64_t area_offset, area_size;
+	char area_encryption[LUKS2_CIPHER_MAX];
+	uint32_t area_key_size;
+	struct luks2_kdf kdf;
+	uint32_t af_stripes;
+	char af_hash[LUKS2_NAME_MAX];
+	int priority;                   /* 0 ignore, 1 normal (default), 2 high */
+};
+
+struct luks2_segment {
+	bool used;
+	char type[LUKS2_NAME_MAX];
+	uint64_t offset;                /* bytes */
+	uint64_t size;                  /* bytes; 0 with dynamic */
+	bool dynamic;
+	uint64_t iv_tweak;
+	char encryption[LUKS2_CIPHER_MAX];
+	uint32_t sector_size;
+};
+
+struct luks2_digest {
+	bool used;
+	char type[LUKS2_NAME_MAX];
+	uint32_t keyslots, segments;    /* bit i: keyslot/segment i */
+	char hash[LUKS2_NAME_MAX];
+	uint32_t iterations;
+	uint8_t salt[LUKS2_SALT_MAX];
+	size_t salt_len;
+	uint8_t digest[LUKS2_DIGEST_MAX];
+	size_t digest_len;
+};
+
+/* A token's JSON is kept as text (its span in hdr->json) for a token
+ * handler to parse (systemd-tpm2 is not read here). */
+struct luks2_token {
+	bool used;
+	char type[LUKS2_NAME_MAX];
+	size_t off, len;
+};
+
+struct luks2_hdr {
+	uint64_t hdr_size, seqid, offset;   /* offset: where the copy used lies */
+	bool from_secondary;
+	char uuid[LUKS2_UUID_MAX + 1];
+	char label[LUKS2_LABEL_MAX + 1];
+	uint64_t json_size, keyslots_size;
+	struct luks2_keyslot keyslot[LUKS2_KEYSLOTS_MAX];
+	struct luks2_segment segment[LUKS2_SEGMENTS_MAX];
+	struct luks2_digest digest[LUKS2_DIGESTS_MAX];
+	struct luks2_token token[LUKS2_TOKENS_MAX];
+	char *json;                         /* the JSON text (malloc'd), NUL-terminated */
+	size_t json_len;
+};
+
+/* Reads len bytes at off into buf; returns 0, or -1 (short read, error). */
+typedef int (*luks2_read_fn)(void *ctx, uint64_t off, void *buf, size_t len);
+
+/* Both copies read and checked, the newer valid one parsed into h.
+ * Returns 0, or -1 with err saying which copy is wrong and how. A copy
+ * that is damaged while the other is good is named in note (may be
+ * NULL) for the caller to warn about. h->json is to be freed with
+ * luks2_hdr_free (also after an error). */
+int luks2_hdr_read(luks2_read_fn rd, void *ctx, struct luks2_hdr *h,
+		   char *note, size_t notelen, char *err, size_t errlen);
+void luks2_hdr_free(struct luks2_hdr *h);
+
+/* The JSON area's text (len bytes, not necessarily NUL-terminated: it
+ * stops at the first NUL) into h's tables. Returns 0 or -1 with err. */
+int luks2_json_parse(const char *text, size_t len, struct luks2_hdr *h, char *err, size_t errlen);
+
+/* Standard base64 (with padding) of text into out; returns the byte
+ * count, or -1 when not base64 or longer than cap. */
+int luks2_base64_decode(const char *text, size_t len, uint8_t *out, size_t cap);
+
+/* True when the 6 bytes at p are the primary's (or secondary's) magic. */
+bool luks2_is_luks2(const uint8_t *p, size_t len);
+
+/* The digest that covers segment 0 (the one dm-crypt maps), or NULL. */
+const struct luks2_digest *luks2_segment_digest(const struct luks2_hdr *h, int segment);
+
+/* ---- keyslots (block/luks2_keyslot.c) ------------------------------ */
+
+#define LUKS2_AREA_MAX        (LUKS2_KEY_MAX * LUKS2_STRIPES_MAX)  /* the AF material read */
+#define LUKS2_ARGON2_MEMORY_MAX (4u * 1024 * 1024)             /* KiB: cryptsetup's own cap */
+#define LUKS2_ARGON2_CPUS_MAX 16
+#define LUKS2_PASS_MAX        512                                /* cryptsetup's default too */
+
+/* Decrypts len bytes (whole 512-byte sectors, IV = sector number from 0)
+ * in place with a dm-crypt cipher spec. block/afalg.c's is the kernel's. */
+typedef int (*luks2_decrypt_fn)(const char *spec, const uint8_t *key, size_t keylen, uint8_t *buf, size_t len,
+				char *err, size_t errlen);
+
+/* The luks1 anti-forensic merge: stripes blocks of keylen bytes in src,
+ * diffused with hash (sha256), into out. Returns 0, or -1 (hash). */
+int luks2_af_merge(const uint8_t *src, size_t keylen, unsigned stripes, const char *hash, uint8_t *out);
+
+/* The keyslot's KDF of the passphrase into out (area_key_size bytes). */
+int luks2_kdf(const struct luks2_kdf *k, const uint8_t *pass, size_t passlen, uint8_t *out, size_t outlen,
+	      char *err, size_t errlen);
+
+/* Is vk the volume key digest d describes (PBKDF2 of vk with its salt and
+ * iterations, compared in constant time)? 1 yes, 0 no, -1 unsupported. */
+int luks2_digest_check(const struct luks2_digest *d, const uint8_t *vk, size_t vklen);
+
+/* Open keyslot slot with a passphrase: KDF, the area read through rd and
+ * decrypted with dec, the AF merge, the digest check. vk gets the volume
+ * key (LUKS2_KEY_MAX bytes, *vklen set). Returns 0 opened, 1 the
+ * passphrase is not this keyslot's, -1 error (err). */
+int luks2_keyslot_open(const struct luks2_hdr *h, int slot, const uint8_t *pass, size_t passlen,
+		       luks2_read_fn rd, void *ctx, luks2_decrypt_fn dec, uint8_t *vk, size_t *vklen,
+		       char *err, size_t errlen);
+
+/* Every keyslot that can open segment 0, high priority first. Returns 0
+ * with *slot set, 1 when none takes the passphrase, -1 when no keyslot
+ * could be tried (err says why). */
+int luks2_open_passphrase(const struct luks2_hdr *h, const uint8_t *pass, size_t passlen,
+			  luks2_read_fn rd, void *ctx, luks2_decrypt_fn dec, uint8_t *vk, size_t *vklen,
+			  int *slot, char *err, size_t errlen);
+
+/* ---- the dm-crypt table (block/luks2_dm.c) ------------------------ */
+
+#define LUKS2_TABLE_MAX 512
+
+/* crypttab's discard, readonly and dm-crypt flag options. */
+struct luks2_dm_opts {
+	bool discard, readonly, same_cpu_crypt, submit_from_crypt_cpus, no_read_workqueue, no_write_workqueue;
+};
+
+/* The dm-crypt table of segment 0 of h over device devnum ("254:0") of
+ * dev_bytes, the key referenced in the kernel keyring by key_desc (never
+ * the key): "aes-xts-plain64 :64:logon:cryptsetup:UUID-d0 0 254:0 32768
+ * [features]". *sectors gets the length. Returns 0 or -1 with err. */
+int luks2_dm_table(const struct luks2_hdr *h, const struct luks2_dm_opts *o, const char *devnum, uint64_t dev_bytes,
+	       const char *key_desc, char *out, size_t cap, uint64_t *sectors, char *err, size_t errlen);
+
+/* cryptsetup's names: the key "cryptsetup:UUID-dN" and the dm uuid
+ * "CRYPT-LUKS2-<uuid without dashes>-NAME". */
+void luks2_key_desc(const char *uuid, int digest, char *out, size_t cap);
+void luks2_dm_uuid(const char *uuid, const char *name, char *out, size_t cap);
+
+#endif

@@ -1,0 +1,87 @@
+/* The dm-crypt table of a LUKS2 volume's segment 0 and cryptsetup's
+ * names for its key and device, as cryptsetup 2.x writes them, so a
+ * volume opened by hardinit looks to the real root's systemd like one
+ * opened by systemd-cryptsetup. The key is named, never written. */
+#include <stdio.h>
+#include <string.h>
+
+#include "luks2.h"
+
+void luks2_key_desc(const char *uuid, int digest, char *out, size_t cap)
+{
+	snprintf(out, cap, "cryptsetup:%s-d%d", uuid, digest);
+}
+
+void luks2_dm_uuid(const char *uuid, const char *name, char *out, size_t cap)
+{
+	char hex[LUKS2_UUID_MAX + 1];
+	size_t k = 0;
+	for (const char *p = uuid; *p && k < LUKS2_UUID_MAX; p++)
+		if (*p != '-')
+			hex[k++] = *p;
+	hex[k] = '\0';
+	snprintf(out, cap, "CRYPT-LUKS2-%s-%s", hex, name);
+}
+
+int luks2_dm_table(const struct luks2_hdr *h, const struct luks2_dm_opts *o, const char *devnum, uint64_t dev_bytes,
+	       const char *key_desc, char *out, size_t cap, uint64_t *sectors, char *err, size_t errlen)
+{
+	const struct luks2_segment *s = &h->segment[0];
+	char feat[200] = "";
+	int nfeat = 0;
+
+	if (!s->used || strcmp(s->type, "crypt") != 0) {
+		snprintf(err, errlen, "segment 0 is not a crypt segment");
+		return -1;
+	}
+	uint64_t unit = s->sector_size / 512;
+	uint64_t bytes = s->dynamic ? (dev_bytes > s->offset ? dev_bytes - s->offset : 0) : s->size;
+	if (!s->dynamic && s->offset + s->size > dev_bytes) {
+		snprintf(err, errlen, "segment 0 (%llu bytes at %llu) is past the device's end (%llu bytes)",
+			 (unsigned long long)s->size, (unsigned long long)s->offset, (unsigned long long)dev_bytes);
+		return -1;
+	}
+	*sectors = bytes / 512 / unit * unit;
+	if (*sectors == 0) {
+		snprintf(err, errlen, "no data: the device (%llu bytes) ends before the data offset %llu",
+			 (unsigned long long)dev_bytes, (unsigned long long)s->offset);
+		return -1;
+	}
+	struct { bool on; const char *word; } f[] = {
+		{ o->discard, "allow_discards" },
+		{ o->same_cpu_crypt, "same_cpu_crypt" },
+		{ o->submit_from_crypt_cpus, "submit_from_crypt_cpus" },
+		{ o->no_read_workqueue, "no_read_workqueue" },
+		{ o->no_write_workqueue, "no_write_workqueue" },
+	};
+	for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+		if (f[i].on) {
+			size_t l = strlen(feat);
+			snprintf(feat + l, sizeof feat - l, " %s", f[i].word);
+			nfeat++;
+		}
+	if (s->sector_size != 512) {
+		size_t l = strlen(feat);
+		snprintf(feat + l, sizeof feat - l, " sector_size:%u", s->sector_size);
+		nfeat++;
+	}
+	const struct luks2_digest *d = luks2_segment_digest(h, 0);
+	const struct luks2_keyslot *ks = NULL;
+	for (int i = 0; d && i < LUKS2_KEYSLOTS_MAX && !ks; i++)
+		if (h->keyslot[i].used && (d->keyslots >> i & 1))
+			ks = &h->keyslot[i];
+	if (!ks) {
+		snprintf(err, errlen, "no keyslot for segment 0");
+		return -1;
+	}
+	char nf[8] = "";
+	if (nfeat)
+		snprintf(nf, sizeof nf, " %d", nfeat);
+	int n = snprintf(out, cap, "%s :%u:logon:%s %llu %s %llu%s%s", s->encryption, ks->key_size, key_desc,
+			 (unsigned long long)s->iv_tweak, devnum, (unsigned long long)(s->offset / 512), nf, feat);
+	if (n < 0 || (size_t)n >= cap) {
+		snprintf(err, errlen, "dm-crypt table longer than %zu bytes", cap - 1);
+		return -1;
+	}
+	return 0;
+}

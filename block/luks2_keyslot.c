@@ -1,0 +1,222 @@
+/* Opening a LUKS2 keyslot with a passphrase, as cryptsetup does: the
+ * keyslot's KDF (pbkdf2, argon2i, argon2id) gives the area key; the area
+ * (key_size * stripes bytes) is read and decrypted sector by sector; the
+ * luks1 anti-forensic merge gives the candidate volume key; the digest
+ * bound to the keyslot says whether it is the volume key. Every buffer
+ * that holds key material is locked in memory and wiped before it is
+ * freed; nothing here logs. argon2 is libargon2's (Debian's
+ * libargon2-dev, the reference implementation). */
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include <argon2.h>
+
+#include "luks2.h"
+#include "pbkdf2.h"
+#include "sha256.h"
+
+/* The luks1 diffuse: each digest-sized block i of buf replaced by
+ * H(be32(i) || block), the last partial block by the digest's prefix. */
+static void diffuse(uint8_t *buf, size_t len)
+{
+	uint8_t d[SHA256_BYTES];
+	size_t blocks = len / SHA256_BYTES, pad = len % SHA256_BYTES;
+
+	for (size_t i = 0; i <= blocks; i++) {
+		size_t n = i < blocks ? SHA256_BYTES : pad;
+		if (!n)
+			break;
+		uint32_t iv = htonl((uint32_t)i);
+		struct sha256 s;
+		sha256_init(&s);
+		sha256_update(&s, &iv, sizeof iv);
+		sha256_update(&s, buf + i * SHA256_BYTES, n);
+		sha256_final(&s, d);
+		memcpy(buf + i * SHA256_BYTES, d, n);
+		explicit_bzero(&s, sizeof s);
+	}
+	explicit_bzero(d, sizeof d);
+}
+
+int luks2_af_merge(const uint8_t *src, size_t keylen, unsigned stripes, const char *hash, uint8_t *out)
+{
+	uint8_t acc[LUKS2_KEY_MAX];
+
+	if (!hash || strcmp(hash, "sha256") != 0 || keylen == 0 || keylen > LUKS2_KEY_MAX || stripes == 0)
+		return -1;
+	memset(acc, 0, keylen);
+	for (unsigned i = 0; i + 1 < stripes; i++) {
+		for (size_t k = 0; k < keylen; k++)
+			acc[k] ^= src[i * keylen + k];
+		diffuse(acc, keylen);
+	}
+	for (size_t k = 0; k < keylen; k++)
+		out[k] = acc[k] ^ src[(size_t)(stripes - 1) * keylen + k];
+	explicit_bzero(acc, sizeof acc);
+	return 0;
+}
+
+int luks2_kdf(const struct luks2_kdf *k, const uint8_t *pass, size_t passlen, uint8_t *out, size_t outlen,
+	      char *err, size_t errlen)
+{
+	if (k->type == LUKS2_KDF_PBKDF2) {
+		if (pbkdf2(k->hash, pass, passlen, k->salt, k->salt_len, k->iterations, out, outlen) < 0) {
+			snprintf(err, errlen, "pbkdf2 with %s: not supported (sha256 is)", k->hash);
+			return -1;
+		}
+		return 0;
+	}
+	if (k->type != LUKS2_KDF_ARGON2I && k->type != LUKS2_KDF_ARGON2ID) {
+		snprintf(err, errlen, "unknown KDF");
+		return -1;
+	}
+	if (k->memory > LUKS2_ARGON2_MEMORY_MAX || k->cpus > LUKS2_ARGON2_CPUS_MAX) {
+		snprintf(err, errlen, "argon2 memory %u KiB or %u lanes over the limits (%u KiB, %d)", k->memory, k->cpus,
+			 LUKS2_ARGON2_MEMORY_MAX, LUKS2_ARGON2_CPUS_MAX);
+		return -1;
+	}
+	argon2_context ctx = {
+		.out = out, .outlen = (uint32_t)outlen,
+		.pwd = (uint8_t *)pass, .pwdlen = (uint32_t)passlen,
+		.salt = (uint8_t *)k->salt, .saltlen = (uint32_t)k->salt_len,
+		.t_cost = k->time, .m_cost = k->memory, .lanes = k->cpus, .threads = k->cpus,
+		.version = ARGON2_VERSION_13, .flags = ARGON2_DEFAULT_FLAGS,
+	};
+	int rc = argon2_ctx(&ctx, k->type == LUKS2_KDF_ARGON2I ? Argon2_i : Argon2_id);
+	if (rc != ARGON2_OK) {
+		snprintf(err, errlen, "argon2: %s", argon2_error_message(rc));
+		return -1;
+	}
+	return 0;
+}
+
+int luks2_digest_check(const struct luks2_digest *d, const uint8_t *vk, size_t vklen)
+{
+	uint8_t got[LUKS2_DIGEST_MAX];
+
+	if (strcmp(d->type, "pbkdf2") != 0 || !d->digest_len ||
+	    pbkdf2(d->hash, vk, vklen, d->salt, d->salt_len, d->iterations, got, d->digest_len) < 0)
+		return -1;
+	int same = ct_equal(got, d->digest, d->digest_len);
+	explicit_bzero(got, sizeof got);
+	return same;
+}
+
+static const struct luks2_digest *keyslot_digest(const struct luks2_hdr *h, int slot)
+{
+	for (int i = 0; i < LUKS2_DIGESTS_MAX; i++)
+		if (h->digest[i].used && (h->digest[i].keyslots >> slot & 1))
+			return &h->digest[i];
+	return NULL;
+}
+
+/* Key material: locked so it is never swapped, wiped before it is freed. */
+static uint8_t *secret_alloc(size_t len)
+{
+	uint8_t *p = calloc(1, len);
+	if (p)
+		mlock(p, len);
+	return p;
+}
+
+static void secret_free(uint8_t *p, size_t len)
+{
+	if (!p)
+		return;
+	explicit_bzero(p, len);
+	munlock(p, len);
+	free(p);
+}
+
+int luks2_keyslot_open(const struct luks2_hdr *h, int slot, const uint8_t *pass, size_t passlen,
+		       luks2_read_fn rd, void *ctx, luks2_decrypt_fn dec, uint8_t *vk, size_t *vklen,
+		       char *err, size_t errlen)
+{
+	const struct luks2_keyslot *ks = slot >= 0 && slot < LUKS2_KEYSLOTS_MAX ? &h->keyslot[slot] : NULL;
+	const struct luks2_digest *d = ks ? keyslot_digest(h, slot) : NULL;
+	char why[LUKS2_ERR_MAX];
+	int rc = -1;
+
+	if (!ks || !ks->used || !ks->usable) {
+		snprintf(err, errlen, "keyslot %d: not a keyslot this reader can open", slot);
+		return -1;
+	}
+	if (!d || strcmp(d->type, "pbkdf2") != 0 || !pbkdf2_supported(d->hash)) {
+		snprintf(err, errlen, "keyslot %d: no pbkdf2-sha256 digest bound to it", slot);
+		return -1;
+	}
+	size_t af_len = (size_t)ks->key_size * ks->af_stripes;
+	size_t area_len = (af_len + 511) / 512 * 512;
+	if (area_len > ks->area_size || area_len > LUKS2_AREA_MAX + 511) {
+		snprintf(err, errlen, "keyslot %d: area of %llu bytes is smaller than its %zu bytes of key material", slot,
+			 (unsigned long long)ks->area_size, area_len);
+		return -1;
+	}
+	uint8_t *akey = secret_alloc(LUKS2_KEY_MAX), *area = secret_alloc(area_len);
+	if (!akey || !area) {
+		snprintf(err, errlen, "keyslot %d: no memory", slot);
+		goto out;
+	}
+	if (luks2_kdf(&ks->kdf, pass, passlen, akey, ks->area_key_size, why, sizeof why) < 0) {
+		snprintf(err, errlen, "keyslot %d: %s", slot, why);
+		goto out;
+	}
+	if (rd(ctx, ks->area_offset, area, area_len) < 0) {
+		snprintf(err, errlen, "keyslot %d: its area at %llu cannot be read", slot,
+			 (unsigned long long)ks->area_offset);
+		goto out;
+	}
+	if (dec(ks->area_encryption, akey, ks->area_key_size, area, area_len, why, sizeof why) < 0) {
+		snprintf(err, errlen, "keyslot %d: %s", slot, why);
+		goto out;
+	}
+	if (luks2_af_merge(area, ks->key_size, ks->af_stripes, ks->af_hash, vk) < 0) {
+		snprintf(err, errlen, "keyslot %d: af hash %s not supported (sha256 is)", slot, ks->af_hash);
+		goto out;
+	}
+	*vklen = ks->key_size;
+	rc = luks2_digest_check(d, vk, ks->key_size) == 1 ? 0 : 1;
+	if (rc)
+		explicit_bzero(vk, LUKS2_KEY_MAX);
+out:
+	secret_free(akey, LUKS2_KEY_MAX);
+	secret_free(area, area_len);
+	return rc;
+}
+
+int luks2_open_passphrase(const struct luks2_hdr *h, const uint8_t *pass, size_t passlen,
+			  luks2_read_fn rd, void *ctx, luks2_decrypt_fn dec, uint8_t *vk, size_t *vklen,
+			  int *slot, char *err, size_t errlen)
+{
+	const struct luks2_digest *seg = luks2_segment_digest(h, 0);
+	bool tried = false;
+
+	err[0] = '\0';
+	if (!seg) {
+		snprintf(err, errlen, "no digest covers segment 0");
+		return -1;
+	}
+	for (int prio = 2; prio >= 1; prio--)
+		for (int i = 0; i < LUKS2_KEYSLOTS_MAX; i++) {
+			const struct luks2_keyslot *ks = &h->keyslot[i];
+			if (!ks->used || !ks->usable || ks->priority != prio || !(seg->keyslots >> i & 1))
+				continue;
+			char why[LUKS2_ERR_MAX];
+			int rc = luks2_keyslot_open(h, i, pass, passlen, rd, ctx, dec, vk, vklen, why, sizeof why);
+			if (rc == 0) {
+				*slot = i;
+				return 0;
+			}
+			if (rc < 0 && !err[0])
+				snprintf(err, errlen, "%s", why);
+			tried |= rc > 0;
+		}
+	if (tried)
+		return 1;
+	if (!err[0])
+		snprintf(err, errlen, "no keyslot this reader can open (luks2 type, pbkdf2-sha256 or argon2)");
+	return -1;
+}

@@ -1,0 +1,201 @@
+/* Unit tests: the luks stage's pure parts (stages/luks.c): the crypttab
+ * lines and options, the volumes the command line and the crypttab name
+ * (systemd-cryptsetup-generator's rules); and block/luks2_dm.c:
+ * cryptsetup's key description and dm uuid, the dm-crypt table (the key by keyring reference, never the
+ * key) for a header made by cryptsetup, and the passphrase line reader. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmdline.h"
+#include "luks.h"
+#include "tap.h"
+
+static char err[LUKS_ERR_MAX];
+static const char U1[] = "0f2c6b4e-1111-4a55-8d9c-0123456789ab";
+static const char U2[] = "9a9a9a9a-2222-4b66-9e0d-abcdefabcdef";
+
+static void cmd(struct cmdline *c, const char *text)
+{
+	char e[200];
+	if (cmdline_parse(c, text, strlen(text), e, sizeof e) < 0)
+		tap_ok(0, "cmdline_parse %s: %s", text, e);
+}
+
+static void test_crypttab(void)
+{
+	struct luks_plan p;
+	char text[600];
+
+	memset(&p, 0, sizeof p);
+	snprintf(text, sizeof text, "# comment\n\ncryptroot UUID=%s none luks,discard,tries=5,x-made-up\n"
+		 "data\t/dev/disk/by-uuid/%s\t-\n", U1, U2);
+	tap_ok(luks_crypttab_parse(text, strlen(text), &p, err, sizeof err) == 0 && p.n == 2, "crypttab: two volumes");
+	tap_ok(!strcmp(p.v[0].name, "cryptroot") && !strcmp(p.v[0].uuid, U1) && p.v[0].o.dm.discard && p.v[0].o.tries == 5,
+	       "crypttab: name, UUID=, discard, tries=5");
+	tap_streq(p.v[0].o.ignored, "x-made-up", "crypttab: an unknown option is ignored and named (as systemd does)");
+	tap_ok(!strcmp(p.v[1].name, "data") && !strcmp(p.v[1].uuid, U2), "crypttab: /dev/disk/by-uuid/ device, key -");
+
+	struct { const char *line; const char *want; } bad[] = {
+		{ "x UUID=0f2c6b4e-1111-4a55-8d9c-0123456789ab /etc/key luks", "key files are not supported" },
+		{ "x /dev/sda2 none", "is not UUID=" },
+		{ "x UUID=zz none", "is not UUID=" },
+		{ "onlyname", "1 fields" },
+		{ "x UUID=0f2c6b4e-1111-4a55-8d9c-0123456789ab none luks,tpm2-device=auto", "tpm2-device is not supported" },
+		{ "x UUID=0f2c6b4e-1111-4a55-8d9c-0123456789ab none plain", "plain is not supported" },
+		{ "x UUID=0f2c6b4e-1111-4a55-8d9c-0123456789ab none tries=99", "tries=99" },
+		{ "a/b UUID=0f2c6b4e-1111-4a55-8d9c-0123456789ab none", "bad name" },
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		memset(&p, 0, sizeof p);
+		int rc = luks_crypttab_parse(bad[i].line, strlen(bad[i].line), &p, err, sizeof err);
+		tap_ok(rc < 0, "crypttab refused: %s", bad[i].line);
+		tap_contains(err, bad[i].want, "  and the error says why");
+	}
+	memset(&p, 0, sizeof p);
+	snprintf(text, sizeof text, "a UUID=%s\nb UUID=%s\n", U1, U1);
+	tap_ok(luks_crypttab_parse(text, strlen(text), &p, err, sizeof err) < 0 && strstr(err, "line 2"),
+	       "crypttab: a UUID twice refused, naming line 2");
+}
+
+static void test_plan(void)
+{
+	struct cmdline c;
+	struct luks_plan ct, p;
+	char text[600];
+
+	memset(&ct, 0, sizeof ct);
+	snprintf(text, sizeof text, "cryptroot UUID=%s none\ndata UUID=%s none discard\n", U1, U2);
+	luks_crypttab_parse(text, strlen(text), &ct, err, sizeof err);
+
+	cmd(&c, "root=/dev/mapper/x");
+	tap_ok(luks_plan_resolve(&c, &ct, &p, err, sizeof err) == 0 && p.n == 2, "no rd.luks words: every crypttab volume");
+
+	snprintf(text, sizeof text, "rd.luks.uuid=%s", U2);
+	cmd(&c, text);
+	tap_ok(luks_plan_resolve(&c, &ct, &p, err, sizeof err) == 0 && p.n == 1 && !strcmp(p.v[0].name, "data") &&
+	       p.v[0].o.dm.discard, "rd.luks.uuid= limits the crypttab to that UUID; the crypttab's name and options win");
+
+	snprintf(text, sizeof text, "rd.luks.uuid=luks-%s rd.luks.crypttab=no", U2);
+	cmd(&c, text);
+	tap_ok(luks_plan_resolve(&c, &ct, &p, err, sizeof err) == 0 && p.n == 1 && !strcmp(p.v[0].name, "luks-9a9a9a9a-2222-4b66-9e0d-abcdefabcdef"),
+	       "rd.luks.crypttab=no: the default name luks-UUID (luks- prefix accepted)");
+
+	snprintf(text, sizeof text, "rd.luks.name=%s=cr_root rd.luks.options=%s=discard,tries=2 rd.luks.options=readonly", U1, U1);
+	cmd(&c, text);
+	tap_ok(luks_plan_resolve(&c, NULL, &p, err, sizeof err) == 0 && p.n == 1 && !strcmp(p.v[0].name, "cr_root") &&
+	       p.v[0].o.dm.discard && p.v[0].o.tries == 2 && !p.v[0].o.dm.readonly,
+	       "rd.luks.name=UUID=NAME with rd.luks.options=UUID=... (the per-volume options only)");
+
+	snprintf(text, sizeof text, "rd.luks.uuid=%s rd.luks.options=readonly,discard", U1);
+	cmd(&c, text);
+	tap_ok(luks_plan_resolve(&c, NULL, &p, err, sizeof err) == 0 && p.n == 1 && p.v[0].o.dm.readonly && p.v[0].o.dm.discard,
+	       "rd.luks.options= without a UUID applies to the command line's volumes");
+
+	snprintf(text, sizeof text, "rd.luks=no rd.luks.uuid=%s", U1);
+	cmd(&c, text);
+	tap_ok(luks_plan_resolve(&c, &ct, &p, err, sizeof err) == 0 && p.n == 0, "rd.luks=no: nothing opened");
+
+	cmd(&c, "rd.luks.uuid=nonsense");
+	tap_ok(luks_plan_resolve(&c, NULL, &p, err, sizeof err) < 0, "rd.luks.uuid=nonsense refused");
+	tap_contains(err, "not a UUID", "  and the error says so");
+	cmd(&c, "rd.luks.options=header=/x");
+	tap_ok(luks_plan_resolve(&c, NULL, &p, err, sizeof err) < 0 && strstr(err, "header is not supported"),
+	       "rd.luks.options=header=... refused");
+}
+
+struct mem { uint8_t *p; size_t n; };
+
+static int mem_read(void *ctx, uint64_t off, void *buf, size_t len)
+{
+	struct mem *m = ctx;
+	if (off > m->n || len > m->n - off)
+		return -1;
+	memcpy(buf, m->p + off, len);
+	return 0;
+}
+
+static int header_of(const char *args, struct luks2_hdr *h)
+{
+	char cmdtext[600], note[LUKS2_ERR_MAX];
+	static uint8_t img[64 * 1024];
+	snprintf(cmdtext, sizeof cmdtext, "f=$(mktemp) && truncate -s 20M $f && printf p | cryptsetup luksFormat -q "
+		 "--type luks2 --key-file - --pbkdf pbkdf2 --pbkdf-force-iterations 1000 --luks2-metadata-size 16k "
+		 "--luks2-keyslots-size 256k --uuid %s %s $f >/dev/null 2>&1 && head -c 65536 $f; rm -f $f", U1, args);
+	FILE *f = popen(cmdtext, "r");
+	size_t n = f ? fread(img, 1, sizeof img, f) : 0;
+	if (f)
+		pclose(f);
+	struct mem m = { img, n };
+	return n == sizeof img ? luks2_hdr_read(mem_read, &m, h, note, sizeof note, err, sizeof err) : -1;
+}
+
+static void test_table(void)
+{
+	struct luks2_hdr h;
+	struct luks2_dm_opts o = { .discard = false };
+	char desc[80], table[LUKS2_TABLE_MAX], want[LUKS2_TABLE_MAX], uuid[129];
+	uint64_t sectors;
+
+	luks2_key_desc(U1, 0, desc, sizeof desc);
+	tap_streq(desc, "cryptsetup:0f2c6b4e-1111-4a55-8d9c-0123456789ab-d0", "key description as cryptsetup 2.x");
+	luks2_dm_uuid(U1, "cr_root", uuid, sizeof uuid);
+	tap_streq(uuid, "CRYPT-LUKS2-0f2c6b4e11114a558d9c0123456789ab-cr_root", "dm uuid as cryptsetup");
+
+	if (!tap_ok(header_of("--sector-size 512", &h) == 0, "cryptsetup header (512-byte sectors): %s", err))
+		return;
+	tap_ok(luks2_dm_table(&h, &o, "254:3", 20 << 20, desc, table, sizeof table, &sectors, err, sizeof err) == 0,
+	       "table for a 20 MiB device");
+	snprintf(want, sizeof want, "aes-xts-plain64 :64:logon:%s 0 254:3 2048", desc);
+	tap_streq(table, want, "table: cipher, key by keyring reference, iv_tweak, device, data offset");
+	tap_ok(sectors == (20 << 20) / 512 - 2048, "table: the data segment's length in sectors");
+	tap_ok(!strstr(table, "0000000000"), "no key material in the table");
+	o.discard = o.no_read_workqueue = true;
+	luks2_dm_table(&h, &o, "254:3", 20 << 20, desc, table, sizeof table, &sectors, err, sizeof err);
+	snprintf(want, sizeof want, "aes-xts-plain64 :64:logon:%s 0 254:3 2048 2 allow_discards no_read_workqueue", desc);
+	tap_streq(table, want, "table: discard and no-read-workqueue as features");
+	tap_ok(luks2_dm_table(&h, &o, "254:3", 512 * 1024, desc, table, sizeof table, &sectors, err, sizeof err) < 0 &&
+	       strstr(err, "ends before the data offset"), "a device smaller than the data offset refused");
+	luks2_hdr_free(&h);
+
+	o.discard = o.no_read_workqueue = false;
+	if (!tap_ok(header_of("--sector-size 4096", &h) == 0, "cryptsetup header (4096-byte sectors)"))
+		return;
+	luks2_dm_table(&h, &o, "8:1", (20 << 20) + 1000, desc, table, sizeof table, &sectors, err, sizeof err);
+	snprintf(want, sizeof want, "aes-xts-plain64 :64:logon:%s 0 8:1 2048 1 sector_size:4096", desc);
+	tap_streq(table, want, "table: sector_size:4096 feature");
+	tap_ok(sectors % 8 == 0 && sectors == ((20 << 20) - (1 << 20)) / 512, "length a whole number of 4096-byte sectors");
+	luks2_hdr_free(&h);
+}
+
+static void test_read_line(void)
+{
+	int p[2];
+	char out[16];
+
+	if (pipe(p) < 0)
+		return;
+	tap_ok(write(p[1], "abc\nxyz\r", 8) == 8, "write two lines");
+	tap_ok(luks_read_line(p[0], out, sizeof out, 1000) == 3 && !strcmp(out, "abc"), "first line, \\n");
+	tap_ok(luks_read_line(p[0], out, sizeof out, 1000) == 3 && !strcmp(out, "xyz"), "second line, \\r");
+	tap_ok(luks_read_line(p[0], out, sizeof out, 50) < 0 && out[0] == '\0', "nothing typed: times out, buffer wiped");
+	tap_ok(write(p[1], "0123456789abcdefXYZ\n", 20) == 20, "write a long line");
+	tap_ok(luks_read_line(p[0], out, sizeof out, 1000) < 0 && out[0] == '\0', "longer than the buffer: refused, wiped");
+	tap_ok(write(p[1], "next\n", 5) == 5, "write a line after it");
+	tap_ok(luks_read_line(p[0], out, sizeof out, 1000) == 4 && !strcmp(out, "next"),
+	       "the long line's rest was dropped: the next try reads the next line");
+	close(p[1]);
+	tap_ok(luks_read_line(p[0], out, sizeof out, 1000) < 0, "end of input: refused");
+	close(p[0]);
+}
+
+int main(void)
+{
+	test_crypttab();
+	test_plan();
+	test_table();
+	test_read_line();
+	return tap_done();
+}
