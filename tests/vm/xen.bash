@@ -1,0 +1,163 @@
+# shellcheck shell=bash
+# The Xen harness: Debian's Xen 4.17 under QEMU (TCG), a PV dom0 on Debian's
+# generic 6.1 kernel running from an initramfs of its own, and the
+# toolstack (xl, xenstored, xenconsoled, the hotplug scripts) in it, so a
+# test can `xl create` a domU exactly as a user's dom0 would and read the
+# guest's console. Load after lib.bash (`load lib`, `load xen`).
+#
+#   xen_dir                     echo the cache dir of Xen (scripts/fetch-xen)
+#   xen_dom0_initrd OUT SCENARIO [FILE=PATH_IN_DOM0]...
+#                               dom0's initramfs: busybox, bash, the toolstack
+#                               and its libraries, the dom0 kernel's Xen and
+#                               disk modules, /init (tests/vm/xen-dom0-init)
+#                               and SCENARIO as /scenario, the script /init
+#                               runs once the toolstack is up; each FILE is
+#                               copied to PATH_IN_DOM0 (a domU's kernel, its
+#                               ramdisk, its xl config)
+#   xen_boot LOG DOM0_INITRD [--disk IMG]... [--timeout S] [--xen-append "..."]
+#                               boot Xen with the generic kernel as dom0 and
+#                               DOM0_INITRD; dom0's hvc0 and Xen's own lines
+#                               are on com1, in LOG; the disks are dom0's
+#                               /dev/vda, /dev/vdb... (a scenario hands one to
+#                               a domU as phy:/dev/vdX)
+#
+# The scenario prints between "=== BEGIN NAME ===" and "=== END NAME ==="
+# markers, as testinit does (vm_section reads them), and the domU's own
+# console, kept by xenconsoled, is printed by `domu_console NAME` in a
+# section "domu-console-NAME". /init powers dom0 off when the scenario ends
+# or after XEN_SCENARIO_TIMEOUT seconds.
+
+XEN_DOM0_KERNEL=6.1-generic
+XEN_DOM0_MEM=768
+# Xen, dom0 and the domUs it starts share this much guest memory.
+XEN_QEMU_MEM=2048
+XEN_TIMEOUT=${XEN_TIMEOUT:-600}
+# The dom0 kernel's modules the toolstack and the tests need: xenfs for
+# /proc/xen, the event channel, grant and privcmd devices xl opens, the
+# block backend that serves a domU's xvda, and the virtio disk it passes.
+XEN_DOM0_MODULES=(xenfs xen-evtchn xen-gntdev xen-gntalloc xen-privcmd xen-blkback virtio_pci virtio_blk)
+
+xen_dir() {
+	"$HARDINIT_SRC/scripts/fetch-xen"
+}
+
+# Copy a dynamically linked program and every library ldd resolves for it
+# (Xen's from the unpacked packages first, the rest from the host, which is
+# the same Debian release) into DIR.
+_xen_copy_program() {
+	local dir=$1 prog=$2 xenroot=$3 lib libpath
+	libpath=$(find "$xenroot/usr/lib" -name '*.so*' -printf '%h\n' | sort -u | tr '\n' :)
+	install -D -m 0755 "$prog" "$dir/${prog#"$xenroot"}"
+	while read -r lib; do
+		[[ -f $lib ]] || continue
+		mkdir -p "$dir/lib/x86_64-linux-gnu"
+		cp -L "$lib" "$dir/lib/x86_64-linux-gnu/"
+	done < <(LD_LIBRARY_PATH=$libpath ldd "$prog" | awk '/=> \// { print $3 }')
+	# glibc loads libgcc_s at run time (pthread_cancel, which xl uses).
+	cp -L /lib/x86_64-linux-gnu/libgcc_s.so.1 "$dir/lib/x86_64-linux-gnu/"
+	# The program interpreter, where the ELF header names it.
+	install -D -m 0755 /lib64/ld-linux-x86-64.so.2 "$dir/lib64/ld-linux-x86-64.so.2"
+}
+
+# The dom0 kernel's modules, decompressed (busybox's modprobe reads plain
+# .ko) with a modules.dep of their own made by depmod.
+_xen_dom0_modules() {
+	local dir=$1 kdir kver m path
+	kdir=$(vm_kernel_dir "$XEN_DOM0_KERNEL") || return 1
+	kver=$(cat "$kdir/kver")
+	local -a want=()
+	for m in "${XEN_DOM0_MODULES[@]}"; do
+		want+=("$m")
+		# and what it depends on (modinfo's depends= line, recursively)
+		while read -r path; do want+=("$(basename "${path%%.ko*}")"); done < <(
+			modprobe -d "$kdir" -S "$kver" --show-depends "$m" 2>/dev/null | awk '$1 == "insmod" { print $2 }')
+	done
+	for m in "${want[@]}"; do
+		path=$(modprobe -d "$kdir" -S "$kver" --show-depends "$m" 2>/dev/null | awk '$1 == "insmod" { print $2 }' | tail -n 1)
+		[[ -n $path ]] || continue # built in
+		mkdir -p "$dir/lib/modules/$kver/kernel"
+		case $path in
+		*.xz) xz -dc "$path" >"$dir/lib/modules/$kver/kernel/$(basename "${path%.xz}")" ;;
+		*) cp "$path" "$dir/lib/modules/$kver/kernel/" ;;
+		esac
+	done
+	depmod -b "$dir" "$kver"
+}
+
+xen_dom0_initrd() {
+	local out=${1:?usage: xen_dom0_initrd OUT SCENARIO [FILE=PATH]...} scenario=${2:?}
+	shift 2
+	local xen dir busybox p f
+	xen=$(xen_dir) || return 1
+	dir=$(mktemp -d)
+	busybox=$(_vm_host_busybox) || return 1
+	mkdir -p "$dir"/{bin,sbin,etc,proc,sys,dev,run,tmp,var/log/xen/console,var/lib/xen,var/run/xen,root,usr/bin,usr/sbin}
+	install -m 0755 "$busybox" "$dir/bin/busybox"
+	_vm_link_applets "$dir" "$busybox"
+	# The hotplug scripts are bash, and take their lock with util-linux's
+	# flock, which Debian's busybox lacks.
+	_xen_copy_program "$dir" /bin/bash "$xen/root"
+	_xen_copy_program "$dir" /usr/bin/flock "$xen/root"
+	for p in xl xenstored xenconsoled xen-init-dom0; do
+		_xen_copy_program "$dir" "$xen/root/usr/lib/xen-4.17/bin/$p" "$xen/root" || return 1
+	done
+	for p in xenstore-read xenstore-write xenstore-exists xenstore-rm xenstore-ls xenstore; do
+		[[ -e $xen/root/usr/bin/$p ]] || continue
+		if [[ -L $xen/root/usr/bin/$p ]]; then
+			cp -a "$xen/root/usr/bin/$p" "$dir/usr/bin/"
+		else
+			_xen_copy_program "$dir" "$xen/root/usr/bin/$p" "$xen/root"
+		fi
+	done
+	# The hotplug scripts xl runs for a phy: disk, and its config.
+	cp -a "$xen/root/etc/xen" "$dir/etc/"
+	ln -sf /usr/lib/xen-4.17/bin/xl "$dir/usr/sbin/xl"
+	_xen_dom0_modules "$dir" || return 1
+	install -m 0755 "$HARDINIT_SRC/tests/vm/xen-dom0-init" "$dir/init"
+	install -m 0755 "$HARDINIT_SRC/tests/vm/xen-block-phy" "$dir/etc/xen/scripts/block-phy"
+	install -m 0755 "$scenario" "$dir/scenario"
+	for f in "$@"; do
+		install -D -m 0644 "${f%%=*}" "$dir/${f#*=}"
+	done
+	printf 'root:x:0:0:root:/root:/bin/sh\n' >"$dir/etc/passwd"
+	printf 'root:x:0:\n' >"$dir/etc/group"
+	vm_cpio "$out" "$dir"
+	rm -rf "$dir"
+}
+
+xen_boot() {
+	local log=${1:?usage: xen_boot LOG DOM0_INITRD [options]} initrd=${2:?}
+	shift 2
+	local timeout=$XEN_TIMEOUT xen_append="" xen kdir kver
+	local -a disks=()
+	while [[ $# -gt 0 ]]; do
+		case $1 in
+		--disk) disks+=("${2:?}"); shift 2 ;;
+		--timeout) timeout=${2:?}; shift 2 ;;
+		--xen-append) xen_append=$2; shift 2 ;;
+		*) _vm_err "xen_boot: unknown option '$1'"; return 2 ;;
+		esac
+	done
+	xen=$(xen_dir) || return 1
+	kdir=$(vm_kernel_dir "$XEN_DOM0_KERNEL") || return 1
+	kver=$(cat "$kdir/kver")
+	# The emulated CPU needs SVM for HVM and PVH guests; PV needs nothing.
+	local -a cmd=("$VM_QEMU" -accel tcg -cpu qemu64,+svm -m "$XEN_QEMU_MEM" -nodefaults
+		-nographic -no-reboot -serial "file:$log"
+		-kernel "$xen/xen.elf"
+		-append "console=com1 dom0_mem=${XEN_DOM0_MEM}M,max:${XEN_DOM0_MEM}M${xen_append:+ $xen_append}"
+		-initrd "$kdir/boot/vmlinuz-$kver console=hvc0 panic=-1,$initrd")
+	local d
+	for d in "${disks[@]}"; do
+		cmd+=(-drive "file=$d,if=virtio,format=raw")
+	done
+	rm -f "$log"
+	local rc=0
+	timeout -k 5 "$timeout" "${cmd[@]}" </dev/null || rc=$?
+	if ((rc == 124 || rc == 137)); then
+		_vm_err "xen_boot: QEMU still running after ${timeout} s; killed it. Log: $log"
+	elif ((rc != 0)); then
+		_vm_err "xen_boot: QEMU failed with status $rc: ${cmd[*]}"
+	fi
+	return "$rc"
+}
