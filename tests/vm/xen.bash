@@ -142,7 +142,7 @@ xen_boot() {
 	kdir=$(vm_kernel_dir "$XEN_DOM0_KERNEL") || return 1
 	kver=$(cat "$kdir/kver")
 	# The emulated CPU needs SVM for HVM and PVH guests; PV needs nothing.
-	local -a cmd=("$VM_QEMU" -accel tcg -cpu qemu64,+svm -m "$XEN_QEMU_MEM" -nodefaults
+	local -a cmd=("$VM_QEMU" -accel tcg -cpu "qemu64,+svm" -m "$XEN_QEMU_MEM" -nodefaults
 		-nographic -no-reboot -serial "file:$log"
 		-kernel "$xen/xen.elf"
 		-append "console=com1 dom0_mem=${XEN_DOM0_MEM}M,max:${XEN_DOM0_MEM}M${xen_append:+ $xen_append}"
