@@ -24,7 +24,7 @@ STATIC_LIBS := $(ARCHIVES)/libselinux.a $(ARCHIVES)/libsepol.a \
                $(ARCHIVES)/libcap-ng.a $(ARCHIVES)/libpcre2-8.a
 
 WARN       := -Wall -Wextra -Wshadow -Wformat=2 -Wno-unused-parameter -Wno-format-truncation
-COMMON     := -std=gnu11 $(WARN) -Iinit -Istages -Iprog -DHARDINIT_VERSION='"$(VERSION)"'
+COMMON     := -std=gnu11 $(WARN) -Iinit -Iblock -Istages -Iprog -DHARDINIT_VERSION='"$(VERSION)"'
 # musl must not see glibc's /usr/include: a private directory holds only the
 # library and kernel uapi headers hardinit needs.
 # MUSL_EXTRA: size options to try (bench/size builds with -flto).
@@ -38,13 +38,13 @@ MUSLLDFLAGS := -static -Wl,--gc-sections -s $(MUSL_EXTRA)
 # stage table). It is compiled once per flavour into a static library; the
 # program around it (prog/: main, the CLI commands, audit, private-tmp, the
 # link shims) is linked only into build/hardinit.
-CORE_SRC   := $(sort $(wildcard init/*.c stages/*.c))
+CORE_SRC   := $(sort $(wildcard init/*.c block/*.c stages/*.c))
 PROG_SRC   := $(sort $(wildcard prog/*.c))
-HDR        := $(wildcard init/*.h stages/*.h prog/*.h)
+HDR        := $(wildcard init/*.h block/*.h stages/*.h prog/*.h)
 # The version is compiled in (HARDINIT_VERSION): a new changelog entry
 # rebuilds what depends on the headers.
 HDR        += debian/changelog
-INCLUDES   := -Iinit -Istages
+INCLUDES   := -Iinit -Iblock -Istages
 
 PROBES     := $(patsubst tests/probe/%.c,$(BUILD)/probe/%,$(wildcard tests/probe/*.c))
 

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "fsutil.h"
-#include "verity_dm.h"
+#include "dm.h"
 
 #define DM_BUF_SIZE 16384   /* one table of one target, or its status, fits */
 

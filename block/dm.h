@@ -1,8 +1,8 @@
 /* Device-mapper through its ioctls on /dev/mapper/control, without
- * libdevmapper: what the verity stage needs to create one read-only
- * verity device, and what hardinit audit needs to read its table back. */
-#ifndef HARDINIT_VERITY_DM_H
-#define HARDINIT_VERITY_DM_H
+ * libdevmapper: what the verity and LVM stages need to create their
+ * read-only devices, and what hardinit audit needs to read a table back. */
+#ifndef HARDINIT_BLOCK_DM_H
+#define HARDINIT_BLOCK_DM_H
 
 #include <stddef.h>
 #include <stdint.h>
