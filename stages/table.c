@@ -30,6 +30,10 @@ static const struct stage_entry stage_table[] = {
 	/* Before the verity table and the SELinux policy: IMA measures both
 	 * as critical data only under a policy loaded before them. */
 	{ "ima",        stage_ima,        M_ALL },
+	/* After modules (the disk drivers), before root: the root stage
+	 * mounts the logical volume it activates; before verity, where an LV
+	 * will be able to carry verity's data and hash. */
+	{ "lvm",        stage_lvm,        M_INITRAMFS | M_DRY_RUN },
 	/* Before root: the root stage mounts the verity device it set up. */
 	{ "verity",     stage_verity,     M_INITRAMFS | M_DRY_RUN },
 	/* Measured on a thread from here on, while the boot goes on; before
