@@ -306,6 +306,45 @@ static void test_names(void)
 	}
 }
 
+/* The text Debian's lvm2 2.03.16 wrote (tests/vm/lvm.bats's maker; kept
+ * as a fuzz seed): the tables must be the ones lvm2's dmsetup printed
+ * there with the PVs at 254:16 and 254:32. */
+static void test_real_lvm2(void)
+{
+	static char text[8192];
+	char why[LVM2_ERR_MAX] = "";
+	FILE *f = fopen("tests/fuzz/corpus/fuzz_lvm2_meta/debian-lvm2-2.03.16-test-vg", "r");
+	if (!f)
+		fixture_die("open", "tests/fuzz/corpus/fuzz_lvm2_meta/debian-lvm2-2.03.16-test-vg");
+	size_t n = fread(text, 1, sizeof text - 1, f);
+	fclose(f);
+	text[n] = '\0';
+
+	tap_ok(lvm2_meta_parse(text, n, &vg, why, sizeof why) == 0, "lvm2 2.03.16: parsed (%s)", why);
+	tap_ok(vg.seqno == 8 && vg.extent_size == 2048 && vg.n_pvs == 2 && vg.n_lvs == 7, "lvm2 2.03.16: VG facts");
+	const char *dev[] = { "254:16", "254:32" };
+	struct lvm2_target t[4];
+	const struct lvm2_lv *lv = lvm2_lv_find(&vg, "lin-root");
+	tap_ok(lv && lvm2_lv_table(&vg, lv, dev, t, 4, why, sizeof why) == 2, "lvm2 2.03.16: lin-root two targets");
+	tap_ok(t[0].start == 0 && t[0].length == 65536 && !strcmp(t[0].params, "254:16 63488") &&
+	       t[1].start == 65536 && t[1].length == 16384 && !strcmp(t[1].params, "254:32 2048"),
+	       "lvm2 2.03.16: lin-root is lvm2's table");
+	lv = lvm2_lv_find(&vg, "striped");
+	tap_ok(lv && lvm2_lv_table(&vg, lv, dev, t, 4, why, sizeof why) == 1 && t[0].length == 81920 &&
+	       !strcmp(t[0].type, "striped") && !strcmp(t[0].params, "2 128 254:16 2048 254:32 18432"),
+	       "lvm2 2.03.16: striped is lvm2's table");
+	lv = lvm2_lv_find(&vg, "thin");
+	tap_ok(lv && lvm2_lv_table(&vg, lv, dev, t, 4, why, sizeof why) == -1, "lvm2 2.03.16: thin refused");
+	tap_contains(why, "LV test-vg/thin: segment type thin is not supported", "lvm2 2.03.16: names thin");
+	lv = lvm2_lv_find(&vg, "pool_tdata");
+	tap_ok(lv && !lv->visible && lv->writable, "lvm2 2.03.16: the pool's data LV is hidden");
+	char uuid[80];
+	lv = lvm2_lv_find(&vg, "lin-root");
+	tap_ok(lv && lvm2_dm_uuid(&vg, lv, uuid, sizeof uuid) == 0 &&
+	       !strcmp(uuid, "LVM-v45ImqrYFdDwNmzSXuOt557zbiE71NU6Bf06guFFf8yAJBfjNakuAsSXDjdiiNLR"),
+	       "lvm2 2.03.16: lvm2's dm uuid");
+}
+
 /* The stage against a temporary tree: sys/class/block/NAME/dev and
  * dev/NAME (a regular file holding the PV). Everything up to the first
  * ioctl: the tree has no device-mapper, so a VG that activates stops at
@@ -377,6 +416,7 @@ int main(void)
 	test_meta();
 	test_meta_errors();
 	test_names();
+	test_real_lvm2();
 	test_stage();
 	return tap_done();
 }
