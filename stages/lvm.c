@@ -44,6 +44,7 @@ struct lvm_scan {
 	struct lvm_pv_seen pvs[LVM_MAX_DEVICES];
 	char bad[LVM2_ERR_MAX];         /* the first damaged PV, for the message */
 	int have_vg;
+	uint64_t scan_start, scan_end;  /* the scan that found the VG whole */
 	struct lvm2_vg vg;              /* the highest seqno seen */
 };
 
@@ -191,7 +192,9 @@ static int wait_for_vg(struct boot *b, struct lvm_scan *s, const char *dev[])
 
 	for (;;) {
 		s->have_vg = 0;
+		s->scan_start = boottime_ns();
 		scan(b, s);
+		s->scan_end = boottime_ns();
 		if (s->have_vg && match_pvs(s, dev, &missing) == 0)
 			return 0;
 		if (boottime_ns() >= deadline)
@@ -271,6 +274,14 @@ static int activate(struct boot *b, struct lvm_scan *s, const struct lvm2_lv *lv
 	return 0;
 }
 
+/* Under -icount (make bench): the wait for the disks, the scan that found
+ * the VG (labels, metadata, parse) and the setup (table, ioctls, nodes). */
+static void report_ms(struct boot *b, const char *key, uint64_t ns)
+{
+	report_add(&b->rep, "lvm", key, "info", "%llu.%03llu", (unsigned long long)(ns / 1000000),
+		   (unsigned long long)(ns / 1000 % 1000));
+}
+
 int stage_lvm(struct boot *b)
 {
 	static struct lvm_scan s;
@@ -286,6 +297,7 @@ int stage_lvm(struct boot *b)
 		log_info("dry run: would activate LVM logical volume %s/%s for root=%s", s.vg_name, s.lv_name, b->cmd.root);
 		return 0;
 	}
+	uint64_t start = boottime_ns();
 	if (wait_for_vg(b, &s, dev) < 0)
 		return -1;
 	const struct lvm2_lv *lv = lvm2_lv_find(&s.vg, s.lv_name);
@@ -301,6 +313,9 @@ int stage_lvm(struct boot *b)
 	char node[BOOT_PATH_MAX];
 	if (activate(b, &s, lv, t, (unsigned)n, node, sizeof node) < 0)
 		return -1;
+	report_ms(b, "wait_ms", s.scan_start - start);
+	report_ms(b, "scan_ms", s.scan_end - s.scan_start);
+	report_ms(b, "setup_ms", boottime_ns() - s.scan_end);
 	/* The root stage finds root= among the kernel's block device names:
 	 * dm-N is the name of what lvm2's /dev/mapper/VG-LV is. */
 	snprintf(root_node, sizeof root_node, "%s", node);
