@@ -82,9 +82,12 @@ static int fd_read(void *ctx, uint64_t off, void *buf, size_t len)
 	return 0;
 }
 
+/* As the root stage skips them: devices whose reads can hang or that hold
+ * no PV. dm devices are read: a PV may sit on one an earlier stage opened
+ * (LVM on LUKS, as Debian's installer makes it). */
 static int skip_name(const char *name)
 {
-	static const char *const prefixes[] = { ".", "sr", "fd", "ram", "zram", "nbd", "dm-", "mtdblock" };
+	static const char *const prefixes[] = { ".", "sr", "fd", "ram", "zram", "nbd", "mtdblock" };
 	for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
 		if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
 			return 1;
