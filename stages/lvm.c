@@ -312,7 +312,7 @@ int stage_lvm(struct boot *b)
 				  s.vg.name, s.lv_name);
 	int n = lvm2_lv_table(&s.vg, lv, dev, t, LVM_MAX_TARGETS, why, sizeof why);
 	if (n < 0)
-		return boot_error(b, "lvm: %s; root= cannot be this LV with hardinit (convert it with lvconvert, or use another initramfs)", why);
+		return boot_error(b, "lvm: %s; put / on a linear or striped LV, or boot this one with an initramfs that carries lvm2", why);
 	char node[BOOT_PATH_MAX];
 	if (activate(b, &s, lv, t, (unsigned)n, node, sizeof node) < 0)
 		return -1;
