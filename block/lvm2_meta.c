@@ -9,6 +9,7 @@
  * where it sits (the path of section names above it); unknown keys and
  * sections are skipped, nesting is capped. */
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -321,6 +322,7 @@ static int enter(struct meta *m, enum where w, const char *name, enum where *inn
 		if (vg->n_pvs >= LVM2_MAX_PVS)
 			return fail(m, "more than %d physical volumes", LVM2_MAX_PVS);
 		m->pv = &vg->pvs[vg->n_pvs++];
+		memset(m->pv, 0, sizeof *m->pv);
 		snprintf(m->pv->name, sizeof m->pv->name, "%s", name);
 		*inner = W_PV;
 		return 0;
@@ -330,6 +332,7 @@ static int enter(struct meta *m, enum where w, const char *name, enum where *inn
 		if (!lvm2_name_valid(name))
 			return fail(m, "logical volume name \"%s\" is not one lvm2 makes", name);
 		m->lv = &vg->lvs[vg->n_lvs++];
+		memset(m->lv, 0, sizeof *m->lv);
 		snprintf(m->lv->name, sizeof m->lv->name, "%s", name);
 		m->lv->first_seg = vg->n_segs;
 		*inner = W_LV;
@@ -425,7 +428,9 @@ int lvm2_meta_parse(const char *text, size_t len, struct lvm2_vg *vg, char *why,
 	static struct meta m;   /* the tokenizer's buffer is not for PID 1's stack */
 
 	memset(&m, 0, sizeof m);
-	memset(vg, 0, sizeof *vg);
+	/* The tables are zeroed entry by entry as the text fills them: a scan
+	 * parses one text per PV, and the VG is most of a megabyte. */
+	memset(vg, 0, offsetof(struct lvm2_vg, pvs));
 	m.lx.p = text;
 	m.lx.end = text + len;
 	m.lx.line = 1;
