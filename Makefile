@@ -77,16 +77,14 @@ MUSLLDFLAGS := -static -Wl,--gc-sections -s $(MUSL_EXTRA)
 # stage table). It is compiled once per flavour into a static library; the
 # program around it (prog/: main, the CLI commands, audit, private-tmp, the
 # link shims) is linked only into build/hardinit.
-CORE_SRC   := $(sort $(wildcard init/*.c arch/*.c stages/*.c))
-# block/: the machinery that turns disks into the root device (LUKS2).
-CORE_SRC   += $(sort $(wildcard block/*.c))
+CORE_SRC   := $(sort $(wildcard init/*.c arch/*.c block/*.c stages/*.c))
 PROG_SRC   := $(sort $(wildcard prog/*.c))
-HDR        := $(wildcard init/*.h arch/*.h stages/*.h prog/*.h)
-HDR        += $(wildcard block/*.h)
+# block/: the machinery that turns disks into the root device (dm, LUKS2, LVM2).
+HDR        := $(wildcard init/*.h arch/*.h block/*.h stages/*.h prog/*.h)
 # The version is compiled in (HARDINIT_VERSION): a new changelog entry
 # rebuilds what depends on the headers.
 HDR        += debian/changelog
-INCLUDES   := -Iinit -Iarch -Istages -Iblock
+INCLUDES   := -Iinit -Iarch -Iblock -Istages
 
 PROBES     := $(patsubst tests/probe/%.c,$(BUILD)/probe/%,$(wildcard tests/probe/*.c))
 

@@ -30,6 +30,7 @@ void config_defaults(struct config *c)
 	c->lock_cmdline = false;
 	c->root_duplicates = ROOT_DUP_REFUSE;
 	c->read_root_config = false;
+	c->root_lvm = true;
 
 	c->selinux_mode = SELINUX_FROM_CONFIG;
 	c->selinux_require = false;

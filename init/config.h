@@ -92,6 +92,7 @@ struct config {
 	bool lock_cmdline;
 	bool read_root_config;         /* also read /etc/hardinit.conf of the new root */
 	enum root_duplicates root_duplicates;   /* default refuse (0) */
+	bool root_lvm;                 /* activate the LVM logical volume root= names */
 
 	/* [selinux] */
 	enum selinux_mode selinux_mode;

@@ -197,6 +197,9 @@ const struct key_def config_key_table[] = {
 	{ .section = SEC_BOOT, .key = "root_duplicates", .kind = K_ENUM, .lock = LOCK_RANK, .offset = F(root_duplicates),
 	  .names = root_duplicates_names, .rank = root_duplicates_rank },
 	{ .section = SEC_BOOT, .key = "read_root_config", .kind = K_BOOL, .lock = LOCK_FIXED, .offset = F(read_root_config) },
+	/* Whether LVM metadata read from any disk may make the root device:
+	 * the locked config decides, not the boot loader. */
+	{ .section = SEC_BOOT, .key = "lvm", .kind = K_BOOL, .lock = LOCK_FIXED, .offset = F(root_lvm) },
 
 	{ .section = SEC_SELINUX, .key = "mode", .kind = K_ENUM, .lock = LOCK_RANK, .offset = F(selinux_mode),
 	  .names = selinux_mode_names, .rank = selinux_mode_rank },

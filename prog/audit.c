@@ -25,7 +25,7 @@
 #include "sha256.h"
 #include "sink.h"
 #include "mounts.h"
-#include "verity_dm.h"
+#include "dm.h"
 #include "verity_sb.h"
 
 #define AUDIT_REPORT_MAX  (256 * 1024)

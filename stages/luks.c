@@ -37,7 +37,7 @@
 #include "log.h"
 #include "luks.h"
 #include "stages.h"
-#include "verity_dm.h"
+#include "dm.h"
 
 /* ---- options, crypttab, the command line (pure) ------------------------ */
 

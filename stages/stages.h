@@ -10,6 +10,7 @@ int stage_config(struct boot *b);     /* stages/config.c: config + cmdline overr
 int stage_firmware(struct boot *b);   /* stages/firmware.c: UEFI, Secure Boot, UKI, lockdown */
 int stage_sysctl_start(struct boot *b); /* stages/sysctl_start.c: slow sysctl writes begun on a child */
 int stage_modules(struct boot *b);    /* stages/modules.c: finit_module the builder's list */
+int stage_lvm(struct boot *b);        /* stages/lvm.c: activate the LVM logical volume root= names */
 int stage_verity(struct boot *b);     /* stages/verity.c: dm-verity device for the root */
 int stage_luks(struct boot *b);       /* stages/luks.c: LUKS2 volumes opened with a passphrase */
 int stage_root(struct boot *b);       /* stages/root.c: wait for and mount root= */

@@ -32,6 +32,10 @@ static const struct stage_entry stage_table[] = {
 	{ "ima",        stage_ima,        M_ALL },
 	/* Before root (and verity): root, or what holds it, may be encrypted. */
 	{ "luks",       stage_luks,       M_INITRAMFS | M_DRY_RUN },
+	/* After modules (the disk drivers), before root: the root stage
+	 * mounts the logical volume it activates; before verity, where an LV
+	 * will be able to carry verity's data and hash. */
+	{ "lvm",        stage_lvm,        M_INITRAMFS | M_DRY_RUN },
 	/* Before root: the root stage mounts the verity device it set up. */
 	{ "verity",     stage_verity,     M_INITRAMFS | M_DRY_RUN },
 	/* Measured on a thread from here on, while the boot goes on; the

@@ -1,6 +1,6 @@
 /* Verity: before root is mounted, make it a read-only dm-verity device,
  * so the kernel refuses every block of the root image that was changed.
- * Raw device-mapper ioctls (stages/verity_dm.c), the veritysetup
+ * Raw device-mapper ioctls (block/dm.c), the veritysetup
  * superblock read here (stages/verity_sb.c): no libcryptsetup, no
  * libdevmapper, no dm-mod.create= (it needs BLK_DEV_DM=y; Debian's
  * kernels have dm-mod as a module). The root stage then mounts this
@@ -19,7 +19,7 @@
 #include "log.h"
 #include "root.h"
 #include "stages.h"
-#include "verity_dm.h"
+#include "dm.h"
 #include "verity_sb.h"
 
 #define VERITY_DM_NAME   "root"     /* systemd's name: /dev/mapper/root */

@@ -3,6 +3,8 @@
  * hardinit's own dm code: its own ioctl buffer and parsing.
  *   dmtable NAME   prints  target=TYPE  sectors=N  table=PARAMS
  *                  status=STATUS  readonly=0|1  (or error=ERRNO-NAME)
+ *                  then targets=N and target.I=START LENGTH TYPE PARAMS
+ *                  for each target of the table (an LV has several)
  * dmsetup is not in the test root, so this is the independent reader. */
 #include <errno.h>
 #include <fcntl.h>
@@ -42,6 +44,27 @@ static void print_target(const char *key)
 	printf("%s=%s\n", key, (const char *)(t + 1));
 }
 
+/* Every target of the table just read: each spec's next is the offset
+ * from this spec to the following one. */
+static void print_all_targets(void)
+{
+	size_t at = buf.io.data_start;
+
+	printf("targets=%u\n", buf.io.target_count);
+	for (unsigned i = 0; i < buf.io.target_count; i++) {
+		if (at + sizeof(struct dm_target_spec) > buf.io.data_size || at + sizeof(struct dm_target_spec) > sizeof buf)
+			break;
+		const struct dm_target_spec *t = (const void *)(buf.raw + at);
+		const char *params = (const char *)(t + 1);
+		printf("target.%u=%llu %llu %.16s %.*s\n", i, (unsigned long long)t->sector_start,
+		       (unsigned long long)t->length, t->target_type,
+		       (int)strnlen(params, sizeof buf - at - sizeof *t), params);
+		if (t->next == 0)
+			break;
+		at = buf.io.data_start + t->next;
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const char *name = argc > 1 ? argv[1] : "root";
@@ -63,6 +86,7 @@ int main(int argc, char **argv)
 	}
 	printf("readonly=%d\n", (buf.io.flags & DM_READONLY_FLAG) ? 1 : 0);
 	print_target("table");
+	print_all_targets();
 	if (status(fd, name, 0) < 0) {
 		printf("error=%s\n", strerror(errno));
 		return 1;

@@ -197,6 +197,7 @@ static const char full_config[] =
 	"init = /lib/systemd/systemd\n"
 	"lock_cmdline = on\n"
 	"read_root_config = 1\n"
+	"lvm = no\n"
 	"\n"
 	"[selinux]\n"
 	"mode = enforcing\n"
@@ -245,7 +246,7 @@ static void test_values(void)
 	int rc = parse(&c, full_config);
 	if (!tap_ok(rc == 0, "a config using every kind of value parses"))
 		printf("#   %s\n", err);
-	tap_ok(c.failure_action == FAIL_POWEROFF && c.failure_delay == 0 && c.lock_cmdline && c.read_root_config &&
+	tap_ok(c.failure_action == FAIL_POWEROFF && c.failure_delay == 0 && c.lock_cmdline && c.read_root_config && !c.root_lvm &&
 	       strcmp(c.init, "/lib/systemd/systemd") == 0, "[boot] values (names case-insensitive)");
 	tap_ok(c.selinux_mode == SELINUX_ENFORCING && c.selinux_require && strcmp(c.selinux_type, "default") == 0 &&
 	       c.n_booleans == 2 && !c.booleans[0].value && strcmp(c.booleans[1].name, "allow_execstack") == 0,

@@ -1,8 +1,8 @@
 /* Device-mapper through its ioctls on /dev/mapper/control, without
- * libdevmapper: what the verity stage needs to create one read-only
- * verity device, and what hardinit audit needs to read its table back. */
-#ifndef HARDINIT_VERITY_DM_H
-#define HARDINIT_VERITY_DM_H
+ * libdevmapper: what the verity and LVM stages need to create their
+ * read-only devices, and what hardinit audit needs to read a table back. */
+#ifndef HARDINIT_BLOCK_DM_H
+#define HARDINIT_BLOCK_DM_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -17,6 +17,21 @@ int dm_control_open(const char *dev, const char *sys, int create, char *why, siz
 
 /* DM_VERSION: fills "4.48.0". Returns 0 or -1 with errno. */
 int dm_version(int fd, char *out, size_t cap);
+
+/* One target of a table: sectors [start, start + length) of the device. */
+struct dm_target {
+	uint64_t start, length;
+	const char *type;      /* "linear", "striped", "verity" */
+	const char *params;
+};
+
+/* DM_DEV_CREATE name (with uuid when not NULL), DM_TABLE_LOAD the n
+ * targets (read-only when readonly), DM_DEV_SUSPEND to resume. *dev gets
+ * its device number. Returns 0, or -1 with errno (E2BIG: the table does
+ * not fit one ioctl buffer) and *step naming the ioctl that failed; a
+ * created device is removed on failure. */
+int dm_create_table(int fd, const char *name, const char *uuid, const struct dm_target *t, size_t n,
+		    int readonly, dev_t *dev, const char **step);
 
 /* DM_DEV_CREATE name, then DM_TABLE_LOAD one read-only target_type over
  * sectors with params, then DM_DEV_SUSPEND to resume (make it live).

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "fsutil.h"
-#include "verity_dm.h"
+#include "dm.h"
 
 #define DM_BUF_SIZE 16384   /* one table of one target, or its status, fits */
 
@@ -87,23 +87,38 @@ int dm_version(int fd, char *out, size_t cap)
 	return 0;
 }
 
-static int dm_load(int fd, const char *name, const char *target_type, uint64_t sectors, const char *params)
+/* DM_TABLE_LOAD of n targets, each spec followed by its NUL-terminated
+ * params padded so the next spec is 8-byte aligned (spec->next is the
+ * offset from this spec to the next). */
+static int dm_load(int fd, const char *name, const struct dm_target *t, size_t n, int readonly)
 {
-	struct dm_ioctl *io = dm_init(name, DM_READONLY_FLAG);
-	struct dm_target_spec *spec = (struct dm_target_spec *)(dm_buf.bytes + sizeof *io);
-	size_t plen = strlen(params) + 1;
+	struct dm_ioctl *io = dm_init(name, readonly ? DM_READONLY_FLAG : 0);
+	size_t at = sizeof *io;
 
-	if (sizeof *io + sizeof *spec + plen > sizeof dm_buf) {
-		errno = E2BIG;
-		return -1;
+	for (size_t i = 0; i < n; i++) {
+		size_t plen = strlen(t[i].params) + 1;
+		size_t step = (sizeof(struct dm_target_spec) + plen + 7) & ~(size_t)7;
+		if (step > sizeof dm_buf - at) {
+			errno = E2BIG;
+			return -1;
+		}
+		struct dm_target_spec *spec = (struct dm_target_spec *)(dm_buf.bytes + at);
+		spec->sector_start = t[i].start;
+		spec->length = t[i].length;
+		snprintf(spec->target_type, sizeof spec->target_type, "%s", t[i].type);
+		memcpy(spec + 1, t[i].params, plen);
+		spec->next = (uint32_t)step;
+		at += step;
 	}
-	io->target_count = 1;
-	spec->sector_start = 0;
-	spec->length = sectors;
-	snprintf(spec->target_type, sizeof spec->target_type, "%s", target_type);
-	memcpy(spec + 1, params, plen);
-	io->data_size = (uint32_t)((sizeof *io + sizeof *spec + plen + 7) & ~(size_t)7);
+	io->target_count = (uint32_t)n;
+	io->data_size = (uint32_t)at;
 	return dm_call(fd, DM_TABLE_LOAD, io);
+}
+
+static int dm_load_one(int fd, const char *name, const char *target_type, uint64_t sectors, const char *params)
+{
+	struct dm_target t = { 0, sectors, target_type, params };
+	return dm_load(fd, name, &t, 1, 1);
 }
 
 static int dm_suspend(int fd, const char *name, int suspend)
@@ -116,17 +131,23 @@ int dm_remove(int fd, const char *name)
 	return dm_call(fd, DM_DEV_REMOVE, dm_init(name, 0));
 }
 
-int dm_create_readonly(int fd, const char *name, const char *target_type, uint64_t sectors,
-		       const char *params, dev_t *dev, const char **step)
+int dm_create_table(int fd, const char *name, const char *uuid, const struct dm_target *t, size_t n,
+		    int readonly, dev_t *dev, const char **step)
 {
 	struct dm_ioctl *io = dm_init(name, 0);
 
 	*step = "DM_DEV_CREATE";
+	if (uuid && strlen(uuid) >= sizeof io->uuid) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if (uuid)
+		snprintf(io->uuid, sizeof io->uuid, "%s", uuid);
 	if (dm_call(fd, DM_DEV_CREATE, io) < 0)
 		return -1;
 	*dev = (dev_t)io->dev;
 	*step = "DM_TABLE_LOAD";
-	if (dm_load(fd, name, target_type, sectors, params) == 0) {
+	if (dm_load(fd, name, t, n, readonly) == 0) {
 		*step = "DM_DEV_SUSPEND (resume)";
 		if (dm_suspend(fd, name, 0) == 0)
 			return 0;
@@ -137,11 +158,18 @@ int dm_create_readonly(int fd, const char *name, const char *target_type, uint64
 	return -1;
 }
 
+int dm_create_readonly(int fd, const char *name, const char *target_type, uint64_t sectors,
+		       const char *params, dev_t *dev, const char **step)
+{
+	struct dm_target t = { 0, sectors, target_type, params };
+	return dm_create_table(fd, name, NULL, &t, 1, 1, dev, step);
+}
+
 int dm_reload_readonly(int fd, const char *name, const char *target_type, uint64_t sectors,
 		       const char *params, const char **step)
 {
 	*step = "DM_TABLE_LOAD";
-	if (dm_load(fd, name, target_type, sectors, params) < 0)
+	if (dm_load_one(fd, name, target_type, sectors, params) < 0)
 		return -1;
 	*step = "DM_DEV_SUSPEND";
 	if (dm_suspend(fd, name, 1) < 0)

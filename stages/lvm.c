@@ -1,0 +1,327 @@
+/* LVM: when root= names a logical volume (/dev/mapper/VG-LV or /dev/VG/LV,
+ * as Debian's installer writes it), activate that one LV the way lvm2
+ * would, without lvm2: read the PV labels and the VG's text metadata
+ * (block/lvm2*.c), build its linear/striped table and create the
+ * device-mapper device with lvm2's name and uuid (block/dm.c), so the
+ * real root's udev, systemd and fstab find what they expect. Every other
+ * LV type is refused by name. The root stage then mounts it. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "dm.h"
+#include "fsutil.h"
+#include "log.h"
+#include "lvm2.h"
+#include "stages.h"
+
+#define LVM_MAX_DEVICES   256    /* block devices looked at per scan */
+#define LVM_MAX_TARGETS   64     /* segments of the root LV (one ioctl buffer) */
+#define LVM_POLL_MS       50
+#define LVM_DEVNUM_MAX    24
+#define LVM_DM_NAME_MAX   128    /* DM_NAME_LEN */
+
+/* Two-level names under /dev that are never VG/LV. */
+static const char *const not_vgs[] = { "disk", "mapper", "md", "block", "char", "bus", "cpu", "input",
+				       "net", "pts", "shm", "snd", "dri", "mqueue", "hugepages", "vfio", "xen" };
+
+struct lvm_pv_seen {
+	char id[LVM2_ID_LEN + 1];
+	char name[64];                  /* vdb */
+	char devnum[LVM_DEVNUM_MAX];    /* 254:16 */
+};
+
+struct lvm_scan {
+	char vg_name[LVM2_NAME_MAX], lv_name[LVM2_NAME_MAX];
+	unsigned n_devs, n_pvs, n_bad;
+	struct lvm_pv_seen pvs[LVM_MAX_DEVICES];
+	char bad[LVM2_ERR_MAX];         /* the first damaged PV, for the message */
+	int have_vg;
+	uint64_t scan_start, scan_end;  /* the scan that found the VG whole */
+	struct lvm2_vg vg;              /* the highest seqno seen */
+};
+
+/* root= as an LV: 1 with vg and lv filled, 0 when it names no LV. */
+static int lvm_root_names(const char *root, char *vg, size_t vgcap, char *lv, size_t lvcap)
+{
+	if (!root || strncmp(root, "/dev/", 5) != 0)
+		return 0;
+	const char *rest = root + 5;
+	if (strncmp(rest, "mapper/", 7) == 0)
+		return lvm2_dm_name_split(rest + 7, vg, vgcap, lv, lvcap) == 0;
+	const char *slash = strchr(rest, '/');
+	if (!slash || strchr(slash + 1, '/') || (size_t)(slash - rest) >= vgcap || strlen(slash + 1) >= lvcap)
+		return 0;
+	snprintf(vg, vgcap, "%.*s", (int)(slash - rest), rest);
+	snprintf(lv, lvcap, "%s", slash + 1);
+	for (size_t i = 0; i < sizeof not_vgs / sizeof not_vgs[0]; i++)
+		if (!strcmp(vg, not_vgs[i]))
+			return 0;
+	return lvm2_name_valid(vg) && lvm2_name_valid(lv);
+}
+
+static int fd_read(void *ctx, uint64_t off, void *buf, size_t len)
+{
+	int fd = *(int *)ctx;
+	size_t got = 0;
+	while (got < len) {
+		ssize_t n = pread(fd, (char *)buf + got, len - got, (off_t)(off + got));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		got += (size_t)n;
+	}
+	return 0;
+}
+
+/* As the root stage skips them: devices whose reads can hang or that hold
+ * no PV. dm devices are read: a PV may sit on one an earlier stage opened
+ * (LVM on LUKS, as Debian's installer makes it). */
+static int skip_name(const char *name)
+{
+	static const char *const prefixes[] = { ".", "sr", "fd", "ram", "zram", "nbd", "mtdblock" };
+	for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+		if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
+			return 1;
+	return 0;
+}
+
+/* One device: if it is a PV, remember it; if its text is our VG's with a
+ * higher seqno, keep that metadata. */
+static void scan_device(struct boot *b, struct lvm_scan *s, const char *name)
+{
+	static char text[LVM2_META_MAX];
+	static struct lvm2_vg vg;
+	char path[BOOT_PATH_MAX + 96], devnum[LVM_DEVNUM_MAX], why[LVM2_ERR_MAX];
+	struct lvm2_label label;
+
+	snprintf(path, sizeof path, "%s/class/block/%s/dev", b->sys, name);
+	if (fs_read(path, devnum, sizeof devnum, NULL) < 0)
+		return;
+	devnum[strcspn(devnum, "\n")] = '\0';
+	snprintf(path, sizeof path, "%s/%s", b->dev, name);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	int rc = lvm2_pv_read(fd_read, &fd, &label, text, sizeof text, why, sizeof why);
+	close(fd);
+	if (rc < 0 && s->n_bad++ == 0)
+		snprintf(s->bad, sizeof s->bad, "%s: %s", name, why);
+	if (rc <= 0)
+		return;
+	if (s->n_pvs < LVM_MAX_DEVICES) {
+		struct lvm_pv_seen *p = &s->pvs[s->n_pvs++];
+		snprintf(p->id, sizeof p->id, "%s", label.pv_id);
+		snprintf(p->name, sizeof p->name, "%s", name);
+		snprintf(p->devnum, sizeof p->devnum, "%s", devnum);
+	}
+	if (!text[0])
+		return;
+	if (lvm2_meta_parse(text, strlen(text), &vg, why, sizeof why) < 0) {
+		if (s->n_bad++ == 0)
+			snprintf(s->bad, sizeof s->bad, "%s: %s", name, why);
+		return;
+	}
+	if (strcmp(vg.name, s->vg_name) != 0)
+		return;
+	if (s->have_vg && strcmp(vg.id, s->vg.id) != 0) {
+		log_warn("lvm: two volume groups named %s (%s on %s, and another); using the one seen first",
+			 vg.name, vg.id, name);
+		return;
+	}
+	if (!s->have_vg || vg.seqno > s->vg.seqno) {
+		s->vg = vg;
+		s->have_vg = 1;
+	}
+}
+
+static void scan(struct boot *b, struct lvm_scan *s)
+{
+	char path[BOOT_PATH_MAX + 16];
+	struct dirent *e;
+
+	s->n_devs = s->n_pvs = s->n_bad = 0;
+	s->bad[0] = '\0';
+	snprintf(path, sizeof path, "%s/class/block", b->sys);
+	DIR *dir = opendir(path);
+	if (!dir)
+		return;
+	while ((e = readdir(dir)) != NULL && s->n_devs < LVM_MAX_DEVICES) {
+		if (skip_name(e->d_name))
+			continue;
+		s->n_devs++;
+		scan_device(b, s, e->d_name);
+	}
+	closedir(dir);
+}
+
+/* The device of each PV of the VG, or the first missing one's index. */
+static int match_pvs(const struct lvm_scan *s, const char *dev[], unsigned *missing)
+{
+	for (unsigned i = 0; i < s->vg.n_pvs; i++) {
+		dev[i] = NULL;
+		for (unsigned k = 0; k < s->n_pvs && !dev[i]; k++)
+			if (!strcmp(s->pvs[k].id, s->vg.pvs[i].id))
+				dev[i] = s->pvs[k].devnum;
+		if (!dev[i]) {
+			*missing = i;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+/* Bounded as root= is: until the VG and all its PVs are seen. */
+static int wait_for_vg(struct boot *b, struct lvm_scan *s, const char *dev[])
+{
+	int timeout = b->cmd.rootwait ? b->cfg.rootwait_timeout : b->cfg.root_timeout;
+	uint64_t deadline = boottime_ns() + (uint64_t)timeout * 1000000000u;
+	unsigned missing = 0;
+
+	for (;;) {
+		s->have_vg = 0;
+		s->scan_start = boottime_ns();
+		scan(b, s);
+		s->scan_end = boottime_ns();
+		if (s->have_vg && match_pvs(s, dev, &missing) == 0)
+			return 0;
+		if (boottime_ns() >= deadline)
+			break;
+		sleep_ms(LVM_POLL_MS);
+	}
+	if (s->n_bad)
+		log_err("lvm: a damaged PV was skipped: %s", s->bad);
+	if (!s->have_vg)
+		return boot_error(b, "lvm: root=%s names volume group %s, which no disk holds (%u block devices, %u PVs seen in %d s); check root=, or add the disk's driver to the image (hardinit-mkinitramfs --modules)%s",
+				  b->cmd.root, s->vg_name, s->n_devs, s->n_pvs, timeout,
+				  b->cmd.rootwait ? "" : "; rootwait waits longer");
+	char id[LVM2_ID_LEN + 8];
+	lvm2_id_format(s->vg.pvs[missing].id, id, sizeof id);
+	return boot_error(b, "lvm: volume group %s is missing PV %s (%s of %u, seqno %llu); attach that disk or add its driver to the image",
+			  s->vg.name, id, s->vg.pvs[missing].name, s->vg.n_pvs, (unsigned long long)s->vg.seqno);
+}
+
+/* /dev/mapper/NAME and /dev/VG/LV -> ../mapper/NAME, as lvm2 with udev
+ * leaves them (devtmpfs only makes dm-N). */
+static int make_nodes(struct boot *b, const char *dm_name, dev_t dev, const struct lvm_scan *s)
+{
+	char path[BOOT_PATH_MAX + 2 * LVM2_NAME_MAX + 16], target[LVM_DM_NAME_MAX + 16];
+
+	snprintf(path, sizeof path, "%s/mapper", b->dev);
+	if (mkdir(path, 0755) < 0 && errno != EEXIST)
+		return boot_error(b, "lvm: cannot create %s: %s", path, strerror(errno));
+	snprintf(path, sizeof path, "%s/mapper/%s", b->dev, dm_name);
+	if (mknod(path, S_IFBLK | 0600, dev) < 0 && errno != EEXIST)
+		return boot_error(b, "lvm: cannot create %s: %s", path, strerror(errno));
+	snprintf(path, sizeof path, "%s/%s", b->dev, s->vg.name);
+	if (mkdir(path, 0755) < 0 && errno != EEXIST)
+		return boot_error(b, "lvm: cannot create %s: %s", path, strerror(errno));
+	snprintf(path, sizeof path, "%s/%s/%s", b->dev, s->vg.name, s->lv_name);
+	snprintf(target, sizeof target, "../mapper/%s", dm_name);
+	if (symlink(target, path) < 0 && errno != EEXIST)
+		return boot_error(b, "lvm: cannot create %s: %s", path, strerror(errno));
+	return 0;
+}
+
+static int activate(struct boot *b, struct lvm_scan *s, const struct lvm2_lv *lv,
+		    const struct lvm2_target *t, unsigned n, char *node, size_t cap)
+{
+	char dm_name[LVM_DM_NAME_MAX], uuid[4 + 2 * LVM2_ID_LEN + 1], why[256];
+	struct dm_target dt[LVM_MAX_TARGETS];
+	const char *step;
+	dev_t dev;
+
+	if (lvm2_dm_name(s->vg.name, lv->name, dm_name, sizeof dm_name) < 0 ||
+	    lvm2_dm_uuid(&s->vg, lv, uuid, sizeof uuid) < 0)
+		return boot_error(b, "lvm: %s/%s: the device-mapper name is longer than %d bytes; rename the LV",
+				  s->vg.name, lv->name, LVM_DM_NAME_MAX - 1);
+	for (unsigned i = 0; i < n; i++)
+		dt[i] = (struct dm_target){ t[i].start, t[i].length, t[i].type, t[i].params };
+	int fd = dm_control_open(b->dev, b->sys, 1, why, sizeof why);
+	if (fd < 0)
+		return boot_error(b, "lvm: %s; build the image with dm-mod (hardinit-mkinitramfs --modules dm-mod)", why);
+	int rc = dm_create_table(fd, dm_name, uuid, dt, n, !lv->writable, &dev, &step);
+	int err = errno;
+	close(fd);
+	if (rc < 0) {
+		if (err == EEXIST || err == EBUSY)
+			return boot_error(b, "lvm: %s: a device-mapper device named %s already exists; boot again", step, dm_name);
+		return boot_error(b, "lvm: the kernel refused the table of %s/%s (%s: %s); the kernel log (device-mapper:) says why",
+				  s->vg.name, lv->name, step, strerror(err));
+	}
+	if (make_nodes(b, dm_name, dev, s) < 0)
+		return -1;
+	snprintf(node, cap, "/dev/dm-%u", minor(dev));
+	report_add(&b->rep, "lvm", "lv", "ok", "%s/%s", s->vg.name, lv->name);
+	report_add(&b->rep, "lvm", "dm_name", "ok", "%s", dm_name);
+	report_add(&b->rep, "lvm", "targets", "info", "%u %s", n, n == 1 ? t[0].type : "segments");
+	report_add(&b->rep, "lvm", "pvs", "info", "%u", s->vg.n_pvs);
+	log_notice("lvm: activated %s/%s as /dev/mapper/%s (%u target%s over %u PV%s, seqno %llu)", s->vg.name,
+		   lv->name, dm_name, n, n == 1 ? "" : "s", s->vg.n_pvs, s->vg.n_pvs == 1 ? "" : "s",
+		   (unsigned long long)s->vg.seqno);
+	return 0;
+}
+
+/* Under -icount (make bench): the wait for the disks, the scan that found
+ * the VG (labels, metadata, parse) and the setup (table, ioctls, nodes). */
+static void report_ms(struct boot *b, const char *key, uint64_t ns)
+{
+	report_add(&b->rep, "lvm", key, "info", "%llu.%03llu", (unsigned long long)(ns / 1000000),
+		   (unsigned long long)(ns / 1000 % 1000));
+}
+
+int stage_lvm(struct boot *b)
+{
+	static struct lvm_scan s;
+	static struct lvm2_target t[LVM_MAX_TARGETS];
+	static char root_node[32];   /* what root= becomes: the root stage matches kernel names */
+	const char *dev[LVM2_MAX_PVS];
+	char why[LVM2_ERR_MAX];
+
+	memset(&s, 0, sizeof s);
+	if (!b->cfg.root_lvm || !lvm_root_names(b->cmd.root, s.vg_name, sizeof s.vg_name, s.lv_name, sizeof s.lv_name))
+		return 0;
+	if (b->mode == MODE_DRY_RUN) {
+		log_info("dry run: would activate LVM logical volume %s/%s for root=%s", s.vg_name, s.lv_name, b->cmd.root);
+		return 0;
+	}
+	uint64_t start = boottime_ns();
+	if (wait_for_vg(b, &s, dev) < 0)
+		return -1;
+	const struct lvm2_lv *lv = lvm2_lv_find(&s.vg, s.lv_name);
+	if (!lv)
+		return boot_error(b, "lvm: volume group %s has no logical volume %s (seqno %llu, %u LVs); check root=",
+				  s.vg.name, s.lv_name, (unsigned long long)s.vg.seqno, s.vg.n_lvs);
+	if (!lv->visible)
+		return boot_error(b, "lvm: %s/%s is a hidden LV (part of another LV); root= must name a visible one",
+				  s.vg.name, s.lv_name);
+	int n = lvm2_lv_table(&s.vg, lv, dev, t, LVM_MAX_TARGETS, why, sizeof why);
+	if (n < 0)
+		return boot_error(b, "lvm: %s; put / on a linear or striped LV, or boot this one with an initramfs that carries lvm2", why);
+	char node[BOOT_PATH_MAX];
+	if (activate(b, &s, lv, t, (unsigned)n, node, sizeof node) < 0)
+		return -1;
+	report_ms(b, "wait_ms", s.scan_start - start);
+	report_ms(b, "scan_ms", s.scan_end - s.scan_start);
+	report_ms(b, "setup_ms", boottime_ns() - s.scan_end);
+	/* The root stage finds root= among the kernel's block device names:
+	 * dm-N is the name of what lvm2's /dev/mapper/VG-LV is. */
+	snprintf(root_node, sizeof root_node, "%s", node);
+	b->cmd.root = root_node;
+	return 0;
+}
