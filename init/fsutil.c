@@ -372,3 +372,18 @@ int sysctl_value_equal(const char *a, const char *b)
 	squeeze_spaces(y);
 	return strcmp(x, y) == 0;
 }
+
+int fs_pread_all(int fd, void *buf, size_t len, uint64_t off)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = pread(fd, (char *)buf + done, len - done, (off_t)(off + done));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		done += (size_t)n;
+	}
+	return 0;
+}

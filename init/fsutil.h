@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* What fs_read sets errno to for a path that is not a regular file (a
  * FIFO, socket, device or directory): ENXIO, as the kernel itself answers
@@ -67,6 +68,11 @@ int sysctl_write(const char *proc, const char *key, const char *value);
  * while the mounts move (the early sysctl writer runs across the switch). */
 int sysctl_read_at(int proc_fd, const char *key, char *buf, size_t cap);
 int sysctl_write_at(int proc_fd, const char *key, const char *value);
+
+/* Read exactly LEN bytes at offset OFF of FD (a block device, for the
+ * superblock, LUKS2 and LVM2 readers), retrying short reads and EINTR.
+ * Returns 0, or -1 on an error or end of device before LEN bytes. */
+int fs_pread_all(int fd, void *buf, size_t len, uint64_t off);
 
 /* Compare two sysctl values ignoring whitespace differences. */
 int sysctl_value_equal(const char *a, const char *b);

@@ -403,16 +403,7 @@ struct dev_ctx {
 static int dev_read(void *ctx, uint64_t off, void *buf, size_t len)
 {
 	struct dev_ctx *d = ctx;
-	size_t done = 0;
-	while (done < len) {
-		ssize_t n = pread(d->fd, (char *)buf + done, len - done, (off_t)(off + done));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		done += (size_t)n;
-	}
-	return 0;
+	return fs_pread_all(d->fd, buf, len, off);
 }
 
 static uint64_t now_ms(void)

@@ -69,17 +69,7 @@ static int lvm_root_names(const char *root, char *vg, size_t vgcap, char *lv, si
 
 static int fd_read(void *ctx, uint64_t off, void *buf, size_t len)
 {
-	int fd = *(int *)ctx;
-	size_t got = 0;
-	while (got < len) {
-		ssize_t n = pread(fd, (char *)buf + got, len - got, (off_t)(off + got));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		got += (size_t)n;
-	}
-	return 0;
+	return fs_pread_all(*(int *)ctx, buf, len, off);
 }
 
 /* As the root stage skips them: devices whose reads can hang or that hold

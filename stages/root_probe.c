@@ -6,6 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fsutil.h"
+
 /* On-disk offsets, from the file systems' own headers: ext4's struct
  * ext4_super_block, xfs_sb, btrfs_super_block, squashfs_super_block and
  * the UEFI specification's GPT header and entry. */
@@ -25,20 +27,6 @@ static uint16_t le16(const unsigned char *p) { return (uint16_t)(p[0] | p[1] << 
 static uint32_t le32(const unsigned char *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
 static uint64_t le64(const unsigned char *p) { return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32; }
 
-static int read_at(int fd, void *buf, size_t len, off_t off)
-{
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t n = pread(fd, (char *)buf + done, len - done, off + (off_t)done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		done += (size_t)n;
-	}
-	return 0;
-}
 
 void format_uuid(const unsigned char *b, int mixed, char *out)
 {
@@ -72,7 +60,7 @@ static int probe_ext(int fd, struct fs_info *out)
 {
 	unsigned char sb[256];
 
-	if (read_at(fd, sb, sizeof sb, EXT_SB_OFFSET) < 0 || le16(sb + 0x38) != EXT_MAGIC)
+	if (fs_pread_all(fd, sb, sizeof sb, EXT_SB_OFFSET) < 0 || le16(sb + 0x38) != EXT_MAGIC)
 		return -1;
 	uint32_t compat = le32(sb + 0x5c), incompat = le32(sb + 0x60), ro_compat = le32(sb + 0x64);
 	const char *type = "ext2";
@@ -90,7 +78,7 @@ static int probe_xfs(int fd, struct fs_info *out)
 {
 	unsigned char sb[128];
 
-	if (read_at(fd, sb, sizeof sb, 0) < 0 || memcmp(sb, "XFSB", 4) != 0)
+	if (fs_pread_all(fd, sb, sizeof sb, 0) < 0 || memcmp(sb, "XFSB", 4) != 0)
 		return -1;
 	snprintf(out->type, sizeof out->type, "xfs");
 	format_uuid(sb + 32, 0, out->uuid);
@@ -102,7 +90,7 @@ static int probe_btrfs(int fd, struct fs_info *out)
 {
 	unsigned char sb[0x12b + 256];
 
-	if (read_at(fd, sb, sizeof sb, BTRFS_SB_OFFSET) < 0 || memcmp(sb + 0x40, "_BHRfS_M", 8) != 0)
+	if (fs_pread_all(fd, sb, sizeof sb, BTRFS_SB_OFFSET) < 0 || memcmp(sb + 0x40, "_BHRfS_M", 8) != 0)
 		return -1;
 	snprintf(out->type, sizeof out->type, "btrfs");
 	format_uuid(sb + 0x20, 0, out->uuid);
@@ -114,7 +102,7 @@ static int probe_erofs(int fd, struct fs_info *out)
 {
 	unsigned char sb[0x50];
 
-	if (read_at(fd, sb, sizeof sb, EROFS_SB_OFFSET) < 0 || le32(sb) != EROFS_MAGIC)
+	if (fs_pread_all(fd, sb, sizeof sb, EROFS_SB_OFFSET) < 0 || le32(sb) != EROFS_MAGIC)
 		return -1;
 	snprintf(out->type, sizeof out->type, "erofs");
 	format_uuid(sb + 0x30, 0, out->uuid);
@@ -127,7 +115,7 @@ static int probe_squashfs(int fd, struct fs_info *out)
 	unsigned char sb[4];
 
 	/* squashfs has neither UUID nor label: found by path or devnum only. */
-	if (read_at(fd, sb, sizeof sb, 0) < 0 || le32(sb) != SQUASHFS_MAGIC)
+	if (fs_pread_all(fd, sb, sizeof sb, 0) < 0 || le32(sb) != SQUASHFS_MAGIC)
 		return -1;
 	snprintf(out->type, sizeof out->type, "squashfs");
 	return 0;
@@ -161,12 +149,12 @@ static int probe_swap(int fd, struct fs_info *out)
 	unsigned char tail[SWAP_SIG_BYTES], hdr[44];
 
 	for (size_t i = 0; i < sizeof pages / sizeof pages[0]; i++) {
-		if (read_at(fd, tail, sizeof tail, (off_t)pages[i] - SWAP_SIG_BYTES) < 0)
+		if (fs_pread_all(fd, tail, sizeof tail, (uint64_t)pages[i] - SWAP_SIG_BYTES) < 0)
 			return -1;
 		const char *kind = swap_signature(tail);
 		if (!kind)
 			continue;
-		if (read_at(fd, hdr, sizeof hdr, 1024) < 0)
+		if (fs_pread_all(fd, hdr, sizeof hdr, 1024) < 0)
 			return -1;
 		snprintf(out->type, sizeof out->type, "%s", kind);
 		format_uuid(hdr + 12, 0, out->uuid);
@@ -194,14 +182,14 @@ static int probe_gpt(int fd, unsigned partno, unsigned ss, struct part_info *out
 {
 	unsigned char hdr[92], entry[GPT_ENTRY_MAX_BYTES];
 
-	if (read_at(fd, hdr, sizeof hdr, ss) < 0 || memcmp(hdr, "EFI PART", 8) != 0)
+	if (fs_pread_all(fd, hdr, sizeof hdr, ss) < 0 || memcmp(hdr, "EFI PART", 8) != 0)
 		return -1;
 	uint64_t entries_lba = le64(hdr + 72);
 	uint32_t n_entries = le32(hdr + 80), entry_size = le32(hdr + 84);
 	if (partno == 0 || partno > n_entries || partno > GPT_MAX_ENTRIES ||
 	    entry_size < 128 || entry_size > sizeof entry)
 		return -1;
-	if (read_at(fd, entry, entry_size, (off_t)(entries_lba * ss + (uint64_t)(partno - 1) * entry_size)) < 0)
+	if (fs_pread_all(fd, entry, entry_size, entries_lba * ss + (uint64_t)(partno - 1) * entry_size) < 0)
 		return -1;
 	format_uuid(entry + 16, 1, out->partuuid);
 	/* The name is UTF-16LE; names are almost always ASCII: keep the printable
@@ -228,7 +216,7 @@ int probe_partition(int disk_fd, unsigned partno, unsigned sector_size, struct p
 		sector_size = 512;
 	if (probe_gpt(disk_fd, partno, sector_size, out) == 0)
 		return 0;
-	if (read_at(disk_fd, mbr, sizeof mbr, 0) < 0 || mbr[510] != 0x55 || mbr[511] != 0xaa)
+	if (fs_pread_all(disk_fd, mbr, sizeof mbr, 0) < 0 || mbr[510] != 0x55 || mbr[511] != 0xaa)
 		return -1;
 	/* The kernel's MBR PARTUUID: the disk signature and the number. */
 	snprintf(out->partuuid, sizeof out->partuuid, "%08x-%02x", le32(mbr + 440), partno);
