@@ -28,8 +28,8 @@
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
-#include <linux/dm-ioctl.h>
 #include <linux/fs.h>
+#include <linux/dm-ioctl.h>
 #include <linux/keyctl.h>
 
 #include "afalg.h"
@@ -498,65 +498,6 @@ static void say(int fd, const char *text)
 	}
 }
 
-/* DM_DEV_CREATE with cryptsetup's dm uuid, DM_TABLE_LOAD of one crypt
- * target (read-write unless readonly), resume. The thin local call the
- * block/ device-mapper helpers will take over (verity's create has no
- * uuid and is read-only). */
-static int dm_create_crypt(int ctl, const char *name, const char *uuid, bool readonly, uint64_t sectors,
-			   const char *params, dev_t *dev, const char **step)
-{
-	union {
-		struct dm_ioctl io;
-		char bytes[4096];
-	} buf;
-	struct dm_ioctl *io = &buf.io;
-
-	memset(&buf, 0, sizeof buf);
-	io->version[0] = DM_VERSION_MAJOR;
-	io->data_size = sizeof buf;
-	io->data_start = sizeof *io;
-	snprintf(io->name, sizeof io->name, "%s", name);
-	snprintf(io->uuid, sizeof io->uuid, "%s", uuid);
-	*step = "DM_DEV_CREATE";
-	if (ioctl(ctl, DM_DEV_CREATE, io) < 0)
-		return -1;
-	*dev = (dev_t)io->dev;
-
-	memset(&buf, 0, sizeof buf);
-	io->version[0] = DM_VERSION_MAJOR;
-	io->data_start = sizeof *io;
-	io->flags = readonly ? DM_READONLY_FLAG : 0;
-	snprintf(io->name, sizeof io->name, "%s", name);
-	struct dm_target_spec *spec = (struct dm_target_spec *)(buf.bytes + sizeof *io);
-	size_t plen = strlen(params) + 1;
-	*step = "DM_TABLE_LOAD";
-	if (sizeof *io + sizeof *spec + plen > sizeof buf) {
-		errno = E2BIG;
-		goto fail;
-	}
-	io->target_count = 1;
-	spec->length = sectors;
-	snprintf(spec->target_type, sizeof spec->target_type, "crypt");
-	memcpy(spec + 1, params, plen);
-	io->data_size = (uint32_t)((sizeof *io + sizeof *spec + plen + 7) & ~(size_t)7);
-	if (ioctl(ctl, DM_TABLE_LOAD, io) < 0)
-		goto fail;
-	memset(&buf, 0, sizeof buf);
-	io->version[0] = DM_VERSION_MAJOR;
-	io->data_size = sizeof buf;
-	io->data_start = sizeof *io;
-	snprintf(io->name, sizeof io->name, "%s", name);
-	*step = "DM_DEV_SUSPEND (resume)";
-	if (ioctl(ctl, DM_DEV_SUSPEND, io) < 0)
-		goto fail;
-	return 0;
-fail:;
-	int saved = errno;
-	dm_remove(ctl, name);
-	errno = saved;
-	return -1;
-}
-
 /* The volume key into the kernel for dm-crypt to read and nobody else:
  * a "logon" key (its payload cannot be read from user space) in this
  * thread's keyring, found by dm-crypt while it loads the table. */
@@ -684,7 +625,8 @@ static int open_volume(struct boot *b, int ctl, const struct luks_volume *v)
 			boot_error(b, "luks: %s: the kernel keyring refused the volume key: %s; the kernel needs CONFIG_KEYS",
 				   v->name, strerror(errno));
 		} else {
-			int made = dm_create_crypt(ctl, v->name, dmuuid, v->o.dm.readonly, sectors, table, &mapped, &step);
+			struct dm_target crypt = { 0, sectors, "crypt", table };
+			int made = dm_create_table(ctl, v->name, dmuuid, &crypt, 1, v->o.dm.readonly, &mapped, &step);
 			int saved = errno;
 			key_drop(key);
 			if (made < 0) {
