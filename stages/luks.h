@@ -1,74 +1,13 @@
-/* The luks stage's pure parts (stages/luks.c), for tests/unit/test_luks2_stage.c
- * and tests/fuzz/fuzz_luks2.c: which volumes to open (the kernel command
- * line's rd.luks.* words as systemd-cryptsetup-generator reads them, and
- * the initramfs's /etc/crypttab), their options, and the passphrase line
- * read from the console. The dm-crypt table is block/luks2_dm.c's. */
+/* The luks stage's console reader (stages/luks.c), for
+ * tests/unit/test_luks2_stage.c: the passphrase line read from the
+ * console. Which volumes to open is block/luks_plan.h's; the dm-crypt
+ * table is block/luks2_dm.c's. */
 #ifndef HARDINIT_LUKS_H
 #define HARDINIT_LUKS_H
 
-#include <stdbool.h>
 #include <stddef.h>
-#include <stdint.h>
 
-#include "cmdline.h"
-#include "luks2.h"
-
-#define LUKS_VOLUMES_MAX      8
-#define LUKS_NAME_MAX         64          /* a /dev/mapper name */
-#define LUKS_UUID_MAX         36
-#define LUKS_TRIES_DEFAULT    3           /* systemd-cryptsetup's tries= default */
-#define LUKS_TRIES_MAX        10
-#define LUKS_PROMPT_TIMEOUT_S 300         /* one try's wait for a passphrase (timeout=) */
-#define LUKS_DEVICE_WAIT_MS   30000       /* for the volume's device to appear */
-#define LUKS_CRYPTTAB_MAX     16384
-#define LUKS_CRYPTTAB         "crypttab"  /* beside the initramfs's hardinit.conf: /etc/crypttab */
-#define LUKS_ERR_MAX          300
-
-struct luks_opts {
-	struct luks2_dm_opts dm;    /* discard, readonly, the dm-crypt flags */
-	bool noauto;
-	int tries;                  /* 0: LUKS_TRIES_DEFAULT */
-	int timeout_s;              /* 0: LUKS_PROMPT_TIMEOUT_S */
-	char ignored[128];          /* options skipped, as systemd does, for the log */
-};
-
-struct luks_volume {
-	char uuid[LUKS_UUID_MAX + 1];         /* lower case */
-	char name[LUKS_NAME_MAX];
-	struct luks_opts o;
-	bool from_crypttab;
-	bool own_opts;                        /* rd.luks.options=UUID=... */
-};
-
-struct luks_plan {
-	struct luks_volume v[LUKS_VOLUMES_MAX];
-	size_t n;
-};
-
-/* Options words (comma-separated, crypttab's fourth field or
- * rd.luks.options=) into o. Unknown options are ignored as
- * systemd-cryptsetup does (named in o->ignored); options that would open
- * the volume differently from its header (plain, tcrypt, bitlk, header=,
- * cipher=, size=, offset=, skip=, keyfile-offset=, ...) or need what this
- * stage does not do (tpm2-device=, fido2-device=, pkcs11-uri=) are errors.
- * Returns 0, or -1 with err. */
-int luks_options_parse(const char *text, struct luks_opts *o, char *err, size_t errlen);
-
-/* One crypttab's text into plan (appended). Fields: name, device
- * (UUID=... or /dev/disk/by-uuid/...), key file (none or -), options.
- * Returns 0, or -1 with err naming the line. */
-int luks_crypttab_parse(const char *text, size_t len, struct luks_plan *plan, char *err, size_t errlen);
-
-/* The volumes to open: rd.luks=no/luks=no opens none; rd.luks.crypttab=no
- * ignores the crypttab; rd.luks.uuid= and rd.luks.name=UUID=NAME add
- * volumes and, as in systemd, restrict the crypttab to those UUIDs;
- * rd.luks.options=[UUID=]OPTS. crypttab (may be NULL) is already parsed.
- * Returns 0, or -1 with err. */
-int luks_plan_resolve(const struct cmdline *cmd, const struct luks_plan *crypttab, struct luks_plan *plan,
-		      char *err, size_t errlen);
-
-/* Is text a UUID (8-4-4-4-12 hex)? Copies it lower-cased into out. */
-bool luks_uuid_parse(const char *text, char out[LUKS_UUID_MAX + 1]);
+#include "luks_plan.h"
 
 /* One passphrase line from fd (up to '\n' or '\r', at most cap-1 bytes,
  * waiting at most timeout_ms for each byte). Returns its length, or -1

@@ -1,0 +1,330 @@
+/* Which LUKS2 volumes a boot opens, as systemd-cryptsetup-generator and
+ * systemd-cryptsetup decide it: the kernel command line's rd.luks.uuid=,
+ * rd.luks.name=, rd.luks.options= (and rd.luks=, rd.luks.crypttab=), the
+ * initramfs's /etc/crypttab and each volume's options. Pure: parsers of
+ * untrusted text (tests/unit/test_luks2_stage.c, tests/fuzz/fuzz_luks2.c);
+ * the luks stage (stages/luks.c) opens what the plan names. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "luks_plan.h"
+
+static int opt_int(const char *v, int max, int *out)
+{
+	char *end;
+	long n = strtol(v, &end, 10);
+	if (!*v || *end || n < 0 || n > max)
+		return -1;
+	*out = (int)n;
+	return 0;
+}
+
+static void note_ignored(struct luks_opts *o, const char *word)
+{
+	size_t len = strlen(o->ignored);
+	snprintf(o->ignored + len, sizeof o->ignored - len, "%s%s", len ? "," : "", word);
+}
+
+int luks_options_parse(const char *text, struct luks_opts *o, char *err, size_t errlen)
+{
+	/* What would open the volume otherwise than its LUKS2 header says,
+	 * or needs a key source this stage does not have. */
+	static const char *const refused[] = {
+		"plain", "tcrypt", "bitlk", "header", "cipher", "hash", "size", "offset", "skip", "keyfile-offset",
+		"keyfile-size", "tpm2-device", "fido2-device", "pkcs11-uri", "integrity", "veracrypt", "keyslot",
+		"key-slot", "swap", "tmp",
+	};
+	char buf[512], *save = NULL;
+
+	if (!text)
+		return 0;
+	if (strlen(text) >= sizeof buf) {
+		snprintf(err, errlen, "options '%.40s...' longer than %zu bytes", text, sizeof buf - 1);
+		return -1;
+	}
+	snprintf(buf, sizeof buf, "%s", text);
+	for (char *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		char *v = strchr(w, '=');
+		if (v)
+			*v++ = '\0';
+		if (!strcmp(w, "luks") || !strcmp(w, "none") || !strcmp(w, "nofail") || !strcmp(w, "_netdev") ||
+		    !strcmp(w, "x-initrd.attach") || !strcmp(w, "headless") || !strcmp(w, "verify"))
+			continue;
+		if (!strcmp(w, "discard"))
+			o->dm.discard = true;
+		else if (!strcmp(w, "readonly") || !strcmp(w, "read-only"))
+			o->dm.readonly = true;
+		else if (!strcmp(w, "same-cpu-crypt"))
+			o->dm.same_cpu_crypt = true;
+		else if (!strcmp(w, "submit-from-crypt-cpus"))
+			o->dm.submit_from_crypt_cpus = true;
+		else if (!strcmp(w, "no-read-workqueue"))
+			o->dm.no_read_workqueue = true;
+		else if (!strcmp(w, "no-write-workqueue"))
+			o->dm.no_write_workqueue = true;
+		else if (!strcmp(w, "noauto"))
+			o->noauto = true;
+		else if (!strcmp(w, "tries")) {
+			if (!v || opt_int(v, LUKS_TRIES_MAX, &o->tries) < 0) {
+				snprintf(err, errlen, "tries=%s: give 0 to %d", v ? v : "", LUKS_TRIES_MAX);
+				return -1;
+			}
+		} else if (!strcmp(w, "timeout")) {
+			if (!v || opt_int(v, 3600, &o->timeout_s) < 0) {
+				snprintf(err, errlen, "timeout=%s: give seconds, 0 to 3600", v ? v : "");
+				return -1;
+			}
+		} else {
+			for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
+				if (!strcmp(w, refused[i])) {
+					snprintf(err, errlen, "option %s is not supported by hardinit's LUKS2 stage "
+						 "(passphrase on the console, header on the device)", w);
+					return -1;
+				}
+			note_ignored(o, w);     /* systemd-cryptsetup: "unknown option, ignoring" */
+		}
+	}
+	return 0;
+}
+
+bool luks_uuid_parse(const char *text, char out[LUKS_UUID_MAX + 1])
+{
+	static const int dash[] = { 8, 13, 18, 23 };
+	if (!text || strlen(text) != LUKS_UUID_MAX)
+		return false;
+	for (int i = 0; i < LUKS_UUID_MAX; i++) {
+		bool want_dash = i == dash[0] || i == dash[1] || i == dash[2] || i == dash[3];
+		if (want_dash ? text[i] != '-' : !isxdigit((unsigned char)text[i]))
+			return false;
+		out[i] = (char)tolower((unsigned char)text[i]);
+	}
+	out[LUKS_UUID_MAX] = '\0';
+	return true;
+}
+
+/* "luks-UUID" or "UUID" (systemd accepts both in rd.luks.uuid=). */
+static bool uuid_word(const char *text, char out[LUKS_UUID_MAX + 1])
+{
+	if (!strncmp(text, "luks-", 5) && strlen(text) == 5 + LUKS_UUID_MAX)
+		text += 5;
+	return luks_uuid_parse(text, out);
+}
+
+static bool name_ok(const char *n)
+{
+	size_t len = strlen(n);
+	if (!len || len >= LUKS_NAME_MAX || !strcmp(n, ".") || !strcmp(n, ".."))
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (!isalnum((unsigned char)n[i]) && !strchr("-_.+#", n[i]))
+			return false;
+	return true;
+}
+
+static struct luks_volume *plan_find(struct luks_plan *p, const char *uuid)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (!strcmp(p->v[i].uuid, uuid))
+			return &p->v[i];
+	return NULL;
+}
+
+static struct luks_volume *plan_add(struct luks_plan *p, const char *uuid, char *err, size_t errlen)
+{
+	struct luks_volume *v = plan_find(p, uuid);
+	if (v)
+		return v;
+	if (p->n >= LUKS_VOLUMES_MAX) {
+		snprintf(err, errlen, "more than %d encrypted volumes", LUKS_VOLUMES_MAX);
+		return NULL;
+	}
+	v = &p->v[p->n++];
+	memset(v, 0, sizeof *v);
+	snprintf(v->uuid, sizeof v->uuid, "%s", uuid);
+	snprintf(v->name, sizeof v->name, "luks-%s", uuid);
+	return v;
+}
+
+int luks_crypttab_parse(const char *text, size_t len, struct luks_plan *plan, char *err, size_t errlen)
+{
+	char line[1024], why[LUKS_ERR_MAX];
+	size_t pos = 0;
+
+	for (int lineno = 1; pos < len; lineno++) {
+		size_t end = pos;
+		while (end < len && text[end] != '\n')
+			end++;
+		if (end - pos >= sizeof line) {
+			snprintf(err, errlen, "crypttab line %d: longer than %zu bytes", lineno, sizeof line - 1);
+			return -1;
+		}
+		memcpy(line, text + pos, end - pos);
+		line[end - pos] = '\0';
+		pos = end + 1;
+		char *f[5] = { 0 }, *save = NULL;
+		int n = 0;
+		for (char *w = strtok_r(line, " \t\r", &save); w && n < 5; w = strtok_r(NULL, " \t\r", &save))
+			f[n++] = w;
+		if (n == 0 || f[0][0] == '#')
+			continue;
+		if (n < 2 || n > 4) {
+			snprintf(err, errlen, "crypttab line %d: %d fields; give NAME DEVICE [KEYFILE [OPTIONS]]", lineno, n);
+			return -1;
+		}
+		if (!name_ok(f[0])) {
+			snprintf(err, errlen, "crypttab line %d: bad name '%.64s' (letters, digits, -_.+#, under %d bytes)",
+				 lineno, f[0], LUKS_NAME_MAX);
+			return -1;
+		}
+		char uuid[LUKS_UUID_MAX + 1];
+		const char *u = !strncmp(f[1], "UUID=", 5) ? f[1] + 5
+			: !strncmp(f[1], "/dev/disk/by-uuid/", 18) ? f[1] + 18 : NULL;
+		if (!u || !luks_uuid_parse(u, uuid)) {
+			snprintf(err, errlen, "crypttab line %d: device '%.80s' is not UUID=... or /dev/disk/by-uuid/... "
+				 "(the LUKS UUID cryptsetup luksUUID prints)", lineno, f[1]);
+			return -1;
+		}
+		if (n >= 3 && strcmp(f[2], "none") && strcmp(f[2], "-")) {
+			snprintf(err, errlen, "crypttab line %d: key file %.80s: key files are not supported; give none "
+				 "(the passphrase is asked on the console)", lineno, f[2]);
+			return -1;
+		}
+		if (plan_find(plan, uuid)) {
+			snprintf(err, errlen, "crypttab line %d: UUID %s listed twice", lineno, uuid);
+			return -1;
+		}
+		struct luks_volume *v = plan_add(plan, uuid, err, errlen);
+		if (!v)
+			return -1;
+		snprintf(v->name, sizeof v->name, "%s", f[0]);
+		v->from_crypttab = true;
+		if (n == 4 && luks_options_parse(f[3], &v->o, why, sizeof why) < 0) {
+			snprintf(err, errlen, "crypttab line %d: %s", lineno, why);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static bool word_is(const struct cmdline_word *w, const char *key)
+{
+	return w->key && !strcmp(w->key, key);
+}
+
+static bool off_word(const char *v)
+{
+	return v && (!strcmp(v, "0") || !strcmp(v, "no") || !strcmp(v, "false") || !strcmp(v, "off"));
+}
+
+int luks_plan_resolve(const struct cmdline *cmd, const struct luks_plan *crypttab, struct luks_plan *plan,
+		      char *err, size_t errlen)
+{
+	char uuid[LUKS_UUID_MAX + 1], why[LUKS_ERR_MAX];
+	struct luks_plan cmdv = { .n = 0 };
+	const char *global_opts = NULL;
+	bool use_crypttab = true;
+
+	memset(plan, 0, sizeof *plan);
+	for (size_t i = 0; i < cmd->n_words; i++) {
+		const struct cmdline_word *w = &cmd->words[i];
+		if ((word_is(w, "rd.luks") || word_is(w, "luks")) && off_word(w->value))
+			return 0;
+		if ((word_is(w, "rd.luks.crypttab") || word_is(w, "luks.crypttab")) && off_word(w->value))
+			use_crypttab = false;
+	}
+	for (size_t i = 0; i < cmd->n_words; i++) {
+		const struct cmdline_word *w = &cmd->words[i];
+		const char *v = w->value;
+		if (!v)
+			continue;
+		if (word_is(w, "rd.luks.uuid") || word_is(w, "luks.uuid")) {
+			if (!uuid_word(v, uuid)) {
+				snprintf(err, errlen, "%s=%.60s: not a UUID; give the LUKS UUID (cryptsetup luksUUID)", w->key, v);
+				return -1;
+			}
+			if (!plan_add(&cmdv, uuid, err, errlen))
+				return -1;
+		} else if (word_is(w, "rd.luks.name") || word_is(w, "luks.name")) {
+			const char *eq = strchr(v, '=');
+			char u[LUKS_UUID_MAX + 8];
+			if (!eq || (size_t)(eq - v) >= sizeof u) {
+				snprintf(err, errlen, "%s=%.60s: give UUID=NAME", w->key, v);
+				return -1;
+			}
+			memcpy(u, v, (size_t)(eq - v));
+			u[eq - v] = '\0';
+			if (!uuid_word(u, uuid) || !name_ok(eq + 1)) {
+				snprintf(err, errlen, "%s=%.60s: give UUID=NAME (a LUKS UUID; a name of letters, digits, -_.+#)",
+					 w->key, v);
+				return -1;
+			}
+			struct luks_volume *vol = plan_add(&cmdv, uuid, err, errlen);
+			if (!vol)
+				return -1;
+			snprintf(vol->name, sizeof vol->name, "%s", eq + 1);
+		}
+	}
+	/* Options: UUID=OPTS for one volume, OPTS for every command-line one. */
+	for (size_t i = 0; i < cmd->n_words; i++) {
+		const struct cmdline_word *w = &cmd->words[i];
+		if (!w->value || !(word_is(w, "rd.luks.options") || word_is(w, "luks.options")))
+			continue;
+		const char *eq = strchr(w->value, '=');
+		char u[LUKS_UUID_MAX + 8];
+		size_t ulen = eq ? (size_t)(eq - w->value) : 0;
+		if (eq && ulen < sizeof u) {
+			memcpy(u, w->value, ulen);
+			u[ulen] = '\0';
+		}
+		if (eq && ulen < sizeof u && uuid_word(u, uuid)) {
+			struct luks_volume *vol = plan_find(&cmdv, uuid);
+			if (!vol)
+				vol = plan_add(&cmdv, uuid, err, errlen);
+			if (!vol)
+				return -1;
+			if (luks_options_parse(eq + 1, &vol->o, why, sizeof why) < 0) {
+				snprintf(err, errlen, "%s=: %s", w->key, why);
+				return -1;
+			}
+		} else {
+			global_opts = w->value;
+			continue;
+		}
+		plan_find(&cmdv, uuid)->own_opts = true;
+	}
+	if (global_opts) {
+		struct luks_opts probe = { .tries = 0 };
+		if (luks_options_parse(global_opts, &probe, why, sizeof why) < 0) {
+			snprintf(err, errlen, "rd.luks.options=: %s", why);
+			return -1;
+		}
+	}
+	/* The crypttab first (its names win), limited to the command line's
+	 * UUIDs when it gives any; then the command line's own volumes. */
+	if (use_crypttab && crypttab)
+		for (size_t i = 0; i < crypttab->n; i++) {
+			const struct luks_volume *c = &crypttab->v[i];
+			if (cmdv.n && !plan_find(&cmdv, c->uuid))
+				continue;
+			if (!cmdv.n && c->o.noauto)
+				continue;
+			struct luks_volume *v = plan_add(plan, c->uuid, err, errlen);
+			if (!v)
+				return -1;
+			*v = *c;
+		}
+	for (size_t i = 0; i < cmdv.n; i++) {
+		struct luks_volume *c = &cmdv.v[i], *v = plan_find(plan, c->uuid);
+		if (!v) {
+			v = plan_add(plan, c->uuid, err, errlen);
+			if (!v)
+				return -1;
+			*v = *c;
+			if (global_opts && !v->own_opts)
+				luks_options_parse(global_opts, &v->o, why, sizeof why);
+		}
+	}
+	return 0;
+}
