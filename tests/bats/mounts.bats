@@ -62,6 +62,10 @@ EOF
 	[ "$status" -eq 2 ]
 	run env -u HI_HOST_MNTNS unshare --mount --propagation private "$DRIVER" --sandbox "$BATS_TEST_TMPDIR/not-there"
 	[ "$status" -eq 2 ]
+	run env HI_HOST_MNTNS= "$DRIVER" --sandbox "$BATS_TEST_TMPDIR/not-there"
+	[ "$status" -eq 2 ]
+	run env HI_HOST_MNTNS=nonsense "$DRIVER" --sandbox "$BATS_TEST_TMPDIR/not-there"
+	[ "$status" -eq 2 ]
 	[[ "$output" == *"mount namespace of its own"* ]]
 }
 

@@ -362,13 +362,15 @@ static void test_prepare(void)
 
 /* The caller names the mount namespace it came from (HI_HOST_MNTNS, the
  * readlink of /proc/self/ns/mnt outside unshare); PID 1's is compared too
- * where it can be read (in a container it often cannot). */
+ * where it can be read (in a container it often cannot). An empty or
+ * malformed name counts as the host's: it proves nothing. */
 static int in_host_mount_ns(void)
 {
 	char self[64] = "", init[64] = "";
 	const char *host = getenv("HI_HOST_MNTNS");
 
-	if (!host || readlink("/proc/self/ns/mnt", self, sizeof self - 1) < 0)
+	if (!host || strncmp(host, "mnt:[", 5) != 0 ||
+	    readlink("/proc/self/ns/mnt", self, sizeof self - 1) < 0)
 		return 1;
 	if (readlink("/proc/1/ns/mnt", init, sizeof init - 1) > 0 && strcmp(self, init) == 0)
 		return 1;
