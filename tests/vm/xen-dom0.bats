@@ -49,8 +49,8 @@ setup_file() {
 	run vm_section "$DDIR/xen.log" DOM0
 	grep -q '^root.mount=/dev/vda ext4 ro,' <<<"$output"
 	# the generic kernel's disk driver and root file system, loaded by hardinit
-	grep -qx 'report: modules virtio_blk ok loaded' <<<"$output"
-	grep -qx 'report: modules ext4 ok loaded' <<<"$output"
+	grep -qx 'report: modules virtio_blk.ko ok loaded' <<<"$output"
+	grep -qx 'report: modules ext4.ko ok loaded' <<<"$output"
 }
 
 @test "xen-dom0: the PV meltdown line is the hypervisor's in the report and the audit, as the man page says" {

@@ -303,7 +303,12 @@ domu() {
 		skip "Xen under TCG cannot run a PVH guest: ${why#pvh.create: } ($(grep -a '^virt_caps' <<<"$sec" | tr -s ' '))"
 	fi
 	grep -qx 'pvh.waiting=yes' <<<"$sec"
+	# xl shutdown ends it too, through the same poweroff helper (the PVH
+	# kernel halts: "Power off not available", and Xen ends the domain).
+	grep -qx 'pvh.shutdown.rc=0' <<<"$sec"
+	grep -qx 'pvh.gone=yes' <<<"$sec"
 	run domu pvh
+	[[ $output == *"POWEROFF HELPER RAN uid=0"* ]]
 	[[ $output == *"hypervisor.guest_type=PVH"* ]]
 	[[ $output == *"hardinit: handing off to /sbin/init"* ]]
 	grep -q '^root.mount=/dev/xvda ext4 ro,' <<<"$output"
