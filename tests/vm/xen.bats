@@ -7,7 +7,10 @@
 # phy: (QEMU's disk is dom0's /dev/vda, the domU's /dev/xvda; dom0's
 # hotplug script for it is tests/vm/xen-block-phy). One Xen boot
 # serves every assertion: the domU's probe prints its live state on hvc0,
-# which xenconsoled keeps; then dom0 asks it to shut down with `xl shutdown`.
+# which xenconsoled keeps; then dom0 sends it `xl sysrq` s (allowed by the
+# profile's kernel.sysrq) and t (refused), `xl reboot` (it comes back
+# through hardinit to its real init) and `xl shutdown`; then the same guest
+# is started as PVH (-cpu qemu64,+svm,+npt gives Xen HAP) and shut down.
 
 load lib
 load xen
