@@ -92,6 +92,8 @@ _xen_dom0_modules() {
 		*) cp "$path" "$dir/lib/modules/$kver/kernel/" ;;
 		esac
 	done
+	# Only what depmod reads besides the modules: its warnings say nothing.
+	touch "$dir/lib/modules/$kver"/modules.{order,builtin,builtin.modinfo}
 	depmod -b "$dir" "$kver"
 }
 
