@@ -6,7 +6,11 @@
  * CONTROL_NICE=N on the kernel command line (the kernel hands it to /init
  * in the environment) runs it at nice N, as hardinit runs the boot
  * (BOOT_NICE in init/boot.h), and puts nice 0 back before the exec: the
- * floor of the same scheduling, to read hardinit's own cost against. */
+ * floor of the same scheduling, to read hardinit's own cost against.
+ *
+ * CONTROL_MODULE=NAME and CONTROL_ROOT=DEV (same way) name another disk
+ * driver, /lib/modules/NAME.ko.xz, and root: the Xen row of bench/xen
+ * loads xen-blkfront and mounts /dev/xvda. Default virtio_blk, /dev/vda. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -40,18 +44,23 @@ int main(int argc, char **argv, char **envp)
 	if (nice && setpriority(PRIO_PROCESS, 0, atoi(nice)) < 0)
 		die("setpriority");
 
+	const char *module = getenv("CONTROL_MODULE"), *root = getenv("CONTROL_ROOT");
+	char path[128];
+	snprintf(path, sizeof path, "/lib/modules/%.64s.ko.xz", module ? module : "virtio_blk");
+	root = root ? root : "/dev/vda";
+
 	mount("devtmpfs", "/dev", "devtmpfs", 0, NULL);
-	int fd = open("/lib/modules/virtio_blk.ko.xz", O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || syscall(SYS_finit_module, fd, "", 4) < 0)
-		die("finit_module virtio_blk");
+		die("finit_module");
 	close(fd);
-	for (int i = 0; stat("/dev/vda", &st) < 0; i++) {
+	for (int i = 0; stat(root, &st) < 0; i++) {
 		if (i >= WAIT_STEPS)
-			die("waiting for /dev/vda");
+			die("waiting for the root device");
 		nanosleep(&ten_ms, NULL);
 	}
-	if (mount("/dev/vda", "/root", "ext4", MS_RDONLY, NULL) < 0)
-		die("mount /dev/vda");
+	if (mount(root, "/root", "ext4", MS_RDONLY, NULL) < 0)
+		die("mount root");
 	if (mount("/dev", "/root/dev", NULL, MS_MOVE, NULL) < 0)
 		die("move /dev");
 	if (chdir("/root") < 0 || mount(".", "/", NULL, MS_MOVE, NULL) < 0 || chroot(".") < 0 || chdir("/") < 0)

@@ -14,7 +14,8 @@
 
 /* One fact: stage "sysctl", key "kernel.kptr_restrict", value "2",
  * status "applied". Status words are per stage and listed in hardinit(8):
- * ok, applied, already, absent, refused, warn, skipped, failed, info. */
+ * ok, applied, already, absent, refused, warn, skipped, failed, info,
+ * hypervisor (hypervisor.h). */
 struct report_item {
 	char stage[16];
 	char key[REPORT_KEY_MAX];

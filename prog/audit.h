@@ -66,6 +66,8 @@ struct audit {
 	char profile[32];            /* shipped profile the config equals, "custom", "unknown" */
 	char config_digest[SHA256_HEX];  /* of /run/hardinit/config; "" unread */
 
+	char cpu_vuln_note[192];     /* whose the CPU vulnerabilities are, when not this kernel's */
+
 	bool success;                /* config and boot report read: the checks ran */
 	char error[AUDIT_ERR_MAX];
 };

@@ -118,6 +118,8 @@ void audit_format_text(const struct audit *a, struct sink *s)
 		sink_printf(s, "%-5s %-44s expected %-18s actual %s\n", it->drift ? "drift" : "ok",
 			    it->what, it->expected, it->actual);
 	}
+	if (a->cpu_vuln_note[0])
+		sink_printf(s, "note  %-44s %s\n", "cpu vulnerabilities", a->cpu_vuln_note);
 	sink_printf(s, "audit: %zu checked, %zu ok, %d drift%s\n", a->n, a->n - (size_t)a->drifts, a->drifts,
 		    a->dropped ? " (some items over the limit were not checked)" : "");
 }

@@ -13,6 +13,7 @@
 #include "fsutil.h"
 #include "label.h"
 #include "hardening.h"
+#include "hypervisor.h"
 #include "log.h"
 #include "report.h"
 #include "stages.h"
@@ -194,21 +195,29 @@ static const char *bool_word(const char *v)
 	return v;
 }
 
+/* A sysfs file showing a word's live value (a boolean or a number). */
+static int live_sys_value(const struct boot *b, const char *rel, const char *want, char *why, size_t whylen)
+{
+	char buf[KERNEL_FILE_MAX];
+
+	if (read_sys(b, rel, buf, sizeof buf) < 0)
+		return -1;
+	snprintf(why, whylen, "%s reads %.40s", rel, buf);
+	return strcmp(bool_word(buf), bool_word(want)) == 0;
+}
+
 /* module.param=value (page_alloc.shuffle=1): built-in code's parameters
  * show under /sys/module/MODULE/parameters/PARAM when they are readable. */
 static int live_module_param(const struct boot *b, const char *key, const char *want,
 			     char *why, size_t whylen)
 {
-	char rel[CONFIG_NAME_MAX + 32], buf[KERNEL_FILE_MAX];
+	char rel[CONFIG_NAME_MAX + 32];
 	const char *dot = strchr(key, '.');
 
 	if (!dot || strchr(dot + 1, '.') || strchr(key, '/'))
 		return -1;
 	snprintf(rel, sizeof rel, "module/%.*s/parameters/%s", (int)(dot - key), key, dot + 1);
-	if (read_sys(b, rel, buf, sizeof buf) < 0)
-		return -1;
-	snprintf(why, whylen, "%s reads %.40s", rel, buf);
-	return strcmp(bool_word(buf), bool_word(want)) == 0;
+	return live_sys_value(b, rel, want, why, whylen);
 }
 
 bool kernel_opt_in_force(const struct boot *b, const char *word, char *why, size_t whylen)
@@ -232,6 +241,9 @@ bool kernel_opt_in_force(const struct boot *b, const char *word, char *why, size
 		live = live_lsm(b, want, why, whylen);
 	else if (want && strchr(key, '.'))
 		live = live_module_param(b, key, want, why, whylen);
+	else if (want && strcmp(key, "xen_scrub_pages") == 0)
+		/* a core_param, hidden from /sys/module: the balloon shows it */
+		live = live_sys_value(b, HYPERVISOR_XEN_SCRUB_PAGES, want, why, whylen);
 	else if (want && strcmp(key, "mitigations") == 0 && strcmp(want, "auto") == 0 && !v) {
 		snprintf(why, whylen, "the default when mitigations= is absent");
 		live = 1;
@@ -246,11 +258,13 @@ bool kernel_opt_in_force(const struct boot *b, const char *word, char *why, size
 }
 
 /* What the CPU-bug mitigations actually are, next to the mitigations=
- * word: "Vulnerable" lines are warnings, the rest facts. */
+ * word: "Vulnerable" lines are warnings, the rest facts; on a Xen PV guest
+ * every line is the hypervisor's (hypervisor.h), neither. */
 static void report_vulnerabilities(struct boot *b)
 {
 	char dir[BOOT_PATH_MAX];
 	size_t seen = 0;
+	bool xen_pv = hypervisor_xen_pv(b->sys);
 
 	/* The microcode revision the CPU runs: after an early update from the
 	 * initrd's kernel/x86/microcode/ (hardinit-mkinitramfs --microcode),
@@ -263,6 +277,9 @@ static void report_vulnerabilities(struct boot *b)
 	DIR *d = opendir(dir);
 	if (!d)
 		return;
+	if (xen_pv)
+		log_info("kernel: %s; their lines are in the report with status %s", HYPERVISOR_VULN_NOTE,
+			 HYPERVISOR_VULN_STATUS);
 	for (struct dirent *e; (e = readdir(d)) != NULL && seen < VULNERABILITIES_MAX;) {
 		char rel[BOOT_PATH_MAX], buf[KERNEL_FILE_MAX];
 		if (e->d_name[0] == '.')
@@ -271,6 +288,10 @@ static void report_vulnerabilities(struct boot *b)
 		snprintf(rel, sizeof rel, "devices/system/cpu/vulnerabilities/%.64s", e->d_name);
 		if (read_sys(b, rel, buf, sizeof buf) < 0)
 			continue;
+		if (xen_pv) {
+			report_add(&b->rep, "kernel", e->d_name, HYPERVISOR_VULN_STATUS, "%s", buf);
+			continue;
+		}
 		bool vulnerable = strncmp(buf, "Vulnerable", 10) == 0;
 		if (vulnerable)
 			log_warn("kernel: cpu vulnerability %s: %s", e->d_name, buf);

@@ -110,6 +110,23 @@ audit() {
 	[[ $output == *"0 drift"* ]]
 }
 
+@test "audit: on a Xen PV guest the CPU vulnerabilities are the hypervisor's, neither ok nor drift" {
+	fake_system
+	local t=$BATS_TEST_TMPDIR
+	mkdir -p "$t/sys/hypervisor" "$t/sys/devices/system/cpu/vulnerabilities"
+	echo 'Unknown (XEN PV detected, hypervisor mitigation required)' >"$t/sys/devices/system/cpu/vulnerabilities/meltdown"
+	echo xen >"$t/sys/hypervisor/type"
+	echo PVH >"$t/sys/hypervisor/guest_type"
+	audit
+	[ "$status" -eq 0 ]
+	[[ $output != *"cpu vulnerabilities"* ]]
+	echo PV >"$t/sys/hypervisor/guest_type"
+	audit
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	grep -q "^note  cpu vulnerabilities  *a Xen PV guest: CPU vulnerabilities are the hypervisor's to mitigate (meltdown: Unknown (XEN PV detected, hypervisor mitigation required))$" <<<"$output"
+	[[ $output == *"0 drift"* ]]
+}
+
 @test "audit: a changed sysctl is drift, with expected and actual, and exit 1" {
 	fake_system
 	echo 1 >"$BATS_TEST_TMPDIR/proc/sys/fs/protected_fifos"

@@ -559,6 +559,41 @@ static void test_kernel_opts(void)
 	tap_streq(status_of("kernel", own), "warn", "  while this architecture's own missing word warns");
 }
 
+/* A Xen PV guest (/sys/hypervisor): its CPU-vulnerability lines are the
+ * hypervisor's, neither warnings nor facts of this kernel; the balloon's
+ * scrub_pages is xen_scrub_pages='s live state. */
+static void test_kernel_opts_xen_pv(void)
+{
+	char why[160];
+
+	fresh_boot(MODE_ON_ROOT, "root=/dev/xvda mitigations=auto,nosmt");
+	put("sys/hypervisor/type", "xen\n");
+	put("sys/hypervisor/guest_type", "PV\n");
+	put("sys/devices/system/cpu/vulnerabilities/meltdown",
+	    "Unknown (XEN PV detected, hypervisor mitigation required)\n");
+	put("sys/devices/system/cpu/vulnerabilities/mds", "Vulnerable: Clear CPU buffers attempted, no microcode\n");
+	put("sys/devices/system/xen_memory/xen_memory0/scrub_pages", "1\n");
+	tap_ok(kernel_opt_in_force(&b, "xen_scrub_pages=1", why, sizeof why), "xen_scrub_pages=1: the balloon scrubs");
+	tap_contains(why, "xen_memory0/scrub_pages reads 1", "  seen live in sysfs");
+	put("sys/devices/system/xen_memory/xen_memory0/scrub_pages", "0\n");
+	tap_ok(!kernel_opt_in_force(&b, "xen_scrub_pages=1", why, sizeof why), "scrub_pages 0: not in force");
+
+	b.cfg.sysctl_persist = false;
+	snprintf(b.cfg.kernel_opts[0].word, CONFIG_NAME_MAX, "mitigations=auto,nosmt");
+	b.cfg.n_kernel_opts = 1;
+	tap_ok(stage_sysctl(&b) == 0, "Xen PV: the stage succeeds");
+	tap_streq(status_of("kernel", "meltdown"), "hypervisor", "Xen PV: meltdown's Unknown is the hypervisor's");
+	tap_streq(value_of("kernel", "meltdown"), "Unknown (XEN PV detected, hypervisor mitigation required)",
+		  "  with the kernel's words");
+	tap_streq(status_of("kernel", "mds"), "hypervisor", "Xen PV: a Vulnerable line is not a warning");
+
+	/* A PVH (or HVM) guest runs on the CPU's own protections. */
+	put("sys/hypervisor/guest_type", "PVH\n");
+	memset(&b.rep, 0, sizeof b.rep);
+	tap_ok(stage_sysctl(&b) == 0, "Xen PVH: the stage succeeds");
+	tap_streq(status_of("kernel", "mds"), "warn", "Xen PVH: a Vulnerable line is a warning again");
+}
+
 static void test_locks(void)
 {
 	tap_ok(lockdown_parse_current("none [integrity] confidentiality\n") == 1, "integrity in brackets");
@@ -630,6 +665,7 @@ int main(void)
 	test_umh();
 	test_stage_caps();
 	test_kernel_opts();
+	test_kernel_opts_xen_pv();
 	test_locks();
 
 	if (root[0])

@@ -14,7 +14,15 @@
 #                               runs once the toolstack is up; each FILE is
 #                               copied to PATH_IN_DOM0 (a domU's kernel, its
 #                               ramdisk, its xl config)
+#   xen_pvh_vmlinux VERSION     echo the path of VERSION's (6.12, 6.1)
+#                               uncompressed vmlinux, the ELF with the PVH
+#                               entry note, cut out of Debian's vmlinuz once
+#                               and cached beside Xen
+#   xen_man_notes               the XEN GUESTS notes of hardinit.conf(5), one
+#                               line each: PATH, the value quoted for it and
+#                               any further quoted console lines, tab-separated
 #   xen_boot LOG DOM0_INITRD [--disk IMG]... [--timeout S] [--xen-append "..."]
+#                               [--cpu MODEL] [--dom0-append "..."]
 #                               boot Xen with the generic kernel as dom0 and
 #                               DOM0_INITRD; dom0's hvc0 and Xen's own lines
 #                               are on com1, in LOG; the disks are dom0's
@@ -28,10 +36,13 @@
 # or after XEN_SCENARIO_TIMEOUT seconds.
 
 XEN_DOM0_KERNEL=6.1-generic
+# The emulated CPU: SVM and its nested paging (NPT, Xen's HAP) for HVM and
+# PVH guests; a PV guest needs neither.
+XEN_CPU="qemu64,+svm,+npt"
 XEN_DOM0_MEM=768
 # Xen, dom0 and the domUs it starts share this much guest memory.
 XEN_QEMU_MEM=2048
-XEN_TIMEOUT=${XEN_TIMEOUT:-600}
+XEN_TIMEOUT=${XEN_TIMEOUT:-900}
 # The dom0 kernel's modules the toolstack and the tests need: xenfs for
 # /proc/xen, the event channel, grant and privcmd devices xl opens, the
 # block backend that serves a domU's xvda, and the virtio disk it passes.
@@ -81,7 +92,54 @@ _xen_dom0_modules() {
 		*) cp "$path" "$dir/lib/modules/$kver/kernel/" ;;
 		esac
 	done
+	# Only what depmod reads besides the modules: its warnings say nothing.
+	touch "$dir/lib/modules/$kver"/modules.{order,builtin,builtin.modinfo}
 	depmod -b "$dir" "$kver"
+}
+
+# XEN_ELFNOTE_PHYS32_ENTRY (18): the 32-bit entry point a PVH loader jumps to.
+_xen_has_pvh_note() {
+	readelf -nW "$1" 2>/dev/null | grep -qE '^ +Xen +0x[0-9a-f]+[[:space:]]+(Unknown note type: \(0x00000012\)|.*PHYS32_ENTRY)'
+}
+
+xen_pvh_vmlinux() {
+	local version=${1:?usage: xen_pvh_vmlinux VERSION} kdir kver xen out off tmp
+	kdir=$(vm_kernel_dir "$version") || return 1
+	kver=$(cat "$kdir/kver")
+	xen=$(xen_dir) || return 1
+	out=$xen/pvh/vmlinux-$kver
+	if [[ ! -s $out ]]; then
+		mkdir -p "$xen/pvh"
+		tmp=$(mktemp "$xen/pvh/.vmlinux.XXXXXX")
+		# Debian's bzImage carries the kernel zstd-compressed: its frame
+		# starts at the first zstd magic (28 b5 2f fd).
+		off=$(LC_ALL=C grep -abo $'\x28\xb5\x2f\xfd' "$kdir/boot/vmlinuz-$kver" | head -n 1 | cut -d: -f1)
+		[[ -n $off ]] || { rm -f "$tmp"; _vm_err "xen_pvh_vmlinux: no zstd frame in vmlinuz-$kver"; return 1; }
+		tail -c "+$((off + 1))" "$kdir/boot/vmlinuz-$kver" | zstd -dcq 2>/dev/null >"$tmp"
+		_xen_has_pvh_note "$tmp" ||
+			{ rm -f "$tmp"; _vm_err "xen_pvh_vmlinux: vmlinux of $kver has no PVH entry note (XEN_ELFNOTE_PHYS32_ENTRY)"; return 1; }
+		mv "$tmp" "$out"
+	fi
+	printf '%s\n' "$out"
+}
+
+xen_man_notes() {
+	awk '
+		function flush() { if (path != "") print path quotes; path = ""; quotes = "" }
+		/^\.SH / { flush(); inside = ($0 == ".SH XEN GUESTS"); next }
+		!inside { next }
+		/^\.TP/ { flush(); tag = 1; next }
+		tag { tag = 0; if ($1 == ".I" && $2 ~ /^\//) { path = $2; next } }
+		path != "" {
+			line = $0
+			while (match(line, /\\\(lq[^\\]*(\\-[^\\]*)*\\\(rq/)) {
+				q = substr(line, RSTART + 4, RLENGTH - 8)
+				gsub(/\\-/, "-", q)
+				quotes = quotes "\t" q
+				line = substr(line, RSTART + RLENGTH)
+			}
+		}
+		END { flush() }' "$HARDINIT_SRC/man/hardinit.conf.5"
 }
 
 xen_dom0_initrd() {
@@ -128,25 +186,26 @@ xen_dom0_initrd() {
 xen_boot() {
 	local log=${1:?usage: xen_boot LOG DOM0_INITRD [options]} initrd=${2:?}
 	shift 2
-	local timeout=$XEN_TIMEOUT xen_append="" xen kdir kver
+	local timeout=$XEN_TIMEOUT xen_append="" dom0_append="" cpu=$XEN_CPU xen kdir kver
 	local -a disks=()
 	while [[ $# -gt 0 ]]; do
 		case $1 in
 		--disk) disks+=("${2:?}"); shift 2 ;;
 		--timeout) timeout=${2:?}; shift 2 ;;
 		--xen-append) xen_append=$2; shift 2 ;;
+		--cpu) cpu=${2:?}; shift 2 ;;
+		--dom0-append) dom0_append=$2; shift 2 ;;
 		*) _vm_err "xen_boot: unknown option '$1'"; return 2 ;;
 		esac
 	done
 	xen=$(xen_dir) || return 1
 	kdir=$(vm_kernel_dir "$XEN_DOM0_KERNEL") || return 1
 	kver=$(cat "$kdir/kver")
-	# The emulated CPU needs SVM for HVM and PVH guests; PV needs nothing.
-	local -a cmd=("$VM_QEMU" -accel tcg -cpu "qemu64,+svm" -m "$XEN_QEMU_MEM" -nodefaults
+	local -a cmd=("$VM_QEMU" -accel tcg -cpu "$cpu" -m "$XEN_QEMU_MEM" -nodefaults
 		-nographic -no-reboot -serial "file:$log"
 		-kernel "$xen/xen.elf"
 		-append "console=com1 dom0_mem=${XEN_DOM0_MEM}M,max:${XEN_DOM0_MEM}M${xen_append:+ $xen_append}"
-		-initrd "$kdir/boot/vmlinuz-$kver console=hvc0 panic=-1,$initrd")
+		-initrd "$kdir/boot/vmlinuz-$kver console=hvc0 panic=-1${dom0_append:+ $dom0_append},$initrd")
 	local d
 	for d in "${disks[@]}"; do
 		cmd+=(-drive "file=$d,if=virtio,format=raw")
