@@ -21,6 +21,8 @@
 #define TPM_ALG_SHA384     0x000C
 #define TPM_ALG_SHA512     0x000D
 #define TPM_ALG_SM3_256    0x0012
+#define TPM_ALG_RSA        0x0001
+#define TPM_ALG_ECC        0x0023
 
 struct tpm_digest {
 	uint16_t alg;
