@@ -122,6 +122,10 @@ int luks2_json_parse(const char *text, size_t len, struct luks2_hdr *h, char *er
  * count, or -1 when not base64 or longer than cap. */
 int luks2_base64_decode(const char *text, size_t len, uint8_t *out, size_t cap);
 
+/* Standard base64 (with padding) of len bytes into out, NUL-terminated;
+ * returns the text's length, or -1 when cap is too small. */
+int luks2_base64_encode(const uint8_t *in, size_t len, char *out, size_t cap);
+
 /* True when the 6 bytes at p are the primary's (or secondary's) magic. */
 bool luks2_is_luks2(const uint8_t *p, size_t len);
 

@@ -851,3 +851,22 @@ int luks2_tpm2_token(const struct luks2_hdr *h, int id, struct luks2_tpm2_token 
 	}
 	return luks2_tpm2_token_parse(h->json + h->token[id].off, h->token[id].len, t, err, errlen);
 }
+
+int luks2_base64_encode(const uint8_t *in, size_t len, char *out, size_t cap)
+{
+	static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	size_t n = 0;
+
+	if ((len + 2) / 3 * 4 + 1 > cap)
+		return -1;
+	for (size_t i = 0; i < len; i += 3) {
+		uint32_t w = (uint32_t)in[i] << 16 | (i + 1 < len ? (uint32_t)in[i + 1] << 8 : 0) |
+			     (i + 2 < len ? in[i + 2] : 0);
+		out[n++] = abc[w >> 18 & 63];
+		out[n++] = abc[w >> 12 & 63];
+		out[n++] = i + 1 < len ? abc[w >> 6 & 63] : '=';
+		out[n++] = i + 2 < len ? abc[w & 63] : '=';
+	}
+	out[n] = '\0';
+	return (int)n;
+}
