@@ -217,7 +217,7 @@ static int ask(int con, const char *prompt, char *out, size_t cap, int timeout_m
 static int unlock_tpm2(struct boot *b, const struct luks_volume *v, const struct luks2_hdr *h, struct dev_ctx *dc,
 		       uint8_t *vk, size_t *vklen, int *slot, char *how, size_t howcap)
 {
-	char path[BOOT_PATH_MAX], err[LUKS2_ERR_MAX], pin[TPM2_PIN_MAX + 1];
+	char path[BOOT_PATH_MAX] = "", err[LUKS2_ERR_MAX], pin[TPM2_PIN_MAX + 1];
 	int token = -1, len = -1;
 	uint32_t pcrs = 0;
 	bool has = false;
@@ -268,7 +268,7 @@ static int unlock_tpm2(struct boot *b, const struct luks_volume *v, const struct
  * the volume is open; what is bound to PCR 15 stays unsealable. */
 static void measure_volume(struct boot *b, const struct luks_volume *v, const uint8_t *vk, size_t vklen)
 {
-	char path[BOOT_PATH_MAX], text[LUKS_NAME_MAX + LUKS2_UUID_MAX + 16], err[160];
+	char path[BOOT_PATH_MAX] = "", text[LUKS_NAME_MAX + LUKS2_UUID_MAX + 16], err[160] = "";
 	uint8_t digest[32], resp[TPM_CMD_MAX], cmd[TPM_CMD_MAX];
 	size_t rlen = 0;
 
