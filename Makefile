@@ -63,7 +63,7 @@ STATIC_LIBS := $(ARCHIVES)/libselinux.a $(ARCHIVES)/libsepol.a \
 STATIC_LIBS += $(ARCHIVES)/libargon2.a
 
 WARN       := -Wall -Wextra -Wshadow -Wformat=2 -Wno-unused-parameter -Wno-format-truncation
-COMMON     := -std=gnu11 $(WARN) -Iinit -Iarch -Iblock -Istages -Iprog -DHARDINIT_VERSION='"$(VERSION)"'
+COMMON     := -std=gnu11 $(WARN) -Iinit -Iarch -Iblock -Itpm -Istages -Iprog -DHARDINIT_VERSION='"$(VERSION)"'
 # musl must not see glibc's /usr/include: a private directory holds only the
 # library and kernel uapi headers hardinit needs.
 # MUSL_EXTRA: size options to try (bench/size builds with -flto).
@@ -77,14 +77,14 @@ MUSLLDFLAGS := -static -Wl,--gc-sections -s $(MUSL_EXTRA)
 # stage table). It is compiled once per flavour into a static library; the
 # program around it (prog/: main, the CLI commands, audit, private-tmp, the
 # link shims) is linked only into build/hardinit.
-CORE_SRC   := $(sort $(wildcard init/*.c arch/*.c block/*.c stages/*.c))
+CORE_SRC   := $(sort $(wildcard init/*.c arch/*.c block/*.c tpm/*.c stages/*.c))
 PROG_SRC   := $(sort $(wildcard prog/*.c))
 # block/: the machinery that turns disks into the root device (dm, LUKS2, LVM2).
-HDR        := $(wildcard init/*.h arch/*.h block/*.h stages/*.h prog/*.h)
+HDR        := $(wildcard init/*.h arch/*.h block/*.h tpm/*.h stages/*.h prog/*.h)
 # The version is compiled in (HARDINIT_VERSION): a new changelog entry
 # rebuilds what depends on the headers.
 HDR        += debian/changelog
-INCLUDES   := -Iinit -Iarch -Iblock -Istages
+INCLUDES   := -Iinit -Iarch -Iblock -Itpm -Istages
 
 PROBES     := $(patsubst tests/probe/%.c,$(BUILD)/probe/%,$(wildcard tests/probe/*.c))
 

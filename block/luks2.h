@@ -81,7 +81,7 @@ struct luks2_digest {
 };
 
 /* A token's JSON is kept as text (its span in hdr->json) for a token
- * handler to parse (systemd-tpm2 is not read here). */
+ * handler to parse (systemd-tpm2: luks2_tpm2_token below). */
 struct luks2_token {
 	bool used;
 	char type[LUKS2_NAME_MAX];
@@ -122,11 +122,50 @@ int luks2_json_parse(const char *text, size_t len, struct luks2_hdr *h, char *er
  * count, or -1 when not base64 or longer than cap. */
 int luks2_base64_decode(const char *text, size_t len, uint8_t *out, size_t cap);
 
+/* Standard base64 (with padding) of len bytes into out, NUL-terminated;
+ * returns the text's length, or -1 when cap is too small. */
+int luks2_base64_encode(const uint8_t *in, size_t len, char *out, size_t cap);
+
 /* True when the 6 bytes at p are the primary's (or secondary's) magic. */
 bool luks2_is_luks2(const uint8_t *p, size_t len);
 
 /* The digest that covers segment 0 (the one dm-crypt maps), or NULL. */
 const struct luks2_digest *luks2_segment_digest(const struct luks2_hdr *h, int segment);
+
+/* ---- the systemd-tpm2 token (block/luks2_json.c) ----------------- */
+
+/* What systemd-cryptenroll --tpm2-device= (systemd 250-252) writes:
+ * "keyslots" (the keyslot whose passphrase is the base64 of the sealed
+ * secret), "tpm2-blob" (base64 of TPM2B_PRIVATE then TPM2B_PUBLIC, as
+ * marshalled), "tpm2-pcrs" (an array of PCR numbers), "tpm2-pcr-bank"
+ * ("sha1", "sha256", "sha384", "sha512"; absent before systemd 250:
+ * sha256), "tpm2-primary-alg" ("ecc" or "rsa"; absent before 250: ecc),
+ * "tpm2-policy-hash" (hex), "tpm2-pin" (bool), and for a signed PCR policy
+ * "tpm2_pubkey" (base64 of a PEM public key) with "tpm2_pubkey_pcrs". */
+#define LUKS2_TPM2_BLOB_MAX   1024      /* a sealed keyed-hash object is ~200 bytes */
+#define LUKS2_TPM2_PUBKEY_MAX 2048      /* a PEM RSA-4096 public key is ~800 */
+#define LUKS2_TPM2_PCRS       24        /* PCRs 0-23, as systemd binds them */
+
+struct luks2_tpm2_token {
+	uint32_t keyslots;              /* bit i: keyslot i */
+	uint32_t pcrs;                  /* bit i: PCR i, in the policy by value */
+	uint16_t pcr_bank;              /* TPM_ALG_SHA256 and so on (tpm/tpm.h) */
+	uint16_t primary_alg;           /* TPM_ALG_ECC or TPM_ALG_RSA */
+	bool pin;                       /* PolicyAuthValue: the PIN's SHA-256 is the object's auth */
+	uint8_t blob[LUKS2_TPM2_BLOB_MAX];
+	size_t blob_len;
+	uint8_t policy_hash[LUKS2_DIGEST_MAX];
+	size_t policy_hash_len;
+	uint32_t pubkey_pcrs;           /* bit i: PCR i, in the signed policy */
+	uint8_t pubkey[LUKS2_TPM2_PUBKEY_MAX];
+	size_t pubkey_len;
+};
+
+/* Token id of h (type systemd-tpm2) into t. Returns 0, or -1 with err
+ * naming the field that is missing or wrong. */
+int luks2_tpm2_token(const struct luks2_hdr *h, int id, struct luks2_tpm2_token *t, char *err, size_t errlen);
+/* The same for a token's JSON text of len bytes. */
+int luks2_tpm2_token_parse(const char *text, size_t len, struct luks2_tpm2_token *t, char *err, size_t errlen);
 
 /* ---- keyslots (block/luks2_keyslot.c) ------------------------------ */
 

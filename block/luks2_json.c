@@ -9,8 +9,10 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "luks2.h"
+#include "tpm.h"
 
 struct jcur {
 	const char *s;
@@ -646,5 +648,225 @@ int luks2_base64_decode(const char *text, size_t len, uint8_t *out, size_t cap)
 			out[n++] = b[k];
 		}
 	}
+	return (int)n;
+}
+
+/* ---- the systemd-tpm2 token ------------------------------------------ */
+
+#define J_B64_MAX (LUKS2_TPM2_PUBKEY_MAX / 3 * 4 + 8)  /* the longest base64 field */
+
+/* A base64 string longer than J_STR_MAX (the blob, the PEM key). */
+static int jbase64_long(struct jcur *c, uint8_t *out, size_t cap, size_t *len)
+{
+	char text[J_B64_MAX];
+	if (jstring(c, text, sizeof text) < 0)
+		return -1;
+	int n = luks2_base64_decode(text, strlen(text), out, cap);
+	if (n < 0)
+		return jfail(c, "bad base64 or more than %zu bytes", cap);
+	*len = (size_t)n;
+	return 0;
+}
+
+static int hexval(char ch)
+{
+	if (ch >= '0' && ch <= '9') return ch - '0';
+	if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
+	if (ch >= 'A' && ch <= 'F') return ch - 'A' + 10;
+	return -1;
+}
+
+static int jhex(struct jcur *c, uint8_t *out, size_t cap, size_t *len)
+{
+	char text[2 * LUKS2_DIGEST_MAX + 2];
+	if (jstring(c, text, sizeof text) < 0)
+		return -1;
+	size_t n = strlen(text);
+	if (n % 2 || n / 2 > cap)
+		return jfail(c, "not hex of at most %zu bytes", cap);
+	for (size_t k = 0; k < n; k += 2) {
+		int hi = hexval(text[k]), lo = hexval(text[k + 1]);
+		if (hi < 0 || lo < 0)
+			return jfail(c, "not hex");
+		out[k / 2] = (uint8_t)(hi << 4 | lo);
+	}
+	*len = n / 2;
+	return 0;
+}
+
+/* An array of PCR numbers (JSON integers 0-23) into a mask. */
+static int jpcrs(struct jcur *c, uint32_t *mask)
+{
+	uint64_t v;
+
+	if (expect(c, '[') < 0)
+		return -1;
+	if (peek(c) == ']') {
+		c->i++;
+		return 0;
+	}
+	for (int k = 0; k <= LUKS2_TPM2_PCRS; k++) {
+		if (peek(c) == '"')
+			return jfail(c, "a PCR number is a JSON number, not a string");
+		if (juint(c, LUKS2_TPM2_PCRS - 1, &v) < 0)
+			return -1;
+		*mask |= 1u << v;
+		int ch = peek(c);
+		c->i++;
+		if (ch == ']')
+			return 0;
+		if (ch != ',')
+			return jfail(c, "expected ',' or ']'");
+	}
+	return jfail(c, "more than %d PCRs", LUKS2_TPM2_PCRS);
+}
+
+static int jbool(struct jcur *c, bool *out)
+{
+	peek(c);
+	if (c->n - c->i >= 4 && !memcmp(c->s + c->i, "true", 4)) {
+		c->i += 4;
+		*out = true;
+		return 0;
+	}
+	if (c->n - c->i >= 5 && !memcmp(c->s + c->i, "false", 5)) {
+		c->i += 5;
+		*out = false;
+		return 0;
+	}
+	return jfail(c, "expected true or false");
+}
+
+/* systemd's names for the banks and primary algorithms (tpm2-util.c),
+ * compared without case as systemd does. */
+static int jword(struct jcur *c, const char *const *names, const uint16_t *vals, size_t n, uint16_t *out,
+		 const char *what)
+{
+	char text[LUKS2_NAME_MAX];
+	if (jstring(c, text, sizeof text) < 0)
+		return -1;
+	for (size_t k = 0; k < n; k++)
+		if (!strcasecmp(text, names[k])) {
+			*out = vals[k];
+			return 0;
+		}
+	return jfail(c, "%s '%s' is not one systemd writes", what, text);
+}
+
+enum { TK_TYPE = 1, TK_PCRS = 2, TK_BLOB = 4, TK_POLICY = 8, TK_PUBKEY = 16 };
+
+struct tk {
+	struct luks2_tpm2_token *t;
+	unsigned seen;
+};
+
+static int tpm2_token_key(struct jcur *c, const char *key, void *ctx)
+{
+	struct tk *k = ctx;
+	struct luks2_tpm2_token *t = k->t;
+	static const char *const banks[] = { "sha1", "sha256", "sha384", "sha512" };
+	static const uint16_t bank_algs[] = { TPM_ALG_SHA1, TPM_ALG_SHA256, TPM_ALG_SHA384, TPM_ALG_SHA512 };
+	static const char *const prims[] = { "ecc", "rsa" };
+	static const uint16_t prim_algs[] = { TPM_ALG_ECC, TPM_ALG_RSA };
+	char type[LUKS2_NAME_MAX];
+
+	if (!strcmp(key, "type")) {
+		if (jname(c, type, sizeof type) < 0)
+			return -1;
+		if (strcmp(type, "systemd-tpm2") != 0)
+			return jfail(c, "token type '%s' is not systemd-tpm2", type);
+		k->seen |= TK_TYPE;
+		return 0;
+	}
+	if (!strcmp(key, "keyslots"))
+		return jidlist(c, LUKS2_KEYSLOTS_MAX, &t->keyslots, "keyslot");
+	if (!strcmp(key, "tpm2-pcrs")) {
+		k->seen |= TK_PCRS;
+		return jpcrs(c, &t->pcrs);
+	}
+	if (!strcmp(key, "tpm2-pcr-bank"))
+		return jword(c, banks, bank_algs, 4, &t->pcr_bank, "tpm2-pcr-bank");
+	if (!strcmp(key, "tpm2-primary-alg"))
+		return jword(c, prims, prim_algs, 2, &t->primary_alg, "tpm2-primary-alg");
+	if (!strcmp(key, "tpm2-blob")) {
+		k->seen |= TK_BLOB;
+		return jbase64_long(c, t->blob, sizeof t->blob, &t->blob_len);
+	}
+	if (!strcmp(key, "tpm2-policy-hash")) {
+		k->seen |= TK_POLICY;
+		return jhex(c, t->policy_hash, sizeof t->policy_hash, &t->policy_hash_len);
+	}
+	if (!strcmp(key, "tpm2-pin"))
+		return jbool(c, &t->pin);
+	if (!strcmp(key, "tpm2_pubkey_pcrs"))
+		return jpcrs(c, &t->pubkey_pcrs);
+	if (!strcmp(key, "tpm2_pubkey")) {
+		k->seen |= TK_PUBKEY;
+		return jbase64_long(c, t->pubkey, sizeof t->pubkey, &t->pubkey_len);
+	}
+	return jskip(c);
+}
+
+int luks2_tpm2_token_parse(const char *text, size_t len, struct luks2_tpm2_token *t, char *err, size_t errlen)
+{
+	struct jcur c = { .s = text, .n = len, .err = err, .errlen = errlen };
+	struct tk k = { .t = t };
+	static const struct { unsigned bit; const char *name; } need[] = {
+		{ TK_TYPE, "type" }, { TK_PCRS, "tpm2-pcrs" }, { TK_BLOB, "tpm2-blob" },
+		{ TK_POLICY, "tpm2-policy-hash" },
+	};
+
+	err[0] = '\0';
+	memset(t, 0, sizeof *t);
+	t->pcr_bank = TPM_ALG_SHA256;           /* systemd before 250 */
+	t->primary_alg = TPM_ALG_ECC;           /* the same */
+	if (jobject(&c, tpm2_token_key, &k) < 0)
+		return -1;
+	for (size_t n = 0; n < sizeof need / sizeof need[0]; n++)
+		if (!(k.seen & need[n].bit)) {
+			snprintf(err, errlen, "the systemd-tpm2 token has no \"%s\"", need[n].name);
+			return -1;
+		}
+	if (!t->keyslots) {
+		snprintf(err, errlen, "the systemd-tpm2 token names no keyslot");
+		return -1;
+	}
+	if (!t->blob_len || !t->policy_hash_len) {
+		snprintf(err, errlen, "the systemd-tpm2 token's tpm2-blob or tpm2-policy-hash is empty");
+		return -1;
+	}
+	if (t->pubkey_pcrs && !(k.seen & TK_PUBKEY)) {
+		snprintf(err, errlen, "the systemd-tpm2 token has tpm2_pubkey_pcrs but no tpm2_pubkey");
+		return -1;
+	}
+	return 0;
+}
+
+int luks2_tpm2_token(const struct luks2_hdr *h, int id, struct luks2_tpm2_token *t, char *err, size_t errlen)
+{
+	if (id < 0 || id >= LUKS2_TOKENS_MAX || !h->token[id].used || !h->json ||
+	    h->token[id].off + h->token[id].len > h->json_len) {
+		snprintf(err, errlen, "no token %d", id);
+		return -1;
+	}
+	return luks2_tpm2_token_parse(h->json + h->token[id].off, h->token[id].len, t, err, errlen);
+}
+
+int luks2_base64_encode(const uint8_t *in, size_t len, char *out, size_t cap)
+{
+	static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	size_t n = 0;
+
+	if ((len + 2) / 3 * 4 + 1 > cap)
+		return -1;
+	for (size_t i = 0; i < len; i += 3) {
+		uint32_t w = (uint32_t)in[i] << 16 | (i + 1 < len ? (uint32_t)in[i + 1] << 8 : 0) |
+			     (i + 2 < len ? in[i + 2] : 0);
+		out[n++] = abc[w >> 18 & 63];
+		out[n++] = abc[w >> 12 & 63];
+		out[n++] = i + 1 < len ? abc[w >> 6 & 63] : '=';
+		out[n++] = i + 2 < len ? abc[w & 63] : '=';
+	}
+	out[n] = '\0';
 	return (int)n;
 }

@@ -17,26 +17,38 @@
 #include "luks2.h"
 #include "pbkdf2.h"
 #include "sha256.h"
+#include "sha512.h"
 
 /* The luks1 diffuse: each digest-sized block i of buf replaced by
- * H(be32(i) || block), the last partial block by the digest's prefix. */
-static void diffuse(uint8_t *buf, size_t len)
+ * H(be32(i) || block), the last partial block by the digest's prefix;
+ * H is sha256 (cryptsetup's default) or sha512 (systemd-cryptenroll's). */
+static void diffuse(uint8_t *buf, size_t len, bool is512)
 {
-	uint8_t d[SHA256_BYTES];
-	size_t blocks = len / SHA256_BYTES, pad = len % SHA256_BYTES;
+	uint8_t d[SHA512_BYTES];
+	size_t dlen = is512 ? SHA512_BYTES : SHA256_BYTES;
+	size_t blocks = len / dlen, pad = len % dlen;
 
 	for (size_t i = 0; i <= blocks; i++) {
-		size_t n = i < blocks ? SHA256_BYTES : pad;
+		size_t n = i < blocks ? dlen : pad;
 		if (!n)
 			break;
 		uint32_t iv = htonl((uint32_t)i);
-		struct sha256 s;
-		sha256_init(&s);
-		sha256_update(&s, &iv, sizeof iv);
-		sha256_update(&s, buf + i * SHA256_BYTES, n);
-		sha256_final(&s, d);
-		memcpy(buf + i * SHA256_BYTES, d, n);
-		explicit_bzero(&s, sizeof s);
+		if (is512) {
+			struct sha512 s;
+			sha512_init(&s);
+			sha512_update(&s, &iv, sizeof iv);
+			sha512_update(&s, buf + i * dlen, n);
+			sha512_final(&s, d);
+			explicit_bzero(&s, sizeof s);
+		} else {
+			struct sha256 s;
+			sha256_init(&s);
+			sha256_update(&s, &iv, sizeof iv);
+			sha256_update(&s, buf + i * dlen, n);
+			sha256_final(&s, d);
+			explicit_bzero(&s, sizeof s);
+		}
+		memcpy(buf + i * dlen, d, n);
 	}
 	explicit_bzero(d, sizeof d);
 }
@@ -45,13 +57,14 @@ int luks2_af_merge(const uint8_t *src, size_t keylen, unsigned stripes, const ch
 {
 	uint8_t acc[LUKS2_KEY_MAX];
 
-	if (!hash || strcmp(hash, "sha256") != 0 || keylen == 0 || keylen > LUKS2_KEY_MAX || stripes == 0)
+	bool is512 = hash && !strcmp(hash, "sha512");
+	if (!hash || (strcmp(hash, "sha256") != 0 && !is512) || keylen == 0 || keylen > LUKS2_KEY_MAX || stripes == 0)
 		return -1;
 	memset(acc, 0, keylen);
 	for (unsigned i = 0; i + 1 < stripes; i++) {
 		for (size_t k = 0; k < keylen; k++)
 			acc[k] ^= src[i * keylen + k];
-		diffuse(acc, keylen);
+		diffuse(acc, keylen, is512);
 	}
 	for (size_t k = 0; k < keylen; k++)
 		out[k] = acc[k] ^ src[(size_t)(stripes - 1) * keylen + k];
@@ -64,7 +77,7 @@ int luks2_kdf(const struct luks2_kdf *k, const uint8_t *pass, size_t passlen, ui
 {
 	if (k->type == LUKS2_KDF_PBKDF2) {
 		if (pbkdf2(k->hash, pass, passlen, k->salt, k->salt_len, k->iterations, out, outlen) < 0) {
-			snprintf(err, errlen, "pbkdf2 with %s: not supported (sha256 is)", k->hash);
+			snprintf(err, errlen, "pbkdf2 with %s: not supported (sha256 and sha512 are)", k->hash);
 			return -1;
 		}
 		return 0;
@@ -174,7 +187,7 @@ int luks2_keyslot_open(const struct luks2_hdr *h, int slot, const uint8_t *pass,
 		goto out;
 	}
 	if (luks2_af_merge(area, ks->key_size, ks->af_stripes, ks->af_hash, vk) < 0) {
-		snprintf(err, errlen, "keyslot %d: af hash %s not supported (sha256 is)", slot, ks->af_hash);
+		snprintf(err, errlen, "keyslot %d: af hash %s not supported (sha256 and sha512 are)", slot, ks->af_hash);
 		goto out;
 	}
 	*vklen = ks->key_size;

@@ -33,7 +33,7 @@ int luks_options_parse(const char *text, struct luks_opts *o, char *err, size_t 
 	 * or needs a key source this stage does not have. */
 	static const char *const refused[] = {
 		"plain", "tcrypt", "bitlk", "header", "cipher", "hash", "size", "offset", "skip", "keyfile-offset",
-		"keyfile-size", "tpm2-device", "fido2-device", "pkcs11-uri", "integrity", "veracrypt", "keyslot",
+		"keyfile-size", "fido2-device", "pkcs11-uri", "integrity", "veracrypt", "keyslot",
 		"key-slot", "swap", "tmp",
 	};
 	char buf[512], *save = NULL;
@@ -52,7 +52,15 @@ int luks_options_parse(const char *text, struct luks_opts *o, char *err, size_t 
 		if (!strcmp(w, "luks") || !strcmp(w, "none") || !strcmp(w, "nofail") || !strcmp(w, "_netdev") ||
 		    !strcmp(w, "x-initrd.attach") || !strcmp(w, "headless") || !strcmp(w, "verify"))
 			continue;
-		if (!strcmp(w, "discard"))
+		if (!strcmp(w, "tpm2-device")) {
+			/* The systemd-tpm2 token is tried whenever the header has
+			 * one and DEV/tpmrm0 is there: auto names that TPM. */
+			if (!v || (strcmp(v, "auto") != 0 && strcmp(v, "/dev/tpmrm0") != 0)) {
+				snprintf(err, errlen, "tpm2-device=%s: hardinit uses the TPM at /dev/tpmrm0 (tpm2-device=auto)",
+					 v ? v : "");
+				return -1;
+			}
+		} else if (!strcmp(w, "discard"))
 			o->dm.discard = true;
 		else if (!strcmp(w, "readonly") || !strcmp(w, "read-only"))
 			o->dm.readonly = true;

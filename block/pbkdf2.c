@@ -1,56 +1,111 @@
-/* HMAC-SHA256 (RFC 2104) and PBKDF2 (RFC 8018) over it. The HMAC's inner
+/* HMAC (RFC 2104) over SHA-256 or SHA-512 and PBKDF2 (RFC 8018) over it. The HMAC's inner
  * and outer states are computed once per derivation and copied for each
  * iteration, so an iteration costs two compressions. */
 #include <string.h>
 
 #include "pbkdf2.h"
+#include "sha512.h"
 
-#define BLOCK 64
+/* The hashes PBKDF2 runs over: sha256 (cryptsetup's default) and sha512
+ * (systemd-cryptenroll's keyslots). One state type holds either. */
+struct hash {
+	const char *name;
+	size_t block, out;
+};
+
+static const struct hash hashes[] = {
+	{ "sha256", 64, SHA256_BYTES },
+	{ "sha512", 128, SHA512_BYTES },
+};
+
+union hstate {
+	struct sha256 s256;
+	struct sha512 s512;
+};
+
+static const struct hash *hash_find(const char *name)
+{
+	for (size_t i = 0; name && i < sizeof hashes / sizeof hashes[0]; i++)
+		if (!strcmp(hashes[i].name, name))
+			return &hashes[i];
+	return NULL;
+}
+
+static void h_init(const struct hash *h, union hstate *s)
+{
+	if (h->out == SHA512_BYTES)
+		sha512_init(&s->s512);
+	else
+		sha256_init(&s->s256);
+}
+
+static void h_update(const struct hash *h, union hstate *s, const void *p, size_t n)
+{
+	if (h->out == SHA512_BYTES)
+		sha512_update(&s->s512, p, n);
+	else
+		sha256_update(&s->s256, p, n);
+}
+
+static void h_final(const struct hash *h, union hstate *s, uint8_t *out)
+{
+	if (h->out == SHA512_BYTES)
+		sha512_final(&s->s512, out);
+	else
+		sha256_final(&s->s256, out);
+}
 
 bool pbkdf2_supported(const char *hash)
 {
-	return hash && !strcmp(hash, "sha256");
+	return hash_find(hash) != NULL;
 }
 
 struct hmac {
-	struct sha256 inner, outer;
+	const struct hash *h;
+	union hstate inner, outer;
 };
 
-static void hmac_init(struct hmac *m, const uint8_t *key, size_t keylen)
+static void hmac_init(struct hmac *m, const struct hash *h, const uint8_t *key, size_t keylen)
 {
-	uint8_t k[BLOCK], pad[BLOCK];
+	uint8_t k[128], pad[128];
+	union hstate s;
 
+	m->h = h;
 	memset(k, 0, sizeof k);
-	if (keylen > BLOCK)
-		sha256(key, keylen, k);
-	else
+	if (keylen > h->block) {
+		h_init(h, &s);
+		h_update(h, &s, key, keylen);
+		h_final(h, &s, k);
+	} else {
 		memcpy(k, key, keylen);
-	for (int i = 0; i < BLOCK; i++)
+	}
+	for (size_t i = 0; i < h->block; i++)
 		pad[i] = k[i] ^ 0x36;
-	sha256_init(&m->inner);
-	sha256_update(&m->inner, pad, BLOCK);
-	for (int i = 0; i < BLOCK; i++)
+	h_init(h, &m->inner);
+	h_update(h, &m->inner, pad, h->block);
+	for (size_t i = 0; i < h->block; i++)
 		pad[i] = k[i] ^ 0x5c;
-	sha256_init(&m->outer);
-	sha256_update(&m->outer, pad, BLOCK);
+	h_init(h, &m->outer);
+	h_update(h, &m->outer, pad, h->block);
 	explicit_bzero(k, sizeof k);
 	explicit_bzero(pad, sizeof pad);
+	explicit_bzero(&s, sizeof s);
 }
 
 /* out = HMAC(msg1 || msg2) from the keyed states in m. */
 static void hmac_run(const struct hmac *m, const uint8_t *msg1, size_t len1, const uint8_t *msg2, size_t len2,
-		     uint8_t out[SHA256_BYTES])
+		     uint8_t *out)
 {
-	struct sha256 s = m->inner;
-	uint8_t mid[SHA256_BYTES];
+	union hstate s = m->inner;
+	uint8_t mid[SHA512_BYTES];
 
-	sha256_update(&s, msg1, len1);
+	h_update(m->h, &s, msg1, len1);
 	if (len2)
-		sha256_update(&s, msg2, len2);
-	sha256_final(&s, mid);
+		h_update(m->h, &s, msg2, len2);
+	h_final(m->h, &s, mid);
 	s = m->outer;
-	sha256_update(&s, mid, sizeof mid);
-	sha256_final(&s, out);
+	h_update(m->h, &s, mid, m->h->out);
+	h_final(m->h, &s, out);
 	explicit_bzero(&s, sizeof s);
 	explicit_bzero(mid, sizeof mid);
 }
@@ -58,7 +113,7 @@ static void hmac_run(const struct hmac *m, const uint8_t *msg1, size_t len1, con
 void hmac_sha256(const uint8_t *key, size_t keylen, const uint8_t *msg, size_t len, uint8_t out[SHA256_BYTES])
 {
 	struct hmac m;
-	hmac_init(&m, key, keylen);
+	hmac_init(&m, &hashes[0], key, keylen);
 	hmac_run(&m, msg, len, NULL, 0, out);
 	explicit_bzero(&m, sizeof m);
 }
@@ -66,22 +121,23 @@ void hmac_sha256(const uint8_t *key, size_t keylen, const uint8_t *msg, size_t l
 int pbkdf2(const char *hash, const uint8_t *pass, size_t passlen, const uint8_t *salt, size_t saltlen,
 	   uint32_t iterations, uint8_t *out, size_t outlen)
 {
+	const struct hash *h = hash_find(hash);
 	struct hmac m;
-	uint8_t u[SHA256_BYTES], t[SHA256_BYTES];
+	uint8_t u[SHA512_BYTES], t[SHA512_BYTES];
 
-	if (!pbkdf2_supported(hash) || iterations == 0 || outlen > PBKDF2_OUT_MAX)
+	if (!h || iterations == 0 || outlen > PBKDF2_OUT_MAX)
 		return -1;
-	hmac_init(&m, pass, passlen);
+	hmac_init(&m, h, pass, passlen);
 	for (uint32_t block = 1; outlen > 0; block++) {
 		uint8_t be[4] = { (uint8_t)(block >> 24), (uint8_t)(block >> 16), (uint8_t)(block >> 8), (uint8_t)block };
 		hmac_run(&m, salt, saltlen, be, sizeof be, u);
-		memcpy(t, u, sizeof t);
+		memcpy(t, u, h->out);
 		for (uint32_t i = 1; i < iterations; i++) {
-			hmac_run(&m, u, sizeof u, NULL, 0, u);
-			for (size_t k = 0; k < sizeof t; k++)
+			hmac_run(&m, u, h->out, NULL, 0, u);
+			for (size_t k = 0; k < h->out; k++)
 				t[k] ^= u[k];
 		}
-		size_t n = outlen < sizeof t ? outlen : sizeof t;
+		size_t n = outlen < h->out ? outlen : h->out;
 		memcpy(out, t, n);
 		out += n;
 		outlen -= n;

@@ -9,8 +9,14 @@
  * (which no process can read back), the dm-crypt table names that key
  * (":64:logon:cryptsetup:UUID-d0", as cryptsetup 2.x does), and the key
  * is revoked and unlinked once the table is loaded: no key in a table a
- * later `dmsetup table` reads. Only the passphrase path: no token
- * (systemd-tpm2), no key files. */
+ * later `dmsetup table` reads. A volume with systemd-cryptenroll's
+ * systemd-tpm2 token is first unsealed by the TPM at DEV/tpmrm0
+ * (stages/luks_tpm2.c; a PIN asked on the console when the token has
+ * one); no TPM, a changed PCR, a wrong PIN or any TPM error is one warning
+ * line and the passphrase prompt. After a TPM2 unlock PCR 15 is extended
+ * with the volume's identity, as systemd-cryptsetup's tpm2-measure-pcr=
+ * does, so no second unseal of a token bound to PCR 15 succeeds in this
+ * boot. No key files. */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <dirent.h>
@@ -36,6 +42,8 @@
 #include "fsutil.h"
 #include "log.h"
 #include "luks.h"
+#include "pbkdf2.h"
+#include "tpm_dev.h"
 #include "stages.h"
 #include "dm.h"
 
@@ -192,11 +200,109 @@ static void key_drop(long serial)
 	syscall(SYS_keyctl, KEYCTL_UNLINK, serial, KEY_SPEC_THREAD_KEYRING);
 }
 
-/* The passphrase tries; the volume key in vk. Returns 0, or -1 after
- * boot_error. */
-static int unlock(struct boot *b, const struct luks_volume *v, const struct luks2_hdr *h, struct dev_ctx *dc,
-		  uint8_t *vk, size_t *vklen, int *slot)
+#define LUKS_TPM2_PCR 15          /* systemd-cryptsetup's tpm2-measure-pcr= default */
+
+/* One line from the console with the prompt said first; -1 without one. */
+static int ask(int con, const char *prompt, char *out, size_t cap, int timeout_ms)
 {
+	say(con, prompt);
+	int len = luks_read_line(con, out, cap, timeout_ms);
+	say(con, "\n");
+	return len;
+}
+
+/* The systemd-tpm2 tokens through DEV/tpmrm0. 0 opened (how says by
+ * which token and PCRs), 1 not (the warning said why: the passphrase
+ * follows). */
+static int unlock_tpm2(struct boot *b, const struct luks_volume *v, const struct luks2_hdr *h, struct dev_ctx *dc,
+		       uint8_t *vk, size_t *vklen, int *slot, char *how, size_t howcap)
+{
+	char path[BOOT_PATH_MAX] = "", err[LUKS2_ERR_MAX], pin[TPM2_PIN_MAX + 1];
+	int token = -1, len = -1;
+	uint32_t pcrs = 0;
+	bool has = false;
+
+	for (int i = 0; i < LUKS2_TOKENS_MAX; i++)
+		has |= h->token[i].used && !strcmp(h->token[i].type, "systemd-tpm2");
+	if (!has)
+		return 1;
+	struct tpm_dev d = { -1, TPM_DEV_TIMEOUT_MS };
+	if (boot_path(path, sizeof path, b->dev, "tpmrm0"))
+		d.fd = open(path, O_RDWR | O_CLOEXEC);
+	if (d.fd < 0) {
+		log_warn("luks: %s: it has a TPM2 token but there is no TPM (%s: %s); asking for the passphrase",
+			 v->name, path, strerror(errno));
+		return 1;
+	}
+	if (luks_tpm2_wants_pin(h)) {
+		struct termios saved;
+		bool tty = false;
+		int con = prompt_begin(b, &saved, &tty);
+		char prompt[200];
+		snprintf(prompt, sizeof prompt, "Please enter TPM2 PIN for disk %s (%s): ", v->name, v->uuid);
+		if (con >= 0) {
+			len = ask(con, prompt, pin, sizeof pin, LUKS_PROMPT_TIMEOUT_S * 1000);
+			prompt_end(con, &saved, tty);
+		}
+	}
+	int rc = luks_tpm2_open(h, tpm_dev_xfer, &d, len >= 0 ? pin : NULL, dev_read, dc, afalg_decrypt_sectors, vk,
+				vklen, slot, &token, &pcrs, err, sizeof err);
+	explicit_bzero(pin, sizeof pin);
+	close(d.fd);
+	if (rc != 0) {
+		log_warn("luks: %s: the TPM did not unlock it: %s; asking for the passphrase", v->name, err);
+		return 1;
+	}
+	size_t n = (size_t)snprintf(how, howcap, "tpm2 (token %d, PCRs", token);
+	for (unsigned i = 0; i < 24 && n < howcap; i++)
+		if (pcrs & 1u << i)
+			n += (size_t)snprintf(how + n, howcap - n, " %u", i);
+	if (n < howcap)
+		snprintf(how + n, howcap - n, "%s)", pcrs ? "" : " none");
+	return 0;
+}
+
+/* PCR 15 extended with HMAC-SHA256(volume key, "cryptsetup:NAME:UUID"),
+ * the sha256 bank, as systemd-cryptsetup's tpm2-measure-pcr=yes: the
+ * volume's identity without revealing its key. A failure is a warning:
+ * the volume is open; what is bound to PCR 15 stays unsealable. */
+static void measure_volume(struct boot *b, const struct luks_volume *v, const uint8_t *vk, size_t vklen)
+{
+	char path[BOOT_PATH_MAX] = "", text[LUKS_NAME_MAX + LUKS2_UUID_MAX + 16], err[160] = "";
+	uint8_t digest[32], resp[TPM_CMD_MAX], cmd[TPM_CMD_MAX];
+	size_t rlen = 0;
+
+	int tlen = snprintf(text, sizeof text, "cryptsetup:%s:%s", v->name, v->uuid);
+	hmac_sha256(vk, vklen, (const uint8_t *)text, (size_t)tlen, digest);
+	struct tpm_dev d = { -1, TPM_DEV_TIMEOUT_MS };
+	if (boot_path(path, sizeof path, b->dev, "tpmrm0"))
+		d.fd = open(path, O_RDWR | O_CLOEXEC);
+	long len = tpm_cmd_pcr_extend_sha256(cmd, sizeof cmd, LUKS_TPM2_PCR, digest);
+	long rc = d.fd < 0 ? -1 : tpm_dev_xfer(&d, cmd, (size_t)len, resp, sizeof resp, &rlen, err, sizeof err);
+	if (rc == 0)
+		rc = tpm_resp_code(resp, rlen, err, sizeof err);
+	if (d.fd >= 0)
+		close(d.fd);
+	if (rc != 0) {
+		if (rc > 0)
+			tpm_rc_text((uint32_t)rc, err, sizeof err);
+		log_warn("luks: %s: extending PCR %d with the volume's identity failed: %s; a second unseal bound to PCR %d "
+			 "is not prevented in this boot", v->name, LUKS_TPM2_PCR, d.fd < 0 ? strerror(errno) : err,
+			 LUKS_TPM2_PCR);
+		return;
+	}
+	report_add(&b->rep, "luks", "pcr15", "extended", "PCR %d with the identity of %s (UUID %s)", LUKS_TPM2_PCR,
+		   v->name, v->uuid);
+}
+
+/* The TPM2 token, then the passphrase tries; the volume key in vk, how
+ * it opened in how. Returns 0, or -1 after boot_error. */
+static int unlock(struct boot *b, const struct luks_volume *v, const struct luks2_hdr *h, struct dev_ctx *dc,
+		  uint8_t *vk, size_t *vklen, int *slot, char *how, size_t howcap)
+{
+	if (unlock_tpm2(b, v, h, dc, vk, vklen, slot, how, howcap) == 0)
+		return 0;
+	snprintf(how, howcap, "passphrase");
 	int tries = v->o.tries ? v->o.tries : LUKS_TRIES_DEFAULT;
 	int timeout = (v->o.timeout_s ? v->o.timeout_s : LUKS_PROMPT_TIMEOUT_S) * 1000;
 	char prompt[200], err[LUKS2_ERR_MAX];
@@ -218,9 +324,7 @@ static int unlock(struct boot *b, const struct luks_volume *v, const struct luks
 	for (int t = 1; t <= tries && rc == 1; t++) {
 		snprintf(prompt, sizeof prompt, "Please enter passphrase for disk %s (%s), try %d of %d: ", v->name,
 			 v->uuid, t, tries);
-		say(con, prompt);
-		int len = luks_read_line(con, pass, LUKS2_PASS_MAX + 1, timeout);
-		say(con, "\n");
+		int len = ask(con, prompt, pass, LUKS2_PASS_MAX + 1, timeout);
 		if (len < 0) {
 			log_warn("luks: %s: no passphrase (timed out after %d s, or longer than %d bytes)", v->name,
 				 timeout / 1000, LUKS2_PASS_MAX);
@@ -258,7 +362,7 @@ static void mapper_node(struct boot *b, const char *name, dev_t dev)
 static int open_volume(struct boot *b, int ctl, const struct luks_volume *v)
 {
 	char node[BOOT_PATH_MAX], note[LUKS2_ERR_MAX], err[LUKS_ERR_MAX], devnum[32], table[LUKS2_TABLE_MAX];
-	char desc[80], dmuuid[DM_UUID_LEN];
+	char desc[80], dmuuid[DM_UUID_LEN], how[80];
 	struct luks2_hdr h;
 	struct dev_ctx dc;
 	dev_t dev, mapped;
@@ -297,7 +401,9 @@ static int open_volume(struct boot *b, int ctl, const struct luks_volume *v)
 	}
 	mlock(vk, LUKS2_KEY_MAX);
 	madvise(vk, LUKS2_KEY_MAX, MADV_DONTDUMP);
-	if (unlock(b, v, &h, &dc, vk, &vklen, &slot) == 0) {
+	if (unlock(b, v, &h, &dc, vk, &vklen, &slot, how, sizeof how) == 0) {
+		if (!strncmp(how, "tpm2", 4))
+			measure_volume(b, v, vk, vklen);
 		long key = key_add(desc, vk, vklen);
 		explicit_bzero(vk, LUKS2_KEY_MAX);
 		luks2_dm_uuid(v->uuid, v->name, dmuuid, sizeof dmuuid);
@@ -314,9 +420,9 @@ static int open_volume(struct boot *b, int ctl, const struct luks_volume *v)
 					   v->name, step, strerror(saved));
 			} else {
 				mapper_node(b, v->name, mapped);
-				log_notice("luks: %s opened (keyslot %d, passphrase) as /dev/mapper/%s", v->name, slot, v->name);
-				report_add(&b->rep, "luks", v->name, "opened", "UUID %s on %s, keyslot %d, passphrase, /dev/mapper/%s",
-					   v->uuid, node, slot, v->name);
+				log_notice("luks: %s opened (keyslot %d, %s) as /dev/mapper/%s", v->name, slot, how, v->name);
+				report_add(&b->rep, "luks", v->name, "opened", "UUID %s on %s, keyslot %d, %s, /dev/mapper/%s",
+					   v->uuid, node, slot, how, v->name);
 				rc = 0;
 			}
 		}

@@ -1,7 +1,10 @@
 /* libFuzzer target for what a TPM answers and what the image's IMA policy
  * says: the response decoders (a TPM, or something posing as one at
- * /dev/tpmrm0, writes these bytes), the response-code text, and the IMA
- * policy splitter. The first byte picks which; the rest is the input.
+ * /dev/tpmrm0, writes these bytes) of the measure stages and of the unseal
+ * (tpm/tpm2_unseal.c: CreatePrimary, Load, StartAuthSession,
+ * PolicyGetDigest, Unseal, and the token's tpm2-blob split), the
+ * response-code text, and the IMA policy splitter. The first byte picks
+ * which; the rest is the input.
  * Invariants: a decoded digest list is within its bounds with each digest
  * of its algorithm's size, and every text is NUL-terminated in its buffer. */
 #include <stdint.h>
@@ -10,6 +13,7 @@
 
 #include "measure.h"
 #include "tpm.h"
+#include "tpm2_unseal.h"
 
 static void check_text(const char *s, size_t cap)
 {
@@ -25,7 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	const uint8_t *in = data + 1;
 	size_t len = size - 1;
-	switch (data[0] % 4) {
+	switch (data[0] % 10) {
 	case 0: {
 		struct tpm_digests d;
 		long rc = tpm_resp_pcr_event(in, len, &d, why, sizeof why);
@@ -53,6 +57,52 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		char text[96];
 		tpm_rc_text(rc, text, sizeof text);
 		check_text(text, sizeof text);
+		break;
+	}
+	case 4: {
+		uint32_t h;
+		long rc = tpm2_resp_create_primary(in, len, &h, why, sizeof why);
+		if (rc < 0)
+			check_text(why, sizeof why);
+		break;
+	}
+	case 5: {
+		uint32_t h;
+		uint8_t name[TPM2_NAME_MAX];
+		size_t n = 0;
+		if (tpm2_resp_load(in, len, &h, name, &n, why, sizeof why) == 0 && (n < 2 || n > sizeof name))
+			abort();
+		break;
+	}
+	case 6: {
+		uint32_t h;
+		uint8_t nonce[TPM_DIGEST_MAX];
+		size_t n = 0;
+		if (tpm2_resp_start_session(in, len, &h, nonce, &n, why, sizeof why) == 0 && n > sizeof nonce)
+			abort();
+		break;
+	}
+	case 7: {
+		uint8_t d[TPM_DIGEST_MAX];
+		size_t n = 0;
+		if (tpm2_resp_policy_digest(in, len, d, &n, why, sizeof why) == 0 && n > sizeof d)
+			abort();
+		break;
+	}
+	case 8: {
+		uint8_t secret[TPM2_SECRET_MAX];
+		size_t n = 0;
+		long rc = tpm2_resp_unseal(in, len, secret, sizeof secret, &n, why, sizeof why);
+		if ((rc == 0 && (n == 0 || n > sizeof secret)) || (rc != 0 && n != 0))
+			abort();
+		break;
+	}
+	case 9: {
+		struct tpm2_sealed s;
+		if (tpm2_blob_split(in, len, &s, why, sizeof why) == 0 &&
+		    (s.priv != in || s.priv_len < 3 || s.pub != in + s.priv_len || s.pub_len < 3 ||
+		     s.priv_len + s.pub_len > len))
+			abort();
 		break;
 	}
 	default: {

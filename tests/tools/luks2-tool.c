@@ -10,16 +10,29 @@
  *   luks2-tool encrypt KEYHEX SECTOR_START   stdin to stdout, aes-xts-plain64
  *                                 in 512-byte sectors numbered from
  *                                 SECTOR_START: data as dm-crypt writes it
- * Exit 0 opened, 1 wrong passphrase, 2 error. */
+ *   luks2-tool tpm2-open IMAGE SOCKET [PIN]   the systemd-tpm2 token
+ *                                 unsealed by the TPM at SOCKET (swtpm's
+ *                                 unix socket) through the luks stage's own
+ *                                 code (luks_tpm2_open); prints "token N",
+ *                                 "keyslot N", "volume key HEX"
+ *   luks2-tool pcr-extend SOCKET PCR   extends PCR (sha256 bank) with
+ *                                 sha256("hardinit-test")
+ * Exit 0 opened, 1 wrong passphrase (tpm2-open: the TPM refused), 2 error. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 
 #include <openssl/evp.h>
 
+#include "luks.h"
 #include "luks2.h"
+#include "sha256.h"
+#include "tpm.h"
+#include "tpm_dev.h"
 
 static int fd_read(void *ctx, uint64_t off, void *buf, size_t len)
 {
@@ -107,6 +120,69 @@ static int cmd_open(const char *image)
 	return 0;
 }
 
+static int tpm_connect(const char *path)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a) < 0) {
+		perror(path);
+		return -1;
+	}
+	return fd;
+}
+
+static int cmd_tpm2_open(const char *image, const char *sock, const char *pin)
+{
+	uint8_t vk[LUKS2_KEY_MAX];
+	char err[LUKS2_ERR_MAX], note[LUKS2_ERR_MAX];
+	static struct luks2_hdr h;
+	size_t vklen = 0;
+	int slot = -1, token = -1;
+	uint32_t pcrs = 0;
+
+	int fd = open(image, O_RDONLY);
+	if (fd < 0 || luks2_hdr_read(fd_read, &fd, &h, note, sizeof note, err, sizeof err) < 0) {
+		fprintf(stderr, "luks2-tool: %s\n", fd < 0 ? image : err);
+		return 2;
+	}
+	struct tpm_dev d = { tpm_connect(sock), TPM_DEV_TIMEOUT_MS };
+	if (d.fd < 0)
+		return 2;
+	int rc = luks_tpm2_open(&h, tpm_dev_xfer, &d, pin, fd_read, &fd, openssl_decrypt, vk, &vklen, &slot, &token, &pcrs,
+				err, sizeof err);
+	luks2_hdr_free(&h);
+	close(fd);
+	close(d.fd);
+	if (rc != 0) {
+		printf("refused %s\n", err);
+		return rc == 2 ? 1 : 2;
+	}
+	printf("token %d\nkeyslot %d\npcrs 0x%x\nvolume key ", token, slot, pcrs);
+	for (size_t i = 0; i < vklen; i++)
+		printf("%02x", vk[i]);
+	printf("\n");
+	return 0;
+}
+
+static int cmd_pcr_extend(const char *sock, const char *pcr)
+{
+	uint8_t cmd[TPM_CMD_MAX], resp[TPM_CMD_MAX], digest[32];
+	char err[160];
+	size_t rlen;
+
+	sha256("hardinit-test", 13, digest);
+	struct tpm_dev d = { tpm_connect(sock), TPM_DEV_TIMEOUT_MS };
+	long len = tpm_cmd_pcr_extend_sha256(cmd, sizeof cmd, (unsigned)atoi(pcr), digest);
+	if (d.fd < 0 || len < 0 || tpm_dev_xfer(&d, cmd, (size_t)len, resp, sizeof resp, &rlen, err, sizeof err) < 0 ||
+	    tpm_resp_code(resp, rlen, err, sizeof err) != 0) {
+		fprintf(stderr, "luks2-tool: PCR_Extend failed\n");
+		return 2;
+	}
+	close(d.fd);
+	return 0;
+}
+
 static int cmd_encrypt(const char *keyhex, const char *start)
 {
 	uint8_t key[64], buf[512];
@@ -139,6 +215,10 @@ int main(int argc, char **argv)
 		return cmd_open(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "encrypt"))
 		return cmd_encrypt(argv[2], argv[3]);
+	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "tpm2-open"))
+		return cmd_tpm2_open(argv[2], argv[3], argc == 5 ? argv[4] : NULL);
+	if (argc == 4 && !strcmp(argv[1], "pcr-extend"))
+		return cmd_pcr_extend(argv[2], argv[3]);
 	fprintf(stderr, "usage: luks2-tool open IMAGE < passphrase | encrypt KEYHEX SECTOR_START < in > out\n");
 	return 2;
 }

@@ -37,13 +37,19 @@ static void test_crypttab(void)
 	       "crypttab: name, UUID=, discard, tries=5");
 	tap_streq(p.v[0].o.ignored, "x-made-up", "crypttab: an unknown option is ignored and named (as systemd does)");
 	tap_ok(!strcmp(p.v[1].name, "data") && !strcmp(p.v[1].uuid, U2), "crypttab: /dev/disk/by-uuid/ device, key -");
+	memset(&p, 0, sizeof p);
+	snprintf(text, sizeof text, "cryptroot UUID=%s none luks,tpm2-device=auto,discard\n", U1);
+	tap_ok(luks_crypttab_parse(text, strlen(text), &p, err, sizeof err) == 0 && p.n == 1 && p.v[0].o.dm.discard &&
+		       !p.v[0].o.ignored[0],
+	       "crypttab: tpm2-device=auto (systemd-cryptenroll's crypttab line) is taken: the token is tried");
 
 	struct { const char *line; const char *want; } bad[] = {
 		{ "x UUID=0f2c6b4e-1111-4a55-8d9c-0123456789ab /etc/key luks", "key files are not supported" },
 		{ "x /dev/sda2 none", "is not UUID=" },
 		{ "x UUID=zz none", "is not UUID=" },
 		{ "onlyname", "1 fields" },
-		{ "x UUID=0f2c6b4e-1111-4a55-8d9c-0123456789ab none luks,tpm2-device=auto", "tpm2-device is not supported" },
+		{ "x UUID=0f2c6b4e-1111-4a55-8d9c-0123456789ab none luks,fido2-device=auto", "fido2-device is not supported" },
+		{ "x UUID=0f2c6b4e-1111-4a55-8d9c-0123456789ab none luks,tpm2-device=/dev/tpm0", "tpm2-device=/dev/tpm0: hardinit uses the TPM at /dev/tpmrm0" },
 		{ "x UUID=0f2c6b4e-1111-4a55-8d9c-0123456789ab none plain", "plain is not supported" },
 		{ "x UUID=0f2c6b4e-1111-4a55-8d9c-0123456789ab none tries=99", "tries=99" },
 		{ "a/b UUID=0f2c6b4e-1111-4a55-8d9c-0123456789ab none", "bad name" },

@@ -11,9 +11,10 @@
 # /sys/dev/block/MAJ:MIN/dm/{name,uuid}, tests/probe/dmtable (its own
 # DM_TABLE_STATUS), the file's checksum.
 #
-# Boots (Debian 6.12, three): rd.luks.uuid= with a wrong then the right
+# Boots (Debian 6.12, five): rd.luks.uuid= with a wrong then the right
 # passphrase; three wrong passphrases (the failure action, poweroff); the
-# builder's crypttab naming the volume, with the primary header damaged.
+# builder's crypttab naming the volume, with the primary header damaged;
+# the TPM2 token with swtpm, and without a TPM (below).
 
 load lib
 
@@ -179,4 +180,99 @@ good_log() {
 	vm_assert_section_line "$log" ROOTDEV "dm_uuid=CRYPT-LUKS2-${UUID//-/}-cryptroot"
 	vm_assert_section_contains "$log" DMTABLE " 1 allow_discards"
 	vm_assert_section_contains "$log" WORKS "$(cat "$LDIR/hello.sha256")  /data/hello.txt"
+}
+
+# ---- the TPM2 token (stages/luks_tpm2.c) --------------------------------
+# The volume above gets a systemd-tpm2 token from Debian 12's
+# systemd-cryptenroll, run on the host against swtpm's state (its socket,
+# tpm2-tss's swtpm TCTI) before the boot, bound to PCR 15: nothing extends
+# PCR 15 before hardinit, so the boot sees the PCR the enrollment saw. A
+# second volume (the same header under another UUID) is enrolled the same
+# way. Boot 1 (swtpm behind QEMU's tpm-tis): the root volume opens with no
+# prompt through /dev/tpmrm0; hardinit then extends PCR 15 with the
+# volume's identity, so the second volume's token is refused (a second
+# unseal in the same boot) and its passphrase is answered on the console.
+# Boot 2 (no TPM): one warning, the passphrase prompt.
+
+UUIDB=7b1f5e2d-3c40-4d6e-9fa0-1b2c3d4e5f60
+
+# The two volumes and the swtpm state they are sealed to, made once:
+# TDIR (the TPM boots' directory).
+tpm_setup() {
+	local dir=$LDIR/tpm i img
+	TDIR=$dir
+	[[ -f $dir/ready ]] && return 0
+	rm -rf "$dir" && mkdir -p "$dir/state"
+	cp "$LDIR/luks.img" "$dir/a.img"
+	cp "$LDIR/luks.img" "$dir/b.img"
+	cryptsetup luksUUID -q --uuid "$UUIDB" "$dir/b.img"
+	printf %s "$PASS" >"$dir/pass"
+	swtpm socket --tpm2 --tpmstate dir="$dir/state" --server type=unixio,path="$dir/srv" \
+		--ctrl type=unixio,path="$dir/srv.ctrl" --flags not-need-init,startup-clear \
+		--daemon --pid file="$dir/enroll.pid" --log file="$dir/enroll.log"
+	for ((i = 0; i < 50; i++)); do [[ -S $dir/srv ]] && break; sleep 0.1; done
+	for img in a b; do
+		timeout 120 systemd-cryptenroll --unlock-key-file="$dir/pass" --tpm2-device="swtpm:path=$dir/srv" \
+			--tpm2-pcrs=15 "$dir/$img.img" >&2 || { kill "$(cat "$dir/enroll.pid")"; return 1; }
+	done
+	kill "$(cat "$dir/enroll.pid")"
+	for ((i = 0; i < 50; i++)); do kill -0 "$(cat "$dir/enroll.pid")" 2>/dev/null || break; sleep 0.1; done
+	rm -f "$dir/pass"
+	touch "$dir/ready"
+}
+
+# tpm_boot NAME tpm|none PROMPT DISKS...: one boot (once per NAME) with
+# DISKS (a, b: rd.luks.uuid= for each, a the root), PROMPT answered with the
+# passphrase when it is on the console.
+tpm_boot() {
+	tpm_setup >&2 || return 1
+	local log=$TDIR/$1.log d=$TDIR/swtpm-$1 i pid="" mode=$2 prompt=$3 disk
+	local -a qemu=() disks=() append=("root=/dev/mapper/luks-$UUID")
+	shift 3
+	for disk in "$@"; do
+		disks+=(--disk "$TDIR/$disk.img")
+		if [[ $disk == a ]]; then append+=("rd.luks.uuid=$UUID"); else append+=("rd.luks.uuid=$UUIDB"); fi
+	done
+	if [[ ! -f $log.done ]]; then
+		if [[ $mode == tpm ]]; then
+			mkdir -p "$d"
+			swtpm socket --tpm2 --tpmstate dir="$TDIR/state" --ctrl type=unixio,path="$d/sock" \
+				--log file="$d/log" --terminate >/dev/null 2>&1 &
+			pid=$!
+			for ((i = 0; i < 100; i++)); do [[ -S $d/sock ]] && break; sleep 0.1; done
+			# shellcheck disable=SC2054 # QEMU's options are comma lists
+			qemu=(-chardev "socket,id=chrtpm,path=$d/sock" -tpmdev emulator,id=tpm0,chardev=chrtpm
+				-device tpm-tis,tpmdev=tpm0)
+		fi
+		{
+			wait_for "$log" "$prompt" 240 && sleep 0.3 && printf '%s\n' "$PASS"
+			wait_for "$log" "reboot: Power down" 300
+		} | vm_boot "$log" --console --timeout 300 --initrd "$LDIR/luks-initrd.img" "${disks[@]}" \
+			--append "${append[*]}" -- "${qemu[@]}" >/dev/null || true
+		if [[ -n $pid ]]; then
+			kill "$pid" 2>/dev/null || true
+			wait "$pid" 2>/dev/null || true
+		fi
+		touch "$log.done"
+	fi
+	echo "$log"
+}
+
+@test "TPM (swtpm, token by systemd-cryptenroll): systemd-cryptenroll's token opens the root volume with no prompt; PCR 15 extended; the second volume's token is then refused and its passphrase asked" {
+	local log
+	log=$(tpm_boot tpm tpm "Please enter passphrase for disk luks-$UUIDB" a b)
+	vm_assert_done "$log"
+	vm_assert_log_contains "$log" "luks: luks-$UUID opened (keyslot 1, tpm2 (token 0, PCRs 15)) as /dev/mapper/luks-$UUID"
+	vm_assert_log_lacks "$log" "Please enter passphrase for disk luks-$UUID ("
+	vm_assert_log_contains "$log" "luks: luks-$UUIDB: the TPM did not unlock it: token 0: the policy of PCR 15 (sha256 bank) is not the one the key was sealed to"
+	vm_assert_log_contains "$log" "luks: luks-$UUIDB opened (keyslot 0, passphrase)"
+	vm_assert_log_lacks "$log" "extending PCR 15 with the volume's identity failed"
+}
+
+@test "TPM token but no TPM: the token cannot be used, one warning, the passphrase prompt opens the volume" {
+	local log
+	log=$(tpm_boot none none "Please enter passphrase for disk luks-$UUID" a)
+	vm_assert_done "$log"
+	vm_assert_log_contains "$log" "luks: luks-$UUID: it has a TPM2 token but there is no TPM"
+	vm_assert_log_contains "$log" "luks: luks-$UUID opened (keyslot 0, passphrase)"
 }

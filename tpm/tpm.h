@@ -1,7 +1,9 @@
 /* TPM 2.0 commands as bytes: the few measured boot needs, encoded and
  * decoded here without tpm2-tss (TPM 2.0 Library, Part 3). Pure functions,
  * unit-tested with byte vectors and fuzzed (tests/fuzz/fuzz_tpm.c); the
- * device I/O is stages/measure.c's. Every number on the wire is big-endian. */
+ * measure stages' device I/O is stages/measure.c's. Every number on the
+ * wire is big-endian. The tpm/ family: this codec, the systemd-tpm2 token
+ * (tpm2_token.h) and the unseal (tpm2_unseal.h). */
 #ifndef HARDINIT_TPM_H
 #define HARDINIT_TPM_H
 
@@ -19,6 +21,8 @@
 #define TPM_ALG_SHA384     0x000C
 #define TPM_ALG_SHA512     0x000D
 #define TPM_ALG_SM3_256    0x0012
+#define TPM_ALG_RSA        0x0001
+#define TPM_ALG_ECC        0x0023
 
 struct tpm_digest {
 	uint16_t alg;

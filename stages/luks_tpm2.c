@@ -1,0 +1,101 @@
+/* The luks stage's TPM2 unlock (systemd-cryptenroll's systemd-tpm2 token):
+ * the token is block/'s (luks2_tpm2_token), the unseal tpm/'s
+ * (tpm2_unseal); here they meet the keyslot. systemd-cryptenroll enrolls
+ * the base64 of the sealed secret as the keyslot's passphrase, and
+ * systemd-cryptsetup unlocks with that text: so does this. Pure of the
+ * boot context (the TPM comes through a transfer callback), so
+ * build/tools/luks2-tool runs it against swtpm. */
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "luks.h"
+
+/* One token: 0 opened, 2 refused by the TPM, -1 error. */
+static int try_token(const struct luks2_hdr *h, const struct luks2_tpm2_token *t, tpm_xfer_fn xfer, void *xctx,
+		     const char *pin, luks2_read_fn rd, void *rctx, luks2_decrypt_fn dec, uint8_t *vk, size_t *vklen,
+		     int *slot, char *err, size_t errlen)
+{
+	struct tpm2_unseal_req q = {
+		.primary_alg = t->primary_alg, .pcr_bank = t->pcr_bank, .pcrs = t->pcrs, .pubkey_pcrs = t->pubkey_pcrs,
+		.blob = t->blob, .blob_len = t->blob_len, .policy_hash = t->policy_hash,
+		.policy_hash_len = t->policy_hash_len, .pin = t->pin ? (pin ? pin : "") : NULL,
+	};
+	/* The secret and its base64 in one locked page, never swapped or dumped. */
+	uint8_t *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	size_t slen = 0;
+	int rc = -1;
+
+	if (page == MAP_FAILED) {
+		snprintf(err, errlen, "no memory for the secret");
+		return -1;
+	}
+	mlock(page, 4096);
+	madvise(page, 4096, MADV_DONTDUMP);
+	uint8_t *secret = page;
+	char *pass = (char *)page + 1024;
+	int u = tpm2_unseal(xfer, xctx, &q, secret, TPM2_SECRET_MAX, &slen, err, errlen);
+	if (u == TPM2_POLICY_CHANGED || u == TPM2_PIN_WRONG) {
+		rc = 2;
+	} else if (u == TPM2_UNSEALED) {
+		int plen = luks2_base64_encode(secret, slen, pass, 1024);
+		rc = -1;
+		for (int k = 0; k < LUKS2_KEYSLOTS_MAX && plen > 0; k++) {
+			if (!(t->keyslots & 1u << k))
+				continue;
+			int o = luks2_keyslot_open(h, k, (const uint8_t *)pass, (size_t)plen, rd, rctx, dec, vk, vklen, err,
+						   errlen);
+			if (o == 0) {
+				*slot = k;
+				rc = 0;
+				break;
+			}
+			if (o > 0)
+				snprintf(err, errlen, "the unsealed key does not open keyslot %d: the token is stale", k);
+		}
+	}
+	explicit_bzero(page, 4096);
+	munlock(page, 4096);
+	munmap(page, 4096);
+	return rc;
+}
+
+bool luks_tpm2_wants_pin(const struct luks2_hdr *h)
+{
+	static struct luks2_tpm2_token t;
+	char err[LUKS2_ERR_MAX];
+	for (int i = 0; i < LUKS2_TOKENS_MAX; i++)
+		if (h->token[i].used && !strcmp(h->token[i].type, "systemd-tpm2") &&
+		    luks2_tpm2_token(h, i, &t, err, sizeof err) == 0 && t.pin)
+			return true;
+	return false;
+}
+
+int luks_tpm2_open(const struct luks2_hdr *h, tpm_xfer_fn xfer, void *xctx, const char *pin, luks2_read_fn rd,
+		   void *rctx, luks2_decrypt_fn dec, uint8_t *vk, size_t *vklen, int *slot, int *token, uint32_t *pcrs,
+		   char *err, size_t errlen)
+{
+	static struct luks2_tpm2_token t;    /* 3 KiB: not on PID 1's stack */
+	char why[LUKS2_ERR_MAX];
+	int rc = 1;
+
+	err[0] = '\0';
+	for (int i = 0; i < LUKS2_TOKENS_MAX; i++) {
+		if (!h->token[i].used || strcmp(h->token[i].type, "systemd-tpm2") != 0)
+			continue;
+		if (luks2_tpm2_token(h, i, &t, why, sizeof why) < 0) {
+			snprintf(err, errlen, "token %d: %s", i, why);
+			rc = -1;
+			continue;
+		}
+		int r = try_token(h, &t, xfer, xctx, pin, rd, rctx, dec, vk, vklen, slot, why, sizeof why);
+		if (r == 0) {
+			*token = i;
+			*pcrs = t.pcrs;
+			return 0;
+		}
+		snprintf(err, errlen, "token %d: %s", i, why);
+		rc = r == 2 && rc != -1 ? 2 : -1;
+	}
+	return rc;
+}

@@ -1,0 +1,107 @@
+#!/usr/bin/env bats
+# TPM2 unlock on the host, interoperable with systemd: a LUKS2 volume made
+# by Debian's cryptsetup, a systemd-tpm2 token enrolled by Debian 12's own
+# systemd-cryptenroll (252) against a swtpm (its socket, through tpm2-tss's
+# swtpm TCTI), then unsealed by hardinit's code (block/ reads the token,
+# tpm/ speaks TPM2 to the same swtpm, stages/luks_tpm2.c opens the keyslot:
+# build/tools/luks2-tool tpm2-open) and the volume key compared with
+# cryptsetup's. Then what must be refused: a PCR extended after the
+# enrollment, a wrong PIN. /dev/tpmrm0 and the stage's fallback to the
+# passphrase prompt are the VM's (tests/vm/luks.bats).
+
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+	REPO=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+	export REPO
+	make -s -C "$REPO" build/tools/luks2-tool >&2
+	export TOOL=$REPO/build/tools/luks2-tool
+}
+
+# A fresh swtpm on a unix socket, started (TPM2_Startup) by itself.
+setup() {
+	T=$BATS_TEST_TMPDIR
+	mkdir -p "$T/tpm"
+	swtpm socket --tpm2 --tpmstate dir="$T/tpm" --server type=unixio,path="$T/sock" \
+		--ctrl type=unixio,path="$T/sock.ctrl" --flags not-need-init,startup-clear \
+		--daemon --pid file="$T/swtpm.pid" --log file="$T/swtpm.log"
+	for _ in $(seq 50); do [ -S "$T/sock" ] && break; sleep 0.1; done
+	[ -S "$T/sock" ]
+	truncate -s 20M "$T/v.img"
+	printf pass >"$T/pass"
+	cryptsetup luksFormat -q --type luks2 --pbkdf pbkdf2 --pbkdf-force-iterations 1000 --key-file "$T/pass" "$T/v.img"
+}
+
+teardown() {
+	[ -f "$BATS_TEST_TMPDIR/swtpm.pid" ] && kill "$(cat "$BATS_TEST_TMPDIR/swtpm.pid")" 2>/dev/null
+	true
+}
+
+enroll() {
+	timeout 120 systemd-cryptenroll --unlock-key-file="$T/pass" --tpm2-device="swtpm:path=$T/sock" "$@" "$T/v.img"
+}
+
+cryptsetup_key() {
+	cryptsetup luksDump --dump-volume-key -q --key-file "$T/pass" "$T/v.img" |
+		sed -n '/MK dump:/,/^[^[:space:]]/p' | sed 's/MK dump://' | tr -d ' \t\n' | grep -o '^[0-9a-f]*'
+}
+
+@test "systemd-cryptenroll --tpm2-pcrs=7: hardinit unseals the token and opens its keyslot with cryptsetup's key" {
+	enroll --tpm2-pcrs=7
+	cryptsetup token export --token-id 0 "$T/v.img" | grep -q '"tpm2-primary-alg":"ecc"'
+	run "$TOOL" tpm2-open "$T/v.img" "$T/sock"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -qx 'token 0' <<<"$output"
+	grep -qx 'keyslot 1' <<<"$output"
+	grep -qx 'pcrs 0x80' <<<"$output"
+	want=$(cryptsetup_key)
+	[ ${#want} -eq 128 ]
+	grep -qx "volume key $want" <<<"$output"
+	# Twice: every handle was flushed (a TPM holds only a few transient objects).
+	for _ in 1 2 3; do "$TOOL" tpm2-open "$T/v.img" "$T/sock" | grep -qx "volume key $want"; done
+}
+
+@test "PCR 7 extended after the enrollment: the unseal is refused and says a PCR changed" {
+	enroll --tpm2-pcrs=7
+	"$TOOL" pcr-extend "$T/sock" 7
+	run "$TOOL" tpm2-open "$T/v.img" "$T/sock"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	grep -q 'refused token 0: the policy of PCR 7 (sha256 bank) is not the one the key was sealed to: a PCR changed' <<<"$output"
+	[[ $output != *'volume key'* ]]
+	# A PCR the token is not bound to changes nothing.
+	enroll --tpm2-pcrs=7 --wipe-slot=tpm2
+	"$TOOL" pcr-extend "$T/sock" 8
+	run "$TOOL" tpm2-open "$T/v.img" "$T/sock"
+	[ "$status" -eq 0 ]
+}
+
+@test "--tpm2-with-pin: the right PIN unseals (PolicyAuthValue, the session's HMAC), a wrong one is refused" {
+	PIN=1234 NEWPIN=1234 enroll --tpm2-pcrs=0+7 --tpm2-with-pin=yes
+	cryptsetup token export --token-id 0 "$T/v.img" | grep -q '"tpm2-pin":true'
+	run "$TOOL" tpm2-open "$T/v.img" "$T/sock" 1234
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -qx "volume key $(cryptsetup_key)" <<<"$output"
+	run "$TOOL" tpm2-open "$T/v.img" "$T/sock" 4321
+	echo "$output"
+	[ "$status" -eq 1 ]
+	grep -q 'the TPM refused the PIN' <<<"$output"
+}
+
+@test "a token sealed by another TPM: a clear error, no key" {
+	enroll --tpm2-pcrs=7
+	kill "$(cat "$T/swtpm.pid")"
+	rm -rf "$T/tpm" "$T/sock" "$T/swtpm.pid"
+	setup_other=$T/other
+	mkdir -p "$setup_other"
+	swtpm socket --tpm2 --tpmstate dir="$setup_other" --server type=unixio,path="$T/sock" \
+		--ctrl type=unixio,path="$T/sock.ctrl" --flags not-need-init,startup-clear \
+		--daemon --pid file="$T/swtpm.pid" --log file="$T/swtpm.log"
+	for _ in $(seq 50); do [ -S "$T/sock" ] && break; sleep 0.1; done
+	run "$TOOL" tpm2-open "$T/v.img" "$T/sock"
+	echo "$output"
+	[ "$status" -eq 2 ]
+	grep -q "refused token 0: Load (the sealed key is not this TPM's, or the TPM was cleared)" <<<"$output"
+}

@@ -1,0 +1,147 @@
+/* Unit tests: the systemd-tpm2 LUKS2 token (block/luks2_json.c). The
+ * token below is the one Debian 12's systemd-cryptenroll 252 wrote with
+ * --tpm2-device=swtpm:... --tpm2-pcrs=7 on a volume made by cryptsetup
+ * (exported with `cryptsetup token export`), so the fields are systemd's
+ * own; then the variants systemd writes (pin, signed policy, RSA, no bank
+ * before 250) and what a token must not be. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "luks2.h"
+#include "tap.h"
+#include "tpm.h"
+
+static const char enrolled[] =
+	"{\"type\":\"systemd-tpm2\",\"keyslots\":[\"1\"],\"tpm2-blob\":\"AJ4AIC8JvW0SPf1dg5Cfr2RBNrahqdaHcEt68uK7qM6dmth2"
+	"ABB2IzNKtqD8QEzF40c0kp7RDgbW8tG7Fuy+J+mE+tRCXXhgE6yrSBfnvyRomrr/85jL9t5JZWDfqcXF19ziHq3ffPg/S4EcUmNXuaC8woDMsY"
+	"+4Z/jHtZnzgexOeZgscmRakeBHANP0RELlvoDd+xSTX8vnK7aKlHEBQABOAAgACwAAABIAIItWgtgbKUNdCNeSeBUGEdx+WSOy/vzOaEoJV3tA"
+	"EwqLABAAIH7/TvG+3oV/nKQ1uqPTmaU/nyUylOiNKAGTjUn94TWZ\",\"tpm2-pcrs\":[7],\"tpm2-pcr-bank\":\"sha256\","
+	"\"tpm2-primary-alg\":\"ecc\",\"tpm2-policy-hash\":\"8b5682d81b29435d08d79278150611dc7e5923b2fefcce684a09577b40130a8b\","
+	"\"tpm2-pin\":false}";
+
+static struct luks2_tpm2_token t;
+static char err[LUKS2_ERR_MAX];
+
+static int parse(const char *json)
+{
+	return luks2_tpm2_token_parse(json, strlen(json), &t, err, sizeof err);
+}
+
+/* enrolled with one field replaced: "from" (a whole "key":value) by "to". */
+static char *edit(const char *from, const char *to)
+{
+	static char out[4096];
+	const char *at = strstr(enrolled, from);
+	if (!at) {
+		snprintf(out, sizeof out, "(no %s)", from);
+		return out;
+	}
+	snprintf(out, sizeof out, "%.*s%s%s", (int)(at - enrolled), enrolled, to, at + strlen(from));
+	return out;
+}
+
+static void refused(const char *json, const char *want, const char *name)
+{
+	tap_ok(parse(json) < 0, "refused: %s", name);
+	tap_contains(err, want, name);
+}
+
+static void test_enrolled(void)
+{
+	tap_ok(parse(enrolled) == 0, "systemd-cryptenroll 252's token parses (%s)", err);
+	tap_ok(t.keyslots == 1u << 1, "keyslot 1");
+	tap_ok(t.pcrs == 1u << 7, "PCR 7");
+	tap_ok(t.pcr_bank == TPM_ALG_SHA256 && t.primary_alg == TPM_ALG_ECC, "sha256 bank, ECC primary");
+	tap_ok(!t.pin && t.pubkey_len == 0 && t.pubkey_pcrs == 0, "no PIN, no signed policy");
+	/* luksDump: the blob starts 00 9e 00 20 2f 09 (TPM2B_PRIVATE of 158
+	 * bytes) and the TPM2B_PUBLIC of 78 follows. */
+	tap_ok(t.blob_len == 2 + 0x9e + 2 + 0x4e && t.blob[0] == 0x00 && t.blob[1] == 0x9e && t.blob[2] == 0x00 &&
+		       t.blob[3] == 0x20 && t.blob[2 + 0x9e] == 0x00 && t.blob[3 + 0x9e] == 0x4e,
+	       "tpm2-blob: TPM2B_PRIVATE then TPM2B_PUBLIC, %zu bytes", t.blob_len);
+	tap_ok(t.policy_hash_len == 32 && t.policy_hash[0] == 0x8b && t.policy_hash[31] == 0x8b,
+	       "tpm2-policy-hash: 32 bytes from hex");
+}
+
+static void test_variants(void)
+{
+	tap_ok(parse(edit("\"tpm2-pin\":false", "\"tpm2-pin\":true")) == 0 && t.pin, "tpm2-pin true");
+	tap_ok(parse(edit("\"tpm2-primary-alg\":\"ecc\"", "\"tpm2-primary-alg\":\"RSA\"")) == 0 &&
+		       t.primary_alg == TPM_ALG_RSA,
+	       "tpm2-primary-alg rsa (any case, as systemd compares)");
+	tap_ok(parse(edit("\"tpm2-pcr-bank\":\"sha256\",\"tpm2-primary-alg\":\"ecc\",", "")) == 0 &&
+		       t.pcr_bank == TPM_ALG_SHA256 && t.primary_alg == TPM_ALG_ECC,
+	       "no bank and no primary alg (systemd before 250): sha256 and ECC");
+	tap_ok(parse(edit("\"tpm2-pcr-bank\":\"sha256\"", "\"tpm2-pcr-bank\":\"sha1\"")) == 0 && t.pcr_bank == TPM_ALG_SHA1,
+	       "sha1 bank");
+	tap_ok(parse(edit("\"tpm2-pcrs\":[7]", "\"tpm2-pcrs\":[0,7,23]")) == 0 && t.pcrs == (1u | 1u << 7 | 1u << 23),
+	       "PCRs 0, 7 and 23");
+	tap_ok(parse(edit("\"tpm2-pcrs\":[7]", "\"tpm2-pcrs\":[]")) == 0 && t.pcrs == 0,
+	       "no PCR (a token bound only to the PIN or the signed policy)");
+	/* A signed PCR 11 policy: base64 of the PEM key, its PCRs. */
+	tap_ok(parse(edit("\"tpm2-pin\":false", "\"tpm2-pin\":false,\"tpm2_pubkey_pcrs\":[11],"
+					       "\"tpm2_pubkey\":\"LS0tLS1CRUdJTiBQVUJMSUMgS0VZLS0tLS0K\"")) == 0 &&
+		       t.pubkey_pcrs == 1u << 11 && t.pubkey_len == 27 && !memcmp(t.pubkey, "-----BEGIN PUBLIC KEY-----\n", 27),
+	       "tpm2_pubkey and tpm2_pubkey_pcrs");
+	tap_ok(parse(edit("\"tpm2-pin\":false", "\"tpm2-pin\":false,\"x-future\":{\"a\":[1,2]}")) == 0,
+	       "an unknown field is skipped");
+}
+
+static void test_refused(void)
+{
+	refused(edit("\"type\":\"systemd-tpm2\"", "\"type\":\"systemd-fido2\""), "not systemd-tpm2", "another token type");
+	refused(edit(",\"tpm2-pcrs\":[7]", ""), "no \"tpm2-pcrs\"", "no tpm2-pcrs");
+	refused(edit("\"tpm2-policy-hash\":\"8b5682d81b29435d08d79278150611dc7e5923b2fefcce684a09577b40130a8b\",", ""),
+		"no \"tpm2-policy-hash\"", "no policy hash");
+	refused(edit("\"keyslots\":[\"1\"]", "\"keyslots\":[]"), "names no keyslot", "no keyslot");
+	refused(edit("\"tpm2-pcrs\":[7]", "\"tpm2-pcrs\":[24]"), "over the limit 23", "PCR 24");
+	refused(edit("\"tpm2-pcrs\":[7]", "\"tpm2-pcrs\":[\"7\"]"), "not a string", "PCR as a string");
+	refused(edit("\"tpm2-pcr-bank\":\"sha256\"", "\"tpm2-pcr-bank\":\"md5\""), "not one systemd writes", "unknown bank");
+	refused(edit("\"tpm2-primary-alg\":\"ecc\"", "\"tpm2-primary-alg\":\"dsa\""), "not one systemd writes",
+		"unknown primary alg");
+	refused(edit("\"tpm2-policy-hash\":\"8b", "\"tpm2-policy-hash\":\"8"), "not hex", "odd-length policy hash");
+	refused(edit("\"tpm2-policy-hash\":\"8b", "\"tpm2-policy-hash\":\"zz"), "not hex", "non-hex policy hash");
+	refused(edit("\"tpm2-blob\":\"AJ4A", "\"tpm2-blob\":\"*J4A"), "bad base64", "bad base64 blob");
+	refused(edit("\"tpm2-pin\":false", "\"tpm2-pin\":\"no\""), "true or false", "pin not a boolean");
+	refused(edit("\"tpm2-pin\":false", "\"tpm2-pin\":false,\"tpm2_pubkey_pcrs\":[11]"), "but no tpm2_pubkey",
+		"signed-policy PCRs without a key");
+
+	/* A blob longer than LUKS2_TPM2_BLOB_MAX. */
+	static char big[8192];
+	size_t n = (LUKS2_TPM2_BLOB_MAX / 3 + 1) * 4;
+	char *b64 = malloc(n + 1);
+	memset(b64, 'A', n);
+	b64[n] = '\0';
+	snprintf(big, sizeof big, "{\"type\":\"systemd-tpm2\",\"keyslots\":[\"0\"],\"tpm2-blob\":\"%s\",\"tpm2-pcrs\":[7],"
+				  "\"tpm2-policy-hash\":\"00\"}", b64);
+	refused(big, "more than 1024 bytes", "a blob over the limit");
+	free(b64);
+	refused("{\"type\":\"systemd-tpm2\"", "expected", "cut short");
+}
+
+/* Through the header: the token span the LUKS2 parser kept. */
+static void test_from_header(void)
+{
+	static char json[4096];
+	static struct luks2_hdr h;
+	snprintf(json, sizeof json,
+		 "{\"keyslots\":{},\"tokens\":{\"0\":%s},\"segments\":{},\"digests\":{},\"config\":{\"json_size\":\"12288\"}}",
+		 enrolled);
+	memset(&h, 0, sizeof h);
+	h.json = json;
+	h.json_len = strlen(json);
+	tap_ok(luks2_json_parse(json, strlen(json), &h, err, sizeof err) == 0, "header with the token parses (%s)", err);
+	tap_ok(luks2_tpm2_token(&h, 0, &t, err, sizeof err) == 0 && t.pcrs == 1u << 7 && t.keyslots == 2,
+	       "token 0 read from the header's span");
+	tap_ok(luks2_tpm2_token(&h, 1, &t, err, sizeof err) < 0, "no token 1: refused");
+	tap_contains(err, "no token 1", "no token 1: said");
+}
+
+int main(void)
+{
+	test_enrolled();
+	test_variants();
+	test_refused();
+	test_from_header();
+	return tap_done();
+}

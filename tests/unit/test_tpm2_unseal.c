@@ -1,0 +1,208 @@
+/* Unit tests: the TPM2 unseal (tpm/tpm2_unseal.c) without a TPM. The
+ * commands as bytes (systemd 252's SRK template, PolicyPCR's selection,
+ * the Unseal's authorization), the response decoders on good, cut and
+ * erring responses, the PIN's HMAC against a value computed by Python's
+ * hmac module, and the sequence against a scripted TPM: a changed PCR
+ * (PolicyGetDigest differs), a TPM that stops answering, a signed policy;
+ * each time every handle it made is flushed. Interoperability with
+ * systemd-cryptenroll against swtpm is tests/bats/luks_tpm2.bats. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tap.h"
+#include "tpm2_unseal.h"
+
+static uint8_t cmd[TPM_CMD_MAX];
+static char why[200];
+
+static int hex_is(const uint8_t *p, long len, const char *hex, const char *name)
+{
+	char got[2 * TPM_CMD_MAX + 1];
+	for (long i = 0; i < len; i++)
+		snprintf(got + 2 * i, 3, "%02x", p[i]);
+	got[len > 0 ? 2 * len : 0] = '\0';
+	return tap_streq(got, hex, name);
+}
+
+static void test_commands(void)
+{
+	long n = tpm2_cmd_create_primary(cmd, sizeof cmd, TPM_ALG_ECC);
+	hex_is(cmd, n,
+	       "800200000043000001314000000100000009400000090000000000000400000000"
+	       "001a0023000b00030072000000060080004300100003001000000000000000000000",
+	       "CreatePrimary: owner, empty auth, systemd's ECC P-256 template (AES-128-CFB, no scheme, empty unique)");
+	n = tpm2_cmd_create_primary(cmd, sizeof cmd, TPM_ALG_RSA);
+	hex_is(cmd, n,
+	       "800200000043000001314000000100000009400000090000000000000400000000"
+	       "001a0001000b00030072000000060080004300100800000000000000000000000000",
+	       "CreatePrimary: systemd's RSA 2048 template");
+	tap_ok(tpm2_cmd_create_primary(cmd, sizeof cmd, TPM_ALG_SHA256) == -1, "CreatePrimary: no other key type");
+	tap_ok(tpm2_cmd_create_primary(cmd, 40, TPM_ALG_ECC) == -1, "CreatePrimary: too small a buffer is -1, not overflowed");
+	n = tpm2_cmd_policy_pcr(cmd, sizeof cmd, 0x03000000, TPM_ALG_SHA256, 1u << 7 | 1u << 11);
+	hex_is(cmd, n, "80010000001a0000017f03000000000000000001000b03800800",
+	       "PolicyPCR: the TPM's own PCR values, one sha256 selection of 3 bytes (PCRs 7 and 11)");
+	tap_ok(tpm2_cmd_policy_pcr(cmd, sizeof cmd, 0x03000000, TPM_ALG_SHA256, 1u << 24) == -1, "PolicyPCR: PCR 24 refused");
+	n = tpm2_cmd_unseal(cmd, sizeof cmd, 0x80000001, 0x03000000, NULL, 0, NULL);
+	hex_is(cmd, n, "80020000001b0000015e8000000100000009030000000000000000",
+	       "Unseal: the policy session, empty nonce and HMAC, the session not continued");
+	uint8_t nonce[32], mac[32];
+	memset(nonce, 0x22, sizeof nonce);
+	memset(mac, 0x44, sizeof mac);
+	n = tpm2_cmd_unseal(cmd, sizeof cmd, 0x80000001, 0x03000000, nonce, 32, mac);
+	tap_ok(n == 10 + 4 + 4 + 4 + 2 + 32 + 1 + 2 + 32 && cmd[17] == 4 + 2 + 32 + 1 + 2 + 32,
+	       "Unseal with a PIN: nonce and HMAC in the authorization (%ld bytes)", n);
+	n = tpm2_cmd_flush(cmd, sizeof cmd, 0x80000001);
+	hex_is(cmd, n, "80010000000e0000016580000001", "FlushContext");
+}
+
+static void test_blob(void)
+{
+	uint8_t blob[] = { 0, 2, 0xaa, 0xbb, 0, 3, 1, 2, 3 };
+	struct tpm2_sealed s;
+	tap_ok(tpm2_blob_split(blob, sizeof blob, &s, why, sizeof why) == 0 && s.priv_len == 4 && s.pub_len == 5 &&
+		       s.pub == blob + 4,
+	       "blob: TPM2B_PRIVATE then TPM2B_PUBLIC, sizes included");
+	tap_ok(tpm2_blob_split(blob, 5, &s, why, sizeof why) < 0, "blob: the public part cut short is refused");
+	tap_contains(why, "no TPM2B_PUBLIC", "blob: says what is missing");
+	blob[1] = 200;
+	tap_ok(tpm2_blob_split(blob, sizeof blob, &s, why, sizeof why) < 0, "blob: a private size past the end refused");
+}
+
+static void test_responses(void)
+{
+	uint32_t h = 0;
+	uint8_t name[TPM2_NAME_MAX], nonce[TPM_DIGEST_MAX], secret[TPM2_SECRET_MAX];
+	size_t nlen = 0;
+	const uint8_t cp[] = { 0x80, 2, 0, 0, 0, 0x12, 0, 0, 0, 0, 0x80, 0, 0, 0xff, 0, 0, 0, 0 };
+	tap_ok(tpm2_resp_create_primary(cp, sizeof cp, &h, why, sizeof why) == 0 && h == 0x800000ff,
+	       "CreatePrimary response: the handle");
+	tap_ok(tpm2_resp_create_primary(cp, 12, &h, why, sizeof why) == -1, "CreatePrimary response cut: -1");
+	const uint8_t err[] = { 0x80, 1, 0, 0, 0, 10, 0, 0, 0x09, 0x8b };
+	tap_ok(tpm2_resp_create_primary(err, sizeof err, &h, why, sizeof why) == 0x98b, "an error code comes back as is");
+	const uint8_t ld[] = { 0x80, 2, 0, 0, 0, 0x16, 0, 0, 0, 0, 0x80, 0, 0, 1, 0, 0, 0, 4, 0, 2, 0, 0x0b };
+	tap_ok(tpm2_resp_load(ld, sizeof ld, &h, name, &nlen, why, sizeof why) == 0 && h == 0x80000001 && nlen == 2,
+	       "Load response: handle and name");
+	uint8_t ld2[sizeof ld];
+	memcpy(ld2, ld, sizeof ld);
+	ld2[19] = 0x60;            /* a name longer than the response */
+	tap_ok(tpm2_resp_load(ld2, sizeof ld2, &h, name, &nlen, why, sizeof why) == -1, "Load response: name past the end");
+	const uint8_t ss[] = { 0x80, 1, 0, 0, 0, 0x12, 0, 0, 0, 0, 3, 0, 0, 0, 0, 2, 0xab, 0xcd };
+	tap_ok(tpm2_resp_start_session(ss, sizeof ss, &h, nonce, &nlen, why, sizeof why) == 0 && h == 0x03000000 &&
+		       nlen == 2 && nonce[1] == 0xcd,
+	       "StartAuthSession response: handle and nonceTPM");
+	uint8_t big[20 + 200] = { 0x80, 2, 0, 0, 0, 220, 0, 0, 0, 0, 0, 0, 0, 202, 0, 200 };
+	size_t slen = 0;
+	tap_ok(tpm2_resp_unseal(big, sizeof big, secret, sizeof secret, &slen, why, sizeof why) == -1 && slen == 0,
+	       "Unseal response: 200 bytes is more than a TPM2B_SENSITIVE_DATA, refused");
+	uint8_t us[] = { 0x80, 2, 0, 0, 0, 0x12, 0, 0, 0, 0, 0, 0, 0, 4, 0, 2, 's', 'k' };
+	tap_ok(tpm2_resp_unseal(us, sizeof us, secret, sizeof secret, &slen, why, sizeof why) == 0 && slen == 2 &&
+		       secret[0] == 's',
+	       "Unseal response: the secret");
+}
+
+static void test_hmac(void)
+{
+	uint8_t name[34], nc[32], nt[32], out[32];
+	name[0] = 0;
+	name[1] = 0x0b;
+	memset(name + 2, 0x11, 32);
+	memset(nc, 0x22, sizeof nc);
+	memset(nt, 0x33, sizeof nt);
+	tpm2_unseal_hmac("1234", name, sizeof name, nc, sizeof nc, nt, sizeof nt, 0, out);
+	hex_is(out, 32, "d23c4aaa5de65175140008c9fa2e2cf385075471e38e80a3baf5ae387d828568",
+	       "PIN HMAC: HMAC-SHA256(sha256(pin), cpHash || nonceCaller || nonceTPM || attributes), as Python's hmac");
+}
+
+/* A scripted TPM: answers by command code, records what was flushed. */
+struct fake {
+	int calls, nflushed;
+	uint32_t flushed[4];
+	bool dead, other_digest;
+};
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+static int fake_xfer(void *ctx, const uint8_t *c, size_t len, uint8_t *resp, size_t cap, size_t *rlen, char *err,
+		     size_t errlen)
+{
+	struct fake *f = ctx;
+	uint32_t cc = (uint32_t)c[6] << 24 | (uint32_t)c[7] << 16 | (uint32_t)c[8] << 8 | c[9];
+	size_t n = 10;
+
+	f->calls++;
+	if (f->dead && cc != 0x165) {
+		snprintf(err, errlen, "no answer within 10 ms");
+		return -1;
+	}
+	memset(resp, 0, cap);
+	resp[0] = 0x80;
+	resp[1] = c[1];
+	if (cc == 0x131 || cc == 0x157) {      /* CreatePrimary, Load */
+		put32(resp + 10, cc == 0x131 ? 0x80000000 : 0x80000001);
+		put32(resp + 14, 4);
+		resp[19] = 2;
+		resp[20] = 0;
+		resp[21] = 0x0b;
+		n = 22;
+	} else if (cc == 0x176) {               /* StartAuthSession */
+		put32(resp + 10, 0x03000000);
+		resp[15] = 16;
+		n = 32;
+	} else if (cc == 0x189) {               /* PolicyGetDigest */
+		resp[11] = 32;
+		memset(resp + 12, f->other_digest ? 0xee : 0x5a, 32);
+		n = 44;
+	} else if (cc == 0x165) {
+		f->flushed[f->nflushed++ & 3] = (uint32_t)c[10] << 24 | (uint32_t)c[11] << 16 | (uint32_t)c[12] << 8 | c[13];
+	}
+	(void)len;
+	put32(resp + 2, (uint32_t)n);
+	*rlen = n;
+	return 0;
+}
+
+static void test_sequence(void)
+{
+	uint8_t blob[] = { 0, 2, 0xaa, 0xbb, 0, 3, 1, 2, 3 }, policy[32], secret[TPM2_SECRET_MAX];
+	memset(policy, 0x5a, sizeof policy);
+	struct tpm2_unseal_req q = { .primary_alg = TPM_ALG_ECC, .pcr_bank = TPM_ALG_SHA256, .pcrs = 1u << 7,
+				     .blob = blob, .blob_len = sizeof blob, .policy_hash = policy,
+				     .policy_hash_len = sizeof policy };
+	struct fake f = { .other_digest = true };
+	size_t slen = 0;
+	char err[256];
+
+	int rc = tpm2_unseal(fake_xfer, &f, &q, secret, sizeof secret, &slen, err, sizeof err);
+	tap_ok(rc == TPM2_POLICY_CHANGED, "a policy digest other than the token's: refused as a changed PCR");
+	tap_contains(err, "PCR 7 (sha256 bank) is not the one the key was sealed to", "the refusal names the PCR and bank");
+	tap_ok(f.nflushed == 3 && f.flushed[0] == 0x03000000 && f.flushed[1] == 0x80000001 && f.flushed[2] == 0x80000000,
+	       "session, object and primary flushed after the refusal");
+
+	struct fake d = { .dead = true };
+	rc = tpm2_unseal(fake_xfer, &d, &q, secret, sizeof secret, &slen, err, sizeof err);
+	tap_ok(rc == TPM2_ERROR && d.nflushed == 0, "a TPM that does not answer: an error, nothing to flush");
+	tap_contains(err, "CreatePrimary: no answer within 10 ms", "says which command got no answer");
+
+	q.pubkey_pcrs = 1u << 11;
+	struct fake s = { 0 };
+	rc = tpm2_unseal(fake_xfer, &s, &q, secret, sizeof secret, &slen, err, sizeof err);
+	tap_ok(rc == TPM2_ERROR && s.calls == 0, "a signed PCR policy: refused before any command");
+	tap_contains(err, "signed PCR policy", "says the signed policy is not supported");
+}
+
+int main(void)
+{
+	test_commands();
+	test_blob();
+	test_responses();
+	test_hmac();
+	test_sequence();
+	return tap_done();
+}

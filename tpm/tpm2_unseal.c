@@ -1,0 +1,551 @@
+#include "tpm2_unseal.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "pbkdf2.h"
+#include "sha256.h"
+#include "tpm_wire.h"
+
+#define TPM_CC_CREATE_PRIMARY     0x00000131
+#define TPM_CC_LOAD               0x00000157
+#define TPM_CC_UNSEAL             0x0000015E
+#define TPM_CC_FLUSH_CONTEXT      0x00000165
+#define TPM_CC_POLICY_AUTH_VALUE  0x0000016B
+#define TPM_CC_START_AUTH_SESSION 0x00000176
+#define TPM_CC_POLICY_PCR         0x0000017F
+#define TPM_CC_POLICY_GET_DIGEST  0x00000189
+#define TPM_SE_POLICY             0x01
+#define TPM_ALG_AES               0x0006
+#define TPM_ALG_NULL              0x0010
+#define TPM_ALG_CFB               0x0043
+#define TPM_ECC_NIST_P256         0x0003
+#define TPM_RC_POLICY_FAIL        0x099    /* format one, without its number */
+#define TPM_RC_AUTH_FAIL          0x08E
+#define TPM_RC_BAD_AUTH           0x0A2
+#define TPM_RC_VALUE              0x084
+#define TPM_RC_HANDLE             0x08B
+#define TPM_RC_RETRY_MAX          3        /* TPM_RC_RETRY/TESTING/YIELDED: tries of one command */
+
+/* TPMA_OBJECT of systemd's primary (tpm2-util.c, tpm2_make_primary):
+ * fixedTPM, fixedParent, sensitiveDataOrigin, userWithAuth, restricted,
+ * decrypt: a storage key. */
+#define SRK_ATTRS (1u << 1 | 1u << 4 | 1u << 5 | 1u << 6 | 1u << 16 | 1u << 17)
+
+/* ---- the blob ------------------------------------------------------------ */
+
+int tpm2_blob_split(const uint8_t *blob, size_t len, struct tpm2_sealed *s, char *why, size_t whylen)
+{
+	struct reader r = { blob, len, 0, false };
+
+	size_t priv = (size_t)get(&r, 2);
+	if (!r.bad && (priv == 0 || priv > len - r.pos)) {
+		snprintf(why, whylen, "tpm2-blob: its TPM2B_PRIVATE of %zu bytes is empty or runs past the blob", priv);
+		return -1;
+	}
+	r.pos += priv;
+	size_t pub = (size_t)get(&r, 2);
+	if (r.bad || pub == 0 || pub > len - r.pos) {
+		snprintf(why, whylen, "tpm2-blob: no TPM2B_PUBLIC after its TPM2B_PRIVATE");
+		return -1;
+	}
+	s->priv = blob;
+	s->priv_len = 2 + priv;
+	s->pub = blob + 2 + priv;
+	s->pub_len = 2 + pub;
+	return 0;
+}
+
+/* ---- commands ------------------------------------------------------------- */
+
+/* systemd 252's template: ECC NIST P-256 or RSA 2048, SHA-256 names,
+ * AES-128-CFB for its children, no scheme, empty unique and authPolicy. */
+static void srk_template(struct buf *b, uint16_t alg)
+{
+	size_t at = b->len;
+
+	put(b, 0, 2);                    /* TPM2B_PUBLIC size, below */
+	put(b, alg, 2);
+	put(b, TPM_ALG_SHA256, 2);
+	put(b, SRK_ATTRS, 4);
+	put(b, 0, 2);                    /* authPolicy */
+	put(b, TPM_ALG_AES, 2);
+	put(b, 128, 2);
+	put(b, TPM_ALG_CFB, 2);
+	put(b, TPM_ALG_NULL, 2);         /* scheme */
+	if (alg == TPM_ALG_ECC) {
+		put(b, TPM_ECC_NIST_P256, 2);
+		put(b, TPM_ALG_NULL, 2); /* kdf */
+		put(b, 0, 2);            /* unique.x */
+		put(b, 0, 2);            /* unique.y */
+	} else {
+		put(b, 2048, 2);
+		put(b, 0, 4);            /* exponent: the default 65537 */
+		put(b, 0, 2);            /* unique.n */
+	}
+	if (!b->bad) {
+		size_t n = b->len - at - 2;
+		b->p[at] = (uint8_t)(n >> 8);
+		b->p[at + 1] = (uint8_t)n;
+	}
+}
+
+long tpm2_cmd_create_primary(uint8_t *out, size_t cap, uint16_t alg)
+{
+	struct buf b = { out, 0, cap, false };
+
+	if (alg != TPM_ALG_ECC && alg != TPM_ALG_RSA)
+		return -1;
+	header(&b, TPM_ST_SESSIONS, TPM_CC_CREATE_PRIMARY);
+	put(&b, TPM_RH_OWNER, 4);
+	password_session(&b);
+	put(&b, 4, 2);                   /* TPM2B_SENSITIVE_CREATE: */
+	put(&b, 0, 2);                   /* empty userAuth */
+	put(&b, 0, 2);                   /* and data */
+	srk_template(&b, alg);
+	put(&b, 0, 2);                   /* outsideInfo */
+	put(&b, 0, 4);                   /* creationPCR: none */
+	return finish(&b);
+}
+
+long tpm2_cmd_load(uint8_t *out, size_t cap, uint32_t parent, const struct tpm2_sealed *s)
+{
+	struct buf b = { out, 0, cap, false };
+
+	header(&b, TPM_ST_SESSIONS, TPM_CC_LOAD);
+	put(&b, parent, 4);
+	password_session(&b);
+	put_bytes(&b, s->priv, s->priv_len);
+	put_bytes(&b, s->pub, s->pub_len);
+	return finish(&b);
+}
+
+long tpm2_cmd_start_policy_session(uint8_t *out, size_t cap, const uint8_t nonce[TPM2_NONCE_BYTES])
+{
+	struct buf b = { out, 0, cap, false };
+
+	header(&b, TPM_ST_NO_SESSIONS, TPM_CC_START_AUTH_SESSION);
+	put(&b, TPM_RH_NULL, 4);         /* tpmKey: not salted */
+	put(&b, TPM_RH_NULL, 4);         /* bind: not bound */
+	put(&b, TPM2_NONCE_BYTES, 2);
+	put_bytes(&b, nonce, TPM2_NONCE_BYTES);
+	put(&b, 0, 2);                   /* encryptedSalt */
+	put(&b, TPM_SE_POLICY, 1);
+	put(&b, TPM_ALG_NULL, 2);        /* symmetric: no parameter encryption */
+	put(&b, TPM_ALG_SHA256, 2);      /* authHash */
+	return finish(&b);
+}
+
+long tpm2_cmd_policy_pcr(uint8_t *out, size_t cap, uint32_t session, uint16_t bank, uint32_t pcrs)
+{
+	struct buf b = { out, 0, cap, false };
+
+	if (pcrs >> TPM2_PCRS)
+		return -1;
+	header(&b, TPM_ST_NO_SESSIONS, TPM_CC_POLICY_PCR);
+	put(&b, session, 4);
+	put(&b, 0, 2);                   /* pcrDigest: the TPM takes its PCRs' */
+	put(&b, 1, 4);                   /* TPML_PCR_SELECTION: one bank */
+	put(&b, bank, 2);
+	put(&b, 3, 1);                   /* sizeofSelect: 24 PCRs, as systemd */
+	put(&b, pcrs & 0xff, 1);
+	put(&b, pcrs >> 8 & 0xff, 1);
+	put(&b, pcrs >> 16 & 0xff, 1);
+	return finish(&b);
+}
+
+static long session_only(uint8_t *out, size_t cap, uint32_t cc, uint32_t handle)
+{
+	struct buf b = { out, 0, cap, false };
+
+	header(&b, TPM_ST_NO_SESSIONS, cc);
+	put(&b, handle, 4);
+	return finish(&b);
+}
+
+long tpm2_cmd_policy_auth_value(uint8_t *out, size_t cap, uint32_t session)
+{
+	return session_only(out, cap, TPM_CC_POLICY_AUTH_VALUE, session);
+}
+
+long tpm2_cmd_policy_get_digest(uint8_t *out, size_t cap, uint32_t session)
+{
+	return session_only(out, cap, TPM_CC_POLICY_GET_DIGEST, session);
+}
+
+/* FlushContext's handle is a parameter, not a handle: the same bytes. */
+long tpm2_cmd_flush(uint8_t *out, size_t cap, uint32_t handle)
+{
+	return session_only(out, cap, TPM_CC_FLUSH_CONTEXT, handle);
+}
+
+long tpm2_cmd_unseal(uint8_t *out, size_t cap, uint32_t item, uint32_t session, const uint8_t *nonce, size_t nlen,
+		     const uint8_t *hmac)
+{
+	struct buf b = { out, 0, cap, false };
+
+	if (nlen > TPM_DIGEST_MAX)
+		return -1;
+	header(&b, TPM_ST_SESSIONS, TPM_CC_UNSEAL);
+	put(&b, item, 4);
+	put(&b, 4 + 2 + nlen + 1 + 2 + (hmac ? 32 : 0), 4);
+	put(&b, session, 4);
+	put(&b, nlen, 2);
+	put_bytes(&b, nonce, nlen);
+	put(&b, 0, 1);                   /* attributes: the session ends with the command */
+	put(&b, hmac ? 32 : 0, 2);
+	if (hmac)
+		put_bytes(&b, hmac, 32);
+	return finish(&b);
+}
+
+/* ---- responses ------------------------------------------------------------ */
+
+/* A TPM2B of at most max bytes into out (NULL: skipped). */
+static size_t get2b(struct reader *r, uint8_t *out, size_t max)
+{
+	size_t n = (size_t)get(r, 2);
+	if (r->bad || n > max || n > r->len - r->pos) {
+		r->bad = true;
+		return 0;
+	}
+	if (out)
+		memcpy(out, r->p + r->pos, n);
+	r->pos += n;
+	return n;
+}
+
+/* After the header: parameterSize when the response has sessions, checked
+ * against what is left. */
+static bool param_size(struct reader *r, const uint8_t *in)
+{
+	if ((in[0] << 8 | in[1]) != TPM_ST_SESSIONS)
+		return true;
+	uint32_t n = (uint32_t)get(r, 4);
+	return !r->bad && n <= r->len - r->pos;
+}
+
+static long cut(char *why, size_t whylen, const char *what)
+{
+	snprintf(why, whylen, "the %s response is cut short or its sizes do not add up", what);
+	return -1;
+}
+
+long tpm2_resp_create_primary(const uint8_t *in, size_t len, uint32_t *handle, char *why, size_t whylen)
+{
+	long rc = tpm_resp_code(in, len, why, whylen);
+	struct reader r = { in, len, TPM_HEADER, false };
+
+	if (rc != 0)
+		return rc;
+	*handle = (uint32_t)get(&r, 4);
+	if (r.bad || !param_size(&r, in))
+		return cut(why, whylen, "CreatePrimary");
+	return 0;
+}
+
+long tpm2_resp_load(const uint8_t *in, size_t len, uint32_t *handle, uint8_t name[TPM2_NAME_MAX], size_t *namelen,
+		    char *why, size_t whylen)
+{
+	long rc = tpm_resp_code(in, len, why, whylen);
+	struct reader r = { in, len, TPM_HEADER, false };
+
+	if (rc != 0)
+		return rc;
+	*handle = (uint32_t)get(&r, 4);
+	if (r.bad || !param_size(&r, in))
+		return cut(why, whylen, "Load");
+	*namelen = get2b(&r, name, TPM2_NAME_MAX);
+	if (r.bad || *namelen < 2)
+		return cut(why, whylen, "Load");
+	return 0;
+}
+
+long tpm2_resp_start_session(const uint8_t *in, size_t len, uint32_t *handle, uint8_t nonce[TPM_DIGEST_MAX],
+			     size_t *nlen, char *why, size_t whylen)
+{
+	long rc = tpm_resp_code(in, len, why, whylen);
+	struct reader r = { in, len, TPM_HEADER, false };
+
+	if (rc != 0)
+		return rc;
+	*handle = (uint32_t)get(&r, 4);
+	if (r.bad || !param_size(&r, in))
+		return cut(why, whylen, "StartAuthSession");
+	*nlen = get2b(&r, nonce, TPM_DIGEST_MAX);
+	if (r.bad)
+		return cut(why, whylen, "StartAuthSession");
+	return 0;
+}
+
+long tpm2_resp_policy_digest(const uint8_t *in, size_t len, uint8_t digest[TPM_DIGEST_MAX], size_t *dlen, char *why,
+			     size_t whylen)
+{
+	long rc = tpm_resp_code(in, len, why, whylen);
+	struct reader r = { in, len, TPM_HEADER, false };
+
+	if (rc != 0)
+		return rc;
+	if (!param_size(&r, in))
+		return cut(why, whylen, "PolicyGetDigest");
+	*dlen = get2b(&r, digest, TPM_DIGEST_MAX);
+	if (r.bad)
+		return cut(why, whylen, "PolicyGetDigest");
+	return 0;
+}
+
+long tpm2_resp_unseal(const uint8_t *in, size_t len, uint8_t *secret, size_t cap, size_t *slen, char *why,
+		      size_t whylen)
+{
+	long rc = tpm_resp_code(in, len, why, whylen);
+	struct reader r = { in, len, TPM_HEADER, false };
+
+	*slen = 0;
+	if (rc != 0)
+		return rc;
+	if (!param_size(&r, in))
+		return cut(why, whylen, "Unseal");
+	size_t n = get2b(&r, NULL, cap < TPM2_SECRET_MAX ? cap : TPM2_SECRET_MAX);
+	if (r.bad || n == 0)
+		return cut(why, whylen, "Unseal");
+	memcpy(secret, in + r.pos - n, n);
+	*slen = n;
+	return 0;
+}
+
+/* ---- the PIN ------------------------------------------------------------- */
+
+void tpm2_unseal_hmac(const char *pin, const uint8_t *name, size_t namelen, const uint8_t *nonce_caller,
+		      size_t nclen, const uint8_t *nonce_tpm, size_t ntlen, uint8_t attrs, uint8_t out[32])
+{
+	uint8_t auth[SHA256_BYTES], cp[SHA256_BYTES], cc[4] = { 0, 0, TPM_CC_UNSEAL >> 8 & 0xff, TPM_CC_UNSEAL & 0xff };
+	uint8_t msg[SHA256_BYTES + 2 * TPM_DIGEST_MAX + 1];
+	struct sha256 s;
+	size_t authlen = SHA256_BYTES, m = 0;
+
+	sha256(pin, strlen(pin), auth);
+	while (authlen && auth[authlen - 1] == 0)
+		authlen--;                       /* the TPM drops trailing zeros of an authValue */
+	/* cpHash: the command code, the item's name, no parameters. */
+	sha256_init(&s);
+	sha256_update(&s, cc, sizeof cc);
+	sha256_update(&s, name, namelen);
+	sha256_final(&s, cp);
+	if (nclen > TPM_DIGEST_MAX)
+		nclen = TPM_DIGEST_MAX;
+	if (ntlen > TPM_DIGEST_MAX)
+		ntlen = TPM_DIGEST_MAX;
+	memcpy(msg + m, cp, sizeof cp);
+	m += sizeof cp;
+	memcpy(msg + m, nonce_caller, nclen);    /* nonceNewer */
+	m += nclen;
+	memcpy(msg + m, nonce_tpm, ntlen);       /* nonceOlder */
+	m += ntlen;
+	msg[m++] = attrs;
+	hmac_sha256(auth, authlen, msg, m, out);
+	explicit_bzero(auth, sizeof auth);
+}
+
+/* ---- the sequence --------------------------------------------------------- */
+
+struct run {
+	tpm_xfer_fn xfer;
+	void *ctx;
+	uint8_t cmd[TPM_CMD_MAX], resp[TPM_CMD_MAX];
+	size_t rlen;
+	char *err;
+	size_t errlen;
+};
+
+/* One command; 0 with the response in r->resp, -1 with err. A TPM that
+ * asks to be asked again (RETRY, TESTING, YIELDED) is, a few times. */
+static int tpm_send(struct run *r, long len, const char *what)
+{
+	if (len < 0) {
+		snprintf(r->err, r->errlen, "%s: the command does not fit in %d bytes", what, TPM_CMD_MAX);
+		return -1;
+	}
+	for (int t = 0; t < TPM_RC_RETRY_MAX; t++) {
+		char why[160];
+		if (r->xfer(r->ctx, r->cmd, (size_t)len, r->resp, sizeof r->resp, &r->rlen, why, sizeof why) < 0) {
+			snprintf(r->err, r->errlen, "%s: %s", what, why);
+			return -1;
+		}
+		long rc = tpm_resp_code(r->resp, r->rlen, why, sizeof why);
+		if (rc != 0x922 && rc != 0x90A && rc != 0x908)
+			return 0;
+	}
+	return 0;
+}
+
+static int failed(struct run *r, long rc, const char *what, const char *why)
+{
+	char text[120];
+	if (rc < 0) {
+		snprintf(r->err, r->errlen, "%s: %s", what, why);
+		return -1;
+	}
+	tpm_rc_text((uint32_t)rc, text, sizeof text);
+	snprintf(r->err, r->errlen, "%s: %s", what, text);
+	return -1;
+}
+
+static void flush(struct run *r, uint32_t handle)
+{
+	if (handle)
+		tpm_send(r, tpm2_cmd_flush(r->cmd, sizeof r->cmd, handle), "FlushContext");
+}
+
+static void pcr_list(uint32_t pcrs, char *out, size_t cap)
+{
+	size_t n = 0;
+	out[0] = '\0';
+	for (unsigned i = 0; i < TPM2_PCRS && n < cap; i++)
+		if (pcrs & 1u << i)
+			n += (size_t)snprintf(out + n, cap - n, "%s%u", n ? "+" : "", i);
+}
+
+static int nonce_new(uint8_t *out, size_t n)
+{
+	/* GRND_INSECURE (Linux 5.6): a nonce needs freshness, not secrecy,
+	 * and must not wait for the pool early in the boot. */
+	if (getrandom(out, n, 0x0004) == (ssize_t)n)
+		return 0;
+	return getrandom(out, n, GRND_NONBLOCK) == (ssize_t)n ? 0 : -1;
+}
+
+/* The policy session with the token's policy; 0 with *session and the
+ * nonceTPM, 1 when its digest is not the token's, -1 error. */
+static int policy(struct run *r, const struct tpm2_unseal_req *q, uint32_t *session, uint8_t *ntpm, size_t *ntlen)
+{
+	uint8_t nonce[TPM2_NONCE_BYTES], digest[TPM_DIGEST_MAX];
+	size_t dlen;
+	char why[160], pcrs[80];
+	long rc;
+
+	if (nonce_new(nonce, sizeof nonce) < 0) {
+		snprintf(r->err, r->errlen, "StartAuthSession: no random nonce from the kernel");
+		return -1;
+	}
+	if (tpm_send(r, tpm2_cmd_start_policy_session(r->cmd, sizeof r->cmd, nonce), "StartAuthSession") < 0)
+		return -1;
+	rc = tpm2_resp_start_session(r->resp, r->rlen, session, ntpm, ntlen, why, sizeof why);
+	if (rc != 0)
+		return failed(r, rc, "StartAuthSession", why);
+	if (q->pcrs) {
+		if (tpm_send(r, tpm2_cmd_policy_pcr(r->cmd, sizeof r->cmd, *session, q->pcr_bank, q->pcrs), "PolicyPCR") < 0)
+			return -1;
+		rc = tpm_resp_code(r->resp, r->rlen, why, sizeof why);
+		if (rc != 0)
+			return failed(r, rc, "PolicyPCR", why);
+	}
+	if (q->pin) {
+		if (tpm_send(r, tpm2_cmd_policy_auth_value(r->cmd, sizeof r->cmd, *session), "PolicyAuthValue") < 0)
+			return -1;
+		rc = tpm_resp_code(r->resp, r->rlen, why, sizeof why);
+		if (rc != 0)
+			return failed(r, rc, "PolicyAuthValue", why);
+	}
+	if (tpm_send(r, tpm2_cmd_policy_get_digest(r->cmd, sizeof r->cmd, *session), "PolicyGetDigest") < 0)
+		return -1;
+	rc = tpm2_resp_policy_digest(r->resp, r->rlen, digest, &dlen, why, sizeof why);
+	if (rc != 0)
+		return failed(r, rc, "PolicyGetDigest", why);
+	if (dlen != q->policy_hash_len || memcmp(digest, q->policy_hash, dlen) != 0) {
+		pcr_list(q->pcrs, pcrs, sizeof pcrs);
+		snprintf(r->err, r->errlen, "the policy of PCR%s %s (%s bank)%s is not the one the key was sealed to: "
+			 "a PCR changed since the enrollment", q->pcrs & (q->pcrs - 1) ? "s" : "", pcrs[0] ? pcrs : "-",
+			 tpm_alg_name(q->pcr_bank), q->pin ? " with a PIN" : "");
+		return 1;
+	}
+	return 0;
+}
+
+int tpm2_unseal(tpm_xfer_fn xfer, void *ctx, const struct tpm2_unseal_req *q, uint8_t *secret, size_t cap,
+		size_t *slen, char *err, size_t errlen)
+{
+	static struct run r;        /* 8 KiB of buffers: not on PID 1's stack */
+	struct tpm2_sealed s;
+	uint32_t primary = 0, item = 0, session = 0;
+	uint8_t name[TPM2_NAME_MAX], ntpm[TPM_DIGEST_MAX], nonce[TPM2_NONCE_BYTES], hmac[32];
+	size_t namelen = 0, ntlen = 0;
+	char why[160];
+	int ret = TPM2_ERROR;
+	long rc;
+
+	memset(&r, 0, sizeof r);
+	r.xfer = xfer;
+	r.ctx = ctx;
+	r.err = err;
+	r.errlen = errlen;
+	err[0] = '\0';
+	*slen = 0;
+	if (q->pubkey_pcrs) {
+		snprintf(err, errlen, "a signed PCR policy (tpm2_pubkey, PolicyAuthorize) is not supported yet");
+		return TPM2_ERROR;
+	}
+	if (!tpm_alg_size(q->pcr_bank) || (q->pin && strlen(q->pin) > TPM2_PIN_MAX) || cap < TPM2_SECRET_MAX) {
+		snprintf(err, errlen, "the token's PCR bank %s, its PIN or the secret's buffer is out of range",
+			 tpm_alg_name(q->pcr_bank));
+		return TPM2_ERROR;
+	}
+	if (tpm2_blob_split(q->blob, q->blob_len, &s, err, errlen) < 0)
+		return TPM2_ERROR;
+	if (tpm_send(&r, tpm2_cmd_create_primary(r.cmd, sizeof r.cmd, q->primary_alg), "CreatePrimary") < 0)
+		goto out;
+	rc = tpm2_resp_create_primary(r.resp, r.rlen, &primary, why, sizeof why);
+	if (rc != 0) {
+		primary = 0;
+		failed(&r, rc, q->primary_alg == TPM_ALG_ECC ? "CreatePrimary (ECC P-256)" : "CreatePrimary (RSA 2048)", why);
+		goto out;
+	}
+	if (tpm_send(&r, tpm2_cmd_load(r.cmd, sizeof r.cmd, primary, &s), "Load") < 0)
+		goto out;
+	rc = tpm2_resp_load(r.resp, r.rlen, &item, name, &namelen, why, sizeof why);
+	if (rc != 0) {
+		item = 0;
+		/* The blob is not this TPM's (another TPM, or it was cleared). */
+		failed(&r, rc, "Load (the sealed key is not this TPM's, or the TPM was cleared)", why);
+		goto out;
+	}
+	int p = policy(&r, q, &session, ntpm, &ntlen);
+	if (p != 0) {
+		ret = p > 0 ? TPM2_POLICY_CHANGED : TPM2_ERROR;
+		goto out;
+	}
+	const uint8_t *mac = NULL;
+	size_t nlen = 0;
+	if (q->pin) {
+		if (nonce_new(nonce, sizeof nonce) < 0) {
+			snprintf(err, errlen, "Unseal: no random nonce from the kernel");
+			goto out;
+		}
+		nlen = sizeof nonce;
+		tpm2_unseal_hmac(q->pin, name, namelen, nonce, nlen, ntpm, ntlen, 0, hmac);
+		mac = hmac;
+	}
+	if (tpm_send(&r, tpm2_cmd_unseal(r.cmd, sizeof r.cmd, item, session, nonce, nlen, mac), "Unseal") < 0)
+		goto out;
+	rc = tpm2_resp_unseal(r.resp, r.rlen, secret, cap, slen, why, sizeof why);
+	explicit_bzero(r.resp, sizeof r.resp);
+	if (rc == 0) {
+		session = 0;             /* ended with the command */
+		ret = TPM2_UNSEALED;
+	} else if (rc > 0 && ((rc & 0xBF) == TPM_RC_AUTH_FAIL || (rc & 0xBF) == TPM_RC_BAD_AUTH)) {
+		snprintf(err, errlen, "the TPM refused the PIN");
+		ret = TPM2_PIN_WRONG;
+	} else if (rc > 0 && (rc & 0xBF) == TPM_RC_POLICY_FAIL) {
+		snprintf(err, errlen, "the TPM refused the policy: a PCR changed since the enrollment");
+		ret = TPM2_POLICY_CHANGED;
+	} else {
+		failed(&r, rc, "Unseal", why);
+	}
+out:
+	flush(&r, session);
+	flush(&r, item);
+	flush(&r, primary);
+	explicit_bzero(hmac, sizeof hmac);
+	explicit_bzero(&r, sizeof r);
+	return ret;
+}

@@ -1,0 +1,105 @@
+/* Unsealing what systemd-cryptenroll --tpm2-device= sealed (systemd 252's
+ * tpm2_seal), with TPM2 commands written here, no tpm2-tss: CreatePrimary
+ * with systemd's SRK template for the token's primary algorithm (the same
+ * seed and template give the same key, so it is the sealed object's
+ * parent again), Load of the blob, a policy session (StartAuthSession)
+ * with PolicyPCR on the token's PCRs and PolicyAuthValue when it has a
+ * PIN, PolicyGetDigest to tell a changed PCR from any other refusal, and
+ * Unseal; every handle flushed again. The encoders and decoders are pure
+ * and fuzzed (tests/fuzz/fuzz_tpm.c); the sequence talks through a
+ * transfer callback, so a test drives it against swtpm's socket and the
+ * luks stage against /dev/tpmrm0 (tpm/tpm_dev.h).
+ *
+ * The session is neither salted nor bound and asks for no parameter
+ * encryption: the unsealed secret crosses the bus to the TPM in clear
+ * (systemd salts its session with the primary key and encrypts with
+ * AES-CFB; see man/hardinit.8, TPM2 UNLOCK). */
+#ifndef HARDINIT_TPM2_UNSEAL_H
+#define HARDINIT_TPM2_UNSEAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tpm.h"
+
+#define TPM2_SECRET_MAX      128      /* TPM2B_SENSITIVE_DATA holds at most 128 */
+#define TPM2_NAME_MAX        (2 + TPM_DIGEST_MAX)
+#define TPM2_NONCE_BYTES     32
+#define TPM2_PIN_MAX         256
+#define TPM2_PCRS            24
+
+#define TPM_RH_OWNER         0x40000001u
+#define TPM_RH_NULL          0x40000007u
+
+/* The sealed object of a token's tpm2-blob: TPM2B_PRIVATE then
+ * TPM2B_PUBLIC, each with its size in front (the spans include it). */
+struct tpm2_sealed {
+	const uint8_t *priv, *pub;
+	size_t priv_len, pub_len;
+};
+
+/* What one unseal needs, from the systemd-tpm2 token. */
+struct tpm2_unseal_req {
+	uint16_t primary_alg;          /* TPM_ALG_ECC or TPM_ALG_RSA */
+	uint16_t pcr_bank;             /* TPM_ALG_SHA256 and so on */
+	uint32_t pcrs;                 /* bit i: PCR i */
+	uint32_t pubkey_pcrs;          /* a signed policy: not supported, refused */
+	const uint8_t *blob;
+	size_t blob_len;
+	const uint8_t *policy_hash;    /* the token's: compared with the session's */
+	size_t policy_hash_len;
+	const char *pin;               /* NULL without tpm2-pin */
+};
+
+/* Sends len bytes of cmd, receives the response into resp (cap bytes,
+ * *rlen set). Returns 0, or -1 with err (no answer, I/O error). */
+typedef int (*tpm_xfer_fn)(void *ctx, const uint8_t *cmd, size_t len, uint8_t *resp, size_t cap, size_t *rlen,
+			   char *err, size_t errlen);
+
+/* Outcomes of tpm2_unseal. */
+enum tpm2_unseal_rc {
+	TPM2_UNSEALED = 0,
+	TPM2_POLICY_CHANGED = 1,       /* the PCRs are not what the token was sealed to */
+	TPM2_PIN_WRONG = 2,            /* the TPM refused the PIN (TPM_RC_AUTH_FAIL) */
+	TPM2_ERROR = -1,               /* anything else: err says what */
+};
+
+/* Split a tpm2-blob. 0, or -1 with why. */
+int tpm2_blob_split(const uint8_t *blob, size_t len, struct tpm2_sealed *s, char *why, size_t whylen);
+
+/* Encoders: the command into out (cap bytes); its length, or -1. */
+long tpm2_cmd_create_primary(uint8_t *out, size_t cap, uint16_t alg);
+long tpm2_cmd_load(uint8_t *out, size_t cap, uint32_t parent, const struct tpm2_sealed *s);
+long tpm2_cmd_start_policy_session(uint8_t *out, size_t cap, const uint8_t nonce[TPM2_NONCE_BYTES]);
+long tpm2_cmd_policy_pcr(uint8_t *out, size_t cap, uint32_t session, uint16_t bank, uint32_t pcrs);
+long tpm2_cmd_policy_auth_value(uint8_t *out, size_t cap, uint32_t session);
+long tpm2_cmd_policy_get_digest(uint8_t *out, size_t cap, uint32_t session);
+/* hmac NULL: an empty one (a policy without PolicyAuthValue). */
+long tpm2_cmd_unseal(uint8_t *out, size_t cap, uint32_t item, uint32_t session, const uint8_t *nonce, size_t nlen,
+		     const uint8_t *hmac);
+long tpm2_cmd_flush(uint8_t *out, size_t cap, uint32_t handle);
+
+/* Decoders: 0, -1 (does not parse: why), or the TPM's response code. */
+long tpm2_resp_create_primary(const uint8_t *in, size_t len, uint32_t *handle, char *why, size_t whylen);
+long tpm2_resp_load(const uint8_t *in, size_t len, uint32_t *handle, uint8_t name[TPM2_NAME_MAX], size_t *namelen,
+		    char *why, size_t whylen);
+long tpm2_resp_start_session(const uint8_t *in, size_t len, uint32_t *handle, uint8_t nonce[TPM_DIGEST_MAX],
+			     size_t *nlen, char *why, size_t whylen);
+long tpm2_resp_policy_digest(const uint8_t *in, size_t len, uint8_t digest[TPM_DIGEST_MAX], size_t *dlen, char *why,
+			     size_t whylen);
+long tpm2_resp_unseal(const uint8_t *in, size_t len, uint8_t *secret, size_t cap, size_t *slen, char *why,
+		      size_t whylen);
+
+/* The Unseal's authorization HMAC for a PolicyAuthValue session that is
+ * neither bound nor salted (its key is the object's authValue, the PIN's
+ * SHA-256 as systemd 252 sets it, trailing zero bytes dropped). */
+void tpm2_unseal_hmac(const char *pin, const uint8_t *name, size_t namelen, const uint8_t *nonce_caller,
+		      size_t nclen, const uint8_t *nonce_tpm, size_t ntlen, uint8_t attrs, uint8_t out[32]);
+
+/* The whole unseal. secret gets the sealed bytes (cap at least
+ * TPM2_SECRET_MAX); returns an enum tpm2_unseal_rc, err saying why. */
+int tpm2_unseal(tpm_xfer_fn xfer, void *ctx, const struct tpm2_unseal_req *req, uint8_t *secret, size_t cap,
+		size_t *slen, char *err, size_t errlen);
+
+#endif
