@@ -283,14 +283,13 @@ MAN_VERSION = sed 's/"hardinit [0-9][^"]*"/"hardinit $(VERSION)"/'
 
 # The package is built from a copy of the tree's files (tracked and new,
 # never build/), so what is in build/ cannot leak into it.
-DEB_ARCH   := $(shell dpkg-architecture -qDEB_HOST_ARCH 2>/dev/null || echo amd64)
-DEB        := $(BUILD)/deb/hardinit_$(VERSION)_$(DEB_ARCH).deb
+DEB        := $(BUILD)/deb/hardinit_$(VERSION)_$(ARCH).deb
 DEB_INPUTS := $(wildcard $(filter-out build/%,$(shell git ls-files -co --exclude-standard 2>/dev/null)))
 
 deb: $(DEB)
 
 $(DEB): $(DEB_INPUTS) scripts/build-deb
-	scripts/build-deb $(BUILD)/deb
+	scripts/build-deb $(BUILD)/deb $(ARCH)
 
 clean:
 	rm -rf $(BUILD)
