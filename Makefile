@@ -243,7 +243,11 @@ $(BUILD)/bench/control-init: bench/control-init.c $(BUILD)/include/.stamp
 	@mkdir -p $(BUILD)/bench
 	$(MUSLCC) $(MUSLFLAGS) $< -o $@ $(MUSLLDFLAGS)
 
-bench: all $(BUILD)/bench/control-init
+# bench/run's arm64 rows: the cross build and its control /init (from amd64).
+bench-cross-%:
+	$(MAKE) ARCH=$* all build/$*/bench/control-init
+
+bench: all $(BUILD)/bench/control-init $(patsubst %,bench-cross-%,$(CHECK_CROSS_$(HOST_ARCH)))
 	bench/run
 
 deps:
