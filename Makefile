@@ -37,10 +37,12 @@ QEMU_arm64 := qemu-aarch64-static
 # -mbranch-protection=standard: PAC return addresses and BTI landing pads
 # in hardinit's own code (hint instructions, no-ops on CPUs without them).
 # The binary does not carry the BTI property note: musl's libc.a and crt
-# objects and Debian 12's static libselinux, libsepol, libpcre2 and
-# libcap-ng are built without branch protection, so the linker drops the
-# note, and forcing it (-z force-bti) would fault on the first indirect
-# call into them (tests/bats/arm64.bats checks both).
+# objects (its aarch64 assembly has no landing pads), gcc-12-cross's
+# crtbeginS.o, crtendS.o and libgcc.a (the soft-float long double routines
+# musl's printf pulls in) and Debian 12's static libselinux, libpcre2,
+# libcap-ng and libargon2 are built without branch protection, so the
+# linker drops the note, and forcing it (-z force-bti) would fault on the
+# first indirect call into them (tests/bats/arm64.bats checks both).
 ARCHFLAGS_arm64 := -mbranch-protection=standard
 TRIPLET    := $(TRIPLET_$(ARCH))
 ifeq ($(TRIPLET),)

@@ -45,6 +45,9 @@ setup() {
 @test "arm64: musl's crt objects lack the note, so the binary cannot claim BTI" {
 	run readelf -n /usr/lib/aarch64-linux-musl/crt1.o
 	[[ $output != *"AArch64 feature"* ]]
+	# gcc's own start files and libgcc, linked into every static binary, too.
+	run readelf -n "$(aarch64-linux-gnu-gcc -print-file-name=crtbeginS.o)"
+	[[ $output != *"AArch64 feature"* ]]
 	run readelf -n "$ARM64/hardinit"
 	[[ $output != *"AArch64 feature: BTI"* ]]
 }
