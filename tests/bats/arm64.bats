@@ -172,3 +172,22 @@ arm64_kernel() {
 	run lintian --fail-on error,warning "$deb"
 	[[ $status -eq 0 ]] || { echo "$output"; false; }
 }
+
+@test "arm64 image: no x86 early microcode, even with --microcode all and Intel and AMD files at hand" {
+	local f=$BATS_TEST_TMPDIR/firmware out=$BATS_TEST_TMPDIR/arm64.img
+	mkdir -p "$f/intel-ucode" "$f/amd-ucode"
+	printf 'INTEL-06-8e-0a.' >"$f/intel-ucode/06-8e-0a"
+	printf 'AMD-fam19h.' >"$f/amd-ucode/microcode_amd_fam19h.bin"
+	run --separate-stderr initramfs/hardinit-mkinitramfs --hardinit "$ARM64/hardinit" --profile baseline \
+		--firmware "$f" --microcode all -o "$out"
+	[[ $status -eq 0 ]] || { echo "$stderr"; false; }
+	[[ $output$stderr != *"early microcode"* && $output$stderr != *"no early microcode"* ]]
+	# No uncompressed early archive in front: the file is the zstd archive alone.
+	[[ $(head -c 4 "$out" | od -An -tx1 | tr -d ' \n') == 28b52ffd ]]
+	run bash -c "zstd -dc '$out' | cpio -it --quiet"
+	[[ $output != *kernel/x86* && $output == *init* ]]
+	# The same files in an amd64 image: the early archive is there.
+	run --separate-stderr initramfs/hardinit-mkinitramfs --hardinit build/hardinit --profile baseline \
+		--firmware "$f" --microcode all -o "$out"
+	[[ $status -eq 0 && $(head -c 6 "$out") == 070701 ]]
+}
