@@ -45,6 +45,9 @@ setup() {
 @test "arm64: musl's crt objects lack the note, so the binary cannot claim BTI" {
 	run readelf -n /usr/lib/aarch64-linux-musl/crt1.o
 	[[ $output != *"AArch64 feature"* ]]
+	# gcc's own start files and libgcc, linked into every static binary, too.
+	run readelf -n "$(aarch64-linux-gnu-gcc -print-file-name=crtbeginS.o)"
+	[[ $output != *"AArch64 feature"* ]]
 	run readelf -n "$ARM64/hardinit"
 	[[ $output != *"AArch64 feature: BTI"* ]]
 }
@@ -98,4 +101,93 @@ setup() {
 	[[ ${#stderr_lines[@]} -eq 1 && $stderr == *"are amd64 modules but the image is for arm64"* ]]
 	[[ ! -e $t/c.img && ! -e $t/d.img ]]
 	rm -rf "$t"
+}
+
+# The arm64 UKI's inputs (scripts/fetch-kernel 6.1-arm64: the kernel tree
+# with systemd-boot-efi:arm64's stub unpacked beside it; install-deps
+# fetches it). tests/vm/arm64.bats builds and boots the real one.
+arm64_kernel() {
+	KDIR=$(scripts/fetch-kernel 6.1-arm64) || return 1
+	KVER=$(cat "$KDIR/kver")
+}
+
+@test "arm64 UKI: a compressed arm64 kernel is refused with the reason (systemd 252's stub cannot decompress)" {
+	arm64_kernel
+	gzip -1 -c "$KDIR/boot/vmlinuz-$KVER" >"$BATS_TEST_TMPDIR/vmlinuz.gz"
+	run --separate-stderr initramfs/hardinit-mkinitramfs --uki "$BATS_TEST_TMPDIR/t.efi" \
+		--kernel "$BATS_TEST_TMPDIR/vmlinuz.gz" --hardinit "$ARM64/hardinit" --moddir "$KDIR" --kver "$KVER" \
+		--target virtio --profile strict --cmdline root=/dev/vda --stub "$KDIR/efi/linuxaa64.efi.stub"
+	[[ $status -eq 1 ]]
+	[[ $stderr == *"is a compressed arm64 kernel, which systemd 252's stub cannot start; give the uncompressed Image"* ]] ||
+		{ echo "$stderr"; false; }
+	[[ ! -e $BATS_TEST_TMPDIR/t.efi ]]
+	# An x86 bzImage is not an arm64 Image either.
+	run --separate-stderr initramfs/hardinit-mkinitramfs --uki "$BATS_TEST_TMPDIR/t.efi" \
+		--kernel "$(scripts/fetch-kernel 6.1)/boot/vmlinuz-$(cat "$(scripts/fetch-kernel 6.1)/kver")" \
+		--hardinit "$ARM64/hardinit" --moddir "$KDIR" --kver "$KVER" \
+		--target virtio --profile strict --cmdline root=/dev/vda --stub "$KDIR/efi/linuxaa64.efi.stub"
+	[[ $status -eq 1 && $stderr == *"is not an arm64 Image with a PE header"* ]] || { echo "$stderr"; false; }
+}
+
+@test "arm64 UKI: the x86 stub is refused for an arm64 UKI; the default stub is linuxaa64.efi.stub" {
+	arm64_kernel
+	run --separate-stderr initramfs/hardinit-mkinitramfs --uki "$BATS_TEST_TMPDIR/t.efi" \
+		--kernel "$KDIR/boot/vmlinuz-$KVER" --hardinit "$ARM64/hardinit" --moddir "$KDIR" --kver "$KVER" \
+		--target virtio --profile strict --cmdline root=/dev/vda --stub /usr/lib/systemd/boot/efi/linuxx64.efi.stub
+	[[ $status -eq 1 && $stderr == *"is not a pei-aarch64-little PE"*"give systemd's linuxaa64.efi.stub for arm64"* ]] ||
+		{ echo "$stderr"; false; }
+	[[ ! -e $BATS_TEST_TMPDIR/t.efi ]]
+	# Without --stub: systemd-boot-efi:arm64's path (not installed on this amd64 host).
+	run --separate-stderr initramfs/hardinit-mkinitramfs --uki "$BATS_TEST_TMPDIR/t.efi" \
+		--kernel "$KDIR/boot/vmlinuz-$KVER" --hardinit "$ARM64/hardinit" --moddir "$KDIR" --kver "$KVER" \
+		--target virtio --profile strict --cmdline root=/dev/vda
+	[[ $status -eq 1 && $stderr == *"UEFI stub /usr/lib/systemd/boot/efi/linuxaa64.efi.stub not found; install systemd-boot-efi:arm64"* ]] ||
+		{ echo "$stderr"; false; }
+}
+
+# The package as an arm64 appliance builder makes it on an amd64 machine:
+# make deb ARCH=arm64 (scripts/build-deb OUTDIR arm64, dpkg-buildpackage -a arm64).
+@test "arm64 deb: cross-built, lintian clean, the aarch64 hardinit and mkcpio inside" {
+	local out=$BATS_TEST_TMPDIR/deb deb version
+	version=$(dpkg-parsechangelog -S Version)
+	run scripts/build-deb "$out" arm64
+	[[ $status -eq 0 ]] || { echo "$output"; tail -n 30 "$out/build.log"; false; }
+	deb=$out/hardinit_${version}_arm64.deb
+	[[ ${lines[-1]} == "$deb" && -f $deb ]]
+	grep -qxF "build-deb: dpkg-buildpackage -a arm64 -us -uc -b in $out/src/hardinit-$version" "$out/build.log"
+	[[ $(dpkg-deb -f "$deb" Architecture) == arm64 ]]
+	# Built-Using names each static archive's source once: the arm64 ones.
+	run dpkg-deb -f "$deb" Built-Using
+	[[ $output == *"musl (= "* && $output == *"libselinux (= "* && $(grep -o 'musl (' <<<"$output" | wc -l) -eq 1 ]] ||
+		{ echo "$output"; false; }
+	dpkg-deb -x "$deb" "$BATS_TEST_TMPDIR/pkg"
+	run readelf -h "$BATS_TEST_TMPDIR/pkg/usr/sbin/hardinit"
+	[[ $output == *"Machine:"*"AArch64"* ]]
+	run readelf -l "$BATS_TEST_TMPDIR/pkg/usr/sbin/hardinit"
+	[[ $output != *INTERP* ]]
+	run readelf -h "$BATS_TEST_TMPDIR/pkg/usr/lib/hardinit/mkcpio"
+	[[ $output == *"Machine:"*"AArch64"* ]]
+	run qemu-aarch64-static "$BATS_TEST_TMPDIR/pkg/usr/sbin/hardinit" --version
+	[[ $status -eq 0 && $output == "hardinit $version"* ]]
+	run lintian --fail-on error,warning "$deb"
+	[[ $status -eq 0 ]] || { echo "$output"; false; }
+}
+
+@test "arm64 image: no x86 early microcode, even with --microcode all and Intel and AMD files at hand" {
+	local f=$BATS_TEST_TMPDIR/firmware out=$BATS_TEST_TMPDIR/arm64.img
+	mkdir -p "$f/intel-ucode" "$f/amd-ucode"
+	printf 'INTEL-06-8e-0a.' >"$f/intel-ucode/06-8e-0a"
+	printf 'AMD-fam19h.' >"$f/amd-ucode/microcode_amd_fam19h.bin"
+	run --separate-stderr initramfs/hardinit-mkinitramfs --hardinit "$ARM64/hardinit" --profile baseline \
+		--firmware "$f" --microcode all -o "$out"
+	[[ $status -eq 0 ]] || { echo "$stderr"; false; }
+	[[ $output$stderr != *"early microcode"* && $output$stderr != *"no early microcode"* ]]
+	# No uncompressed early archive in front: the file is the zstd archive alone.
+	[[ $(head -c 4 "$out" | od -An -tx1 | tr -d ' \n') == 28b52ffd ]]
+	run bash -c "zstd -dc '$out' | cpio -it --quiet"
+	[[ $output != *kernel/x86* && $output == *init* ]]
+	# The same files in an amd64 image: the early archive is there.
+	run --separate-stderr initramfs/hardinit-mkinitramfs --hardinit build/hardinit --profile baseline \
+		--firmware "$f" --microcode all -o "$out"
+	[[ $status -eq 0 && $(head -c 6 "$out") == 070701 ]]
 }

@@ -16,6 +16,26 @@
 # swaps in a cheap hash, and the CPU still has BTI and PAC, so the kernels
 # run with them on as on recent hardware. VM_CPU overrides it; the boot
 # times are printed by the first test (# lines).
+#
+# The UKI (hardinit-mkinitramfs --uki with systemd-boot-efi:arm64's
+# linuxaa64.efi.stub, unpacked into the kernel cache by fetch-kernel, and
+# Debian's arm64 vmlinuz, which is the uncompressed Image systemd 252's
+# stub needs) boots from an ESP as \EFI\BOOT\BOOTAA64.EFI under AAVMF
+# (qemu-efi-aarch64) with Secure Boot: Debian's AAVMF_CODE.fd is built with
+# it and AAVMF_VARS.snakeoil.fd enrolls the snakeoil PK/KEK/db (the virt
+# machine has no SMM, so unlike OVMF's secboot build the variable store is
+# not protected from the OS; the firmware still enforces the signature).
+# One Secure Boot boot of the signed strict UKI carries every check of it
+# (the busybox root, SecureBoot=1 read from efivars, the baked command
+# line, the hardening); a second, bounded, shows the unsigned UKI refused.
+#
+# The verity root and the SELinux policy load share one direct-kernel boot
+# (6.12-arm64, security=selinux): the arm64 root, labelled on the host with
+# setfiles for Debian's refpolicy (the binary policy is the same on every
+# architecture) and made a verity data device with veritysetup format as
+# tests/vm/verity.bats does; the root hash embedded by the builder, the
+# hash tree on vdb; /etc/selinux/config permissive. The guest reads the
+# root's dm device, its table (the arm64 dmtable probe) and selinuxfs.
 
 export VM_ARCH=arm64
 load lib
@@ -24,6 +44,10 @@ FAIL="hardinit.boot.failure_action=poweroff"
 APPEND="root=/dev/vda $FAIL"
 DROPS=(17 38 39 40)
 LAST_CAP=40   # both arm64 kernels
+AAVMF=/usr/share/AAVMF
+SNAKEOIL=/usr/share/qemu-efi-aarch64/PkKek-1-snakeoil
+UKI_KERNEL=6.12-arm64
+UKI_CMDLINE="root=/dev/vda console=ttyAMA0 panic=-1 $FAIL"
 
 setup_file() {
 	local dir
@@ -51,6 +75,17 @@ setup_file() {
 		/probe/tiocsti --uid 1001 /dev/ttyAMA0 | sed 's/^/alice./'
 		/probe/tiocsti --uid 1001 --high /dev/ttyAMA0 | sed 's/^/alicehigh./'
 		/probe/wx
+		if [ -d /sys/firmware/efi/efivars ]; then
+			v=/sys/firmware/efi/efivars
+			mount -t efivarfs -o ro efivarfs $v
+			# efivarfs cannot seek: the attributes come too, the value is byte 5.
+			set -- $(od -An -tu1 $v/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c)
+			echo "efi.secure_boot=$5"
+			umount $v
+		else
+			echo "efi.secure_boot=<no efi>"
+		fi
+		echo "lockdown=$(cat /sys/kernel/security/lockdown)"
 		echo "=== END ARM64 ==="
 	EOF
 	vm_rootfs "$dir/root.img" "$dir/root"
@@ -87,6 +122,118 @@ setup_file() {
 			--append "$APPEND" --timeout 180 || true
 		echo $((SECONDS - start)) >"$dir/$k.seconds"
 	done
+	uki_setup
+	verity_selinux_setup
+}
+
+verity_selinux_setup() {
+	local dir=$A_DIR root=$A_DIR/vroot size start
+	rm -rf "$root" && mkdir -p "$root/etc/selinux"
+	vm_stage_root "$root"
+	cp -a /etc/selinux/default "$root/etc/selinux/"
+	printf 'SELINUX=permissive\nSELINUXTYPE=default\n' >"$root/etc/selinux/config"
+	vm_probe_script "$root" <<-'EOF'
+		echo "=== BEGIN VSEL ==="
+		echo "uname=$(uname -m)"
+		dn=$(awk '$5 == "/" { print $3 }' /proc/self/mountinfo | tail -n 1)
+		echo "root.dm_name=$(cat /sys/dev/block/$dn/dm/name 2>&1)"
+		echo "root.ro=$(cat /sys/dev/block/$dn/ro 2>&1)"
+		echo "root.slaves=$(ls /sys/dev/block/$dn/slaves 2>&1 | tr '\n' ' ')"
+		/probe/dmtable root | sed 's/^/dm./'
+		if touch /written-on-root 2>/dev/null; then echo root.write=yes; else echo root.write=refused; fi
+		if [ -r /sys/fs/selinux/enforce ]; then
+			echo "selinux.enforce=$(cat /sys/fs/selinux/enforce)"
+			echo "selinux.policyvers=$(cat /sys/fs/selinux/policyvers)"
+		else
+			echo "selinux.enforce=absent"
+		fi
+		echo "selinux.pid1=$(tr -d '\000' </proc/1/attr/current)"
+		/probe/selinux_label /dev/null /run /sbin/init | sed 's/^/label./'
+		echo "=== END VSEL ==="
+	EOF
+	vm_selinux_label "$root"
+	# 4096-byte blocks: the verity data blocks (tests/vm/verity.bats).
+	vm_rootfs "$dir/vroot.img" "$root" -b 4096 -L vroot
+	size=$(stat -c %s "$dir/vroot.img")
+	truncate -s $(((size + 4095) / 4096 * 4096)) "$dir/vroot.img"
+	veritysetup format "$dir/vroot.img" "$dir/vhash.img" | awk '/^Root hash:/ { print $3 }' >"$dir/vroot.hash"
+	cat >"$dir/vsel.conf" <<-'EOF'
+		# tests/vm/arm64.bats: verity and SELinux
+		[boot]
+		failure_action = poweroff
+		failure_delay = 0
+		[selinux]
+		mode = config
+		require = yes
+		relabel = yes
+	EOF
+	vm_initramfs "$dir/vsel.img" --kernel 6.12-arm64 --config "$dir/vsel.conf" \
+		--verity-roothash "$(cat "$dir/vroot.hash")" --verity-data /dev/vda --verity-hash /dev/vdb \
+		>"$dir/vsel.build" 2>&1 || { cat "$dir/vsel.build" >&2; return 1; }
+	start=$SECONDS
+	vm_boot "$dir/vsel.log" --kernel 6.12-arm64 --initrd "$dir/vsel.img" \
+		--disk "$dir/vroot.img" --disk "$dir/vhash.img" \
+		--append "root=/dev/vda security=selinux $FAIL" --timeout 180 || true
+	echo $((SECONDS - start)) >"$dir/vsel.seconds"
+}
+
+# The signed strict UKI and an unsigned copy, each on its own ESP; the
+# Secure Boot boot of the first and the refusal of the second.
+uki_setup() {
+	local dir=$A_DIR kdir kver name
+	kdir=$(vm_kernel_dir "$UKI_KERNEL")
+	kver=$(cat "$kdir/kver")
+	openssl pkey -in "$SNAKEOIL.key" -passin pass:snakeoil -out "$dir/key.pem"
+	chmod 0600 "$dir/key.pem"
+	vm_initramfs "$dir/uki.img" --kernel "$UKI_KERNEL" --profile strict \
+		--uki "$dir/signed.efi" --kernel "$kdir/boot/vmlinuz-$kver" --stub "$kdir/efi/linuxaa64.efi.stub" \
+		--cmdline "$UKI_CMDLINE" --sign-key "$dir/key.pem" --sign-cert "$SNAKEOIL.pem" >"$dir/uki.build" 2>&1 ||
+		{ cat "$dir/uki.build" >&2; return 1; }
+	# The same bytes without the signature: sbsign only appends it.
+	vm_initramfs "$dir/uki.img" --kernel "$UKI_KERNEL" --profile strict \
+		--uki "$dir/unsigned.efi" --kernel "$kdir/boot/vmlinuz-$kver" --stub "$kdir/efi/linuxaa64.efi.stub" \
+		--cmdline "$UKI_CMDLINE" >>"$dir/uki.build" 2>&1 || { cat "$dir/uki.build" >&2; return 1; }
+	for name in signed unsigned; do
+		rm -f "$dir/$name.esp"
+		mkfs.vfat -C -n ESP "$dir/$name.esp" $(($(stat -c %s "$dir/$name.efi") / 1024 + 8192)) >/dev/null
+		mmd -i "$dir/$name.esp" ::/EFI ::/EFI/BOOT
+		mcopy -i "$dir/$name.esp" "$dir/$name.efi" ::/EFI/BOOT/BOOTAA64.EFI
+	done
+	local start=$SECONDS
+	aavmf_boot "$dir/uki.log" 300 "" -drive "file=$dir/root.img,if=virtio,format=raw" \
+		-drive "file=$dir/signed.esp,if=virtio,format=raw" || true
+	echo $((SECONDS - start)) >"$dir/uki.seconds"
+	start=$SECONDS
+	# The firmware waits for ever after refusing: stop at its message.
+	aavmf_boot "$dir/refused.log" 150 "Access Denied" -drive "file=$dir/unsigned.esp,if=virtio,format=raw" || true
+	echo $((SECONDS - start)) >"$dir/refused.seconds"
+}
+
+# aavmf_boot LOG TIMEOUT STOP_TEXT QEMU_ARGS...: AAVMF with the snakeoil
+# keys enrolled (Secure Boot on), a fresh copy of its variables each boot.
+aavmf_boot() {
+	local log=$1 limit=$2 stop=$3 vars=$1.vars rc=0
+	shift 3
+	cp "$AAVMF/AAVMF_VARS.snakeoil.fd" "$vars"
+	rm -f "$log"
+	timeout -k 5 "$limit" "$VM_QEMU" -accel tcg -m 1024 -nodefaults -nographic -no-reboot \
+		-M virt -cpu "$VM_CPU" \
+		-drive "if=pflash,format=raw,unit=0,readonly=on,file=$AAVMF/AAVMF_CODE.snakeoil.fd" \
+		-drive "if=pflash,format=raw,unit=1,file=$vars" \
+		-serial "file:$log" "$@" </dev/null &
+	local pid=$!
+	if [[ -n $stop ]]; then
+		while kill -0 "$pid" 2>/dev/null; do
+			if grep -aqF -- "$stop" "$log" 2>/dev/null; then
+				kill "$pid" 2>/dev/null
+				break
+			fi
+			sleep 1
+		done
+	fi
+	wait "$pid" || rc=$?
+	rm -f "$vars"
+	return "$rc"
 }
 
 # The guest's raw value of a probe line.
@@ -175,4 +322,95 @@ capbnd_without() {
 	[[ $(guest "$log" alice.tiocsti) == EIO* ]] || { vm_section "$log" ARM64; false; }
 	vm_assert_section_contains "$log" REPORT "memory mdwe applied"
 	vm_assert_section_contains "$log" REPORT "mechanism=sysctl"
+}
+
+@test "arm64 UKI: linuxaa64.efi.stub, the uncompressed Image, arm64 words only in its .cmdline" {
+	local dir=$A_DIR kdir kver out cmdline w
+	kdir=$(vm_kernel_dir "$UKI_KERNEL")
+	kver=$(cat "$kdir/kver")
+	out=$(aarch64-linux-gnu-objdump -h "$dir/unsigned.efi")
+	[[ $out == *"file format pei-aarch64-little"* ]] || { echo "$out"; false; }
+	for w in .osrel .cmdline .uname .initrd .linux; do
+		grep -qE "^ +[0-9]+ \\$w " <<<"$out" || { echo "no $w section: $out"; false; }
+	done
+	aarch64-linux-gnu-objcopy -O binary --only-section=.linux "$dir/unsigned.efi" "$BATS_TEST_TMPDIR/linux"
+	cmp "$BATS_TEST_TMPDIR/linux" "$kdir/boot/vmlinuz-$kver"
+	aarch64-linux-gnu-objcopy -O binary --only-section=.uname "$dir/unsigned.efi" "$BATS_TEST_TMPDIR/uname"
+	[[ $(cat "$BATS_TEST_TMPDIR/uname") == "$kver" ]]
+	aarch64-linux-gnu-objcopy -O binary --only-section=.cmdline "$dir/unsigned.efi" "$BATS_TEST_TMPDIR/cmdline"
+	cmdline=" $(cat "$BATS_TEST_TMPDIR/cmdline") "
+	for w in kpti=1 ssbd=force-on rodata=full iommu.strict=1 slab_nomerge; do
+		[[ $cmdline == *" $w "* ]] || { echo "arm64 word $w missing: $cmdline"; false; }
+	done
+	for w in vsyscall= ia32_emulation= tsx= spectre_v2= pti= iommu=force; do
+		[[ $cmdline != *" $w"* ]] || { echo "x86 word $w in the arm64 UKI: $cmdline"; false; }
+	done
+}
+
+@test "arm64 UKI under AAVMF with Secure Boot: the signed UKI boots to the busybox root with the baked command line" {
+	local log=$A_DIR/uki.log
+	echo "# arm64 UKI boot under AAVMF with $VM_CPU: $(cat "$A_DIR/uki.seconds") s; refusal $(cat "$A_DIR/refused.seconds") s" >&3
+	vm_assert_done "$log"
+	vm_assert_log_contains "$log" "EFI stub: UEFI Secure Boot is enabled."
+	expect "$log" uname aarch64
+	expect "$log" efi.secure_boot 1
+	aarch64-linux-gnu-objcopy -O binary --only-section=.cmdline "$A_DIR/signed.efi" "$BATS_TEST_TMPDIR/cmdline"
+	vm_assert_section_line "$log" CMDLINE "$(cat "$BATS_TEST_TMPDIR/cmdline")"
+	# strict's lockdown=confidentiality, read from securityfs.
+	expect "$log" lockdown "none integrity [confidentiality]"
+	vm_assert_section_line "$log" REPORT "firmware secure_boot info on"
+	vm_assert_section_contains "$log" REPORT "firmware uki info yes stub=systemd-stub"
+}
+
+@test "arm64 UKI: every arm64 [kernel] word of strict is in force and the hardening holds" {
+	local log=$A_DIR/uki.log w report
+	vm_assert_done "$log"
+	report=$(vm_section "$log" REPORT)
+	while read -r w; do
+		grep -qxF "kernel $w ok on the command line" <<<"$report" ||
+			{ echo "no 'kernel $w ok' in the report"; grep '^kernel ' <<<"$report"; false; }
+	done < <(qemu-aarch64-static "$HARDINIT_SRC/build/arm64/hardinit" check-config --print-kernel-words "$HARDINIT_SRC/config/strict.conf")
+	expect "$log" sysctl.kernel.kptr_restrict 2
+	expect "$log" sysctl.kernel.dmesg_restrict 1
+	expect "$log" sysctl.fs.protected_fifos 2
+	expect "$log" sysctl.dev.tty.legacy_tiocsti 0
+	# strict drops cap_perfmon, cap_bpf, cap_checkpoint_restore.
+	expect "$log" capbnd.pid1 "$(capbnd_without 38 39 40)"
+	expect "$log" capbnd.fresh "$(capbnd_without 38 39 40)"
+	[[ $(guest "$log" alice.tiocsti) == EIO* ]] || { vm_section "$log" ARM64; false; }
+}
+
+@test "arm64 UKI: the unsigned UKI is refused by AAVMF under Secure Boot (no Linux boot)" {
+	local log=$A_DIR/refused.log
+	vm_assert_log_contains "$log" "Access Denied"
+	vm_assert_log_lacks "$log" "Linux version"
+	vm_assert_log_lacks "$log" "EFI stub:"
+}
+
+@test "arm64 verity root: the root is the embedded hash's dm-verity device, read-only, over vda and vdb" {
+	local log=$A_DIR/vsel.log
+	echo "# arm64 verity + SELinux boot: $(cat "$A_DIR/vsel.seconds") s" >&3
+	vm_assert_done "$log"
+	[[ $(vm_section "$log" VSEL | sed -n 's/^uname=//p') == aarch64 ]]
+	vm_assert_section_line "$log" VSEL "root.dm_name=root"
+	vm_assert_section_line "$log" VSEL "root.ro=1"
+	vm_assert_section_line "$log" VSEL "root.slaves=vda vdb "
+	vm_assert_section_line "$log" VSEL "root.write=refused"
+	# The live table (DM_TABLE_STATUS from the probe) carries the hash the builder embedded.
+	vm_assert_section_line "$log" VSEL "dm.target=verity"
+	vm_assert_section_line "$log" VSEL "dm.readonly=1"
+	vm_assert_section_contains "$log" VSEL " sha256 $(cat "$A_DIR/vroot.hash") "
+	vm_assert_section_line "$log" VSEL "dm.status=V"
+}
+
+@test "arm64 SELinux: refpolicy loaded by hardinit on the verity root, init in init_t, /dev and /run labelled" {
+	local log=$A_DIR/vsel.log
+	vm_assert_done "$log"
+	vm_assert_section_line "$log" VSEL "selinux.enforce=0"
+	vm_assert_section_line "$log" VSEL "selinux.pid1=system_u:system_r:init_t:s0"
+	vm_assert_section_line "$log" VSEL "label./dev/null system_u:object_r:null_device_t:s0"
+	vm_assert_section_line "$log" VSEL "label./run system_u:object_r:var_run_t:s0"
+	vm_assert_section_line "$log" VSEL "label./sbin/init system_u:object_r:init_exec_t:s0"
+	vm_section "$log" REPORT | grep -E "^selinux +policy .*/etc/selinux/default/policy/policy.33" ||
+		{ vm_section "$log" REPORT | grep '^selinux'; false; }
 }
