@@ -28,10 +28,11 @@ echo "=== BEGIN SIG ==="
 /probe/dmtable root | grep -e "^target=" -e "^status=" -e "^table="
 echo "require_signatures=$(cat /sys/module/dm_verity/parameters/require_signatures 2>&1)"
 echo "keys_named_hardinit=$(grep -c hardinit: /proc/keys)"
-echo "root=$(awk "\$5 == \"/\" { print \$3 }" /proc/self/mountinfo | tail -n 1)"
+dn=$(awk "\$5 == \"/\" { print \$3 }" /proc/self/mountinfo | tail -n 1)
+echo "root_dm=$(cat /sys/dev/block/$dn/dm/name 2>&1)"
 echo "=== END SIG ==="
 echo "=== BEGIN KLOG ==="
-dmesg | grep -i -e "verity" -e "UEFI:db" -e "secureboot"
+dmesg | grep -i -e "verity" -e "UEFI:db" -e "X.509" -e "secureboot" | sed "s/^\\[[ 0-9.]*\\] //"
 echo "=== END KLOG ==="
 '
 
@@ -138,13 +139,15 @@ setup() {
 	local log
 	log=$(boot_once good)
 	vm_assert_log_contains "$log" "secureboot: Secure boot enabled"
+	# The db the kernel loaded into its platform keyring holds the snakeoil cert.
 	vm_assert_section_contains "$log" KLOG "UEFI:db"
+	vm_assert_section_contains "$log" KLOG "SnakeOil"
 	vm_assert_done "$log"
 	vm_assert_section_line "$log" SIG "target=verity"
 	vm_assert_section_line "$log" SIG "status=V"
 	vm_assert_section_contains "$log" SIG " $(cat "$SDIR/roothash") "
 	vm_assert_section_contains "$log" SIG "root_hash_sig_key_desc hardinit:verity:root"
-	vm_assert_section_contains "$log" SIG "root=254:"
+	vm_assert_section_line "$log" SIG "root_dm=root"
 	# The command line's module word reached dm-verity (the kernel itself
 	# would refuse an unsigned table), and the key is gone after the load.
 	vm_assert_section_line "$log" SIG "require_signatures=Y"
