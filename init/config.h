@@ -150,6 +150,7 @@ struct config {
 	char verity_hash[CONFIG_PATH_MAX];     /* hash device; empty: the data device */
 	char verity_options[CONFIG_PATH_MAX];  /* systemd.verity_root_options words */
 	enum verity_corruption verity_on_corruption;
+	bool verity_require_signature; /* refuse a root hash no signature goes with */
 	/* [ima] */
 	bool ima_require;              /* a missing or rejected IMA policy is fatal */
 

@@ -275,6 +275,8 @@ const struct key_def config_key_table[] = {
 	  .help = "comma-separated verity options such as superblock=no,hash-offset=N, or off" },
 	{ .section = SEC_VERITY, .key = "on_corruption", .kind = K_ENUM, .lock = LOCK_RANK, .offset = F(verity_on_corruption),
 	  .names = corruption_names, .rank = corruption_rank },
+	{ .section = SEC_VERITY, .key = "require_signature", .kind = K_BOOL, .lock = LOCK_ON_ONLY,
+	  .offset = F(verity_require_signature) },
 	{ .section = SEC_IMA, .key = "require", .kind = K_BOOL, .lock = LOCK_ON_ONLY, .offset = F(ima_require) },
 
 	{ .section = SEC_TPM, .key = "measure", .kind = K_BOOL, .lock = LOCK_ON_ONLY, .offset = F(tpm_measure) },

@@ -14,6 +14,7 @@
 #include "polytmp.h"
 #include "selinux.h"
 #include "stages.h"
+#include "verity_sb.h"
 
 static const char usage[] =
 "Usage: hardinit [COMMAND] [OPTIONS]\n"
@@ -174,6 +175,8 @@ static int cmd_limits(void)
 	printf("IMA_POLICY_PATH=%s\n", BOOT_IMA_POLICY);
 	printf("MAX_IMA_POLICY_BYTES=%d\n", IMA_POLICY_MAX_BYTES);
 	printf("IMA_CERT_DIR=%s\n", BOOT_IMA_CERTS);
+	printf("VERITY_SIG_PATH=%s\n", VERITY_SIG_EMBED_PATH);
+	printf("MAX_VERITY_SIG_BYTES=%d\n", VERITY_SIG_MAX);
 	/* The Makefile's PREFIX, compiled in: the package's binary must say
 	 * /usr, the one make install put under /usr/local says that. */
 	printf("PROFILE_DIR=%s\n", HARDINIT_PROFILE_DIR);

@@ -1,6 +1,7 @@
 /* Modules: load the kernel modules the builder put in the initramfs, in the
  * dependency order it resolved at build time, with finit_module(2). */
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 /* Linux 5.17: the kernel decompresses the module itself. Debian's 6.x
  * modules are .ko.xz, and this saves carrying a decompressor. */
 #define MODULE_INIT_COMPRESSED_FILE_ 4
+#define MODULE_PARAMS_MAX 1024
 
 static int compressed(const char *path)
 {
@@ -35,10 +37,59 @@ static const char *module_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
+/* Whether a command-line word's module part names the module file base
+ * ("dm_verity" and "dm-verity" both name dm-verity.ko.xz), as modprobe
+ * compares them. */
+static bool names_module(const char *word, size_t n, const char *base)
+{
+	size_t i = 0;
+
+	for (; i < n && base[i] && base[i] != '.'; i++) {
+		char a = word[i] == '-' ? '_' : word[i], c = base[i] == '-' ? '_' : base[i];
+		if (a != c)
+			return false;
+	}
+	return i == n && (base[i] == '.' || base[i] == '\0');
+}
+
+/* The list's parameters, then the kernel command line's MODULE.PARAM=VALUE
+ * words for this module, as modprobe passes them (the kernel keeps those
+ * words for modules it loads itself only): dm_verity.require_signatures=1
+ * reaches dm-verity. Returns 0, or -1 when they do not fit. */
+static int module_params(struct boot *b, const char *name, const char *listed, char *out, size_t cap)
+{
+	size_t len = (size_t)snprintf(out, cap, "%s", listed);
+
+	if (len >= cap)
+		return -1;
+	for (size_t i = 0; i < b->cmd.n_words; i++) {
+		const struct cmdline_word *w = &b->cmd.words[i];
+		const char *dot = strchr(w->key, '.');
+		if (!dot || dot == w->key || !dot[1] || !names_module(w->key, (size_t)(dot - w->key), name))
+			continue;
+		int n = snprintf(out + len, cap - len, "%s%s%s%s", len ? " " : "", dot + 1, w->value ? "=" : "",
+				 w->value ? w->value : "");
+		if (n < 0 || (size_t)n >= cap - len)
+			return -1;
+		len += (size_t)n;
+	}
+	return 0;
+}
+
 /* Load one module; returns 1 loaded, 0 not needed, -1 failed (warned). */
-static int load_module(struct boot *b, const char *path, const char *params)
+static int load_module(struct boot *b, const char *path, const char *listed)
 {
 	const char *name = module_name(path);
+	char params[MODULE_PARAMS_MAX];
+
+	if (module_params(b, name, listed, params, sizeof params) < 0) {
+		log_warn("module %s: its parameters from the list and the command line are longer than %d bytes; shorten them",
+			 name, MODULE_PARAMS_MAX - 1);
+		report_add(&b->rep, "modules", name, "failed", "parameters too long");
+		return -1;
+	}
+	if (strcmp(params, listed) != 0)
+		report_add(&b->rep, "modules", "parameters", "info", "%s %s", name, params);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0) {

@@ -15,7 +15,10 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 #include <linux/fs.h>
+#include <linux/keyctl.h>
+#include <sys/syscall.h>
 
+#include "fsutil.h"
 #include "log.h"
 #include "root.h"
 #include "stages.h"
@@ -37,6 +40,9 @@ struct verity_setup {
 	char table[VERITY_TABLE_MAX];
 	uint64_t sectors;
 	uint64_t check_ns;             /* the first block's read and verification */
+	bool sig_required;             /* [verity] require_signature or the kernel's require_signatures */
+	const char *sig_required_by;
+	long sig_key;                  /* the user key holding the signature; 0: none loaded */
 };
 
 /* systemd's command-line names take the config's place unless the config
@@ -163,6 +169,110 @@ static int judge_cmdline(struct boot *b)
 	return 0;
 }
 
+/* ---- the root hash's signature ---------------------------------------------
+ * The kernel checks a PKCS#7 signature over the hex root hash against its
+ * trusted keys (builtin, secondary, and with Debian's kernels the
+ * platform keyring: the firmware's db) when the table names a user key
+ * holding it (root_hash_sig_key_desc). hardinit loads the signature into
+ * its thread keyring for the table loads and drops it after: the kernel
+ * keeps its own copy. */
+
+/* dm_verity.require_signatures=1: a table without a signature is refused
+ * by the kernel itself. The module reads the word when it loads (the
+ * modules stage passes it); /sys says what it took. */
+static bool kernel_requires_signatures(struct boot *b, const char **by)
+{
+	char path[BOOT_PATH_MAX + 64], val[8];
+	bool on = false;
+
+	snprintf(path, sizeof path, "%s/module/dm_verity/parameters/require_signatures", b->sys);
+	if (fs_read(path, val, sizeof val, NULL) == 0 && (val[0] == 'Y' || val[0] == '1')) {
+		*by = "the kernel (dm_verity require_signatures=Y)";
+		return true;
+	}
+	const char *w = cmdline_get(&b->cmd, "dm_verity.require_signatures", NULL);
+	if (!w)
+		w = cmdline_get(&b->cmd, "dm-verity.require_signatures", NULL);
+	if (w && (!strcmp(w, "1") || !strcmp(w, "Y") || !strcmp(w, "y"))) {
+		*by = "dm_verity.require_signatures=1 on the command line";
+		on = true;
+	}
+	return on;
+}
+
+static int check_signature_policy(struct boot *b, struct verity_setup *v)
+{
+	const char *by = NULL;
+
+	if (v->p.sig_source[0] && strcmp(v->p.sig_key_desc, VERITY_SIG_KEY_DESC) != 0)
+		return boot_error(b, "verity: both root-hash-signature= and root-hash-signature-key=%s are given; keep one", v->p.sig_key_desc);
+	if (b->cfg.verity_require_signature) {
+		v->sig_required = true;
+		v->sig_required_by = "[verity] require_signature = yes";
+	}
+	if (kernel_requires_signatures(b, &by)) {
+		report_add(&b->rep, "verity", "kernel_require_signatures", "ok", "%s", by);
+		if (!v->sig_required) {
+			v->sig_required = true;
+			v->sig_required_by = by;
+		}
+	}
+	if (v->sig_required && !v->p.sig_key_desc[0])
+		return boot_error(b, "verity: the root hash %.16s... has no signature, and %s refuses an unsigned root; "
+				  "build the initramfs with hardinit-mkinitramfs --verity-roothash-sig FILE (openssl smime -sign "
+				  "-nocerts -noattr -binary -outform der over the hex root hash), or give "
+				  "systemd.verity_root_options=root-hash-signature=base64:...",
+				  v->roothash, v->sig_required_by);
+	return 0;
+}
+
+static int read_signature(struct boot *b, const char *source, unsigned char *der, size_t cap, size_t *len)
+{
+	static char file[VERITY_SIG_MAX + 1];
+	int n;
+
+	if (strncmp(source, "base64:", 7) == 0) {
+		n = verity_sig_base64(source + 7, der, cap);
+		if (n < 0)
+			return boot_error(b, "verity: root-hash-signature=base64:... is not base64 of at most %zu bytes; copy it again (base64 -w0 of the .p7s)", cap);
+		*len = (size_t)n;
+		return 0;
+	}
+	if (fs_read(source, file, sizeof file, len) < 0)
+		return boot_error(b, "verity: cannot read the root hash signature %s: %s; rebuild the initramfs with --verity-roothash-sig FILE",
+				  source, errno == E2BIG ? "larger than 4 KiB" : fs_read_why(errno));
+	if (*len == 0)
+		return boot_error(b, "verity: the root hash signature %s is empty; rebuild the initramfs with --verity-roothash-sig FILE", source);
+	memcpy(der, file, *len);
+	return 0;
+}
+
+static int load_signature(struct boot *b, struct verity_setup *v)
+{
+	unsigned char der[VERITY_SIG_MAX];
+	size_t len = 0;
+
+	if (!v->p.sig_source[0])
+		return 0;
+	if (read_signature(b, v->p.sig_source, der, sizeof der, &len) < 0)
+		return -1;
+	long key = syscall(SYS_add_key, "user", VERITY_SIG_KEY_DESC, der, len, KEY_SPEC_THREAD_KEYRING);
+	if (key < 0)
+		return boot_error(b, "verity: cannot put the root hash signature into the kernel keyring: %s; the kernel needs CONFIG_KEYS",
+				  strerror(errno));
+	v->sig_key = key;
+	return 0;
+}
+
+static void drop_signature(struct verity_setup *v)
+{
+	if (v->sig_key <= 0)
+		return;
+	syscall(SYS_keyctl, KEYCTL_INVALIDATE, v->sig_key);
+	syscall(SYS_keyctl, KEYCTL_UNLINK, v->sig_key, KEY_SPEC_THREAD_KEYRING);
+	v->sig_key = 0;
+}
+
 /* Returns 1 when / is to be on verity, 0 when not, -1 after boot_error. */
 static int resolve(struct boot *b, struct verity_setup *v)
 {
@@ -199,7 +309,7 @@ static int resolve(struct boot *b, struct verity_setup *v)
 		return boot_error(b, "%s (from the %s)", err, from);
 	if (!v->data[0])
 		return boot_error(b, "verity data device not given; set [verity] data or systemd.verity_root_data=");
-	if (resolve_options(b, v) < 0)
+	if (resolve_options(b, v) < 0 || check_signature_policy(b, v) < 0)
 		return -1;
 	if (!v->hash[0]) {
 		if (v->p.hash_offset == 0)
@@ -321,13 +431,22 @@ static int table_for(struct boot *b, const struct verity_setup *v, const struct 
 	return 0;
 }
 
-static int load_error(struct boot *b, const char *step, int err)
+static int load_error(struct boot *b, const struct verity_setup *v, const char *step, int err)
 {
 	char path[BOOT_PATH_MAX + 32];
 
 	snprintf(path, sizeof path, "%s/module/dm_verity", b->sys);
 	if (err == EINVAL && access(path, F_OK) != 0)
 		return boot_error(b, "the kernel has no verity target (dm-verity is not loaded); build the initramfs with hardinit-mkinitramfs --verity-roothash, which adds dm-verity");
+	if (v->p.sig_key_desc[0] && (err == EKEYREJECTED || err == ENOKEY || err == EBADMSG ||
+				     err == EKEYEXPIRED || err == ENOPKG || err == EINVAL))
+		return boot_error(b, "verity: the kernel refused the root hash %.16s...: its signature (key %s) does not verify "
+				  "against a trusted key (%s); sign the hex root hash with a key in the firmware's db or the kernel's "
+				  "trusted keys, and check the kernel log (device-mapper: verity)",
+				  v->roothash, v->p.sig_key_desc, strerror(err));
+	if (err == EPERM)
+		return boot_error(b, "verity: the kernel refused a root hash without a signature (dm_verity require_signatures); "
+				  "build the initramfs with --verity-roothash-sig FILE");
 	if (err == EEXIST || err == EBUSY)
 		return boot_error(b, "%s: a device-mapper device named %s already exists; boot again", step, VERITY_DM_NAME);
 	return boot_error(b, "the kernel rejected the verity table (%s: %s); the kernel log (device-mapper: verity) says why",
@@ -389,7 +508,7 @@ static int activate(struct boot *b, struct verity_setup *v, char *node, size_t c
 	if (dm_create_readonly(fd, VERITY_DM_NAME, "verity", v->sectors, check_table, &dev, &step) < 0) {
 		int saved = errno;
 		close(fd);
-		return load_error(b, step, saved);
+		return load_error(b, v, step, saved);
 	}
 	int rc = device_node(b, dev, node, cap);
 	uint64_t check_start = boottime_ns();
@@ -398,7 +517,7 @@ static int activate(struct boot *b, struct verity_setup *v, char *node, size_t c
 	v->check_ns = boottime_ns() - check_start;
 	if (rc == 0 && strcmp(check_table, v->table) != 0 &&
 	    dm_reload_readonly(fd, VERITY_DM_NAME, "verity", v->sectors, v->table, &step) < 0)
-		rc = load_error(b, step, errno);
+		rc = load_error(b, v, step, errno);
 	if (rc == 0 && dm_target_text(fd, VERITY_DM_NAME, 0, status, sizeof status, NULL, 0) < 0)
 		rc = boot_error(b, "device-mapper DM_TABLE_STATUS of %s failed: %s", VERITY_DM_NAME, strerror(errno));
 	if (rc < 0) {
@@ -427,6 +546,11 @@ static void report_setup(struct boot *b, const struct verity_setup *v, const cha
 	verity_options_words(&v->p, words, sizeof words);
 	report_add(&b->rep, "verity", "options", verity_options_weaken(&v->p) ? "warn" : "ok", "%s", words);
 	report_add(&b->rep, "verity", "device", "ok", "%s", node);
+	if (v->p.sig_key_desc[0])
+		report_add(&b->rep, "verity", "signature", "ok", "checked by the kernel (%s%s)",
+			   v->p.sig_source[0] ? "key " : "the caller's key ", v->p.sig_key_desc);
+	else
+		report_add(&b->rep, "verity", "signature", v->sig_required ? "fail" : "info", "none");
 }
 
 /* For make bench: the device wait, the setup itself (superblock read and
@@ -450,9 +574,9 @@ int stage_verity(struct boot *b)
 	if (on <= 0)
 		return on;
 	if (b->mode == MODE_DRY_RUN) {
-		log_info("dry run: would set up verity on data %s, hash %s (offset %llu), root hash %s, on corruption %s",
+		log_info("dry run: would set up verity on data %s, hash %s (offset %llu), root hash %s, on corruption %s, signature %s",
 			 v.data, v.hash, (unsigned long long)v.p.hash_offset, v.roothash,
-			 verity_corruption_name(v.p.on_corruption));
+			 verity_corruption_name(v.p.on_corruption), v.p.sig_key_desc[0] ? v.p.sig_key_desc : "none");
 		snprintf(b->root_device, sizeof b->root_device, "%s/mapper/%s", b->dev, VERITY_DM_NAME);
 		snprintf(b->root_hash, sizeof b->root_hash, "%s", v.roothash);
 		return 0;
@@ -468,7 +592,11 @@ int stage_verity(struct boot *b)
 	if (verity_table(&v.p, v.data_num, v.hash_num, v.roothash, v.table, sizeof v.table, &v.sectors, err, sizeof err) < 0)
 		return boot_error(b, "%s", err);
 	if (check_sizes(b, &v) < 0 || check_fs_block_size(b, &v) < 0 || describe(b, &v) < 0 ||
-	    activate(b, &v, node, sizeof node) < 0)
+	    load_signature(b, &v) < 0)
+		return -1;
+	int rc = activate(b, &v, node, sizeof node);
+	drop_signature(&v);
+	if (rc < 0)
 		return -1;
 	snprintf(b->root_device, sizeof b->root_device, "%s", node);
 	snprintf(b->root_hash, sizeof b->root_hash, "%s", v.roothash);

@@ -23,7 +23,8 @@
 #define SB_OFF_SALT     88
 #define BLOCK_SIZE_MIN  512
 #define BLOCK_SIZE_MAX  (512 * 1024)   /* cryptsetup's limit; the kernel's is PAGE_SIZE for data */
-#define OPTION_MAX      600
+/* The longest options text: a base64 root-hash-signature= and the rest. */
+#define OPTION_MAX      (VERITY_SIG_SOURCE_MAX + 600)
 
 static uint32_t le32(const unsigned char *b)
 {
@@ -204,6 +205,16 @@ static int set_valued(const char *key, const char *v, struct verity_params *p)
 		snprintf(p->algorithm, sizeof p->algorithm, "%s", v);
 		return 0;
 	}
+	if (!strcmp(key, "root-hash-signature")) {
+		unsigned char der[VERITY_SIG_MAX];
+		if (strlen(v) >= sizeof p->sig_source || strpbrk(v, " \t\n"))
+			return -1;
+		if (strncmp(v, "base64:", 7) == 0 ? verity_sig_base64(v + 7, der, sizeof der) < 0 : v[0] != '/')
+			return -1;
+		snprintf(p->sig_source, sizeof p->sig_source, "%s", v);
+		snprintf(p->sig_key_desc, sizeof p->sig_key_desc, "%s", VERITY_SIG_KEY_DESC);
+		return 0;
+	}
 	if (!strcmp(key, "root-hash-signature-key")) {
 		if (!*v || strlen(v) >= sizeof p->sig_key_desc || strpbrk(v, " \t\n"))
 			return -1;
@@ -231,7 +242,7 @@ int verity_options_parse(const char *text, struct verity_params *p, char *err, s
 	char *save = NULL;
 
 	if (strlen(text) >= sizeof buf)
-		return fail(err, errlen, "verity options longer than 600 bytes; shorten systemd.verity_root_options=");
+		return fail(err, errlen, "verity options longer than 2648 bytes; shorten systemd.verity_root_options=");
 	snprintf(buf, sizeof buf, "%s", text);
 	for (char *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
 		char *eq = strchr(w, '=');
@@ -249,6 +260,44 @@ int verity_options_parse(const char *text, struct verity_params *p, char *err, s
 		}
 	}
 	return 0;
+}
+
+static int base64_value(int c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	return c == '+' ? 62 : c == '/' ? 63 : -1;
+}
+
+int verity_sig_base64(const char *text, unsigned char *out, size_t cap)
+{
+	size_t n = strlen(text), len = 0;
+	uint32_t acc = 0;
+	unsigned bits = 0;
+
+	while (n > 0 && text[n - 1] == '=')
+		n--;
+	if (n == 0 || n % 4 == 1 || strlen(text) - n > 2)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		int v = base64_value((unsigned char)text[i]);
+		if (v < 0)
+			return -1;
+		acc = acc << 6 | (uint32_t)v;
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			if (len == cap)
+				return -1;
+			out[len++] = (unsigned char)(acc >> bits);
+			acc &= (1u << bits) - 1;
+		}
+	}
+	return len > (size_t)INT32_MAX ? -1 : (int)len;
 }
 
 bool verity_options_weaken(const struct verity_params *p)
@@ -540,6 +589,9 @@ static const struct verity_rule {
 	{ "root-hash-signature-key", true, R_SIGNATURE,
 	  "it replaces the key the embedded config checks the root hash's signature with",
 	  "it adds a check of the root hash's signature" },
+	{ "root-hash-signature", true, R_SIGNATURE,
+	  "it replaces the signature the embedded config checks the root hash with",
+	  "it adds a check of the root hash's signature by the kernel" },
 	{ "superblock", true, R_FIXED, "it changes where the tree's parameters are read from", NULL },
 	{ "hash-offset", true, R_FIXED, "it moves the hash tree from where the embedded config has it", NULL },
 	{ "format", true, R_FIXED, "it changes the tree's hash format", NULL },
@@ -569,7 +621,7 @@ static bool params_same(const struct verity_params *a, const struct verity_param
 	       !memcmp(a->salt, b->salt, a->salt_size) && a->hash_offset == b->hash_offset &&
 	       a->superblock == b->superblock && a->on_corruption == b->on_corruption &&
 	       a->ignore_zero_blocks == b->ignore_zero_blocks && a->check_at_most_once == b->check_at_most_once &&
-	       !strcmp(a->sig_key_desc, b->sig_key_desc);
+	       !strcmp(a->sig_key_desc, b->sig_key_desc) && !strcmp(a->sig_source, b->sig_source);
 }
 
 static enum verity_effect by_kind(const struct verity_rule *r, const struct verity_anchor *a, const char **why)
@@ -622,7 +674,7 @@ static enum verity_effect judge_options(const struct verity_anchor *a, const cha
 	*why = "it says what the embedded config says";
 	if (strlen(text) >= sizeof buf) {
 		snprintf(word, wordcap, "%.40s...", text);
-		*why = "it is longer than 600 bytes, so what it does to verity cannot be judged";
+		*why = "it is longer than 2648 bytes, so what it does to verity cannot be judged";
 		return VW_CHANGES;
 	}
 	snprintf(buf, sizeof buf, "%s", text);

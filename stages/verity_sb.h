@@ -16,6 +16,19 @@
 #define VERITY_ALG_MAX        32     /* its algorithm[] field */
 #define VERITY_HASH_HEX_MAX   128    /* sha512: the longest digest the kernel offers here */
 #define VERITY_SIG_DESC_MAX   128
+/* root-hash-signature=: a path in the initramfs or base64:DER. A PKCS#7
+ * signature made with -nocerts -noattr is about 450 bytes for RSA-2048
+ * (600 base64 digits); 4 KiB of DER covers RSA-8192 with room to spare,
+ * and the kernel command line (2048 bytes on x86) bounds the base64 form. */
+#define VERITY_SIG_SOURCE_MAX 2048
+#define VERITY_SIG_MAX        4096
+/* The user key hardinit loads the signature into and names in the table
+ * (root_hash_sig_key_desc): fixed, so the measured options do not depend
+ * on where the signature came from. */
+#define VERITY_SIG_KEY_DESC   "hardinit:verity:root"
+/* Where the builder's --verity-roothash-sig puts the signature (hardinit
+ * limits prints it). */
+#define VERITY_SIG_EMBED_PATH "/etc/hardinit/root.roothash.p7s"
 #define VERITY_TABLE_MAX      1024
 #define VERITY_ERR_MAX        256
 
@@ -35,6 +48,7 @@ struct verity_params {
 	bool ignore_zero_blocks;
 	bool check_at_most_once;
 	char sig_key_desc[VERITY_SIG_DESC_MAX];  /* root_hash_sig_key_desc; empty: none */
+	char sig_source[VERITY_SIG_SOURCE_MAX];  /* root-hash-signature=: path or base64:...; empty: none */
 };
 
 /* Defaults: what veritysetup format uses when not told otherwise. */
@@ -51,9 +65,17 @@ int verity_sb_parse(const unsigned char *buf, size_t len, struct verity_params *
  * hash-offset=, format=, data-block-size=, hash-block-size=, data-blocks=,
  * hash=, salt=, ignore-corruption, restart-on-corruption,
  * panic-on-corruption, ignore-zero-blocks, check-at-most-once,
- * root-hash-signature-key= (hardinit's: a key description). Returns 0, or
- * -1 with err naming the word. */
+ * root-hash-signature-key= (hardinit's: a key description),
+ * root-hash-signature= (systemd's: an absolute path in the initramfs or
+ * base64:DER; it also sets sig_key_desc to VERITY_SIG_KEY_DESC, the key
+ * the verity stage loads it into). Returns 0, or -1 with err naming the
+ * word. */
 int verity_options_parse(const char *text, struct verity_params *p, char *err, size_t errlen);
+
+/* The DER bytes of a "base64:..." signature source (standard alphabet,
+ * '=' padding optional, nothing else). Returns the length, or -1 when it
+ * is not base64, is empty or is longer than cap. */
+int verity_sig_base64(const char *text, unsigned char *out, size_t cap);
 
 /* Whether the words weaken verity (ignore-corruption, ignore-zero-blocks,
  * check-at-most-once): refused from the command line under the lock. */

@@ -204,3 +204,61 @@ dry_run_refused() {
 	[ "$status" -eq 0 ]
 	[[ $output == *"on corruption panic"* ]]
 }
+
+# ---- a signed root hash (issue 29) ---------------------------------------------------
+
+@test "builder: --verity-roothash-sig embeds the signature and names it with root-hash-signature=" {
+	local sig=$BATS_TEST_TMPDIR/root.roothash.p7s
+	printf '\x30\x82\x01\x00signature' >"$sig"
+	run build --profile appliance --verity-roothash "$HASH" --verity-data LABEL=vroot --verity-hash /dev/vdb \
+		--verity-roothash-sig "$sig"
+	[ "$status" -eq 0 ]
+	archive_file etc/hardinit.conf >"$BATS_TEST_TMPDIR/c.conf"
+	grep -qx "options = root-hash-signature=/etc/hardinit/root.roothash.p7s" "$BATS_TEST_TMPDIR/c.conf"
+	grep -qx "require_signature = yes" "$BATS_TEST_TMPDIR/c.conf"
+	archive_file etc/hardinit/root.roothash.p7s | cmp - "$sig"
+	# Not DER, empty, or without a root hash: one clear line, nothing written.
+	printf 'PEM' >"$BATS_TEST_TMPDIR/bad.p7s"
+	run build --verity-roothash "$HASH" --verity-data /dev/vda --verity-hash /dev/vdb --verity-roothash-sig "$BATS_TEST_TMPDIR/bad.p7s"
+	[ "$status" -eq 1 ] && [[ $output == *"is not DER (PKCS#7)"* ]]
+	: >"$BATS_TEST_TMPDIR/empty.p7s"
+	run build --verity-roothash "$HASH" --verity-data /dev/vda --verity-hash /dev/vdb --verity-roothash-sig "$BATS_TEST_TMPDIR/empty.p7s"
+	[ "$status" -eq 1 ] && [[ $output == *"has 0 bytes"* ]]
+	run build --verity-roothash-sig "$sig"
+	[ "$status" -eq 1 ] && [[ $output == *"need --verity-roothash HEX"* ]]
+}
+
+@test "dry-run: require_signature refuses an unsigned root hash; a signature from the config or the command line is taken" {
+	local conf=$BATS_TEST_TMPDIR/sig.conf
+	printf '[boot]\nlock_cmdline = yes\n[verity]\nroothash = %s\ndata = /dev/vda\nhash = /dev/vdb\nrequire_signature = yes\n' "$HASH" >"$conf"
+	run "$REPO/build/hardinit" dry-run --config "$conf" --cmdline "root=/dev/vda"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ $output == *"has no signature, and [verity] require_signature = yes refuses an unsigned root"* ]]
+	[[ $output == *"would take the failure action: reboot"* ]]
+	[[ $output != *"would set up verity"* ]]
+	# Embedded by the config, or (where the config embeds none) from the command line: the kernel checks it.
+	run "$REPO/build/hardinit" dry-run --config "$conf" --cmdline "root=/dev/vda systemd.verity_root_options=root-hash-signature=base64:MIIBAA=="
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output == *"would set up verity"*"signature hardinit:verity:root"* ]]
+	printf 'options = root-hash-signature=/etc/hardinit/root.roothash.p7s\n' >>"$conf"
+	run "$REPO/build/hardinit" dry-run --config "$conf" --cmdline "root=/dev/vda"
+	[ "$status" -eq 0 ]
+	[[ $output == *"would set up verity"*"signature hardinit:verity:root"* ]]
+	# ... but another signature than the embedded one is refused.
+	run "$REPO/build/hardinit" dry-run --config "$conf" --cmdline "root=/dev/vda systemd.verity_root_options=root-hash-signature=base64:MIIBAA=="
+	[ "$status" -eq 1 ]
+	[[ $output == *"refused systemd.verity_root_options"*"replaces the signature the embedded config checks"* ]]
+}
+
+@test "dry-run: dm_verity.require_signatures=1 on the command line is honoured and reported, whatever the config says" {
+	local conf=$BATS_TEST_TMPDIR/k.conf
+	printf '[verity]\nroothash = %s\ndata = /dev/vda\nhash = /dev/vdb\n' "$HASH" >"$conf"
+	run "$REPO/build/hardinit" dry-run --config "$conf" --cmdline "root=/dev/vda"
+	[ "$status" -eq 0 ]
+	run "$REPO/build/hardinit" dry-run --config "$conf" --cmdline "root=/dev/vda dm_verity.require_signatures=1"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ $output == *"has no signature, and dm_verity.require_signatures=1 on the command line refuses an unsigned root"* ]]
+}

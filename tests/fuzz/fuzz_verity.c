@@ -18,7 +18,10 @@
  *     setup weaker or changed: no ignore-corruption, ignore-zero-blocks
  *     or check-at-most-once it did not have, the same corruption mode
  *     unless it was ignore, the same tree layout, the same signature key
- *     unless it had none. */
+ *     and signature unless it had none;
+ *   - the base64 decoder of root-hash-signature=base64: (run on every
+ *     options input too) gives at most 3 bytes per 4 digits and never
+ *     writes past its buffer. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,7 +62,7 @@ static void check_judge(const char *text, unsigned pick)
 	static const char *const embedded[] = {
 		"", "ignore-corruption", "restart-on-corruption", "panic-on-corruption,ignore-zero-blocks",
 		"check-at-most-once", "root-hash-signature-key=verity:a", "superblock=no,data-blocks=8,salt=00",
-		"hash-offset=1048576",
+		"root-hash-signature=/etc/hardinit/root.roothash.p7s",
 	};
 	struct verity_anchor a = { .roothash = root_hash, .data = "/dev/vda", .hash = (pick & 8) ? "" : "/dev/vdb" };
 	char word[128], err[VERITY_ERR_MAX];
@@ -81,7 +84,8 @@ static void check_judge(const char *text, unsigned pick)
 	    (a.p.on_corruption != VERITY_IGNORE && got.on_corruption != a.p.on_corruption) ||
 	    (got.ignore_zero_blocks && !a.p.ignore_zero_blocks) ||
 	    (got.check_at_most_once && !a.p.check_at_most_once) || !same_layout(&got, &a.p) ||
-	    (a.p.sig_key_desc[0] && strcmp(got.sig_key_desc, a.p.sig_key_desc) != 0))
+	    (a.p.sig_key_desc[0] && strcmp(got.sig_key_desc, a.p.sig_key_desc) != 0) ||
+	    (a.p.sig_key_desc[0] && strcmp(got.sig_source, a.p.sig_source) != 0))
 		abort();
 	/* The other words of the table: whatever the value, bounded. */
 	verity_word_judge(&a, (pick & 16) ? "roothash" : "systemd.verity", text, word, sizeof word, &why);
@@ -119,7 +123,9 @@ static void check_table(struct verity_params *p)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct verity_params p;
-	char err[VERITY_ERR_MAX], text[700];
+	char err[VERITY_ERR_MAX];
+	static char text[VERITY_SIG_SOURCE_MAX + 700];
+	unsigned char der[64];
 
 	if (size < 1)
 		return 0;
@@ -134,11 +140,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (p.data_blocks == 0)
 			abort();
 		break;
-	case 1:
+	case 1: {
+		int got = verity_sig_base64(text, der, sizeof der);
+		if (got > (int)sizeof der || (got >= 0 && (size_t)got > strlen(text) * 3 / 4))
+			abort();
 		if (verity_options_parse(text, &p, err, sizeof err) < 0)
 			return 0;
 		verity_options_weaken(&p);
 		break;
+	}
 	default:
 		check_judge(text, data[0] / 3);
 		return 0;

@@ -367,6 +367,59 @@ static void test_table_options_and_measure(void)
 	       "white space in a name is refused");
 }
 
+/* root-hash-signature=: systemd's word, a path or base64 DER; it names
+ * hardinit's key in the table, and the judge takes it only where the
+ * embedded config checks no signature. */
+static void test_signature(void)
+{
+	struct verity_params p;
+	unsigned char der[16];
+	char table[VERITY_TABLE_MAX], words[VERITY_TABLE_MAX], word[200];
+	uint64_t sectors;
+	const char *why;
+
+	tap_ok(verity_sig_base64("MIIB", der, sizeof der) == 3 && der[0] == 0x30 && der[1] == 0x82 && der[2] == 0x01,
+	       "base64 decodes");
+	tap_ok(verity_sig_base64("MIIBAA==", der, sizeof der) == 4 && der[3] == 0, "padding is read");
+	tap_ok(verity_sig_base64("MIIBAA", der, sizeof der) == 4, "padding may be left out");
+	tap_ok(verity_sig_base64("", der, sizeof der) < 0, "empty base64 refused");
+	tap_ok(verity_sig_base64("MII*", der, sizeof der) < 0, "a character outside base64 refused");
+	tap_ok(verity_sig_base64("MIIBA", der, sizeof der) < 0, "a dangling base64 digit refused");
+	tap_ok(verity_sig_base64("MIIB===", der, sizeof der) < 0, "three padding characters refused");
+	tap_ok(verity_sig_base64("AAAAAAAAAAAAAAAAAAAAAAAA", der, sizeof der) < 0, "more bytes than the buffer refused");
+
+	verity_params_defaults(&p);
+	tap_ok(verity_options_parse("root-hash-signature=/etc/hardinit/root.roothash.p7s", &p, err, sizeof err) == 0 &&
+	       !strcmp(p.sig_source, "/etc/hardinit/root.roothash.p7s") && !strcmp(p.sig_key_desc, VERITY_SIG_KEY_DESC),
+	       "root-hash-signature=PATH names hardinit's key");
+	tap_ok(verity_table(&p, "254:0", "254:1", anchor_hash, table, sizeof table, &sectors, err, sizeof err) < 0 ||
+	       strstr(table, " 2 root_hash_sig_key_desc hardinit:verity:root") != NULL,
+	       "the table names the key");
+	p.data_blocks = 8;
+	tap_ok(verity_table(&p, "254:0", "254:1", anchor_hash, table, sizeof table, &sectors, err, sizeof err) > 0 &&
+	       strstr(table, " 2 root_hash_sig_key_desc hardinit:verity:root") != NULL, "the table line ends with the key");
+	verity_options_words(&p, words, sizeof words);
+	tap_ok(!strcmp(words, "root_hash_sig_key_desc+hardinit:verity:root"), "the measured options say the signature is checked");
+	verity_params_defaults(&p);
+	tap_ok(verity_options_parse("root-hash-signature=base64:MIIBAA==", &p, err, sizeof err) == 0 &&
+	       !strcmp(p.sig_source, "base64:MIIBAA=="), "root-hash-signature=base64: parses");
+	tap_ok(verity_options_parse("root-hash-signature=base64:MI*B", &p, err, sizeof err) < 0, "bad base64 refused");
+	tap_ok(verity_options_parse("root-hash-signature=relative.p7s", &p, err, sizeof err) < 0, "a relative path refused");
+	tap_ok(verity_options_parse("root-hash-signature=", &p, err, sizeof err) < 0, "an empty signature refused");
+
+	struct verity_anchor a = { .roothash = anchor_hash, .data = "LABEL=vroot", .hash = "/dev/vdb" };
+	verity_params_defaults(&a.p);
+	tap_ok(verity_word_judge(&a, "systemd.verity_root_options", "root-hash-signature=base64:MIIB", word, sizeof word, &why) ==
+	       VW_STRENGTHENS, "a signature where the embedded config has none strengthens");
+	verity_options_parse("root-hash-signature=/etc/hardinit/root.roothash.p7s", &a.p, err, sizeof err);
+	tap_ok(verity_word_judge(&a, "systemd.verity_root_options", "root-hash-signature=base64:MIIB", word, sizeof word, &why) ==
+	       VW_CHANGES, "another signature than the embedded one is refused");
+	tap_ok(verity_word_judge(&a, "systemd.verity_root_options", "root-hash-signature=/etc/hardinit/root.roothash.p7s", word,
+				 sizeof word, &why) == VW_SAME, "the embedded signature's own word is the same");
+	tap_ok(verity_word_judge(&a, "systemd.verity_root_options", "root-hash-signature-key=other", word, sizeof word, &why) ==
+	       VW_CHANGES, "another key than the embedded signature's is refused");
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir))
@@ -381,6 +434,7 @@ int main(void)
 	test_options_and_hashes();
 	test_judge();
 	test_table_options_and_measure();
+	test_signature();
 	char cmd[300];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	if (system(cmd) != 0)

@@ -5,6 +5,8 @@
 # /proc/self/mountinfo, /sys/dev/block/MAJ:MIN/dm/, the kernel log and
 # tests/probe/dmtable (its own DM_TABLE_STATUS), not from hardinit's report.
 #
+# The appliance images are appliance.conf with require_signature = no (a
+# signed root hash: verity_sig.bats).
 # Boots (Debian 6.12): embedded hash (appliance, hash on vdb); root hash on
 # the command line (systemd's names); tree appended to the data device
 # (hash offset); then one each: a flipped data block (eio), the same with
@@ -95,15 +97,19 @@ setup_file() {
 		[verity]
 		on_corruption = eio
 	EOF
-	vm_initramfs "$dir/app.img" --profile appliance --verity-roothash "$(cat "$dir/roothash")" \
+	# The appliance profile without its require_signature: these boots are
+	# about the unsigned hash's checks (the signed ones: verity_sig.bats).
+	sed 's/^require_signature = yes$/require_signature = no/' "$HARDINIT_SRC/config/appliance.conf" >"$dir/appliance.conf"
+	grep -qx "require_signature = no" "$dir/appliance.conf" || return 1
+	vm_initramfs "$dir/app.img" --config "$dir/appliance.conf" --verity-roothash "$(cat "$dir/roothash")" \
 		--verity-data LABEL=vroot --verity-hash /dev/vdb >"$dir/app.build" || return 1
 	# A user's unlocked image: baseline (lock_cmdline = no) with the hash embedded.
 	vm_initramfs "$dir/base.img" --profile baseline --verity-roothash "$(cat "$dir/roothash")" \
 		--verity-data LABEL=vroot --verity-hash /dev/vdb >/dev/null || return 1
-	vm_initramfs "$dir/both-initrd.img" --profile appliance --verity-roothash "$(cat "$dir/roothash.both")" \
+	vm_initramfs "$dir/both-initrd.img" --config "$dir/appliance.conf" --verity-roothash "$(cat "$dir/roothash.both")" \
 		--verity-data /dev/vda --verity-hash-offset "$size" >/dev/null || return 1
 	vm_initramfs "$dir/eio.img" --config "$dir/eio.conf" --modules "dm-mod dm-verity" >/dev/null || return 1
-	vm_initramfs "$dir/app-wrong.img" --profile appliance --verity-roothash "$(tr '0-9a-f' '1-9a-f0' <"$dir/roothash")" \
+	vm_initramfs "$dir/app-wrong.img" --config "$dir/appliance.conf" --verity-roothash "$(tr '0-9a-f' '1-9a-f0' <"$dir/roothash")" \
 		--verity-data /dev/vda --verity-hash /dev/vdb >/dev/null || return 1
 	vm_initramfs "$dir/nodm.img" --config "$dir/eio.conf" >/dev/null || return 1
 	touch "$dir/ready"
