@@ -6,7 +6,17 @@
 # update-hardinit detects the guest's root and writes
 # /boot/hardinit.img-KVER there; then the guest boots that image to
 # multi-user.target. The same disk is then moved to an NVMe controller,
-# update-hardinit rebuilds there, and that image boots from NVMe.
+# update-hardinit rebuilds there, and that image boots from NVMe; then the
+# same on a virtio-scsi disk (/dev/sda).
+#
+# LVM (issue 25): the guest installs Debian's lvm2 and makes a VG over two
+# more disks with pvcreate/vgcreate/lvcreate (a striped root LV, two swap
+# LVs, a thin LV), copies its root onto the striped LV; booted with root
+# there, installing the .deb builds a host-only image with dm-mod; the
+# kernel hook run where / is the thin LV refuses and keeps the last good
+# image; the guest's image boots the striped LV to multi-user.target with
+# resume= on a swap LV checked, and refuses resume= on one that holds a
+# hibernated system. No dm or loop device is ever made on the host.
 #
 # Runs in file order on one disk file. The builds run in a guest booted
 # with a hardinit image made for the test on the host (virtio_blk, nvme,
@@ -286,15 +296,18 @@ _ho_boot() {
 # lvmbuild (root on hvg/root: lvm2 and the .deb installed, the hook's
 # host-only build; then the hook in a chroot whose / is the thin LV).
 
-# The lvm2 packages the guest lacks, fetched by apt into the cache.
+# The lvm2 packages the guest lacks (Debian 12's, as the guest's own apt
+# would fetch them), downloaded by apt once into the shared cache.
 _ho_lvm_debs() {
-	local dir
-	dir=$(vm_cache_dir)/lvm-debs
+	local dir=${HARDINIT_CACHE:-/var/cache/hardinit}/debs/lvm2
 	if [[ ! -f $dir/done ]]; then
-		mkdir -p "$dir"
-		(cd "$dir" && apt-get download -q lvm2 dmeventd libdevmapper-event1.02.1 liblvm2cmd2.03 \
-			libaio1 libedit2 libbsd0 >&2) || { echo "apt-get download of lvm2 failed" >&2; return 1; }
-		touch "$dir/done"
+		(
+			flock 9
+			[[ -f $dir/done ]] && exit 0
+			rm -f "$dir"/*.deb
+			cd "$dir" && apt-get download -q lvm2 dmeventd libdevmapper-event1.02.1 liblvm2cmd2.03 \
+				libaio1 libedit2 libbsd0 >&2 && touch "$dir/done"
+		) 9>"$(mkdir -p "$dir" && echo "$dir/.lock")" || { echo "apt-get download of lvm2 failed" >&2; return 1; }
 	fi
 	printf '%s\n' "$dir"
 }
