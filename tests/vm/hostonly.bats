@@ -333,8 +333,8 @@ lvmmake)
 	run lvcreate -y -i2 -I64k -n root -L "${LMB}m" hvg
 	run lvcreate -y -n swap -L 16m hvg
 	run lvcreate -y -n hib -L 16m hvg
-	run lvcreate -y "$LC" --type thin-pool -L 16m -n pool hvg
-	run lvcreate -y "$LC" -V 256m -T hvg/pool -n thin
+	run lvcreate -y "$LC" --type thin-pool -L 64m -n pool hvg
+	run lvcreate -y "$LC" -V 128m -T hvg/pool -n thin
 	udevadm settle
 	run mkswap /dev/hvg/swap
 	run mkswap /dev/hvg/hib
@@ -432,7 +432,7 @@ _ho_pvs() { echo -drive "file=$PV1,if=virtio,format=raw" -drive "file=$PV2,if=vi
 	if vm_section "$log" lvmmake | grep 'step-failed'; then return 1; fi
 	vm_assert_section_contains "$log" lvmmake "table hvg-root: 0 "
 	vm_section "$log" lvmmake | grep -q '^table hvg-root: 0 [0-9]* striped 2 128 '
-	vm_assert_section_contains "$log" lvmmake "table hvg-thin: 0 524288 thin "
+	vm_assert_section_contains "$log" lvmmake "table hvg-thin: 0 262144 thin "
 }
 
 @test "hostonly: root on the striped LV, installing the .deb builds a host-only image with dm-mod there" {
