@@ -178,7 +178,7 @@ static void sleep_ms(long ms)
 }
 
 /* Bounded as root= is: until the VG and all its PVs are seen. */
-static int wait_for_vg(struct boot *b, struct lvm_scan *s, const char *dev[])
+static int wait_for_vg(struct boot *b, struct lvm_scan *s, const char *dev[], const char *what, const char *spec)
 {
 	int timeout = b->cmd.rootwait ? b->cfg.rootwait_timeout : b->cfg.root_timeout;
 	uint64_t deadline = boottime_ns() + (uint64_t)timeout * 1000000000u;
@@ -198,8 +198,8 @@ static int wait_for_vg(struct boot *b, struct lvm_scan *s, const char *dev[])
 	if (s->n_bad)
 		log_err("lvm: a damaged PV was skipped: %s", s->bad);
 	if (!s->have_vg)
-		return boot_error(b, "lvm: root=%s names volume group %s, which no disk holds (%u block devices, %u PVs seen in %d s); check root=, or add the disk's driver to the image (hardinit-mkinitramfs --modules)%s",
-				  b->cmd.root, s->vg_name, s->n_devs, s->n_pvs, timeout,
+		return boot_error(b, "lvm: %s=%s names volume group %s, which no disk holds (%u block devices, %u PVs seen in %d s); check %s=, or add the disk's driver to the image (hardinit-mkinitramfs --modules)%s",
+				  what, spec, s->vg_name, s->n_devs, s->n_pvs, timeout, what,
 				  b->cmd.rootwait ? "" : "; rootwait waits longer");
 	char id[LVM2_ID_LEN + 8];
 	lvm2_id_format(s->vg.pvs[missing].id, id, sizeof id);
@@ -296,7 +296,7 @@ static int activate_spec(struct boot *b, const char *what, const char *spec)
 		return 0;
 	}
 	uint64_t start = boottime_ns();
-	if (wait_for_vg(b, &s, dev) < 0)
+	if (wait_for_vg(b, &s, dev, what, spec) < 0)
 		return -1;
 	const struct lvm2_lv *lv = lvm2_lv_find(&s.vg, s.lv_name);
 	if (!lv)

@@ -430,6 +430,8 @@ static void test_stage(void)
 	tap_ok(run_cmdline(root, "root=/dev/vda1 resume=/dev/test-vg/pool resume_offset=4096", &b) == 0,
 	       "stage: a swap file's resume= not activated");
 	tap_ok(run_cmdline(root, "root=/dev/vda1 resume=/dev/vda2", &b) == 0, "stage: resume= not an LV: nothing done");
+	tap_ok(run_cmdline(root, "root=/dev/vda1 resume=/dev/other-vg/swap", &b) == -1, "stage: resume= in a VG no disk holds");
+	tap_contains(b.err, "lvm: resume=/dev/other-vg/swap names volume group other-vg, which no disk holds", "stage: says resume=");
 }
 
 static void test_spec_mapper(void)
