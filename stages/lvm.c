@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "dm.h"
+#include "dm_udev.h"
 #include "fsutil.h"
 #include "log.h"
 #include "lvm2.h"
@@ -257,6 +258,10 @@ static int activate(struct boot *b, struct lvm_scan *s, const struct lvm2_lv *lv
 	}
 	if (make_nodes(b, dm_name, dev, s) < 0)
 		return -1;
+	/* So the real root's udev and systemd take the device as lvm2's. */
+	if (dm_udev_db_write(b->run, major(dev), minor(dev), why, sizeof why) < 0)
+		log_warn("lvm: %s; the real root's udev will not link /dev/disk/* to %s, and systemd units naming it wait for it",
+			 why, dm_name);
 	if (!strcmp(what, "root")) {
 		report_add(&b->rep, "lvm", "lv", "ok", "%s/%s", s->vg.name, lv->name);
 		report_add(&b->rep, "lvm", "dm_name", "ok", "%s", dm_name);

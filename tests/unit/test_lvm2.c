@@ -9,6 +9,7 @@
 
 #include "config.h"
 #include "fixture.h"
+#include "dm_udev.h"
 #include "lvm2.h"
 #include "stages.h"
 #include "tap.h"
@@ -434,6 +435,23 @@ static void test_stage(void)
 	tap_contains(b.err, "lvm: resume=/dev/other-vg/swap names volume group other-vg, which no disk holds", "stage: says resume=");
 }
 
+static void test_udev_db(void)
+{
+	char err[256], path[512];
+	const char *root = fixture_tree("dm-udev");
+
+	snprintf(path, sizeof path, "%s/run", root);
+	fixture_mkdir(root, "run", 0755);
+	tap_ok(dm_udev_db_write(path, 253, 4, err, sizeof err) == 0, "udev db: written");
+	tap_streq(fixture_get(root, "run/udev/data/b253:4"), "E:DM_UDEV_PRIMARY_SOURCE_FLAG=1\nE:DM_UDEV_RULES_VSN=2\n",
+		  "udev db: the flags 10-dm.rules import on coldplug");
+	tap_ok(dm_udev_db_write(path, 253, 4, err, sizeof err) == 0, "udev db: written again over the old one");
+	fixture_put(root, "file", "x");
+	snprintf(path, sizeof path, "%s/file", root);
+	tap_ok(dm_udev_db_write(path, 253, 5, err, sizeof err) == -1, "udev db: a run that is not a directory");
+	tap_contains(err, "cannot create", "udev db: says what it could not create");
+}
+
 static void test_spec_mapper(void)
 {
 	char out[64];
@@ -456,5 +474,6 @@ int main(void)
 	test_real_lvm2();
 	test_stage();
 	test_spec_mapper();
+	test_udev_db();
 	return tap_done();
 }

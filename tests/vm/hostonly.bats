@@ -375,6 +375,13 @@ lvmbuild)
 	for d in run dev sys proc var etc usr; do umount "/mnt/$d"; done
 	umount /mnt
 	;;
+lvmrun)
+	# What the real root's udev and systemd made of hardinit's LVs.
+	echo "root-unit=$(systemctl is-active 'dev-mapper-hvg\x2droot.device')"
+	echo "swap-unit=$(systemctl is-active 'dev-mapper-hvg\x2dswap.device')"
+	echo "by-id=$(readlink -f /dev/disk/by-id/dm-name-hvg-root)"
+	echo "fsck-root=$(systemctl show -p Result --value systemd-fsck-root.service)"
+	;;
 esac
 STEP
 }
@@ -472,7 +479,7 @@ _ho_pvs() { echo -drive "file=$PV1,if=virtio,format=raw" -drive "file=$PV2,if=vi
 	log=$BATS_FILE_TMPDIR/boot-lvm.log
 	# shellcheck disable=SC2046
 	HO_EXTRA="resume=/dev/hvg/swap" _ho_boot "$log" "$BATS_FILE_TMPDIR/hostonly-lvm.img" \
-		/dev/mapper/hvg-root none "" snapshot $(_ho_pvs)
+		/dev/mapper/hvg-root none lvmrun snapshot $(_ho_pvs)
 	vm_assert_log_contains "$log" "lvm: activated hvg/root as /dev/mapper/hvg-root (1 target over 2 PVs"
 	vm_assert_log_contains "$log" "lvm: activated hvg/swap as /dev/mapper/hvg-swap"
 	vm_assert_section_line "$log" STATE "root=/dev/mapper/hvg-root ext4"
@@ -480,6 +487,12 @@ _ho_pvs() { echo -drive "file=$PV1,if=virtio,format=raw" -drive "file=$PV2,if=vi
 	vm_section "$log" REPORT | grep -q '^resume hibernation ok /dev/hvg/swap (/dev/dm-[0-9]*): swap, no hibernated system$' ||
 		{ vm_section "$log" REPORT; false; }
 	vm_assert_section_line "$log" REPORT "lvm resume_lv ok hvg/swap as hvg-swap"
+	# udev took hardinit's dm devices as lvm2's (the database entry
+	# hardinit leaves): systemd's device units are active, the links made.
+	vm_assert_section_line "$log" lvmrun "root-unit=active"
+	vm_assert_section_line "$log" lvmrun "swap-unit=active"
+	vm_section "$log" lvmrun | grep -qx 'by-id=/dev/dm-[0-9]*'
+	vm_assert_section_line "$log" lvmrun "fsck-root=success"
 	echo "# host-only LVM image $(stat -c %s "$BATS_FILE_TMPDIR/hostonly-lvm.img") bytes" >&3
 }
 
