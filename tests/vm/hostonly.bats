@@ -386,13 +386,14 @@ esac
 STEP
 }
 
+# Once per file (each test is its own process: a file marks it done).
 _ho_lvm_setup() {
-	[[ -z ${LVM_READY:-} ]] || return 0
 	local base debs blocks bsize mb
-	base=$(_ho_base_image) || return 1
-	debs=$(_ho_lvm_debs) || return 1
 	LROOT=$BATS_FILE_TMPDIR/lroot.img
 	PV1=$BATS_FILE_TMPDIR/pv1.img PV2=$BATS_FILE_TMPDIR/pv2.img EXPORT=$BATS_FILE_TMPDIR/export.img
+	[[ ! -f $BATS_FILE_TMPDIR/lvm.ready ]] || return 0
+	base=$(_ho_base_image) || return 1
+	debs=$(_ho_lvm_debs) || return 1
 	cp --sparse=always "$base" "$LROOT"
 	# As small as it gets, plus room for the packages and the image.
 	e2fsck -fy "$LROOT" >/dev/null 2>&1
@@ -420,8 +421,7 @@ _ho_lvm_setup() {
 	rm -f "$PV1" "$PV2" "$EXPORT"
 	truncate -s "$((mb / 2 + 80))M" "$PV1" "$PV2"
 	truncate -s 64M "$EXPORT"
-	LVM_READY=1
-	export LROOT PV1 PV2 EXPORT LVM_READY
+	touch "$BATS_FILE_TMPDIR/lvm.ready"
 }
 
 _ho_pvs() { echo -drive "file=$PV1,if=virtio,format=raw" -drive "file=$PV2,if=virtio,format=raw"; }
