@@ -13,7 +13,10 @@
 # on this kernel must be built into or loadable by the target too.
 # Device-mapper devices are followed through slaves/ (their target types
 # from `dmsetup table`, which only reads); md arrays, loop devices and dm
-# targets hardinit cannot activate are refused. The file system's module
+# targets hardinit cannot activate are refused. A LUKS2 dm-crypt device
+# under the root (root on LUKS, LVM on LUKS) takes its line from the
+# root's /etc/crypttab (HARDINIT_CRYPTTAB for tests), embedded as the
+# builder's --crypttab would. The file system's module
 # comes from its fs-TYPE alias; the console's driver from SYS/class/tty.
 #
 # Each requirement is recorded in HO_NEEDS ("what|module module ...": any
@@ -25,6 +28,7 @@ HO_SYS=/sys
 HO_PROC=/proc
 HO_ROOT_OF=/
 HO_DMSETUP=${HARDINIT_DMSETUP:-dmsetup}
+HO_CRYPTTAB=${HARDINIT_CRYPTTAB:-}   # default: ROOT_OF/etc/crypttab
 readonly HO_MAX_DEPTH=16       # nesting of block devices (dm on dm on ...)
 readonly HO_MAX_DEVICES=64     # block devices visited under the root
 readonly HO_MAX_WALK=32        # sysfs directories from a device up to SYS/devices
@@ -32,9 +36,11 @@ readonly HO_MAX_ATTR=4096      # bytes read from one sysfs or proc attribute
 
 # dm target types hardinit activates, and the module each needs
 # (dm-linear and dm-stripe are part of dm-mod).
-declare -gA HO_DM_TARGETS=([linear]=dm_mod [striped]=dm_mod [verity]="dm_mod dm_verity")
+declare -gA HO_DM_TARGETS=([linear]=dm_mod [striped]=dm_mod [verity]="dm_mod dm_verity" [crypt]="dm_mod dm_crypt")
+readonly HO_MAX_CRYPTTAB=256   # lines read from crypttab
 
 HO_NEEDS=()
+HO_CRYPT_NAMES=()
 HO_ROOT_DEV=""
 HO_ROOT_FS=""
 HO_NDEV=0
@@ -143,7 +149,13 @@ ho_dm() {
 	for t in $types; do
 		case $t in
 		crypt)
-			die "host-only: the root is on dm-crypt device $name; hardinit cannot unlock LUKS or plain dm-crypt; keep initramfs-tools (or another initramfs) for this machine" ;;
+			case $uuid in
+			CRYPT-LUKS2-*) HO_CRYPT_NAMES+=("$name") ;;
+			CRYPT-LUKS1-*)
+				die "host-only: the root is on LUKS1 device $name; hardinit opens LUKS2 only: convert it (cryptsetup convert --type luks2, from a rescue system) or keep initramfs-tools for this machine" ;;
+			*)
+				die "host-only: the root is on dm-crypt device $name (uuid '${uuid:-none}'), not LUKS2; hardinit opens LUKS2 only: keep initramfs-tools for this machine" ;;
+			esac ;;
 		verity)
 			[[ -n ${VERITY_ROOTHASH:-} ]] ||
 				die "host-only: the root is on dm-verity device $name; pass its root hash with --verity-roothash HEX (and --verity-data, --verity-hash)" ;;
@@ -276,6 +288,39 @@ ho_console() {
 	say "host-only: console ${active:-unknown}"
 }
 
+# The crypttab lines of the LUKS2 devices under the root, embedded as
+# /etc/crypttab (the builder's --crypttab path); with --crypttab given,
+# that file must name them.
+ho_crypttab() {
+	local tab=$HO_CRYPTTAB name line n=0 f1 f2 f3 out
+	((${#HO_CRYPT_NAMES[@]})) || return 0
+	[[ -n $tab ]] || tab=${HO_ROOT_OF%/}/etc/crypttab
+	[[ -z $CRYPTTAB ]] || tab=$CRYPTTAB
+	[[ -f $tab && -r $tab ]] ||
+		die "host-only: the root is on LUKS2 device ${HO_CRYPT_NAMES[0]}, but $tab is missing or unreadable; hardinit opens it from its crypttab line: add one (crypttab(5)) or pass --crypttab FILE"
+	out=$WORK/crypttab
+	: >"$out"
+	for name in "${HO_CRYPT_NAMES[@]}"; do
+		n=0
+		while IFS= read -r -n "$HO_MAX_ATTR" line || [[ -n $line ]]; do
+			n=$((n + 1))
+			((n <= HO_MAX_CRYPTTAB)) || die "host-only: $tab has more than HO_MAX_CRYPTTAB ($HO_MAX_CRYPTTAB) lines"
+			read -r f1 f2 f3 _ <<<"$line"
+			[[ $f1 == "$name" ]] || continue
+			[[ -z $f3 || $f3 == none || $f3 == - ]] ||
+				die "host-only: $tab line $n: LUKS2 device $name opens with key file $f3; hardinit asks for a passphrase only: set the key field to none"
+			printf '%s\n' "$line" >>"$out"
+			say "host-only: LUKS2 device $name from $f2: $tab line $n"
+			continue 2
+		done <"$tab"
+		die "host-only: the root is on LUKS2 device $name, which $tab does not name; add its line (crypttab(5): $name UUID=... none luks) or pass --crypttab FILE"
+	done
+	if [[ -z $CRYPTTAB ]]; then
+		CRYPTTAB=$out
+		luks_options
+	fi
+}
+
 # ho_detect ROOT_OF SYSFS PROC
 ho_detect() {
 	local nreq=${#REQUESTED[@]} platform
@@ -283,6 +328,7 @@ ho_detect() {
 	say "host-only: reading $HO_PROC and $HO_SYS for kernel $KVER"
 	ho_root_mount
 	ho_block "$HO_ROOT_DEV" 0
+	ho_crypttab
 	ho_fs "$HO_ROOT_FS"
 	ho_console
 	platform=$(ho_attr "$HO_SYS/hypervisor/type" || true)

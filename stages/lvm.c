@@ -1,5 +1,6 @@
 /* LVM: when root= names a logical volume (/dev/mapper/VG-LV or /dev/VG/LV,
- * as Debian's installer writes it), activate that one LV the way lvm2
+ * as Debian's installer writes it), and when resume= names one (the swap
+ * LV the root stage's resume_check reads), activate that LV the way lvm2
  * would, without lvm2: read the PV labels and the VG's text metadata
  * (block/lvm2*.c), build its linear/striped table and create the
  * device-mapper device with lvm2's name and uuid (block/dm.c), so the
@@ -17,6 +18,7 @@
 #include <unistd.h>
 
 #include "dm.h"
+#include "dm_udev.h"
 #include "fsutil.h"
 #include "log.h"
 #include "lvm2.h"
@@ -177,7 +179,7 @@ static void sleep_ms(long ms)
 }
 
 /* Bounded as root= is: until the VG and all its PVs are seen. */
-static int wait_for_vg(struct boot *b, struct lvm_scan *s, const char *dev[])
+static int wait_for_vg(struct boot *b, struct lvm_scan *s, const char *dev[], const char *what, const char *spec)
 {
 	int timeout = b->cmd.rootwait ? b->cfg.rootwait_timeout : b->cfg.root_timeout;
 	uint64_t deadline = boottime_ns() + (uint64_t)timeout * 1000000000u;
@@ -197,8 +199,8 @@ static int wait_for_vg(struct boot *b, struct lvm_scan *s, const char *dev[])
 	if (s->n_bad)
 		log_err("lvm: a damaged PV was skipped: %s", s->bad);
 	if (!s->have_vg)
-		return boot_error(b, "lvm: root=%s names volume group %s, which no disk holds (%u block devices, %u PVs seen in %d s); check root=, or add the disk's driver to the image (hardinit-mkinitramfs --modules)%s",
-				  b->cmd.root, s->vg_name, s->n_devs, s->n_pvs, timeout,
+		return boot_error(b, "lvm: %s=%s names volume group %s, which no disk holds (%u block devices, %u PVs seen in %d s); check %s=, or add the disk's driver to the image (hardinit-mkinitramfs --modules)%s",
+				  what, spec, s->vg_name, s->n_devs, s->n_pvs, timeout, what,
 				  b->cmd.rootwait ? "" : "; rootwait waits longer");
 	char id[LVM2_ID_LEN + 8];
 	lvm2_id_format(s->vg.pvs[missing].id, id, sizeof id);
@@ -229,7 +231,7 @@ static int make_nodes(struct boot *b, const char *dm_name, dev_t dev, const stru
 }
 
 static int activate(struct boot *b, struct lvm_scan *s, const struct lvm2_lv *lv,
-		    const struct lvm2_target *t, unsigned n, char *node, size_t cap)
+		    const struct lvm2_target *t, unsigned n, const char *what)
 {
 	char dm_name[LVM_DM_NAME_MAX], uuid[4 + 2 * LVM2_ID_LEN + 1], why[256];
 	struct dm_target dt[LVM_MAX_TARGETS];
@@ -256,11 +258,18 @@ static int activate(struct boot *b, struct lvm_scan *s, const struct lvm2_lv *lv
 	}
 	if (make_nodes(b, dm_name, dev, s) < 0)
 		return -1;
-	snprintf(node, cap, "/dev/dm-%u", minor(dev));
-	report_add(&b->rep, "lvm", "lv", "ok", "%s/%s", s->vg.name, lv->name);
-	report_add(&b->rep, "lvm", "dm_name", "ok", "%s", dm_name);
-	report_add(&b->rep, "lvm", "targets", "info", "%u %s", n, n == 1 ? t[0].type : "segments");
-	report_add(&b->rep, "lvm", "pvs", "info", "%u", s->vg.n_pvs);
+	/* So the real root's udev and systemd take the device as lvm2's. */
+	if (dm_udev_db_write(b->run, major(dev), minor(dev), why, sizeof why) < 0)
+		log_warn("lvm: %s; the real root's udev will not link /dev/disk/* to %s, and systemd units naming it wait for it",
+			 why, dm_name);
+	if (!strcmp(what, "root")) {
+		report_add(&b->rep, "lvm", "lv", "ok", "%s/%s", s->vg.name, lv->name);
+		report_add(&b->rep, "lvm", "dm_name", "ok", "%s", dm_name);
+		report_add(&b->rep, "lvm", "targets", "info", "%u %s", n, n == 1 ? t[0].type : "segments");
+		report_add(&b->rep, "lvm", "pvs", "info", "%u", s->vg.n_pvs);
+	} else {
+		report_add(&b->rep, "lvm", "resume_lv", "ok", "%s/%s as %s", s->vg.name, lv->name, dm_name);
+	}
 	log_notice("lvm: activated %s/%s as /dev/mapper/%s (%u target%s over %u PV%s, seqno %llu)", s->vg.name,
 		   lv->name, dm_name, n, n == 1 ? "" : "s", s->vg.n_pvs, s->vg.n_pvs == 1 ? "" : "s",
 		   (unsigned long long)s->vg.seqno);
@@ -275,43 +284,78 @@ static void report_ms(struct boot *b, const char *key, uint64_t ns)
 		   (unsigned long long)(ns / 1000 % 1000));
 }
 
-int stage_lvm(struct boot *b)
+/* One LV named by SPEC (root= or resume=, WHAT says which): found, its
+ * table built, activated. 0 when SPEC names no LV. */
+static int activate_spec(struct boot *b, const char *what, const char *spec)
 {
 	static struct lvm_scan s;
 	static struct lvm2_target t[LVM_MAX_TARGETS];
-	static char root_node[32];   /* what root= becomes: the root stage matches kernel names */
 	const char *dev[LVM2_MAX_PVS];
 	char why[LVM2_ERR_MAX];
 
 	memset(&s, 0, sizeof s);
-	if (!b->cfg.root_lvm || !lvm_root_names(b->cmd.root, s.vg_name, sizeof s.vg_name, s.lv_name, sizeof s.lv_name))
+	if (!lvm_root_names(spec, s.vg_name, sizeof s.vg_name, s.lv_name, sizeof s.lv_name))
 		return 0;
 	if (b->mode == MODE_DRY_RUN) {
-		log_info("dry run: would activate LVM logical volume %s/%s for root=%s", s.vg_name, s.lv_name, b->cmd.root);
+		log_info("dry run: would activate LVM logical volume %s/%s for %s=%s", s.vg_name, s.lv_name, what, spec);
 		return 0;
 	}
 	uint64_t start = boottime_ns();
-	if (wait_for_vg(b, &s, dev) < 0)
+	if (wait_for_vg(b, &s, dev, what, spec) < 0)
 		return -1;
 	const struct lvm2_lv *lv = lvm2_lv_find(&s.vg, s.lv_name);
 	if (!lv)
-		return boot_error(b, "lvm: volume group %s has no logical volume %s (seqno %llu, %u LVs); check root=",
-				  s.vg.name, s.lv_name, (unsigned long long)s.vg.seqno, s.vg.n_lvs);
+		return boot_error(b, "lvm: volume group %s has no logical volume %s (seqno %llu, %u LVs); check %s=",
+				  s.vg.name, s.lv_name, (unsigned long long)s.vg.seqno, s.vg.n_lvs, what);
 	if (!lv->visible)
-		return boot_error(b, "lvm: %s/%s is a hidden LV (part of another LV); root= must name a visible one",
-				  s.vg.name, s.lv_name);
+		return boot_error(b, "lvm: %s/%s is a hidden LV (part of another LV); %s= must name a visible one",
+				  s.vg.name, s.lv_name, what);
 	int n = lvm2_lv_table(&s.vg, lv, dev, t, LVM_MAX_TARGETS, why, sizeof why);
 	if (n < 0)
-		return boot_error(b, "lvm: %s; put / on a linear or striped LV, or boot this one with an initramfs that carries lvm2", why);
-	char node[BOOT_PATH_MAX];
-	if (activate(b, &s, lv, t, (unsigned)n, node, sizeof node) < 0)
+		return boot_error(b, "lvm: %s; put %s on a linear or striped LV, or boot this one with an initramfs that carries lvm2",
+				  why, strcmp(what, "root") ? "swap" : "/");
+	if (activate(b, &s, lv, t, (unsigned)n, what) < 0)
 		return -1;
-	report_ms(b, "wait_ms", s.scan_start - start);
-	report_ms(b, "scan_ms", s.scan_end - s.scan_start);
-	report_ms(b, "setup_ms", boottime_ns() - s.scan_end);
-	/* The root stage finds root= among the kernel's block device names:
-	 * dm-N is the name of what lvm2's /dev/mapper/VG-LV is. */
-	snprintf(root_node, sizeof root_node, "%s", node);
-	b->cmd.root = root_node;
+	if (!strcmp(what, "root")) {
+		report_ms(b, "wait_ms", s.scan_start - start);
+		report_ms(b, "scan_ms", s.scan_end - s.scan_start);
+		report_ms(b, "setup_ms", boottime_ns() - s.scan_end);
+	}
+	return 0;
+}
+
+int lvm_spec_mapper(const char *spec, char *out, size_t cap)
+{
+	char vg[LVM2_NAME_MAX], lv[LVM2_NAME_MAX], dm_name[LVM_DM_NAME_MAX];
+
+	if (!spec || !strncmp(spec, "/dev/mapper/", 12) || !lvm_root_names(spec, vg, sizeof vg, lv, sizeof lv))
+		return 0;
+	if (lvm2_dm_name(vg, lv, dm_name, sizeof dm_name) < 0 ||
+	    (size_t)snprintf(out, cap, "/dev/mapper/%s", dm_name) >= cap)
+		return 0;
+	return 1;
+}
+
+int stage_lvm(struct boot *b)
+{
+	static char root_spec[BOOT_PATH_MAX];   /* /dev/VG/LV as the root stage matches it */
+	bool noresume = false;
+	const char *resume = cmdline_get(&b->cmd, "resume", NULL);
+
+	if (!b->cfg.root_lvm)
+		return 0;
+	if (activate_spec(b, "root", b->cmd.root) < 0)
+		return -1;
+	/* resume= on an LV: activated so resume_check (the root stage) can
+	 * read its swap signature; not with noresume or a swap file, which
+	 * resume_check does not read. */
+	cmdline_get(&b->cmd, "noresume", &noresume);
+	if (resume && !noresume && !cmdline_get(&b->cmd, "resume_offset", NULL) &&
+	    (!b->cmd.root || strcmp(resume, b->cmd.root) != 0) && activate_spec(b, "resume", resume) < 0)
+		return -1;
+	/* /dev/VG/LV is lvm2's link to /dev/mapper/VG-LV: the root stage
+	 * finds that by the dm device's name. */
+	if (b->mode != MODE_DRY_RUN && lvm_spec_mapper(b->cmd.root, root_spec, sizeof root_spec))
+		b->cmd.root = root_spec;
 	return 0;
 }

@@ -5,7 +5,8 @@
  * mounted would be written under it. So before root is mounted, when the
  * command line names resume= (and not noresume), the device is found as
  * root= is (bounded) and its swap signature read (stages/root_probe.c):
- * a hibernation image there stops the boot with the way out.
+ * a hibernation image there stops the boot with the way out. A resume=
+ * that names an LV was activated by the lvm stage.
  * Called by the root stage. */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,7 +22,7 @@ int resume_check(struct boot *b)
 {
 	bool noresume = false;
 	const char *spec = cmdline_get(&b->cmd, "resume", NULL);
-	char node[BOOT_PATH_MAX];
+	char node[BOOT_PATH_MAX], mapper[BOOT_PATH_MAX];
 	struct fs_info fi;
 
 	cmdline_get(&b->cmd, "noresume", &noresume);
@@ -42,7 +43,8 @@ int resume_check(struct boot *b)
 		log_info("dry run: would check resume=%s for a hibernated system before mounting root", spec);
 		return 0;
 	}
-	if (root_device_wait(b, spec, node, sizeof node) < 0)
+	/* resume=/dev/VG/LV: the lvm stage activated it as lvm2 names it. */
+	if (root_device_wait(b, lvm_spec_mapper(spec, mapper, sizeof mapper) ? mapper : spec, node, sizeof node) < 0)
 		return -1;
 	int fd = open(node, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)

@@ -11,6 +11,9 @@ int stage_firmware(struct boot *b);   /* stages/firmware.c: UEFI, Secure Boot, U
 int stage_sysctl_start(struct boot *b); /* stages/sysctl_start.c: slow sysctl writes begun on a child */
 int stage_modules(struct boot *b);    /* stages/modules.c: finit_module the builder's list */
 int stage_lvm(struct boot *b);        /* stages/lvm.c: activate the LVM logical volume root= names */
+/* /dev/VG/LV as lvm2's /dev/mapper/VG-LV (1), or 0 when SPEC is no such
+ * name: what the root stage matches (stages/lvm.c, used by resume_check). */
+int lvm_spec_mapper(const char *spec, char *out, size_t cap);
 int stage_verity(struct boot *b);     /* stages/verity.c: dm-verity device for the root */
 int stage_luks(struct boot *b);       /* stages/luks.c: LUKS2 volumes opened with a passphrase */
 int stage_root(struct boot *b);       /* stages/root.c: wait for and mount root= */

@@ -19,6 +19,7 @@
 #include "stages.h"
 #include "sysctl_apply.h"
 #include "sysctl_early.h"
+#include "sysctl_microcode.h"
 
 #define KERNEL_FILE_MAX       1024   /* lsm list, lockdown, one module parameter */
 #define VULNERABILITIES_MAX   48     /* files in .../cpu/vulnerabilities; 6.12 has ~20 */
@@ -270,8 +271,19 @@ static void report_vulnerabilities(struct boot *b)
 	 * initrd's kernel/x86/microcode/ (hardinit-mkinitramfs --microcode),
 	 * the updated one. Mitigations such as MDS's buffer clearing need it. */
 	char rev[64];
-	if (read_sys(b, "devices/system/cpu/cpu0/microcode/version", rev, sizeof rev) == 0)
+	if (read_sys(b, "devices/system/cpu/cpu0/microcode/version", rev, sizeof rev) == 0) {
+		char early[MICROCODE_WHAT_MAX];
 		report_add(&b->rep, "kernel", "microcode", "info", "cpu0 runs microcode revision %s", rev);
+		/* Whether that revision came from the initrd: the kernel says
+		 * so only in its log. */
+		int early_seen = microcode_early_seen(b, early, sizeof early);
+		if (early_seen == 1)
+			report_add(&b->rep, "kernel", "microcode_early", "ok", "the kernel loaded an early update (%s)", early);
+		else
+			report_add(&b->rep, "kernel", "microcode_early", "info", "%s",
+				   early_seen == 0 ? "no early update in the kernel log: the CPU runs the firmware's microcode"
+					     : "the kernel log is unreadable: whether an early update was loaded is unknown");
+	}
 	if (!boot_path(dir, sizeof dir, b->sys, "devices/system/cpu/vulnerabilities"))
 		return;
 	DIR *d = opendir(dir);

@@ -303,13 +303,131 @@ lacks() {
 	[[ $stderr == *"its target types need 'dmsetup table': install dmsetup"* ]]
 }
 
-@test "host-only: dm-crypt (LUKS) under the root is refused: hardinit cannot unlock it" {
+# A dmsetup that prints each device's table by its minor: fk_dmsetup_minor
+# MIN TABLE [MIN TABLE]... (`dmsetup table -j MAJ -m MIN`).
+# shellcheck disable=SC2016 # the fake script's own $1 and $5
+fk_dmsetup_minor() {
+	{
+		echo '#!/bin/sh'
+		echo '[ "$1" = table ] || exit 1'
+		echo 'case $5 in'
+		while (($#)); do
+			printf '%s) echo "%s" ;;\n' "$1" "$2"
+			shift 2
+		done
+		echo '*) exit 1 ;;'
+		echo 'esac'
+	} >"$T/dmsetup"
+	chmod 0755 "$T/dmsetup"
+	export HARDINIT_DMSETUP=$T/dmsetup
+}
+
+LUKS_UUID=CRYPT-LUKS2-0d3c3f3bb1a64ab4a2a3b6f0c7e1d2a9-luks-0d3c3f3b
+CRYPT_TABLE="0 2097152 crypt aes-xts-plain64 :64:logon:cryptsetup:0d3c3f3b-d0 0 254:2 32768"
+
+# The root's crypttab as Debian's installer writes it, with other lines.
+fk_crypttab() {
+	cat >"$T/crypttab" <<-'EOF'
+		# <target name> <source device> <key file> <options>
+		vda3_crypt UUID=11111111-2222-3333-4444-555555555555 none luks,discard
+		swap_crypt /dev/vda4 /dev/urandom swap,cipher=aes-xts-plain64,size=256
+	EOF
+	export HARDINIT_CRYPTTAB=$T/crypttab
+}
+
+# The image's /etc/crypttab, or nothing.
+image_crypttab() {
+	zstd -dcq "$OUT" | (cd "$T" && rm -rf ct && mkdir ct && cd ct && cpio -idm --quiet --no-absolute-filenames etc/crypttab 2>/dev/null)
+	cat "$T/ct/etc/crypttab" 2>/dev/null
+}
+
+@test "host-only: root on LUKS2: its crypttab line embedded as /etc/crypttab, dm_crypt and the AF_ALG cipher modules in the image" {
 	fk_virtio_blk
-	fk_dm luks-1234 CRYPT-LUKS2-1234abcd-luks-1234 253:1 254:2
-	fk_root 253:1 ext4 /dev/mapper/luks-1234
+	fk_dm vda2_crypt "$LUKS_UUID" 253:1 254:2
+	fk_root 253:1 ext4 /dev/mapper/vda2_crypt
+	fk_dmsetup "$CRYPT_TABLE"
+	fk_crypttab
+	echo "vda2_crypt UUID=0d3c3f3b-b1a6-4ab4-a2a3-b6f0c7e1d2a9 none luks,discard" >>"$T/crypttab"
+	build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 0 ]
+	[[ $output == *"host-only: LUKS2 device vda2_crypt from UUID=0d3c3f3b-b1a6-4ab4-a2a3-b6f0c7e1d2a9: $T/crypttab line 4"* ]]
+	[ "$(image_crypttab)" = "vda2_crypt UUID=0d3c3f3b-b1a6-4ab4-a2a3-b6f0c7e1d2a9 none luks,discard" ]
+	LIST=$(load_list)
+	has dm_crypt; has dm_mod; has algif_skcipher; has xts; has virtio_blk; has ext4
+}
+
+@test "host-only: LVM on LUKS2 (Debian's guided encrypted LVM): the LV over the crypt device over the partition" {
+	fk_virtio_blk
+	fk_dm vda2_crypt "$LUKS_UUID" 253:1 254:2
+	fk_dm vg0-root LVM-abcdefghijklmnopqrstuvwxyz012345abcdefghijklmnopqrstuvwxyz012345 253:0 253:1
+	fk_root 253:0 ext4 /dev/mapper/vg0-root
+	fk_dmsetup_minor 0 "0 2097152 linear 253:1 2048" 1 "$CRYPT_TABLE"
+	fk_crypttab
+	echo "vda2_crypt UUID=0d3c3f3b-b1a6-4ab4-a2a3-b6f0c7e1d2a9 none luks" >>"$T/crypttab"
+	build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 0 ]
+	[[ $output == *"host-only: vg0-root is device-mapper (linear) over dm-1"* ]]
+	[[ $output == *"host-only: vda2_crypt is device-mapper (crypt) over vda2"* ]]
+	[ "$(image_crypttab)" = "vda2_crypt UUID=0d3c3f3b-b1a6-4ab4-a2a3-b6f0c7e1d2a9 none luks" ]
+	LIST=$(load_list)
+	has dm_crypt; has dm_mod; has virtio_blk
+}
+
+@test "host-only: a LUKS2 root that crypttab does not name is refused, nothing written" {
+	fk_virtio_blk
+	fk_dm vda2_crypt "$LUKS_UUID" 253:1 254:2
+	fk_root 253:1 ext4 /dev/mapper/vda2_crypt
+	fk_dmsetup "$CRYPT_TABLE"
+	fk_crypttab
 	build --moddir "$GENERIC" -o "$OUT"
 	[ "$status" -eq 1 ]
-	[[ $stderr == *"host-only: the root is on dm-crypt device luks-1234; hardinit cannot unlock LUKS"* ]]
+	[[ $stderr == "hardinit-mkinitramfs: host-only: the root is on LUKS2 device vda2_crypt, which $T/crypttab does not name; add its line (crypttab(5): vda2_crypt UUID=... none luks) or pass --crypttab FILE" ]]
+	[[ ! -e $OUT ]]
+	HARDINIT_CRYPTTAB=$T/none build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 1 ]
+	[[ $stderr == *"but $T/none is missing or unreadable"* ]]
+}
+
+@test "host-only: a LUKS2 root opened by a key file is refused: hardinit asks for a passphrase" {
+	fk_virtio_blk
+	fk_dm vda2_crypt "$LUKS_UUID" 253:1 254:2
+	fk_root 253:1 ext4 /dev/mapper/vda2_crypt
+	fk_dmsetup "$CRYPT_TABLE"
+	fk_crypttab
+	echo "vda2_crypt /dev/vda2 /etc/keys/root.key luks" >>"$T/crypttab"
+	build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 1 ]
+	[[ $stderr == *"$T/crypttab line 4: LUKS2 device vda2_crypt opens with key file /etc/keys/root.key; hardinit asks for a passphrase only"* ]]
+}
+
+@test "host-only: LUKS1 and plain dm-crypt under the root are refused by name" {
+	fk_virtio_blk
+	fk_dm old_crypt CRYPT-LUKS1-0d3c3f3bb1a64ab4a2a3b6f0c7e1d2a9-old_crypt 253:1 254:2
+	fk_root 253:1 ext4 /dev/mapper/old_crypt
+	fk_dmsetup "$CRYPT_TABLE"
+	build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 1 ]
+	[[ $stderr == *"host-only: the root is on LUKS1 device old_crypt; hardinit opens LUKS2 only"* ]]
+	echo CRYPT-PLAIN-plain_crypt >"$S/devices/virtual/block/dm-1/dm/uuid"
+	build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 1 ]
+	[[ $stderr == *"(uuid 'CRYPT-PLAIN-plain_crypt'), not LUKS2"* ]]
+}
+
+@test "host-only: with --crypttab FILE, that file is embedded and must name the root's LUKS2 device" {
+	fk_virtio_blk
+	fk_dm vda2_crypt "$LUKS_UUID" 253:1 254:2
+	fk_root 253:1 ext4 /dev/mapper/vda2_crypt
+	fk_dmsetup "$CRYPT_TABLE"
+	fk_crypttab
+	printf 'vda2_crypt /dev/vda2 none luks\nother /dev/vdb1 none luks\n' >"$T/given"
+	build --moddir "$GENERIC" -o "$OUT" --crypttab "$T/given"
+	[ "$status" -eq 0 ]
+	[ "$(image_crypttab)" = "$(cat "$T/given")" ]
+	printf 'other /dev/vdb1 none luks\n' >"$T/given"
+	build --moddir "$GENERIC" -o "$OUT" --crypttab "$T/given"
+	[ "$status" -eq 1 ]
+	[[ $stderr == *"LUKS2 device vda2_crypt, which $T/given does not name"* ]]
 }
 
 @test "host-only: a dm-verity root needs --verity-roothash; with it, dm_verity and dm_mod are in the image" {

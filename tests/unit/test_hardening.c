@@ -510,6 +510,7 @@ static void test_kernel_opts(void)
 	put("sys/devices/system/cpu/vulnerabilities/meltdown", "Not affected\n");
 	put("sys/devices/system/cpu/vulnerabilities/mds", "Vulnerable: Clear CPU buffers attempted, no microcode\n");
 	put("sys/devices/system/cpu/cpu0/microcode/version", "0xf4\n");
+	put("dev/kmsg", "6,1,0,-;microcode: updated early: 0xf0 -> 0xf4, date = 2023-02-22\n");
 
 	tap_ok(kernel_opt_in_force(&b, "slab_nomerge", why, sizeof why), "bare word on the command line");
 	tap_ok(kernel_opt_in_force(&b, "init_on_free=1", why, sizeof why), "key=value on the command line");
@@ -538,6 +539,9 @@ static void test_kernel_opts(void)
 	tap_streq(status_of("kernel", "mds"), "warn", "a Vulnerable cpu bug is a warning");
 	tap_streq(status_of("kernel", "microcode"), "info", "the CPU's microcode revision is reported");
 	tap_streq(value_of("kernel", "microcode"), "cpu0 runs microcode revision 0xf4", "with its revision");
+	tap_streq(status_of("kernel", "microcode_early"), "ok", "the early update is reported");
+	tap_streq(value_of("kernel", "microcode_early"),
+		  "the kernel loaded an early update (updated early: 0xf0 -> 0xf4, date = 2023-02-22)", "with the kernel's words");
 	tap_streq(status_of("kernel", "meltdown"), "info", "a mitigated one a fact");
 
 	b.cfg.kernel_opts[1].required = true;

@@ -9,6 +9,7 @@
 
 #include "config.h"
 #include "fixture.h"
+#include "dm_udev.h"
 #include "lvm2.h"
 #include "stages.h"
 #include "tap.h"
@@ -368,6 +369,17 @@ static int run_stage(const char *root, const char *cmd_root, enum boot_mode mode
 	return stage_lvm(b);
 }
 
+static int run_cmdline(const char *root, const char *text, struct boot *b)
+{
+	char err[256];
+	boot_at(b, root, MODE_INITRAMFS);
+	config_defaults(&b->cfg);
+	b->cfg.root_timeout = 0;
+	if (cmdline_parse(&b->cmd, text, strlen(text), err, sizeof err) < 0)
+		return -2;
+	return stage_lvm(b);
+}
+
 static void test_stage(void)
 {
 	static struct boot b;
@@ -407,6 +419,49 @@ static void test_stage(void)
 	b.cfg.root_lvm = false;
 	b.cmd.root = "/dev/test-vg/pool";
 	tap_ok(stage_lvm(&b) == 0, "stage: lvm = no leaves root= to the root stage");
+
+	/* resume= on an LV is activated too (resume_check reads it), unless
+	 * noresume or a swap file (resume_offset=) says it will not be read. */
+	tap_ok(run_cmdline(root, "root=/dev/vda1 resume=/dev/test-vg/pool", &b) == -1, "stage: resume= on a thin pool");
+	tap_contains(b.err, "LV test-vg/pool: segment type thin-pool is not supported", "stage: resume= LV refused by type");
+	tap_contains(b.err, "put swap on a linear or striped LV", "stage: the way out names swap");
+	tap_ok(run_cmdline(root, "root=/dev/vda1 resume=/dev/mapper/test--vg-lin--new", &b) == -1, "stage: resume= on a good LV");
+	tap_contains(b.err, "dm-mod is not loaded", "stage: resume= LV gets as far as device-mapper");
+	tap_ok(run_cmdline(root, "root=/dev/vda1 resume=/dev/test-vg/pool noresume", &b) == 0, "stage: noresume: resume= not activated");
+	tap_ok(run_cmdline(root, "root=/dev/vda1 resume=/dev/test-vg/pool resume_offset=4096", &b) == 0,
+	       "stage: a swap file's resume= not activated");
+	tap_ok(run_cmdline(root, "root=/dev/vda1 resume=/dev/vda2", &b) == 0, "stage: resume= not an LV: nothing done");
+	tap_ok(run_cmdline(root, "root=/dev/vda1 resume=/dev/other-vg/swap", &b) == -1, "stage: resume= in a VG no disk holds");
+	tap_contains(b.err, "lvm: resume=/dev/other-vg/swap names volume group other-vg, which no disk holds", "stage: says resume=");
+}
+
+static void test_udev_db(void)
+{
+	char err[256], path[512];
+	const char *root = fixture_tree("dm-udev");
+
+	snprintf(path, sizeof path, "%s/run", root);
+	fixture_mkdir(root, "run", 0755);
+	tap_ok(dm_udev_db_write(path, 253, 4, err, sizeof err) == 0, "udev db: written");
+	tap_streq(fixture_get(root, "run/udev/data/b253:4"), "E:DM_UDEV_PRIMARY_SOURCE_FLAG=1\nE:DM_UDEV_RULES_VSN=2\n",
+		  "udev db: the flags 10-dm.rules import on coldplug");
+	tap_ok(dm_udev_db_write(path, 253, 4, err, sizeof err) == 0, "udev db: written again over the old one");
+	fixture_put(root, "file", "x");
+	snprintf(path, sizeof path, "%s/file", root);
+	tap_ok(dm_udev_db_write(path, 253, 5, err, sizeof err) == -1, "udev db: a run that is not a directory");
+	tap_contains(err, "cannot create", "udev db: says what it could not create");
+}
+
+static void test_spec_mapper(void)
+{
+	char out[64];
+	tap_ok(lvm_spec_mapper("/dev/test-vg/lin-root", out, sizeof out) == 1 && !strcmp(out, "/dev/mapper/test--vg-lin--root"),
+	       "mapper: /dev/VG/LV is lvm2's /dev/mapper name");
+	tap_ok(lvm_spec_mapper("/dev/mapper/test--vg-lin--root", out, sizeof out) == 0, "mapper: /dev/mapper/ stays");
+	tap_ok(lvm_spec_mapper("/dev/vda1", out, sizeof out) == 0, "mapper: a disk stays");
+	tap_ok(lvm_spec_mapper("/dev/disk/by-uuid", out, sizeof out) == 0, "mapper: /dev/disk/X stays");
+	tap_ok(lvm_spec_mapper("UUID=1234", out, sizeof out) == 0, "mapper: UUID= stays");
+	tap_ok(lvm_spec_mapper("/dev/test-vg/lin-root", out, 8) == 0, "mapper: too long for the buffer: 0");
 }
 
 int main(void)
@@ -418,5 +473,7 @@ int main(void)
 	test_names();
 	test_real_lvm2();
 	test_stage();
+	test_spec_mapper();
+	test_udev_db();
 	return tap_done();
 }
