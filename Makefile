@@ -260,6 +260,7 @@ install: $(BUILD)/hardinit $(BUILD)/mkcpio
 	install -D -m 0755 initramfs/hardinit-mkinitramfs $(DESTDIR)$(PREFIX)/sbin/hardinit-mkinitramfs
 	install -D -m 0755 $(BUILD)/mkcpio $(DESTDIR)$(PREFIX)/lib/hardinit/mkcpio
 	install -D -m 0644 initramfs/hostonly.sh $(DESTDIR)$(PREFIX)/lib/hardinit/hostonly.sh
+	install -D -m 0644 initramfs/facts.sh $(DESTDIR)$(PREFIX)/lib/hardinit/facts.sh
 	install -d $(DESTDIR)$(PREFIX)/share/hardinit/profiles
 	install -m 0644 config/*.conf $(DESTDIR)$(PREFIX)/share/hardinit/profiles/
 	install -d $(DESTDIR)$(PREFIX)/share/man/man8 $(DESTDIR)$(PREFIX)/share/man/man5

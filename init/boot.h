@@ -57,7 +57,7 @@ struct boot {
 	 * the selinux stage and shared by the stages that create files. */
 	void *selabel;
 
-	/* The slow sysctl writes the sysctl_start stage began on a child
+	/* The slow sysctl writes the sysctl_start stage began on a thread
 	 * (stages/sysctl_early.h); the sysctl stage collects them. NULL: none. */
 	struct sysctl_early *sysctl_early;
 

@@ -74,8 +74,9 @@ static int parse_seconds(const char *v, int *out)
 	return 0;
 }
 
-/* Interpret the words: root and init options, init's argv, overrides. */
-static int interpret(struct cmdline *c, char *err, size_t errlen)
+/* Sort the split words into what they set: root and init options,
+ * init's argv, hardinit.* overrides. */
+static int assign_words(struct cmdline *c, char *err, size_t errlen)
 {
 	int after_dashes = 0;
 
@@ -138,7 +139,7 @@ int cmdline_parse(struct cmdline *c, const char *text, size_t len, char *err, si
 		return fail(err, errlen, "kernel command line contains a NUL byte; it cannot be trusted");
 	if (split_words(c, text, len, err, errlen) < 0)
 		return -1;
-	return interpret(c, err, errlen);
+	return assign_words(c, err, errlen);
 }
 
 const char *cmdline_get(const struct cmdline *c, const char *key, bool *present)

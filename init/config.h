@@ -62,6 +62,7 @@ enum tiocsti_mode {
  * an I/O error; ignore only logs (a weakening). */
 enum verity_corruption { VERITY_EIO, VERITY_RESTART, VERITY_PANIC, VERITY_IGNORE };
 #define CONFIG_ROOT_HASH_MAX    160   /* hex; sha512 needs 128 */
+#define CONFIG_ROOT_HASH_HEX_MAX 128  /* digits accepted: sha512 (hardinit limits prints it) */
 
 enum lockdown_level { LOCKDOWN_NONE, LOCKDOWN_INTEGRITY, LOCKDOWN_CONFIDENTIALITY };
 
@@ -178,6 +179,23 @@ int config_load(struct config *c, const char *path, const char *root,
  * and the change weakens it (err says what), -1 malformed (err says why). */
 int config_override(struct config *c, const char *key, const char *value,
 		    char *err, size_t errlen);
+
+/* Apply SECTION.KEY=VALUE as a line of the file would set it, without the
+ * lock (the file's author sets it, not the command line): 0, or -1 with
+ * err "SECTION.KEY=VALUE: why". */
+int config_set_key(struct config *c, const char *key, const char *value,
+		   char *err, size_t errlen);
+
+/* FILE's text with each SECTION.KEY=VALUE of assign set (config-set):
+ * every other line kept as written, the key's own lines in its section
+ * replaced by one "key = value" line after the section's header, a
+ * missing section appended. Only keys that take one value. The result is
+ * parsed again and must give what assign asked, compared through
+ * config_format. Returns the length written to out, or -1 with one line
+ * in err. root: where include = paths are read, as config_load. */
+int config_edit(const char *text, size_t len, const char *name, const char *root,
+		const char *const *assign, size_t n, char *out, size_t cap,
+		char *err, size_t errlen);
 
 /* Write the effective config as hardinit.conf text that config_parse
  * accepts and that gives back the same struct: saved by the report stage

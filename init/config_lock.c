@@ -201,8 +201,10 @@ static int override_apply(struct parse *p, const char *key, const char *value)
 	return config_finish_requires(p);
 }
 
-int config_override(struct config *c, const char *key, const char *value,
-		    char *err, size_t errlen)
+/* One SECTION.KEY=VALUE onto c, read as a line of the file would be; with
+ * lock, refused (1) when c is locked and the change weakens it. */
+static int assign(struct config *c, const char *key, const char *value,
+		  const char *prefix, bool lock, char *err, size_t errlen)
 {
 	struct config *next = malloc(sizeof *next);
 	struct parse *p = calloc(1, sizeof *p);
@@ -215,7 +217,8 @@ int config_override(struct config *c, const char *key, const char *value,
 	if (!value)
 		value = "";
 	if (!next || !p) {
-		snprintf(err, errlen, "hardinit.%s: out of memory; the override was not applied", key);
+		snprintf(err, errlen, "%s%s: out of memory; the %s was not applied", prefix, key,
+			 lock ? "override" : "value");
 		goto out;
 	}
 	memcpy(next, c, sizeof *next);
@@ -243,9 +246,9 @@ int config_override(struct config *c, const char *key, const char *value,
 			rc = override_apply(p, key, config_trim(v));
 	}
 	if (rc < 0) {
-		snprintf(err, errlen, "hardinit.%s=%s: %s", key, value, p->msg);
+		snprintf(err, errlen, "%s%s=%s: %s", prefix, key, value, p->msg);
 		rc = -1;
-	} else if (c->lock_cmdline && config_weaker(c, next, why, sizeof why)) {
+	} else if (lock && c->lock_cmdline && config_weaker(c, next, why, sizeof why)) {
 		snprintf(err, errlen, "hardinit.%s=%s refused: it weakens the locked config (%s); "
 			 "change the config file or drop lock_cmdline", key, value, why);
 		rc = 1;
@@ -259,3 +262,14 @@ out:
 	return rc;
 }
 
+int config_override(struct config *c, const char *key, const char *value,
+		    char *err, size_t errlen)
+{
+	return assign(c, key, value, "hardinit.", true, err, errlen);
+}
+
+int config_set_key(struct config *c, const char *key, const char *value,
+		   char *err, size_t errlen)
+{
+	return assign(c, key, value, "", false, err, errlen);
+}

@@ -116,7 +116,7 @@ static const char *check_roothash(const char *v)
 
 	if (!*v)
 		return NULL;
-	if (strspn(v, "0123456789abcdefABCDEF") != n || n % 2 || n > 128)
+	if (strspn(v, "0123456789abcdefABCDEF") != n || n % 2 || n > CONFIG_ROOT_HASH_HEX_MAX)
 		return "must be the hex Root hash veritysetup format printed (64 digits for sha256)";
 	return NULL;
 }

@@ -249,48 +249,53 @@ bool config_cap_listed(const struct config *c, int cap)
 	return false;
 }
 
-int set_cap_drop(struct parse *p, const char *value)
+/* Each capability named in value (words, commas or spaces), to fn. */
+static int each_cap(struct parse *p, const char *value, int (*fn)(struct config *c, struct parse *p, int cap))
 {
-	struct config *c = p->c;
 	char word[CONFIG_NAME_MAX];
-	int rc, cap;
+	int rc, cap = -1;
 
-	while ((rc = next_word(&value, word, sizeof word, true)) > 0) {
-		if (cap_from_name(p, word, &cap) < 0)
+	while ((rc = next_word(&value, word, sizeof word, true)) > 0)
+		if (cap_from_name(p, word, &cap) < 0 || fn(p->c, p, cap) < 0)
 			return -1;
-		if (config_cap_listed(c, cap))
-			continue;
-		if (c->n_cap_drop >= CONFIG_MAX_CAPS)
-			return config_fail(p, "more than %d capabilities to drop (CONFIG_MAX_CAPS); list each one once", CONFIG_MAX_CAPS);
-		c->cap_drop[c->n_cap_drop++] = cap;
-	}
 	if (rc < 0)
 		return config_fail(p, "capability name too long; use a name from capabilities(7)");
 	return 0;
 }
 
+static int drop_one(struct config *c, struct parse *p, int cap)
+{
+	if (config_cap_listed(c, cap))
+		return 0;
+	if (c->n_cap_drop >= CONFIG_MAX_CAPS)
+		return config_fail(p, "more than %d capabilities to drop (CONFIG_MAX_CAPS); list each one once", CONFIG_MAX_CAPS);
+	c->cap_drop[c->n_cap_drop++] = cap;
+	return 0;
+}
+
 /* keep = NAME removes a drop set by an earlier source (the initramfs
  * file, when the root's file or the command line needs the capability). */
+static int keep_one(struct config *c, struct parse *p, int cap)
+{
+	(void)p;
+	for (size_t i = 0; i < c->n_cap_drop; i++) {
+		if (c->cap_drop[i] != cap)
+			continue;
+		memmove(&c->cap_drop[i], &c->cap_drop[i + 1], (c->n_cap_drop - i - 1) * sizeof c->cap_drop[0]);
+		c->cap_drop[--c->n_cap_drop] = 0;
+		break;
+	}
+	return 0;
+}
+
+int set_cap_drop(struct parse *p, const char *value)
+{
+	return each_cap(p, value, drop_one);
+}
+
 int set_cap_keep(struct parse *p, const char *value)
 {
-	struct config *c = p->c;
-	char word[CONFIG_NAME_MAX];
-	int rc, cap;
-
-	while ((rc = next_word(&value, word, sizeof word, true)) > 0) {
-		if (cap_from_name(p, word, &cap) < 0)
-			return -1;
-		for (size_t i = 0; i < c->n_cap_drop; i++) {
-			if (c->cap_drop[i] != cap)
-				continue;
-			memmove(&c->cap_drop[i], &c->cap_drop[i + 1], (c->n_cap_drop - i - 1) * sizeof c->cap_drop[0]);
-			c->cap_drop[--c->n_cap_drop] = 0;
-			break;
-		}
-	}
-	if (rc < 0)
-		return config_fail(p, "capability name too long; use a name from capabilities(7)");
-	return 0;
+	return each_cap(p, value, keep_one);
 }
 
 /* A word the kernel command line should (warn) or must (require) carry:

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "fsutil.h"
+#include "log.h"
 #include "sink.h"
 
 #define REPORT_FILE_MAX (REPORT_MAX_ITEMS * 512 + 8192)
@@ -24,6 +25,24 @@ static void copy_field(char *dst, size_t cap, const char *src)
 	snprintf(dst, cap, "%s", src ? src : "");
 }
 
+const char *const report_status_names[N_REPORT_STATUS + 1] = {
+	[REPORT_OK] = "ok", [REPORT_APPLIED] = "applied", [REPORT_ALREADY] = "already",
+	[REPORT_ABSENT] = "absent", [REPORT_REFUSED] = "refused", [REPORT_FAILED] = "failed",
+	[REPORT_WARN] = "warn", [REPORT_SKIPPED] = "skipped", [REPORT_INFO] = "info",
+	[REPORT_CREATED] = "created", [REPORT_DEFERRED] = "deferred", [REPORT_MISSING] = "missing",
+	[REPORT_WRONG] = "wrong", [REPORT_INVALID] = "invalid", [REPORT_DUPLICATE] = "duplicate",
+	[REPORT_REMOVED] = "removed", [REPORT_OFF] = "off", [REPORT_TAKEN] = "taken",
+	[REPORT_OPENED] = "opened", [REPORT_HYPERVISOR] = "hypervisor", [N_REPORT_STATUS] = NULL,
+};
+
+int report_status_of(const char *word)
+{
+	for (int i = 0; word && i < N_REPORT_STATUS; i++)
+		if (strcmp(word, report_status_names[i]) == 0)
+			return i;
+	return -1;
+}
+
 void report_add(struct report *r, const char *stage, const char *key,
 		const char *status, const char *fmt, ...)
 {
@@ -33,6 +52,9 @@ void report_add(struct report *r, const char *stage, const char *key,
 		r->dropped++;
 		return;
 	}
+	if (report_status_of(status) < 0)
+		log_warn("report: %s %s has the status '%s', which is not in report_status_names "
+			 "(init/report.c); this is a bug of hardinit, report it", stage, key, status ? status : "");
 	struct report_item *it = &r->items[r->n_items++];
 	copy_field(it->stage, sizeof it->stage, stage);
 	copy_field(it->key, sizeof it->key, key);

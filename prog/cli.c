@@ -1,5 +1,6 @@
 #include "cli.h"
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -7,7 +8,10 @@
 #include "arch.h"
 #include "audit.h"
 #include "boot.h"
+#include "hardening.h"
+#include "cmdline.h"
 #include "failure.h"
+#include "fsutil.h"
 #include "log.h"
 #include "measure.h"
 #include "modules.h"
@@ -33,6 +37,15 @@ static const char usage[] =
 "                        word this architecture's kernel reads (arch/), and\n"
 "                        security=selinux when [selinux] needs\n"
 "                        SELinux (for a unified kernel image's .cmdline)\n"
+"  check-config --cmdline WORDS FILE\n"
+"                        also exit 1 when one of WORDS contradicts one of\n"
+"                        those (mitigations=off against mitigations=auto,\n"
+"                        slab_merge against slab_nomerge)\n"
+"  config-set FILE SECTION.KEY=VALUE...\n"
+"                        print FILE with these keys set (each in its\n"
+"                        section, every other line as written), after\n"
+"                        checking the result reads as asked; FILE is not\n"
+"                        changed\n"
 "  dry-run [--config FILE] [--cmdline TEXT] [--root DIR]\n"
 "                        print what a boot would do with this config and\n"
 "                        kernel command line (default: /proc/cmdline)\n"
@@ -77,19 +90,48 @@ static bool needs_security_word(const struct config *c)
 	return true;
 }
 
-static void print_kernel_words(const struct config *c)
+/* The words the config asks of the kernel's command line: every [kernel]
+ * word this architecture's kernel reads, and security=selinux when
+ * needed. Returns how many (at most max). */
+static size_t kernel_words(const struct config *c, const char **out, size_t max)
 {
-	for (size_t i = 0; i < c->n_kernel_opts; i++)
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->n_kernel_opts && n < max; i++)
 		if (arch_reads_word(arch_native(), c->kernel_opts[i].word))
-			printf("%s\n", c->kernel_opts[i].word);
-	if (needs_security_word(c))
-		printf("security=selinux\n");
+			out[n++] = c->kernel_opts[i].word;
+	if (needs_security_word(c) && n < max)
+		out[n++] = "security=selinux";
+	return n;
 }
 
-static int check_config(const char *path, bool print_words)
+/* Each word of cmdline against the config's: the first contradiction is
+ * one line and status 1. */
+static int check_words(const char *path, const char *cmdline, const char *const *want, size_t n)
+{
+	char buf[CMDLINE_MAX_BYTES];
+	char *save = NULL;
+
+	if (strlen(cmdline) >= sizeof buf) {
+		fprintf(stderr, "hardinit: --cmdline is longer than %d bytes (CMDLINE_MAX_BYTES)\n", CMDLINE_MAX_BYTES - 1);
+		return 1;
+	}
+	snprintf(buf, sizeof buf, "%s", cmdline);
+	for (char *w = strtok_r(buf, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save))
+		for (size_t i = 0; i < n; i++)
+			if (kernel_word_contradicts(w, want[i])) {
+				fprintf(stderr, "hardinit: word %s contradicts %s that %s asks for; drop the word or "
+					"change the [kernel] section of %s\n", w, want[i], path, path);
+				return 1;
+			}
+	return 0;
+}
+
+static int check_config(const char *path, bool print_words, const char *cmdline)
 {
 	static struct config cfg;
 	char err[CONFIG_ERR_MAX + 128];
+	const char *words[CONFIG_MAX_KERNEL_OPTS + 1];
 
 	config_defaults(&cfg);
 	if (config_load(&cfg, path, "", err, CONFIG_ERR_MAX) < 0) {
@@ -97,11 +139,65 @@ static int check_config(const char *path, bool print_words)
 		fprintf(stderr, "hardinit: %s\n", err);
 		return 1;
 	}
+	size_t n = kernel_words(&cfg, words, sizeof words / sizeof words[0]);
+	if (cmdline && check_words(path, cmdline, words, n) != 0)
+		return 1;
 	if (print_words)
-		print_kernel_words(&cfg);
+		for (size_t i = 0; i < n; i++)
+			printf("%s\n", words[i]);
 	else
 		printf("hardinit: %s is valid\n", path);
 	return 0;
+}
+
+/* check-config [--print-kernel-words] [--cmdline WORDS] FILE */
+static int cmd_check_config(int argc, char **argv)
+{
+	bool print_words = false;
+	const char *cmdline = NULL;
+	int i = 0;
+
+	for (; i < argc - 1; i++) {
+		if (strcmp(argv[i], "--print-kernel-words") == 0)
+			print_words = true;
+		else if (strcmp(argv[i], "--cmdline") == 0 && i + 2 < argc)
+			cmdline = argv[++i];
+		else
+			break;
+	}
+	if (i != argc - 1) {
+		fprintf(stderr, "hardinit: usage: hardinit check-config [--print-kernel-words] [--cmdline WORDS] FILE\n");
+		return 2;
+	}
+	return check_config(argv[i], print_words, cmdline);
+}
+
+/* config-set: FILE's text with the values set, on stdout; FILE itself is
+ * not changed (the builder's profiles are read-only). */
+static int config_set(int argc, char **argv)
+{
+	static char text[CONFIG_MAX_FILE_BYTES + 1], out[2 * CONFIG_MAX_FILE_BYTES];
+	char err[CONFIG_ERR_MAX + 128];
+	size_t len = 0;
+
+	if (argc < 2) {
+		fprintf(stderr, "hardinit: usage: hardinit config-set FILE SECTION.KEY=VALUE...\n");
+		return 2;
+	}
+	if (fs_read(argv[0], text, sizeof text, &len) < 0) {
+		fprintf(stderr, "hardinit: config-set: cannot read %s: %s; give a regular file of at most %d bytes\n",
+			argv[0], errno == E2BIG ? "too large" : strerror(errno), CONFIG_MAX_FILE_BYTES);
+		return 1;
+	}
+	int n = config_edit(text, len, argv[0], "", (const char *const *)argv + 1, (size_t)argc - 1,
+			    out, sizeof out, err, CONFIG_ERR_MAX);
+	if (n < 0) {
+		config_explain(err, sizeof err);
+		fprintf(stderr, "hardinit: config-set: %s\n", err);
+		return 1;
+	}
+	fwrite(out, 1, (size_t)n, stdout);
+	return fflush(stdout) == 0 ? 0 : 1;
 }
 
 static int parse_dry_run(struct boot *b, int argc, char **argv)
@@ -177,6 +273,10 @@ static int cmd_limits(void)
 	printf("IMA_CERT_DIR=%s\n", BOOT_IMA_CERTS);
 	printf("VERITY_SIG_PATH=%s\n", VERITY_SIG_EMBED_PATH);
 	printf("MAX_VERITY_SIG_BYTES=%d\n", VERITY_SIG_MAX);
+	printf("MAX_IMA_CERTS=%d\n", IMA_CERTS_MAX);
+	printf("MAX_IMA_CERT_BYTES=%d\n", IMA_CERT_MAX_BYTES);
+	printf("SELINUX_POLICY_MAGIC=0x%08x\n", SELINUX_POLICYDB_MAGIC);
+	printf("MAX_ROOT_HASH_HEX=%d\n", CONFIG_ROOT_HASH_HEX_MAX);
 	/* The Makefile's PREFIX, compiled in: the package's binary must say
 	 * /usr, the one make install put under /usr/local says that. */
 	printf("PROFILE_DIR=%s\n", HARDINIT_PROFILE_DIR);
@@ -198,14 +298,10 @@ int cli_main(int argc, char **argv)
 		printf("hardinit %s\n", HARDINIT_VERSION);
 		return 0;
 	}
-	if (strcmp(cmd, "check-config") == 0 || strcmp(cmd, "--check-config") == 0) {
-		bool words = argc == 4 && strcmp(argv[2], "--print-kernel-words") == 0;
-		if (argc != 3 + words) {
-			fprintf(stderr, "hardinit: usage: hardinit check-config [--print-kernel-words] FILE\n");
-			return 2;
-		}
-		return check_config(argv[2 + words], words);
-	}
+	if (strcmp(cmd, "check-config") == 0 || strcmp(cmd, "--check-config") == 0)
+		return cmd_check_config(argc - 2, argv + 2);
+	if (strcmp(cmd, "config-set") == 0)
+		return config_set(argc - 2, argv + 2);
 	if (strcmp(cmd, "dry-run") == 0 || strcmp(cmd, "--dry-run") == 0)
 		return cmd_dry_run(argc - 2, argv + 2);
 	if (strcmp(cmd, "private-tmp") == 0)

@@ -27,6 +27,13 @@
 /* The walk up vm.mmap_rnd_bits and vm.mmap_rnd_compat_bits starts at
  * the architecture's largest maximum (arch/: mmap_rnd_bits_max). */
 
+/* Does the command-line word `word` contradict the [kernel] word `want`
+ * (hardinit check-config --cmdline, for a UKI's baked command line)? The
+ * same key with another value (mitigations=off against mitigations=auto;
+ * '-' and '_' alike in the key), or a bare word that undoes one of
+ * another name (slab_merge against slab_nomerge). */
+bool kernel_word_contradicts(const char *word, const char *want);
+
 /* Does the first "flags" line of /proc/cpuinfo text name flag ("nx")? */
 bool cpuinfo_has_flag(const char *cpuinfo, const char *flag);
 

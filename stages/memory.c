@@ -28,6 +28,43 @@ static const struct arch_weakener common_weakeners[] = {
 	{ "norandmaps", NULL,  "process address-space randomisation is off" },
 };
 
+/* Bare words that undo a [kernel] word of another name: the word, and the
+ * key it undoes whatever that key's value. */
+static const struct { const char *word, *undoes; } undoing_words[] = {
+	{ "slab_merge",                  "slab_nomerge" },
+	{ "nopti",                       "pti" },
+	{ "nospectre_v1",                "spectre_v1" },
+	{ "nospectre_v2",                "spectre_v2" },
+	{ "nospec_store_bypass_disable", "spec_store_bypass_disable" },
+	{ "nokaslr",                     "kaslr" },
+};
+
+/* The key of a word ("init_on_free=1" -> "init_on_free"), '-' as '_' as
+ * the kernel's parameter parser takes them. */
+static void word_key(const char *word, char *out, size_t cap)
+{
+	size_t i = 0;
+	for (; word[i] && word[i] != '=' && i + 1 < cap; i++)
+		out[i] = word[i] == '-' ? '_' : word[i];
+	out[i] = '\0';
+}
+
+bool kernel_word_contradicts(const char *word, const char *want)
+{
+	char k[128], w[128];
+
+	if (strcmp(word, want) == 0)
+		return false;
+	word_key(word, k, sizeof k);
+	word_key(want, w, sizeof w);
+	if (strcmp(k, w) == 0)
+		return true;
+	for (size_t i = 0; i < sizeof undoing_words / sizeof undoing_words[0]; i++)
+		if (strcmp(word, undoing_words[i].word) == 0 && strcmp(w, undoing_words[i].undoes) == 0)
+			return true;
+	return false;
+}
+
 static bool weakener_hit(const struct cmdline *c, const struct arch_weakener *w)
 {
 	bool bare = false;

@@ -14,7 +14,11 @@
 #include "stages.h"
 
 /* Linux 5.17: the kernel decompresses the module itself. Debian's 6.x
- * modules are .ko.xz, and this saves carrying a decompressor. */
+ * modules are .ko.xz, and this saves carrying a decompressor. The uapi
+ * name is MODULE_INIT_COMPRESSED_FILE (<linux/module.h>, Linux 5.17), which
+ * kernel headers older than 5.17 lack, so the value is ours; the trailing
+ * underscore keeps our copy from redefining the header's name wherever
+ * that header is included too. */
 #define MODULE_INIT_COMPRESSED_FILE_ 4
 #define MODULE_PARAMS_MAX 1024
 

@@ -1,6 +1,7 @@
 #include "root_probe.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -56,68 +57,59 @@ static void copy_label(char *dst, size_t cap, const unsigned char *src, size_t l
 	dst[n] = '\0';
 }
 
-static int probe_ext(int fd, struct fs_info *out)
+/* ext2/3/4 share a magic: the features say which. */
+static const char *ext_type(const unsigned char *sb)
 {
-	unsigned char sb[256];
-
-	if (fs_pread_all(fd, sb, sizeof sb, EXT_SB_OFFSET) < 0 || le16(sb + 0x38) != EXT_MAGIC)
-		return -1;
 	uint32_t compat = le32(sb + 0x5c), incompat = le32(sb + 0x60), ro_compat = le32(sb + 0x64);
-	const char *type = "ext2";
+
 	if ((incompat & ~(uint32_t)EXT_INCOMPAT_EXT3) || (ro_compat & ~(uint32_t)EXT_RO_COMPAT_EXT2))
-		type = "ext4";
-	else if (compat & EXT_COMPAT_JOURNAL)
-		type = "ext3";
-	snprintf(out->type, sizeof out->type, "%s", type);
-	format_uuid(sb + 0x68, 0, out->uuid);
-	copy_label(out->label, sizeof out->label, sb + 0x78, 16);
-	return 0;
+		return "ext4";
+	return compat & EXT_COMPAT_JOURNAL ? "ext3" : "ext2";
 }
 
-static int probe_xfs(int fd, struct fs_info *out)
-{
-	unsigned char sb[128];
-
-	if (fs_pread_all(fd, sb, sizeof sb, 0) < 0 || memcmp(sb, "XFSB", 4) != 0)
-		return -1;
-	snprintf(out->type, sizeof out->type, "xfs");
-	format_uuid(sb + 32, 0, out->uuid);
-	copy_label(out->label, sizeof out->label, sb + 108, 12);
-	return 0;
-}
-
-static int probe_btrfs(int fd, struct fs_info *out)
-{
-	unsigned char sb[0x12b + 256];
-
-	if (fs_pread_all(fd, sb, sizeof sb, BTRFS_SB_OFFSET) < 0 || memcmp(sb + 0x40, "_BHRfS_M", 8) != 0)
-		return -1;
-	snprintf(out->type, sizeof out->type, "btrfs");
-	format_uuid(sb + 0x20, 0, out->uuid);
-	copy_label(out->label, sizeof out->label, sb + 0x12b, 256);
-	return 0;
-}
-
-static int probe_erofs(int fd, struct fs_info *out)
-{
-	unsigned char sb[0x50];
-
-	if (fs_pread_all(fd, sb, sizeof sb, EROFS_SB_OFFSET) < 0 || le32(sb) != EROFS_MAGIC)
-		return -1;
-	snprintf(out->type, sizeof out->type, "erofs");
-	format_uuid(sb + 0x30, 0, out->uuid);
-	copy_label(out->label, sizeof out->label, sb + 0x40, 16);
-	return 0;
-}
-
-static int probe_squashfs(int fd, struct fs_info *out)
-{
-	unsigned char sb[4];
-
+/* The file systems found by one superblock: where it is, its magic (a
+ * byte string, or a little-endian number of magic_width bytes), where its
+ * UUID (-1: none) and label are. Tried in this order. */
+static const struct sb_format {
+	const char *type;
+	const char *(*type_of)(const unsigned char *sb);   /* NULL: type */
+	uint64_t offset;
+	size_t bytes, magic_at;
+	const char *magic;             /* NULL: magic_le */
+	uint32_t magic_le;
+	size_t magic_width;
+	long uuid_at;
+	size_t label_at, label_len;
+} sb_formats[] = {
+	{ "ext", ext_type, EXT_SB_OFFSET, 256, 0x38, NULL, EXT_MAGIC, 2, 0x68, 0x78, 16 },
+	{ "xfs", NULL, 0, 128, 0, "XFSB", 0, 4, 32, 108, 12 },
+	{ "btrfs", NULL, BTRFS_SB_OFFSET, 0x12b + 256, 0x40, "_BHRfS_M", 0, 8, 0x20, 0x12b, 256 },
+	{ "erofs", NULL, EROFS_SB_OFFSET, 0x50, 0, NULL, EROFS_MAGIC, 4, 0x30, 0x40, 16 },
 	/* squashfs has neither UUID nor label: found by path or devnum only. */
-	if (fs_pread_all(fd, sb, sizeof sb, 0) < 0 || le32(sb) != SQUASHFS_MAGIC)
+	{ "squashfs", NULL, 0, 4, 0, NULL, SQUASHFS_MAGIC, 4, -1, 0, 0 },
+};
+
+#define SB_BYTES_MAX (0x12b + 256)
+
+static bool magic_matches(const struct sb_format *f, const unsigned char *sb)
+{
+	if (f->magic)
+		return memcmp(sb + f->magic_at, f->magic, f->magic_width) == 0;
+	uint32_t v = f->magic_width == 2 ? le16(sb + f->magic_at) : le32(sb + f->magic_at);
+	return v == f->magic_le;
+}
+
+static int probe_sb(int fd, const struct sb_format *f, struct fs_info *out)
+{
+	unsigned char sb[SB_BYTES_MAX];
+
+	if (f->bytes > sizeof sb || fs_pread_all(fd, sb, f->bytes, f->offset) < 0 || !magic_matches(f, sb))
 		return -1;
-	snprintf(out->type, sizeof out->type, "squashfs");
+	snprintf(out->type, sizeof out->type, "%s", f->type_of ? f->type_of(sb) : f->type);
+	if (f->uuid_at >= 0)
+		format_uuid(sb + f->uuid_at, 0, out->uuid);
+	if (f->label_len)
+		copy_label(out->label, sizeof out->label, sb + f->label_at, f->label_len);
 	return 0;
 }
 
@@ -166,14 +158,12 @@ static int probe_swap(int fd, struct fs_info *out)
 
 int probe_fs(int fd, struct fs_info *out)
 {
-	static int (*const probes[])(int, struct fs_info *) = {
-		probe_ext, probe_xfs, probe_btrfs, probe_erofs, probe_squashfs, probe_swap,
-	};
-
 	memset(out, 0, sizeof *out);
-	for (size_t i = 0; i < sizeof probes / sizeof probes[0]; i++)
-		if (probes[i](fd, out) == 0)
+	for (size_t i = 0; i < sizeof sb_formats / sizeof sb_formats[0]; i++)
+		if (probe_sb(fd, &sb_formats[i], out) == 0)
 			return 0;
+	if (probe_swap(fd, out) == 0)
+		return 0;
 	memset(out, 0, sizeof *out);
 	return -1;
 }

@@ -8,7 +8,7 @@
 int stage_early(struct boot *b);      /* stages/early.c: API mounts, console, fds */
 int stage_config(struct boot *b);     /* stages/config.c: config + cmdline overrides */
 int stage_firmware(struct boot *b);   /* stages/firmware.c: UEFI, Secure Boot, UKI, lockdown */
-int stage_sysctl_start(struct boot *b); /* stages/sysctl_start.c: slow sysctl writes begun on a child */
+int stage_sysctl_start(struct boot *b); /* stages/sysctl_start.c: slow sysctl writes begun on a thread */
 int stage_modules(struct boot *b);    /* stages/modules.c: finit_module the builder's list */
 int stage_lvm(struct boot *b);        /* stages/lvm.c: activate the LVM logical volume root= names */
 /* /dev/VG/LV as lvm2's /dev/mapper/VG-LV (1), or 0 when SPEC is no such

@@ -528,7 +528,7 @@ static int activate(struct boot *b, struct verity_setup *v, char *node, size_t c
 	}
 	close(fd);
 	log_info("verity: device-mapper %s, %s is %s, status %s", version, VERITY_DM_NAME, node, status);
-	report_add(&b->rep, "verity", "status", status[0] == 'V' ? "ok" : "fail", "%s", status);
+	report_add(&b->rep, "verity", "status", status[0] == 'V' ? "ok" : "failed", "%s", status);
 	return 0;
 }
 

@@ -545,7 +545,7 @@ check_load_order() {
 # source tree and in an installed PREFIX.
 @test "profiles and the default hardinit are found in a repo layout and an installed layout" {
 	mkdir -p "$T/repo/initramfs" "$T/repo/build" "$T/repo/config"
-	cp "$BUILDER" "$T/repo/initramfs/"
+	cp "$BUILDER" "$REPO/initramfs/facts.sh" "$T/repo/initramfs/"
 	cp "$MKCPIO" "$T/hardinit" "$T/repo/build/"
 	printf '# appliance\n' >"$T/repo/config/appliance.conf"
 	printf '# baseline\n' >"$T/repo/config/baseline.conf"
@@ -564,6 +564,11 @@ check_load_order() {
 	cp "$BUILDER" "$T/hardinit" "$T/prefix/sbin/"
 	cp "$MKCPIO" "$T/prefix/lib/hardinit/"
 	printf '# xen\n' >"$T/prefix/share/hardinit/profiles/xen.conf"
+	# Without the facts it shares with update-hardinit: one line, no image.
+	run --separate-stderr "$T/prefix/sbin/hardinit-mkinitramfs" -o "$OUT" --profile xen
+	[ "$status" -eq 1 ] && [ "${#stderr_lines[@]}" -eq 1 ]
+	[[ $stderr == "hardinit-mkinitramfs: facts.sh not found"* ]]
+	cp "$REPO/initramfs/facts.sh" "$T/prefix/lib/hardinit/"
 	run --separate-stderr "$T/prefix/sbin/hardinit-mkinitramfs" -o "$OUT" --profile xen
 	[ "$status" -eq 0 ]
 	[ "$(extract "$OUT" etc/hardinit.conf)" = "# xen" ]
@@ -669,4 +674,101 @@ check_load_order() {
 	chmod +x "$T/older"
 	run --separate-stderr "$BUILDER" -o "$OUT" --hardinit "$T/older" --config "$T/test.conf"
 	assert_one_line_error "limits failed" "unknown command"
+}
+
+# ---- the facts the builder takes from the binary (issue 30) --------------------
+
+@test "an embedded SELinux policy of exactly MAX_POLICY_BYTES is taken, as hardinit takes it; one byte more is refused" {
+	local max
+	max=$("$REPO/build/hardinit" limits | sed -n 's/^MAX_POLICY_BYTES=//p')
+	[ "$max" -gt 0 ]
+	# Sparse: the size is what counts, not the bytes.
+	truncate -s "$max" "$T/policy.big"
+	printf '\x8c\xff\x7c\xf9\x08\x00\x00\x00SE Linux' | dd of="$T/policy.big" conv=notrunc status=none
+	run --separate-stderr builder --compress none --policy "$T/policy.big" --policy-type default
+	[ "$status" -eq 0 ] || { echo "$stderr"; return 1; }
+	[[ $output == *"add /etc/hardinit/selinux/policy (SELinux policy, $max bytes"* ]]
+	truncate -s $((max + 1)) "$T/policy.big"
+	run --separate-stderr builder --compress none --policy "$T/policy.big" --policy-type default
+	assert_one_line_error "larger than MAX_POLICY_BYTES ($max)"
+}
+
+@test "IMA certificates: at most MAX_IMA_CERTS, each at most MAX_IMA_CERT_BYTES, as the binary says" {
+	local n max i
+	n=$("$REPO/build/hardinit" limits | sed -n 's/^MAX_IMA_CERTS=//p')
+	max=$("$REPO/build/hardinit" limits | sed -n 's/^MAX_IMA_CERT_BYTES=//p')
+	[ "$n" -gt 0 ] && [ "$max" -gt 0 ]
+	local -a certs=()
+	for ((i = 0; i < n; i++)); do
+		printf '\x30 cert %d' "$i" >"$T/c$i.der"
+		certs+=(--ima-cert "$T/c$i.der")
+	done
+	run --separate-stderr builder "${certs[@]}"
+	[ "$status" -eq 0 ] || { echo "$stderr"; return 1; }
+	[ "$(names "$OUT" | grep -c '^etc/hardinit/ima-certs/c')" -eq "$n" ]
+	printf '\x30 one more' >"$T/extra.der"
+	run --separate-stderr builder "${certs[@]}" --ima-cert "$T/extra.der"
+	assert_one_line_error "more than MAX_IMA_CERTS ($n)"
+	# Exactly the maximum is taken, one byte more is not.
+	{ printf '\x30'; head -c $((max - 1)) /dev/zero; } >"$T/big.der"
+	run --separate-stderr builder --ima-cert "$T/big.der"
+	[ "$status" -eq 0 ] || { echo "$stderr"; return 1; }
+	printf 'x' >>"$T/big.der"
+	run --separate-stderr builder --ima-cert "$T/big.der"
+	assert_one_line_error "$T/big.der" "larger than MAX_IMA_CERT_BYTES ($max)"
+}
+
+@test "the builder follows the binary's IMA, SELinux and verity limits, not numbers of its own" {
+	local real
+	real=$("$REPO/build/hardinit" limits)
+	printf '\x30 a' >"$T/a.der"
+	printf '\x30 b' >"$T/b.der"
+	HI_LIMITS=$(sed 's/^MAX_IMA_CERTS=.*/MAX_IMA_CERTS=1/' <<<"$real") \
+		run --separate-stderr builder --ima-cert "$T/a.der" --ima-cert "$T/b.der"
+	assert_one_line_error "more than MAX_IMA_CERTS (1)"
+	HI_LIMITS=$(sed 's/^MAX_IMA_CERT_BYTES=.*/MAX_IMA_CERT_BYTES=2/' <<<"$real") \
+		run --separate-stderr builder --ima-cert "$T/a.der"
+	assert_one_line_error "larger than MAX_IMA_CERT_BYTES (2)"
+	# Another magic: the real policy's is refused, that one's taken.
+	printf '\x8c\xff\x7c\xf9\x08\x00\x00\x00SE Linux' >"$T/se.pol"
+	printf '\x78\x56\x34\x12\x08\x00\x00\x00SE Linux' >"$T/other.pol"
+	export HI_LIMITS
+	HI_LIMITS=$(sed 's/^SELINUX_POLICY_MAGIC=.*/SELINUX_POLICY_MAGIC=0x12345678/' <<<"$real")
+	run --separate-stderr builder --policy "$T/se.pol" --policy-type default
+	assert_one_line_error "not a binary SELinux policy"
+	run --separate-stderr builder --policy "$T/other.pol" --policy-type default
+	[ "$status" -eq 0 ] || { echo "$stderr"; return 1; }
+	HI_LIMITS=$(sed 's/^MAX_POLICY_BYTES=.*/MAX_POLICY_BYTES=15/' <<<"$real")
+	run --separate-stderr builder --policy "$T/se.pol" --policy-type default
+	assert_one_line_error "larger than MAX_POLICY_BYTES (15)"
+	HI_LIMITS=$(sed 's/^MAX_ROOT_HASH_HEX=.*/MAX_ROOT_HASH_HEX=4/' <<<"$real")
+	run --separate-stderr builder --verity-roothash abcdef --verity-data /dev/vda --verity-hash /dev/vdb
+	assert_one_line_error "MAX_ROOT_HASH_HEX (4)"
+	HI_LIMITS=$(sed 's/^SELINUX_POLICY_MAGIC=.*/SELINUX_POLICY_MAGIC=f97cff8c/' <<<"$real")
+	run --separate-stderr builder
+	assert_one_line_error "SELINUX_POLICY_MAGIC 'f97cff8c' is not 0x and 8 hex digits"
+	HI_LIMITS=$(grep -v '^MAX_IMA_CERT_BYTES=' <<<"$real")
+	run --separate-stderr builder
+	assert_one_line_error "did not print MAX_IMA_CERT_BYTES"
+}
+
+@test "a root hash as long as hardinit takes (MAX_ROOT_HASH_HEX digits) is taken, one byte longer is refused" {
+	local max hash
+	max=$("$REPO/build/hardinit" limits | sed -n 's/^MAX_ROOT_HASH_HEX=//p')
+	[ "$max" -ge 64 ]
+	hash=$(printf '%*s' "$max" '' | tr ' ' a)
+	local kdir="$T/dm/lib/modules/9.9.9-test"
+	mkdir -p "$kdir/kernel/md"
+	for m in dm-mod dm-verity; do
+		printf 'module %s\n' "$m" >"$kdir/kernel/md/$m.ko"
+		printf 'kernel/md/%s.ko:\n' "$m" >>"$kdir/modules.dep"
+	done
+	# The real binary: its check-config takes the merged [verity] section.
+	local -a args=(-o "$OUT" --hardinit "$REPO/build/hardinit" --profile baseline --moddir "$T/dm"
+		--verity-data /dev/vda --verity-hash /dev/vdb)
+	run --separate-stderr "$BUILDER" "${args[@]}" --verity-roothash "$hash"
+	[ "$status" -eq 0 ] || { echo "$stderr"; return 1; }
+	[[ $output == *"is valid ($REPO/build/hardinit check-config)"* ]]
+	run --separate-stderr "$BUILDER" "${args[@]}" --verity-roothash "${hash}ab"
+	assert_one_line_error "MAX_ROOT_HASH_HEX ($max)"
 }

@@ -39,7 +39,7 @@ setup_file() {
 @test "deb: the package holds the binaries, the builder's helper and profiles, the hooks, man pages and docs" {
 	local f
 	for f in usr/sbin/hardinit usr/sbin/hardinit-mkinitramfs usr/sbin/update-hardinit \
-		usr/lib/hardinit/mkcpio \
+		usr/lib/hardinit/mkcpio usr/lib/hardinit/facts.sh \
 		usr/share/hardinit/profiles/baseline.conf usr/share/hardinit/profiles/strict.conf \
 		usr/share/hardinit/profiles/appliance.conf usr/share/hardinit/profiles/xen.conf \
 		etc/hardinit/mkinitramfs.conf etc/kernel/postinst.d/hardinit etc/kernel/postrm.d/hardinit \
@@ -176,7 +176,9 @@ in_boot() {
 	mkdir -p "$t/up" "$t/work"
 	cat >"$t/builder" <<-'EOF'
 		#!/bin/sh
-		# hardinit-mkinitramfs's -o and --kver, nothing else
+		# hardinit-mkinitramfs's -o and --kver, nothing else; its
+		# arguments logged for the test
+		echo "$*" >>"$BUILDER_ARGS"
 		out="" kver=""
 		while [ $# -gt 0 ]; do
 			case $1 in -o) out=$2; shift ;; --kver) kver=$2; shift ;; esac
@@ -191,7 +193,7 @@ in_boot() {
 		mount -t tmpfs -o mode=755 varlib /var/lib
 		mount -t overlay -o lowerdir=$libdir,upperdir=$t/up,workdir=$t/work overlay $libdir
 		UH=$PKG/usr/sbin/update-hardinit K1=6.1.0-91-test K2=6.1.0-92-test
-		export HARDINIT_MKINITRAMFS=$t/builder
+		export HARDINIT_MKINITRAMFS=$t/builder BUILDER_ARGS=$t/builder.args
 		for k in \$K1 \$K2; do
 			mkdir -p /lib/modules/\$k
 			for f in vmlinuz System.map config initrd.img; do echo "\$f of \$k" >/boot/\$f-\$k; done
@@ -200,6 +202,43 @@ in_boot() {
 	EOF
 	run unshare --mount --propagation private bash "$t/run.sh"
 	echo "$output"
+}
+
+@test "deb: update-hardinit leaves the compression to the builder's default for the target unless COMPRESS is set" {
+	in_boot '
+printf "TARGET=virtio\n" >/var/lib/virtio.conf
+"$UH" -c /var/lib/virtio.conf -k "$K1" >/dev/null
+echo "=== virtio: $(tail -n 1 "$BUILDER_ARGS")"
+printf "TARGET=virtio\nCOMPRESS=gzip\n" >/var/lib/gzip.conf
+"$UH" -c /var/lib/gzip.conf -k "$K1" >/dev/null
+echo "=== gzip: $(tail -n 1 "$BUILDER_ARGS")"
+"$UH" -k "$K1" >/dev/null
+echo "=== shipped: $(tail -n 1 "$BUILDER_ARGS")"'
+	[ "$status" -eq 0 ]
+	[[ $output == *"=== virtio: --kver 6.1.0-91-test --moddir / --target virtio --profile baseline -o "* ]]
+	[[ $output != *"=== virtio: "*"--compress"*"=== gzip"* ]]
+	[[ $output == *"=== gzip: "*"--target virtio "*"--compress gzip"* ]]
+	# The shipped conffile asks for no compression of its own either.
+	[[ $output == *"=== shipped: "*"--target auto "* && $output != *"=== shipped: "*"--compress"* ]]
+	# The builder's default for that target is its own (builder.bats: none for virtio and xen).
+	run "$PKG/usr/sbin/update-hardinit" --show-config -c "$PKG/etc/hardinit/mkinitramfs.conf"
+	grep -qx 'COMPRESS=' <<<"$output"
+}
+
+@test "deb: postrm's list of the /boot names of others is facts.sh's, written in by the build" {
+	local names
+	# shellcheck source=initramfs/facts.sh
+	names=$(. "$PKG/usr/lib/hardinit/facts.sh" && echo "$HI_FOREIGN_NAMES")
+	[ -n "$names" ]
+	grep -qxF "foreign_names=\"$names\"" "$PKG/DEBIAN/postrm"
+	run ! grep -q '#HARDINIT_' "$PKG/DEBIAN/postrm"
+	# update-hardinit refuses an OUTPUT starting with each of them.
+	local n c=$BATS_TEST_TMPDIR/n.conf
+	for n in $names; do
+		printf 'OUTPUT=/boot/%s%%v\n' "$n" >"$c"
+		run "$PKG/usr/sbin/update-hardinit" --show-config -c "$c"
+		[ "$status" -eq 1 ] || { echo "OUTPUT=/boot/$n%v taken"; return 1; }
+	done
 }
 
 @test "deb: update-hardinit refuses an OUTPUT that can name a kernel, a System.map, a config, another tool's initrd, or leaves /boot" {
@@ -360,7 +399,8 @@ echo "=== state: $(ls -A /var/lib)"'
 @test "deb: the hook scripts and update-hardinit pass shellcheck" {
 	command -v shellcheck >/dev/null || skip "shellcheck missing; scripts/install-deps installs it"
 	cd "$REPO"
-	shellcheck hooks/update-hardinit hooks/postinst.d/hardinit hooks/postrm.d/hardinit \
+	# -x: update-hardinit sources initramfs/facts.sh, which is checked with it.
+	shellcheck -x hooks/update-hardinit hooks/postinst.d/hardinit hooks/postrm.d/hardinit \
 		hooks/install.d/50-hardinit.install hooks/grub.d/15_hardinit scripts/build-deb \
 		debian/postinst debian/postrm tests/vm/deb-chroot.bash
 }

@@ -186,3 +186,54 @@ config_examples() {
 	[[ $output == *"hardinit.selinux.mode=permissive refused: it weakens the locked config"* ]]
 	[[ $output == *"override hardinit.capabilities.drop=cap_sys_rawio applied"* ]]
 }
+
+# An example command line made runnable here: its placeholders (an output,
+# a kernel, a key, a UUID, FILE...) replaced by this test's own, and
+# nothing written outside $T. The replacements are the whole list: an
+# example that needs another one fails the test below.
+runnable() {
+	local line=$1 uuid=0a1b2c3d-0000-4000-8000-000000000001
+	line=${line%%#*}
+	line=${line//\$(git log -1 --format=%ct)/0}
+	line=${line//\[--json\]/--json}
+	line=${line//\/path\/to\/unpacked-kernel/$KROOT}
+	line=${line//\/var\/cache\/hardinit\/kernels\/6.12/$KROOT}
+	line=$(sed -E "s/--kver [^ ]+/--kver $KVER/; s|--kernel [^ ]+|--kernel $KROOT/boot/vmlinuz-$KVER|;
+		s/UUID=[.0-9a-f]*\\.\\.\\./UUID=$uuid/g; s| -o [^ ]+| -o $T/out.img|; s|--uki [^ ]+|--uki $T/out.efi|;
+		s|--sign-key db.key|--sign-key $T/db.key|; s|--sign-cert db.pem|--sign-cert $T/db.pem|;
+		s|--policy /etc/selinux/[^ ]+|--policy $T/policy.33|; s|/etc/hardinit.conf|$REPO/config/baseline.conf|;
+		s| FILE| $REPO/config/baseline.conf|g; s|--format prometheus|--format prometheus --output $T/h.prom|;
+		s|private-tmp alice /bin/sh|private-tmp nobody /bin/true|" <<<"$line")
+	# The machine's own /lib/modules (this host has none): the cached kernel's.
+	[[ $line != *hardinit-mkinitramfs* || $line == *--moddir* ]] || line+=" --moddir $KROOT"
+	printf '%s\n' "$line"
+}
+
+@test "docs: every example command of hardinit and hardinit-mkinitramfs runs as written (placeholders aside)" {
+	local T=$BATS_TEST_TMPDIR f line cmd rc out n=0
+	export KROOT=${HARDINIT_CACHE:-/var/cache/hardinit}/kernels/6.12 T
+	[ -d "$KROOT/lib/modules" ] || skip "no 6.12 kernel in $KROOT (scripts/install-deps fetches it)"
+	KVER=$(cd "$KROOT/lib/modules" && ls | head -n 1)
+	export KVER hash=9b4332f63d3b62e3fa38037cb624dafd1942e3c9a4336e28fc95417d7eca8a2d size=1048576
+	export PATH="$REPO/build:$REPO/initramfs:$PATH"
+	openssl req -x509 -newkey rsa:2048 -nodes -subj /CN=db -days 1 -keyout "$T/db.key" -out "$T/db.pem" 2>/dev/null
+	printf '\x8c\xff\x7c\xf9\x08\x00\x00\x00SE Linux' >"$T/policy.33"
+	local -a files
+	mapfile -t files < <(doc_files)
+	for f in "${files[@]}"; do
+		while IFS= read -r line; do
+			[[ $line == *" ... "* ]] && { echo "not runnable (an elided command): $line"; continue; }
+			cmd=$(runnable "$line")
+			n=$((n + 1))
+			rc=0
+			out=$(cd "$T" && unshare --mount --propagation private bash -c "$cmd" 2>&1) || rc=$?
+			case $cmd in
+			# audit on this host, which hardinit did not boot: 2, it cannot audit
+			*"hardinit audit"*) [[ $rc == 2 && $out == *"/run/hardinit/config: cannot read"* || $rc == 0 || $rc == 1 ]] ;;
+			*) [[ $rc == 0 ]] ;;
+			esac || { echo "${f#"$REPO"/}: '$line' as '$cmd' exited $rc: $out"; return 1; }
+		done < <(doc_commands "$f" 'hardinit|hardinit-mkinitramfs')
+	done
+	echo "example commands run: $n"
+	[ "$n" -ge 12 ]
+}

@@ -15,7 +15,7 @@ shell_files() {
 	local f
 	while IFS= read -r f; do
 		case $f in
-		*.bats | *.bash) printf '%s\n' "$f" ;;
+		*.bats | *.bash | *.sh) printf '%s\n' "$f" ;;
 		*.c | *.h | *.md | *.conf | *.[0-9]) ;;
 		*) head -n 1 "$f" 2>/dev/null | grep -qE '^#!.*\b(ba)?sh\b' && printf '%s\n' "$f" ;;
 		esac
@@ -35,7 +35,7 @@ shell_files() {
 	cd "$REPO"
 	mapfile -t files < <(shell_files)
 	local want
-	for want in initramfs/hardinit-mkinitramfs scripts/install-deps scripts/fetch-kernel \
+	for want in initramfs/hardinit-mkinitramfs initramfs/facts.sh scripts/install-deps scripts/fetch-kernel \
 		tests/run-suites tests/vm/lib.bash tests/vm/images.bash bench/run; do
 		printf '%s\n' "${files[@]}" | grep -qx "$want" || { echo "missing $want"; return 1; }
 	done

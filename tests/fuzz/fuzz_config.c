@@ -1,5 +1,6 @@
 /* libFuzzer target for hardinit.conf: config_parse on the bytes, and, when
- * they parse, the round trip parse(format(c)) == c; then config_override
+ * they parse, the round trip parse(format(c)) == c and config_edit (config-set)
+ * giving what it is asked; then config_override
  * with the input split into key and value, locked and unlocked. Any crash,
  * sanitizer report or broken invariant (abort) is a finding. */
 #include <stdint.h>
@@ -62,15 +63,30 @@ static void try_overrides(const uint8_t *data, size_t size)
 	}
 }
 
+/* config-set (config_edit) on a file that parses: it must give the asked
+ * values (it checks that itself) unless the file grows past the maximum. */
+static void try_edit(const uint8_t *data, size_t size)
+{
+	static char out[2 * CONFIG_MAX_FILE_BYTES];
+	static const char *const assign[] = { "verity.enabled=yes", "verity.roothash=abcd", "tpm.pcr=13",
+					      "boot.failure_action=halt" };
+	char err[CONFIG_ERR_MAX];
+
+	if (config_edit((const char *)data, size, "fuzz.conf", FUZZ_ROOT, assign, 4, out, sizeof out,
+			err, sizeof err) < 0 && !strstr(err, "CONFIG_MAX_FILE_BYTES"))
+		abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char err[CONFIG_ERR_MAX];
 
 	config_defaults(&parsed);
 	err[0] = '\0';
-	if (config_parse(&parsed, (const char *)data, size, "fuzz.conf", FUZZ_ROOT, err, sizeof err) == 0)
+	if (config_parse(&parsed, (const char *)data, size, "fuzz.conf", FUZZ_ROOT, err, sizeof err) == 0) {
 		check_round_trip();
-	else
+		try_edit(data, size);
+	} else
 		check_error(err);
 	if (size < 2 * CONFIG_MAX_LINE)
 		try_overrides(data, size);

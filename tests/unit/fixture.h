@@ -10,11 +10,14 @@
  *   fixture_mkdir(root, rel, mode) make ROOT/REL (and parents) with mode
  *   fixture_get(root, rel)    ROOT/REL's text (static buffer, 64 KiB), NULL
  *                             when unreadable
+ *   fixture_rmtree(root)      remove ROOT and everything under it (no link
+ *                             followed); nothing when root is ""
  * A helper that cannot do its job ends the test binary with status 2: a
  * broken fixture must not read as a passing or failing assertion. */
 #ifndef HARDINIT_TEST_FIXTURE_H
 #define HARDINIT_TEST_FIXTURE_H
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,6 +111,41 @@ static inline const char *fixture_get(const char *root, const char *rel)
 	if (fs_read(p, buf, sizeof buf, NULL) < 0)
 		return NULL;
 	return buf;
+}
+
+/* Depth first, lstat: a link is removed, never followed. Bounded by the
+ * path buffer (a deeper tree than 512 bytes of path is a broken fixture). */
+static inline void fixture_rm_path(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st) < 0) {
+		if (errno == ENOENT)
+			return;
+		fixture_die("lstat", path);
+	}
+	if (S_ISDIR(st.st_mode)) {
+		DIR *d = opendir(path);
+		if (!d)
+			fixture_die("opendir", path);
+		for (struct dirent *e; (e = readdir(d)) != NULL;) {
+			char child[512];
+			if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+				continue;
+			if ((size_t)snprintf(child, sizeof child, "%s/%s", path, e->d_name) >= sizeof child)
+				fixture_die("path too long under", path);
+			fixture_rm_path(child);
+		}
+		closedir(d);
+	}
+	if (remove(path) < 0)
+		fixture_die("remove", path);
+}
+
+static inline void fixture_rmtree(const char *root)
+{
+	if (root[0])
+		fixture_rm_path(root);
 }
 
 #endif

@@ -35,15 +35,9 @@ static struct boot b;
 #define ATTR_BS_RT 6
 #define ATTR_NV_BS_RT 7
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	return remove(path);
-}
-
 static void fresh_tree(void)
 {
-	if (root[0])
-		nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	fixture_rmtree(root);
 	snprintf(root, sizeof root, "/tmp/hardinit-test-firmware.XXXXXX");
 	if (!mkdtemp(root)) {
 		printf("# mkdtemp: %s\n", strerror(errno));
@@ -301,7 +295,6 @@ int main(void)
 	test_insecure_modes();
 	test_stage_insecure();
 
-	if (root[0])
-		nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	fixture_rmtree(root);
 	return tap_done();
 }

@@ -42,15 +42,9 @@ static const char *get(const char *rel)
 	return buf;
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	return remove(path);
-}
-
 static void fresh_tree(void)
 {
-	if (root[0])
-		nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	fixture_rmtree(root);
 	snprintf(root, sizeof root, "/tmp/hardinit-test-hardening.XXXXXX");
 	if (!mkdtemp(root)) {
 		printf("# mkdtemp: %s\n", strerror(errno));
@@ -672,7 +666,6 @@ int main(void)
 	test_kernel_opts_xen_pv();
 	test_locks();
 
-	if (root[0])
-		nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	fixture_rmtree(root);
 	return tap_done();
 }

@@ -24,12 +24,9 @@ static struct boot b;
 
 static void put(const char *rel, const char *content)
 {
-	char path[512];
-	snprintf(path, sizeof path, "%s/newroot/%s", root, rel);
-	if (fs_write_new(path, content) < 0) {
-		printf("# cannot write %s: %s\n", path, strerror(errno));
-		exit(2);
-	}
+	char in_root[512];
+	snprintf(in_root, sizeof in_root, "newroot/%s", rel);
+	fixture_put(root, in_root, content);
 }
 
 static void mk(const char *rel, int kind)
@@ -43,15 +40,9 @@ static void mk(const char *rel, int kind)
 	}
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	return remove(path);
-}
-
 static void fresh_boot(enum boot_mode mode)
 {
-	if (root[0])
-		nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	fixture_rmtree(root);
 	snprintf(root, sizeof root, "/tmp/hardinit-test-prefetch.XXXXXX");
 	if (!mkdtemp(root)) {
 		printf("# mkdtemp: %s\n", strerror(errno));
@@ -141,7 +132,6 @@ int main(void)
 	test_lookups();
 	test_init_from_config();
 	test_dry_run();
-	if (root[0])
-		nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	fixture_rmtree(root);
 	return tap_done();
 }

@@ -11,6 +11,7 @@
 #include "fsutil.h"
 #include "report.h"
 #include "sink.h"
+#include "sysctl_apply.h"
 #include "tap.h"
 
 static struct report rep;
@@ -72,9 +73,37 @@ static void test_files(void)
 	rmdir(dir);
 }
 
+/* One name per status, all distinct, found back by report_status_of; the
+ * words the sysctl, memory, tty and locks stages pass through
+ * sysctl_outcome_name are among them. */
+static void test_status_table(void)
+{
+	int ok = report_status_names[N_REPORT_STATUS] == NULL;
+	for (int i = 0; i < N_REPORT_STATUS; i++) {
+		ok = ok && report_status_names[i] && report_status_of(report_status_names[i]) == i;
+		for (int j = 0; ok && j < i; j++)
+			ok = strcmp(report_status_names[i], report_status_names[j]) != 0;
+	}
+	tap_ok(ok, "every status has one distinct name");
+	tap_ok(report_status_of("fail") < 0 && report_status_of("") < 0 && report_status_of(NULL) < 0,
+	       "a word not in the table is -1");
+	tap_ok(report_status_of("off") == REPORT_OFF && report_status_of("failed") == REPORT_FAILED,
+	       "off (verity) and failed are statuses");
+	static const enum sysctl_outcome outcomes[] = { SYSCTL_APPLIED, SYSCTL_ALREADY, SYSCTL_ABSENT, SYSCTL_REFUSED };
+	ok = 1;
+	for (size_t i = 0; i < sizeof outcomes / sizeof outcomes[0]; i++)
+		ok = ok && report_status_of(sysctl_outcome_name(outcomes[i])) >= 0;
+	tap_ok(ok, "every sysctl outcome's name is a status");
+	/* A word outside it is still kept (the report loses nothing). */
+	memset(&rep, 0, sizeof rep);
+	report_add(&rep, "test", "k", "bogus", "v");
+	tap_ok(rep.n_items == 1 && strcmp(rep.items[0].status, "bogus") == 0, "an unknown word is kept, with a warning");
+}
+
 int main(void)
 {
 	test_sink();
 	test_files();
+	test_status_table();
 	return tap_done();
 }

@@ -28,12 +28,7 @@ static struct boot b;
 
 static void put(const char *rel, const char *content)
 {
-	char path[512];
-	snprintf(path, sizeof path, "%s/%s", root, rel);
-	if (fs_write_new(path, content) < 0) {
-		printf("# cannot write %s: %s\n", path, strerror(errno));
-		exit(2);
-	}
+	fixture_put(root, rel, content);
 }
 
 static const char *get(const char *rel)
@@ -47,15 +42,9 @@ static const char *get(const char *rel)
 	return buf;
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	return remove(path);
-}
-
 static void fresh_boot(enum boot_mode mode)
 {
-	if (root[0])
-		nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	fixture_rmtree(root);
 	snprintf(root, sizeof root, "/tmp/hardinit-test-sysctl-early.XXXXXX");
 	if (!mkdtemp(root)) {
 		printf("# mkdtemp: %s\n", strerror(errno));
@@ -262,7 +251,6 @@ int main(void)
 	test_timeout(false);
 	test_timeout(true);
 	test_not_started();
-	if (root[0])
-		nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	fixture_rmtree(root);
 	return tap_done();
 }

@@ -457,3 +457,37 @@ vm_build_once() {
 		[[ -e $path ]] || { printf 'vm: vm_build_once: %s did not create %s\n' "$*" "$path" >&2; exit 1; }
 	) 9>"$path.lock"
 }
+
+# ---- swtpm: a TPM 2.0 for one boot ----------------------------------------
+
+# vm_swtpm_start DIR: swtpm on DIR/state (made when missing; a test that
+# needs another setup, such as swtpm_setup --pcr-banks, runs it there
+# first), its control socket DIR/sock, its log DIR/log. It runs in the
+# background as the test's child: call vm_swtpm_stop from teardown, so it
+# is never left running. Sets SWTPM_PID and VM_TPM_ARGS (QEMU's options
+# for vm_boot's -- part). Returns 1 with one line when it does not start.
+vm_swtpm_start() {
+	local d=$1 i
+	command -v swtpm >/dev/null || { echo "swtpm is not installed (scripts/install-deps)"; return 1; }
+	mkdir -p "$d/state"
+	swtpm socket --tpm2 --tpmstate dir="$d/state" --ctrl type=unixio,path="$d/sock" \
+		--log file="$d/log" --terminate </dev/null >/dev/null 2>&1 &
+	SWTPM_PID=$!
+	for ((i = 0; i < 100; i++)); do
+		[[ -S $d/sock ]] && break
+		sleep 0.1
+	done
+	[[ -S $d/sock ]] || { echo "swtpm did not start: $(cat "$d/log" 2>/dev/null)"; return 1; }
+	# shellcheck disable=SC2054,SC2034 # QEMU's options are comma lists; the caller reads VM_TPM_ARGS
+	VM_TPM_ARGS=(-chardev "socket,id=chrtpm,path=$d/sock" -tpmdev emulator,id=tpm0,chardev=chrtpm
+		-device tpm-tis,tpmdev=tpm0)
+}
+
+# vm_swtpm_stop: the swtpm vm_swtpm_start started, if any, stopped.
+vm_swtpm_stop() {
+	if [[ -n ${SWTPM_PID:-} ]]; then
+		kill "$SWTPM_PID" 2>/dev/null || true
+		wait "$SWTPM_PID" 2>/dev/null || true
+		SWTPM_PID=""
+	fi
+}

@@ -41,28 +41,17 @@ setup_file() {
 }
 
 teardown() {
-	if [[ -n ${SWTPM_PID:-} ]]; then
-		kill "$SWTPM_PID" 2>/dev/null || true
-		wait "$SWTPM_PID" 2>/dev/null || true
-	fi
+	vm_swtpm_stop
 }
 
 @test "a TPM without an active SHA-256 bank: a warning naming why, the boot goes on, audit says drift" {
-	local d=$BATS_TEST_TMPDIR/swtpm log=$BATS_TEST_TMPDIR/console.log i
+	local d=$BATS_TEST_TMPDIR/swtpm log=$BATS_TEST_TMPDIR/console.log
 	mkdir -p "$d/state"
 	swtpm_setup --tpm2 --tpmstate "$d/state" --pcr-banks sha1 --createek --overwrite >"$d/setup.log" 2>&1 ||
 		{ cat "$d/setup.log"; false; }
-	swtpm socket --tpm2 --tpmstate dir="$d/state" --ctrl type=unixio,path="$d/sock" \
-		--log file="$d/log" --terminate &
-	SWTPM_PID=$!
-	for ((i = 0; i < 100; i++)); do
-		[[ -S $d/sock ]] && break
-		sleep 0.1
-	done
-	[[ -S $d/sock ]] || { echo "swtpm did not start: $(cat "$d/log" 2>/dev/null)"; false; }
-	# shellcheck disable=SC2054 # QEMU's options are comma lists
+	vm_swtpm_start "$d"
 	vm_boot "$log" --timeout 300 --initrd "$FDIR/initrd.img" --disk "$FDIR/root.img" --append "root=/dev/vda" -- \
-		-chardev "socket,id=chrtpm,path=$d/sock" -tpmdev emulator,id=tpm0,chardev=chrtpm -device tpm-tis,tpmdev=tpm0
+		"${VM_TPM_ARGS[@]}"
 	vm_assert_done "$log"
 	vm_assert_section_line "$log" TPM "dev=tpmrm0"
 	vm_assert_section_contains "$log" TPM "measure tpm warn"

@@ -1,0 +1,110 @@
+#!/usr/bin/env bats
+# One home for each fact (issue 30): what hardinit's C code knows, the
+# builder and update-hardinit ask the binary (`hardinit limits`); what only
+# they share is in initramfs/facts.sh; the docs name what the binary
+# prints. A copy coming back fails here.
+
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+	REPO=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+	export REPO
+	make -s -C "$REPO" build/hardinit >&2
+}
+
+# The shell that ships: the builder, update-hardinit, the hooks and the
+# package's scripts; facts.sh itself is the one home.
+shipped_shell() {
+	cd "$REPO" && printf '%s\n' initramfs/hardinit-mkinitramfs initramfs/hostonly.sh hooks/update-hardinit \
+		hooks/postinst.d/hardinit hooks/postrm.d/hardinit hooks/install.d/50-hardinit.install \
+		debian/postrm debian/postinst debian/rules
+}
+
+@test "onehome: no copy of the binary's limits or magic numbers in the shipped shell" {
+	local pattern out name value files
+	mapfile -t files < <(shipped_shell)
+	# The numbers `hardinit limits` prints (in decimal and, for the magic,
+	# in either byte order), but the paths, which are words of prose too.
+	while IFS='=' read -r name value; do
+		case $value in
+		/*) continue ;;
+		0x*) pattern="${value#0x}|$(sed -E 's/(..)(..)(..)(..)/\4 ?\3 ?\2 ?\1/' <<<"${value#0x}")" ;;
+		# Small numbers (8, 128) are everywhere; their checks are the
+		# builder's tests against a binary that prints others.
+		[0-9][0-9][0-9][0-9]*) pattern="(^|[^0-9])$value([^0-9]|$)" ;;
+		*) continue ;;
+		esac
+		# Comments aside, and the builder's own named limits (readonly
+		# MAX_...=N), which may happen to be the same number.
+		out=$(cd "$REPO" && grep -nE -i -- "$pattern" "${files[@]}" |
+			grep -vE '^[^:]*:[0-9]*:[[:space:]]*(#|readonly MAX_[A-Z_]+=[0-9]+ )') || :
+		[[ -z $out ]] || { echo "$name=$value copied:"$'\n'"$out"; return 1; }
+	done < <("$REPO/build/hardinit" limits)
+}
+
+@test "onehome: targets, compressions, profile names, kernel versions and the /boot names of others are only in facts.sh" {
+	local p out files
+	mapfile -t files < <(shipped_shell)
+	for p in 'auto *\| *virtio *\| *xen' 'zstd *\| *gzip *\| *none' '== *gzip *\|\|' '== *virtio *\|\|' \
+		'vmlinuz-\*? *\|? *vmlinux-' 'initrd\.img-\*? *\| *initramfs-' 'A-Za-z0-9_-\]\{1,64\}' \
+		'A-Za-z0-9\._\+~-\]'; do
+		out=$(cd "$REPO" && grep -nE -- "$p" "${files[@]}" | grep -v '^[^:]*:[0-9]*:[[:space:]]*#') || :
+		[[ -z $out ]] || { echo "'$p' outside facts.sh:"$'\n'"$out"; return 1; }
+	done
+}
+
+@test "onehome: hardinit(8) names every value hardinit limits prints, and the builder reads each" {
+	local names doc
+	names=$("$REPO/build/hardinit" limits | cut -d= -f1 | sort)
+	[ "$(wc -l <<<"$names")" -ge 15 ]
+	doc=$(sed -n '/^\.B limits$/,/^\.SH/{/^\.SH/d;s/NAME=VALUE//;p}' "$REPO/man/hardinit.8" |
+		grep -oE '\b[A-Z][A-Z_]{4,}\b' | sort -u)
+	[ "$names" = "$doc" ] || { diff <(echo "$names") <(echo "$doc"); return 1; }
+	# The builder's table has all but PROFILE_DIR (update-hardinit and
+	# audit use it, the image does not).
+	local n
+	for n in $names; do
+		[[ $n == PROFILE_DIR ]] && continue
+		grep -qE "\[$n\]=(path|number|hex32)" "$REPO/initramfs/hardinit-mkinitramfs" ||
+			{ echo "the builder does not read $n"; return 1; }
+	done
+}
+
+@test "onehome: hardinit-mkinitramfs(8) gives the IMA certificate limits hardinit has" {
+	local n bytes
+	n=$("$REPO/build/hardinit" limits | sed -n 's/^MAX_IMA_CERTS=//p')
+	bytes=$("$REPO/build/hardinit" limits | sed -n 's/^MAX_IMA_CERT_BYTES=//p')
+	grep -qF "(repeatable, at most $n, each at most $((bytes / 1024)) KiB)" "$REPO/man/hardinit-mkinitramfs.8"
+}
+
+# report_status_names of init/report.c, one word a line, sorted.
+status_table() {
+	sed -n '/^const char \*const report_status_names/,/^};/p' "$REPO/init/report.c" |
+		grep -oE '\] = "[a-z]+"' | grep -oE '[a-z]+' | sort
+}
+
+@test "onehome: hardinit(8)'s report statuses are report_status_names, no more, no fewer" {
+	local table doc
+	table=$(status_table)
+	[ "$(wc -l <<<"$table")" -ge 10 ]
+	doc=$(sed -n '/Statuses: /,/report\.txt has the same/p' "$REPO/man/hardinit.8" | tr '\n' ' ' |
+		sed 's/.*Statuses: //; s/report\.txt has the same.*//; s/and a few stage-specific ones//' |
+		grep -oE '[a-z]+' | sort)
+	[ "$table" = "$doc" ] || { diff <(echo "$table") <(echo "$doc"); return 1; }
+}
+
+@test "onehome: every status a stage gives report_add is in report_status_names" {
+	local table used w
+	table=$(status_table)
+	used=$(python3 "$REPO/tests/tools/report-statuses.py" "$REPO")
+	[ "$(wc -l <<<"$used")" -ge 10 ]
+	while IFS= read -r w; do
+		[[ $w != EXPRESSION* ]] || { echo "a status that is not a literal: ${w#EXPRESSION }"; return 1; }
+		grep -qx -- "$w" <<<"$table" || { echo "status '$w' is not in report_status_names"; return 1; }
+	done <<<"$used"
+	# The scan sees a wrong word: verity's old "fail" would be caught.
+	mkdir -p "$BATS_TEST_TMPDIR/t/stages"
+	printf 'void f(void) { report_add(&b->rep, "verity", "status",\n x ? "ok" : "fail", "%%s", s); }\n' \
+		>"$BATS_TEST_TMPDIR/t/stages/x.c"
+	[ "$(python3 "$REPO/tests/tools/report-statuses.py" "$BATS_TEST_TMPDIR/t")" = $'fail\nok' ]
+}
