@@ -11,8 +11,8 @@
  * CPU-vulnerability files (devices/system/cpu/vulnerabilities, meltdown's
  * "Unknown (XEN PV detected, hypervisor mitigation required)") describe
  * what the hypervisor must do, not what this kernel did. The boot report
- * gives such lines this status and `hardinit audit` this note. */
-#define HYPERVISOR_VULN_STATUS "hypervisor"
+ * gives such lines the status "hypervisor" (report_status_names) and
+ * `hardinit audit` this note. */
 #define HYPERVISOR_VULN_NOTE   "a Xen PV guest: CPU vulnerabilities are the hypervisor's to mitigate"
 
 /* The balloon driver's switch for zeroing pages before they go back to

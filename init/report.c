@@ -32,7 +32,8 @@ const char *const report_status_names[N_REPORT_STATUS + 1] = {
 	[REPORT_CREATED] = "created", [REPORT_DEFERRED] = "deferred", [REPORT_MISSING] = "missing",
 	[REPORT_WRONG] = "wrong", [REPORT_INVALID] = "invalid", [REPORT_DUPLICATE] = "duplicate",
 	[REPORT_REMOVED] = "removed", [REPORT_OFF] = "off", [REPORT_TAKEN] = "taken",
-	[REPORT_OPENED] = "opened", [REPORT_HYPERVISOR] = "hypervisor", [N_REPORT_STATUS] = NULL,
+	[REPORT_OPENED] = "opened", [REPORT_EXTENDED] = "extended",
+	[REPORT_HYPERVISOR] = "hypervisor", [N_REPORT_STATUS] = NULL,
 };
 
 int report_status_of(const char *word)

@@ -290,8 +290,8 @@ static void report_vulnerabilities(struct boot *b)
 	if (!d)
 		return;
 	if (xen_pv)
-		log_info("kernel: %s; their lines are in the report with status %s", HYPERVISOR_VULN_NOTE,
-			 HYPERVISOR_VULN_STATUS);
+		log_info("kernel: %s; their lines are in the report with status hypervisor",
+			 HYPERVISOR_VULN_NOTE);
 	for (struct dirent *e; (e = readdir(d)) != NULL && seen < VULNERABILITIES_MAX;) {
 		char rel[BOOT_PATH_MAX], buf[KERNEL_FILE_MAX];
 		if (e->d_name[0] == '.')
@@ -301,7 +301,7 @@ static void report_vulnerabilities(struct boot *b)
 		if (read_sys(b, rel, buf, sizeof buf) < 0)
 			continue;
 		if (xen_pv) {
-			report_add(&b->rep, "kernel", e->d_name, HYPERVISOR_VULN_STATUS, "%s", buf);
+			report_add(&b->rep, "kernel", e->d_name, "hypervisor", "%s", buf);
 			continue;
 		}
 		bool vulnerable = strncmp(buf, "Vulnerable", 10) == 0;

@@ -550,7 +550,7 @@ static void report_setup(struct boot *b, const struct verity_setup *v, const cha
 		report_add(&b->rep, "verity", "signature", "ok", "checked by the kernel (%s%s)",
 			   v->p.sig_source[0] ? "key " : "the caller's key ", v->p.sig_key_desc);
 	else
-		report_add(&b->rep, "verity", "signature", v->sig_required ? "fail" : "info", "none");
+		report_add(&b->rep, "verity", "signature", v->sig_required ? "failed" : "info", "none");
 }
 
 /* For make bench: the device wait, the setup itself (superblock read and

@@ -35,9 +35,10 @@ shipped_shell() {
 		*) continue ;;
 		esac
 		# Comments aside, and the builder's own named limits (readonly
-		# MAX_...=N), which may happen to be the same number.
+		# MAX_...=N, hostonly.sh's HO_MAX_...=N), which may happen to be the
+		# same number.
 		out=$(cd "$REPO" && grep -nE -i -- "$pattern" "${files[@]}" |
-			grep -vE '^[^:]*:[0-9]*:[[:space:]]*(#|readonly MAX_[A-Z_]+=[0-9]+ )') || :
+			grep -vE '^[^:]*:[0-9]*:[[:space:]]*(#|readonly ([A-Z]+_)?MAX_[A-Z_]+=[0-9]+ )') || :
 		[[ -z $out ]] || { echo "$name=$value copied:"$'\n'"$out"; return 1; }
 	done < <("$REPO/build/hardinit" limits)
 }
