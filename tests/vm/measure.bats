@@ -150,29 +150,10 @@ appraise_image() {
 	vm_initramfs "$a/initrd.img" --config "$dir/hardinit.conf" --ima-policy "$a/ima-policy" --ima-cert "$dir/ima.der"
 }
 
-# swtpm in the foreground of a background job: it is this test's child and
-# dies with it (teardown), never left running.
-start_swtpm() {
-	local d=$BATS_TEST_TMPDIR/swtpm i
-	mkdir -p "$d/state"
-	swtpm socket --tpm2 --tpmstate dir="$d/state" --ctrl type=unixio,path="$d/sock" \
-		--log file="$d/log" --terminate &
-	SWTPM_PID=$!
-	for ((i = 0; i < 100; i++)); do
-		[[ -S $d/sock ]] && break
-		sleep 0.1
-	done
-	[[ -S $d/sock ]] || { echo "swtpm did not start: $(cat "$d/log" 2>/dev/null)"; return 1; }
-	# shellcheck disable=SC2054 # QEMU's options are comma lists
-	TPM_ARGS=(-chardev "socket,id=chrtpm,path=$d/sock" -tpmdev emulator,id=tpm0,chardev=chrtpm
-		-device tpm-tis,tpmdev=tpm0)
-}
-
+# swtpm (vm_swtpm_start in lib.bash) is the test's child; teardown stops it,
+# so it is never left running.
 teardown() {
-	if [[ -n ${SWTPM_PID:-} ]]; then
-		kill "$SWTPM_PID" 2>/dev/null || true
-		wait "$SWTPM_PID" 2>/dev/null || true
-	fi
+	vm_swtpm_stop
 }
 
 # The PCR value of a correct boot: from zeros (no firmware measured
@@ -198,9 +179,9 @@ expected_pcr() {
 }
 
 @test "with swtpm: the PCR holds exactly hardinit's events, IMA measured SELinux, the policy is one-way, audit replays it" {
-	start_swtpm
+	vm_swtpm_start "$BATS_TEST_TMPDIR/swtpm"
 	log=$BATS_TEST_TMPDIR/tpm.log
-	vm_boot "$log" --timeout 300 --initrd "$MDIR/initrd.img" --disk "$MDIR/root.img" --append "$SEL" -- "${TPM_ARGS[@]}"
+	vm_boot "$log" --timeout 300 --initrd "$MDIR/initrd.img" --disk "$MDIR/root.img" --append "$SEL" -- "${VM_TPM_ARGS[@]}"
 	vm_assert_done "$log"
 	vm_assert_section_line "$log" TPM "dev=tpmrm0"
 	local config_sha want got
@@ -276,11 +257,11 @@ assert any(d["hashAlg"] == "sha256" and len(d["digest"]) == 64 for d in recs[0][
 	vm_initramfs "$BATS_TEST_TMPDIR/debian.img" --config "$conf" \
 		--ima-policy "$HARDINIT_SRC/config/ima-policy.example" >/dev/null
 	img=$(img_debian_systemd permissive)
-	start_swtpm
+	vm_swtpm_start "$BATS_TEST_TMPDIR/swtpm"
 	log=$BATS_TEST_TMPDIR/debian.log
 	vm_boot "$log" --initrd "$BATS_TEST_TMPDIR/debian.img" --disk "$img" --mem 1024 --timeout 600 \
 		--append "root=/dev/vda security=selinux systemd.show_status=error hardinit.boot.failure_action=poweroff" \
-		-- -snapshot "${TPM_ARGS[@]}"
+		-- -snapshot "${VM_TPM_ARGS[@]}"
 	vm_assert_log_contains "$log" "=== PROBE DONE ==="
 	vm_assert_section_line "$log" SYSTEMD "multi-user=active"
 	vm_assert_section_line "$log" SYSTEMD "state=running"

@@ -128,46 +128,21 @@ boot_once() {
 	echo "$log"
 }
 
-# swtpm for the one boot that reads the measurement; it dies with the test
-# (teardown), never left running.
-start_swtpm() {
-	local d=$BATS_TEST_TMPDIR/swtpm i
-	command -v swtpm >/dev/null || { echo "swtpm is not installed (scripts/install-deps)"; return 1; }
-	mkdir -p "$d/state"
-	swtpm socket --tpm2 --tpmstate dir="$d/state" --ctrl type=unixio,path="$d/sock" \
-		--log file="$d/log" --terminate </dev/null >/dev/null 2>&1 &
-	SWTPM_PID=$!
-	for ((i = 0; i < 100; i++)); do
-		[[ -S $d/sock ]] && break
-		sleep 0.1
-	done
-	[[ -S $d/sock ]] || { echo "swtpm did not start: $(cat "$d/log" 2>/dev/null)"; return 1; }
-	# shellcheck disable=SC2054 # QEMU's options are comma lists
-	TPM_ARGS=(-chardev "socket,id=chrtpm,path=$d/sock" -tpmdev emulator,id=tpm0,chardev=chrtpm
-		-device tpm-tis,tpmdev=tpm0)
-}
-
-stop_swtpm() {
-	if [[ -n ${SWTPM_PID:-} ]]; then
-		kill "$SWTPM_PID" 2>/dev/null || true
-		wait "$SWTPM_PID" 2>/dev/null || true
-		SWTPM_PID=""
-	fi
-}
-
+# swtpm (vm_swtpm_start in lib.bash) is the test's child; teardown stops it,
+# so it is never left running.
 teardown() {
-	stop_swtpm
+	vm_swtpm_stop
 }
 
 # The embedded hash's boot, with a TPM (appliance measures into PCR 12) and
 # the command-line words that only say what the initramfs embeds.
 embedded_log() {
 	if [[ ! -f $VDIR/embedded.log.done ]]; then
-		start_swtpm >&2 || return 1
+		vm_swtpm_start "$BATS_TEST_TMPDIR/swtpm" >&2 || return 1
 		boot_once embedded --initrd "$VDIR/app.img" --disk "$VDIR/root.img" --disk "$VDIR/hash.img" \
 			--append "hardinit.boot.failure_delay=0 roothash=$(roothash) systemd.verity=1 root=/dev/vda" \
-			-- "${TPM_ARGS[@]}" >/dev/null
-		stop_swtpm
+			-- "${VM_TPM_ARGS[@]}" >/dev/null
+		vm_swtpm_stop
 	fi
 	echo "$VDIR/embedded.log"
 }
