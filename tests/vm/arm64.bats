@@ -194,10 +194,7 @@ uki_setup() {
 		--uki "$dir/unsigned.efi" --kernel "$kdir/boot/vmlinuz-$kver" --stub "$kdir/efi/linuxaa64.efi.stub" \
 		--cmdline "$UKI_CMDLINE" >>"$dir/uki.build" 2>&1 || { cat "$dir/uki.build" >&2; return 1; }
 	for name in signed unsigned; do
-		rm -f "$dir/$name.esp"
-		mkfs.vfat -C -n ESP "$dir/$name.esp" $(($(stat -c %s "$dir/$name.efi") / 1024 + 8192)) >/dev/null
-		mmd -i "$dir/$name.esp" ::/EFI ::/EFI/BOOT
-		mcopy -i "$dir/$name.esp" "$dir/$name.efi" ::/EFI/BOOT/BOOTAA64.EFI
+		vm_make_esp "$dir/$name.efi" "$dir/$name.esp" BOOTAA64.EFI
 	done
 	local start=$SECONDS
 	aavmf_boot "$dir/uki.log" 300 "" -drive "file=$dir/root.img,if=virtio,format=raw" \
@@ -212,28 +209,10 @@ uki_setup() {
 # aavmf_boot LOG TIMEOUT STOP_TEXT QEMU_ARGS...: AAVMF with the snakeoil
 # keys enrolled (Secure Boot on), a fresh copy of its variables each boot.
 aavmf_boot() {
-	local log=$1 limit=$2 stop=$3 vars=$1.vars rc=0
+	local log=$1 limit=$2 stop=$3
 	shift 3
-	cp "$AAVMF/AAVMF_VARS.snakeoil.fd" "$vars"
-	rm -f "$log"
-	timeout -k 5 "$limit" "$VM_QEMU" -accel tcg -m 1024 -nodefaults -nographic -no-reboot \
-		-M virt -cpu "$VM_CPU" \
-		-drive "if=pflash,format=raw,unit=0,readonly=on,file=$AAVMF/AAVMF_CODE.snakeoil.fd" \
-		-drive "if=pflash,format=raw,unit=1,file=$vars" \
-		-serial "file:$log" "$@" </dev/null &
-	local pid=$!
-	if [[ -n $stop ]]; then
-		while kill -0 "$pid" 2>/dev/null; do
-			if grep -aqF -- "$stop" "$log" 2>/dev/null; then
-				kill "$pid" 2>/dev/null
-				break
-			fi
-			sleep 1
-		done
-	fi
-	wait "$pid" || rc=$?
-	rm -f "$vars"
-	return "$rc"
+	vm_efi_boot "$log" "$limit" "$stop" "$AAVMF/AAVMF_CODE.snakeoil.fd" "$AAVMF/AAVMF_VARS.snakeoil.fd" \
+		-M virt -cpu "$VM_CPU" "$@"
 }
 
 # The guest's raw value of a probe line.

@@ -491,3 +491,44 @@ vm_swtpm_stop() {
 		SWTPM_PID=""
 	fi
 }
+
+# vm_make_esp EFI IMG [BOOTNAME]: a FAT ESP image holding EFI as the
+# removable-media boot path \EFI\BOOT\BOOTNAME (BOOTX64.EFI; an arm64
+# UKI is BOOTAA64.EFI); made with mtools, no mount.
+vm_make_esp() {
+	local efi=$1 img=$2 name=${3:-BOOTX64.EFI} kib
+	kib=$(($(stat -c %s "$efi") / 1024 + 8192))
+	rm -f "$img"
+	mkfs.vfat -C -n ESP "$img" "$kib" >/dev/null
+	mmd -i "$img" ::/EFI ::/EFI/BOOT
+	mcopy -i "$img" "$efi" "::/EFI/BOOT/$name"
+}
+
+# vm_efi_boot LOG TIMEOUT STOP_TEXT CODE VARS_TEMPLATE QEMU_ARGS...: one
+# firmware boot (OVMF or AAVMF; the machine and CPU options are the
+# caller's) on a fresh copy of the variables, bounded by TIMEOUT. With a
+# STOP_TEXT, QEMU is stopped as soon as the serial log shows it: a
+# firmware that refused an image waits for ever. Returns QEMU's status.
+vm_efi_boot() {
+	local log=$1 limit=$2 stop=$3 code=$4 vars=$1.vars rc=0
+	cp "$5" "$vars"
+	shift 5
+	rm -f "$log"
+	timeout -k 5 "$limit" "$VM_QEMU" -accel tcg -m 1024 -nodefaults -nographic -no-reboot \
+		-drive "if=pflash,format=raw,unit=0,readonly=on,file=$code" \
+		-drive "if=pflash,format=raw,unit=1,file=$vars" \
+		-serial "file:$log" "$@" </dev/null &
+	local pid=$!
+	if [[ -n $stop ]]; then
+		while kill -0 "$pid" 2>/dev/null; do
+			if grep -aqF -- "$stop" "$log" 2>/dev/null; then
+				kill "$pid" 2>/dev/null
+				break
+			fi
+			sleep 1
+		done
+	fi
+	wait "$pid" || rc=$?
+	rm -f "$vars"
+	return "$rc"
+}

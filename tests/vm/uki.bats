@@ -68,7 +68,7 @@ setup_file() {
 	tamper_cmdline "$dir/signed.efi" "$dir/tampered.efi"
 	local name
 	for name in strict signed unsigned tampered; do
-		make_esp "$dir/$name.efi" "$dir/$name.esp"
+		vm_make_esp "$dir/$name.efi" "$dir/$name.esp"
 	done
 }
 
@@ -83,15 +83,6 @@ tamper_cmdline() {
 	printf 'R' | dd of="$out" bs=1 seek=$((16#$off)) conv=notrunc status=none
 }
 
-# A FAT ESP holding the UKI as the removable-media boot path; no mount.
-make_esp() {
-	local efi=$1 img=$2 kib
-	kib=$(($(stat -c %s "$efi") / 1024 + 8192))
-	rm -f "$img"
-	mkfs.vfat -C -n ESP "$img" "$kib" >/dev/null
-	mmd -i "$img" ::/EFI ::/EFI/BOOT
-	mcopy -i "$img" "$efi" ::/EFI/BOOT/BOOTX64.EFI
-}
 
 # uefi_boot LOG secure|plain VARS_TEMPLATE TIMEOUT [STOP_TEXT] -- QEMU ARGS
 # Boots OVMF bounded by TIMEOUT; with STOP_TEXT, stops QEMU as soon as the
@@ -100,34 +91,13 @@ uefi_boot() {
 	local log=$1 mode=$2 vars_template=$3 limit=$4 stop=${5:-}
 	shift 5
 	[[ ${1:-} == -- ]] && shift
-	local vars=$log.vars code=$OVMF/OVMF_CODE_4M.fd machine=q35
-	local -a secure=()
-	cp "$vars_template" "$vars"
 	if [[ $mode == secure ]]; then
-		code=$OVMF/OVMF_CODE_4M.secboot.fd
-		machine=q35,smm=on
 		# shellcheck disable=SC2054 # a QEMU option is a comma list
-		secure=(-global driver=cfi.pflash01,property=secure,value=on)
+		vm_efi_boot "$log" "$limit" "$stop" "$OVMF/OVMF_CODE_4M.secboot.fd" "$vars_template" \
+			-machine q35,smm=on -global driver=cfi.pflash01,property=secure,value=on "$@"
+	else
+		vm_efi_boot "$log" "$limit" "$stop" "$OVMF/OVMF_CODE_4M.fd" "$vars_template" -machine q35 "$@"
 	fi
-	rm -f "$log"
-	timeout -k 5 "$limit" "$VM_QEMU" -accel tcg -m 1024 -nodefaults -nographic -no-reboot \
-		-machine "$machine" "${secure[@]}" \
-		-drive "if=pflash,format=raw,unit=0,readonly=on,file=$code" \
-		-drive "if=pflash,format=raw,unit=1,file=$vars" \
-		-serial "file:$log" "$@" </dev/null &
-	local pid=$! rc=0
-	if [[ -n $stop ]]; then
-		while kill -0 "$pid" 2>/dev/null; do
-			if grep -aqF -- "$stop" "$log" 2>/dev/null; then
-				kill "$pid" 2>/dev/null
-				break
-			fi
-			sleep 1
-		done
-	fi
-	wait "$pid" || rc=$?
-	rm -f "$vars"
-	return "$rc"
 }
 
 boot_once() {
@@ -271,7 +241,7 @@ report_of() {
 		--moddir "$kdir" --kver "$kver" --target virtio --profile strict \
 		--cmdline "root=LABEL=debian-root console=ttyS0 panic=-1 security=selinux systemd.show_status=error" \
 		>"$UDIR/debian-build.log"
-	make_esp "$UDIR/debian.efi" "$UDIR/debian.esp"
+	vm_make_esp "$UDIR/debian.efi" "$UDIR/debian.esp"
 	uefi_boot "$log" plain "$OVMF/OVMF_VARS_4M.fd" "${DEBIAN_TIMEOUT:-900}" "" -- \
 		-drive "file=$img,if=virtio,format=raw,snapshot=on" \
 		-drive "file=$UDIR/debian.esp,if=virtio,format=raw" || true

@@ -86,7 +86,7 @@ setup_file() {
 	"$HARDINIT_SRC/initramfs/hardinit-mkinitramfs" --uki "$dir/unsigned.efi" "${common[@]}" \
 		--cmdline "$CMDLINE" >"$dir/unsigned.build"
 	for name in good other corrupt unsigned; do
-		make_esp "$dir/$name.efi" "$dir/$name.esp"
+		vm_make_esp "$dir/$name.efi" "$dir/$name.esp"
 	done
 	touch "$dir/ready"
 }
@@ -98,31 +98,18 @@ sign() {
 		openssl smime -sign -nocerts -noattr -binary -inkey "$1" -signer "$2" -outform der -out "$3"
 }
 
-make_esp() {
-	local efi=$1 img=$2 kib
-	kib=$(($(stat -c %s "$efi") / 1024 + 8192))
-	rm -f "$img"
-	mkfs.vfat -C -n ESP "$img" "$kib" >/dev/null
-	mmd -i "$img" ::/EFI ::/EFI/BOOT
-	mcopy -i "$img" "$efi" ::/EFI/BOOT/BOOTX64.EFI
-}
 
 # boot_once NAME: Secure Boot with the snakeoil db, the ESP of NAME.efi
 # after the root and its tree; one boot per NAME for every test reading it.
 boot_once() {
-	local name=$1 log=$SDIR/$1.log vars=$SDIR/$1.vars
+	local name=$1 log=$SDIR/$1.log
 	if [[ ! -f $log.done ]]; then
-		cp "$OVMF/OVMF_VARS_4M.snakeoil.fd" "$vars"
 		# shellcheck disable=SC2054 # QEMU's options are comma lists
-		timeout -k 5 "$UEFI_TIMEOUT" "$VM_QEMU" -accel tcg -m 1024 -nodefaults -nographic -no-reboot \
+		vm_efi_boot "$log" "$UEFI_TIMEOUT" "" "$OVMF/OVMF_CODE_4M.secboot.fd" "$OVMF/OVMF_VARS_4M.snakeoil.fd" \
 			-machine q35,smm=on -global driver=cfi.pflash01,property=secure,value=on \
-			-drive "if=pflash,format=raw,unit=0,readonly=on,file=$OVMF/OVMF_CODE_4M.secboot.fd" \
-			-drive "if=pflash,format=raw,unit=1,file=$vars" \
 			-drive "file=$SDIR/root.img,if=virtio,format=raw,readonly=on" \
 			-drive "file=$SDIR/hash.img,if=virtio,format=raw,readonly=on" \
-			-drive "file=$SDIR/$name.esp,if=virtio,format=raw,readonly=on" \
-			-serial "file:$log" </dev/null || true
-		rm -f "$vars"
+			-drive "file=$SDIR/$name.esp,if=virtio,format=raw,readonly=on" || true
 		touch "$log.done"
 	fi
 	echo "$log"
