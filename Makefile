@@ -63,6 +63,10 @@ STATIC_LIBS := $(ARCHIVES)/libselinux.a $(ARCHIVES)/libsepol.a \
                $(ARCHIVES)/libcap-ng.a $(ARCHIVES)/libpcre2-8.a
 # LUKS2's argon2 keyslots (block/luks2_keyslot.c): Debian's libargon2-dev.
 STATIC_LIBS += $(ARCHIVES)/libargon2.a
+# The TPM2 unseal's salted session (tpm/tpm2_session.c): P-256 ECDH,
+# RSA-OAEP and AES from Debian's libbearssl-dev (constant-time code, no
+# libc but memcpy and friends; its glibc fortify calls are prog/compat.c's).
+STATIC_LIBS += $(ARCHIVES)/libbearssl.a
 
 WARN       := -Wall -Wextra -Wshadow -Wformat=2 -Wno-unused-parameter -Wno-format-truncation
 COMMON     := -std=gnu11 $(WARN) -Iinit -Iarch -Iblock -Itpm -Istages -Iprog -DHARDINIT_VERSION='"$(VERSION)"'
@@ -112,11 +116,16 @@ $(BUILD)/include/.stamp:
 $(BUILD)/include/argon2.h: $(BUILD)/include/.stamp
 	ln -sfn /usr/include/argon2.h $@
 
+# BearSSL's headers for the musl build.
+$(BUILD)/include/bearssl.h: $(BUILD)/include/.stamp
+	ln -sfn /usr/include/bearssl $(BUILD)/include/bearssl
+	ln -sfn /usr/include/bearssl.h $@
+
 # One library per flavour: musl (the binary), host (unit tests), host with
 # ASan+UBSan (unit tests again), clang with libFuzzer's instrumentation.
 lib_objs = $(patsubst %.c,$(BUILD)/obj/$(1)/%.o,$(CORE_SRC))
 
-$(BUILD)/obj/musl/%.o: %.c $(HDR) $(BUILD)/include/.stamp $(BUILD)/include/argon2.h
+$(BUILD)/obj/musl/%.o: %.c $(HDR) $(BUILD)/include/.stamp $(BUILD)/include/argon2.h $(BUILD)/include/bearssl.h
 	@mkdir -p $(dir $@)
 	$(MUSLCC) $(MUSLFLAGS) -c $< -o $@
 
@@ -163,6 +172,7 @@ $(BUILD)/probe/%: tests/probe/%.c $(BUILD)/include/.stamp
 HOSTFLAGS  := $(COMMON) -g -O1
 HOSTLIBS   := -lselinux -lcap-ng
 HOSTLIBS   += -largon2
+HOSTLIBS   += -l:libbearssl.a
 SANFLAGS   := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 FUZZFLAGS  := $(COMMON) -Wno-unknown-warning-option -g -O1
 UNIT_SRC   := $(wildcard tests/unit/test_*.c)
@@ -200,13 +210,19 @@ $(BUILD)/unit/test_luks2_kdf_musl: tests/unit/test_luks2_kdf.c prog/compat.c $(T
 	@mkdir -p $(BUILD)/unit
 	$(MUSLCC) $(COMMON) -O1 -static -isystem $(BUILD)/include -Itests/unit $< prog/compat.c $(BUILD)/lib/libhardinit-musl.a $(ARCHIVES)/libargon2.a -o $@
 
+# The TPM2 session built with musl as PID 1 links it: Debian's
+# libbearssl.a through the fortify shims.
+$(BUILD)/unit/test_tpm2_session_musl: tests/unit/test_tpm2_session.c prog/compat.c $(TEST_HDR) $(BUILD)/lib/libhardinit-musl.a
+	@mkdir -p $(BUILD)/unit
+	$(MUSLCC) $(COMMON) -O1 -static -isystem $(BUILD)/include -Itests/unit $< prog/compat.c $(BUILD)/lib/libhardinit-musl.a $(ARCHIVES)/libbearssl.a -o $@
+
 # The LUKS2 host helper of tests/bats/luks.bats and tests/vm/luks.bats.
 $(BUILD)/tools/luks2-tool: tests/tools/luks2-tool.c $(HDR) $(BUILD)/lib/libhardinit-host.a
 	@mkdir -p $(BUILD)/tools
 	$(HOSTCC) $(HOSTFLAGS) $< $(BUILD)/lib/libhardinit-host.a -o $@ $(HOSTLIBS) -lcrypto
 
 ifeq ($(CROSS),)
-unit: $(UNIT_BIN) $(UNIT_SAN) $(BUILD)/unit/test_compat_musl $(BUILD)/unit/test_luks2_kdf_musl $(BUILD)/tools/luks2-tool
+unit: $(UNIT_BIN) $(UNIT_SAN) $(BUILD)/unit/test_compat_musl $(BUILD)/unit/test_luks2_kdf_musl $(BUILD)/unit/test_tpm2_session_musl $(BUILD)/tools/luks2-tool
 else
 # A cross build's unit tests: the same tests, built with the target's musl
 # against the library that goes into the binary (and the static archives

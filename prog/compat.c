@@ -111,6 +111,21 @@ void *__memcpy_chk(void *dst, const void *src, size_t len, size_t dstlen)
 	return memcpy(dst, src, len);
 }
 
+/* Debian's libbearssl.a (the TPM2 session's ECDH, RSA-OAEP, AES). */
+void *__memmove_chk(void *dst, const void *src, size_t len, size_t dstlen)
+{
+	if (dstlen < len)
+		fortify_fail("memmove");
+	return memmove(dst, src, len);
+}
+
+void *__memset_chk(void *dst, int c, size_t len, size_t dstlen)
+{
+	if (dstlen < len)
+		fortify_fail("memset");
+	return memset(dst, c, len);
+}
+
 char *__strcpy_chk(char *dst, const char *src, size_t dstlen)
 {
 	if (strlen(src) >= dstlen)

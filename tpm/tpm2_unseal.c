@@ -6,6 +6,7 @@
 
 #include "pbkdf2.h"
 #include "sha256.h"
+#include "tpm2_session.h"
 #include "tpm_wire.h"
 
 #define TPM_CC_CREATE_PRIMARY     0x00000131
@@ -121,18 +122,27 @@ long tpm2_cmd_load(uint8_t *out, size_t cap, uint32_t parent, const struct tpm2_
 	return finish(&b);
 }
 
-long tpm2_cmd_start_policy_session(uint8_t *out, size_t cap, const uint8_t nonce[TPM2_NONCE_BYTES])
+long tpm2_cmd_start_policy_session(uint8_t *out, size_t cap, uint32_t tpm_key, const uint8_t nonce[TPM2_NONCE_BYTES],
+				   const uint8_t *salt, size_t salt_len)
 {
 	struct buf b = { out, 0, cap, false };
 
 	header(&b, TPM_ST_NO_SESSIONS, TPM_CC_START_AUTH_SESSION);
-	put(&b, TPM_RH_NULL, 4);         /* tpmKey: not salted */
+	put(&b, salt ? tpm_key : TPM_RH_NULL, 4);   /* tpmKey: the salt's decrypter */
 	put(&b, TPM_RH_NULL, 4);         /* bind: not bound */
 	put(&b, TPM2_NONCE_BYTES, 2);
 	put_bytes(&b, nonce, TPM2_NONCE_BYTES);
-	put(&b, 0, 2);                   /* encryptedSalt */
+	put(&b, salt ? salt_len : 0, 2); /* encryptedSalt */
+	if (salt)
+		put_bytes(&b, salt, salt_len);
 	put(&b, TPM_SE_POLICY, 1);
-	put(&b, TPM_ALG_NULL, 2);        /* symmetric: no parameter encryption */
+	if (salt) {                      /* symmetric: AES-128-CFB parameter encryption */
+		put(&b, TPM_ALG_AES, 2);
+		put(&b, 128, 2);
+		put(&b, TPM_ALG_CFB, 2);
+	} else {
+		put(&b, TPM_ALG_NULL, 2);
+	}
 	put(&b, TPM_ALG_SHA256, 2);      /* authHash */
 	return finish(&b);
 }
@@ -181,7 +191,7 @@ long tpm2_cmd_flush(uint8_t *out, size_t cap, uint32_t handle)
 }
 
 long tpm2_cmd_unseal(uint8_t *out, size_t cap, uint32_t item, uint32_t session, const uint8_t *nonce, size_t nlen,
-		     const uint8_t *hmac)
+		     uint8_t attrs, const uint8_t *hmac)
 {
 	struct buf b = { out, 0, cap, false };
 
@@ -193,7 +203,7 @@ long tpm2_cmd_unseal(uint8_t *out, size_t cap, uint32_t item, uint32_t session, 
 	put(&b, session, 4);
 	put(&b, nlen, 2);
 	put_bytes(&b, nonce, nlen);
-	put(&b, 0, 1);                   /* attributes: the session ends with the command */
+	put(&b, attrs, 1);               /* no continueSession: it ends with the command */
 	put(&b, hmac ? 32 : 0, 2);
 	if (hmac)
 		put_bytes(&b, hmac, 32);
@@ -232,7 +242,8 @@ static long cut(char *why, size_t whylen, const char *what)
 	return -1;
 }
 
-long tpm2_resp_create_primary(const uint8_t *in, size_t len, uint32_t *handle, char *why, size_t whylen)
+long tpm2_resp_create_primary(const uint8_t *in, size_t len, uint32_t *handle, struct tpm2_primary_pub *pub,
+			      char *why, size_t whylen)
 {
 	long rc = tpm_resp_code(in, len, why, whylen);
 	struct reader r = { in, len, TPM_HEADER, false };
@@ -242,6 +253,14 @@ long tpm2_resp_create_primary(const uint8_t *in, size_t len, uint32_t *handle, c
 	*handle = (uint32_t)get(&r, 4);
 	if (r.bad || !param_size(&r, in))
 		return cut(why, whylen, "CreatePrimary");
+	size_t at = r.pos, n = get2b(&r, NULL, TPM_CMD_MAX);      /* outPublic */
+	if (r.bad)
+		return cut(why, whylen, "CreatePrimary");
+	char what[120];
+	if (tpm2_primary_pub_parse(in + at, 2 + n, pub, what, sizeof what) < 0) {
+		snprintf(why, whylen, "CreatePrimary: %s", what);
+		return -1;
+	}
 	return 0;
 }
 
@@ -295,56 +314,44 @@ long tpm2_resp_policy_digest(const uint8_t *in, size_t len, uint8_t digest[TPM_D
 	return 0;
 }
 
-long tpm2_resp_unseal(const uint8_t *in, size_t len, uint8_t *secret, size_t cap, size_t *slen, char *why,
-		      size_t whylen)
+int tpm2_unseal_params(const uint8_t *params, size_t plen, uint8_t *secret, size_t cap, size_t *slen, char *why,
+		       size_t whylen)
 {
-	long rc = tpm_resp_code(in, len, why, whylen);
-	struct reader r = { in, len, TPM_HEADER, false };
+	struct reader r = { params, plen, 0, false };
 
 	*slen = 0;
-	if (rc != 0)
-		return rc;
-	if (!param_size(&r, in))
-		return cut(why, whylen, "Unseal");
 	size_t n = get2b(&r, NULL, cap < TPM2_SECRET_MAX ? cap : TPM2_SECRET_MAX);
-	if (r.bad || n == 0)
-		return cut(why, whylen, "Unseal");
-	memcpy(secret, in + r.pos - n, n);
+	if (r.bad || n == 0) {
+		cut(why, whylen, "Unseal");
+		return -1;
+	}
+	memcpy(secret, params + r.pos - n, n);
 	*slen = n;
 	return 0;
 }
 
-/* ---- the PIN ------------------------------------------------------------- */
+/* ---- the authorization --------------------------------------------------- */
 
-void tpm2_unseal_hmac(const char *pin, const uint8_t *name, size_t namelen, const uint8_t *nonce_caller,
-		      size_t nclen, const uint8_t *nonce_tpm, size_t ntlen, uint8_t attrs, uint8_t out[32])
+void tpm2_unseal_cphash(const uint8_t *name, size_t namelen, uint8_t out[32])
 {
-	uint8_t auth[SHA256_BYTES], cp[SHA256_BYTES], cc[4] = { 0, 0, TPM_CC_UNSEAL >> 8 & 0xff, TPM_CC_UNSEAL & 0xff };
-	uint8_t msg[SHA256_BYTES + 2 * TPM_DIGEST_MAX + 1];
+	uint8_t cc[4] = { 0, 0, TPM_CC_UNSEAL >> 8 & 0xff, TPM_CC_UNSEAL & 0xff };
 	struct sha256 s;
-	size_t authlen = SHA256_BYTES, m = 0;
 
-	sha256(pin, strlen(pin), auth);
-	while (authlen && auth[authlen - 1] == 0)
-		authlen--;                       /* the TPM drops trailing zeros of an authValue */
-	/* cpHash: the command code, the item's name, no parameters. */
+	/* The command code, the item's name; Unseal has no parameters. */
 	sha256_init(&s);
 	sha256_update(&s, cc, sizeof cc);
 	sha256_update(&s, name, namelen);
-	sha256_final(&s, cp);
-	if (nclen > TPM_DIGEST_MAX)
-		nclen = TPM_DIGEST_MAX;
-	if (ntlen > TPM_DIGEST_MAX)
-		ntlen = TPM_DIGEST_MAX;
-	memcpy(msg + m, cp, sizeof cp);
-	m += sizeof cp;
-	memcpy(msg + m, nonce_caller, nclen);    /* nonceNewer */
-	m += nclen;
-	memcpy(msg + m, nonce_tpm, ntlen);       /* nonceOlder */
-	m += ntlen;
-	msg[m++] = attrs;
-	hmac_sha256(auth, authlen, msg, m, out);
-	explicit_bzero(auth, sizeof auth);
+	sha256_final(&s, out);
+}
+
+void tpm2_pin_auth(const char *pin, uint8_t out[32], size_t *len)
+{
+	/* systemd 252 sets the object's authValue to the PIN's SHA-256; the
+	 * TPM drops an authValue's trailing zero bytes. */
+	sha256(pin, strlen(pin), out);
+	*len = 32;
+	while (*len && out[*len - 1] == 0)
+		(*len)--;
 }
 
 /* ---- the sequence --------------------------------------------------------- */
@@ -415,39 +422,66 @@ static int nonce_new(uint8_t *out, size_t n)
 	return getrandom(out, n, GRND_NONBLOCK) == (ssize_t)n ? 0 : -1;
 }
 
-/* The policy session with the token's policy; 0 with *session and the
- * nonceTPM, 1 when its digest is not the token's, -1 error. */
-static int policy(struct run *r, const struct tpm2_unseal_req *q, uint32_t *session, uint8_t *ntpm, size_t *ntlen)
+/* The seed of the salt's ephemeral key: secret, so from the initialized
+ * pool. If it is not yet, the call waits for it; since Linux 5.4 a
+ * waiting getrandom() seeds the pool from CPU timing jitter itself, so
+ * the wait is the kernel's and short (about a second). */
+static int seed_new(uint8_t *out, size_t n)
 {
-	uint8_t nonce[TPM2_NONCE_BYTES], digest[TPM_DIGEST_MAX];
+	ssize_t got = getrandom(out, n, GRND_NONBLOCK);
+	if (got != (ssize_t)n)
+		got = getrandom(out, n, 0);
+	return got == (ssize_t)n ? 0 : -1;
+}
+
+/* The salted policy session with the token's policy; 0 with the session
+ * in *s, 1 when its digest is not the token's, -1 error. */
+static int policy(struct run *r, const struct tpm2_unseal_req *q, uint32_t primary,
+		  const struct tpm2_primary_pub *pub, struct tpm2_session *s)
+{
+	uint8_t digest[TPM_DIGEST_MAX], seed[32];
+	struct tpm2_salt salt;
 	size_t dlen;
 	char why[160], pcrs[80];
 	long rc;
 
-	if (nonce_new(nonce, sizeof nonce) < 0) {
-		snprintf(r->err, r->errlen, "StartAuthSession: no random nonce from the kernel");
+	if (nonce_new(s->nonce_caller, sizeof s->nonce_caller) < 0 || seed_new(seed, sizeof seed) < 0) {
+		snprintf(r->err, r->errlen, "StartAuthSession: no random nonce or salt from the kernel");
 		return -1;
 	}
-	if (tpm_send(r, tpm2_cmd_start_policy_session(r->cmd, sizeof r->cmd, nonce), "StartAuthSession") < 0)
-		return -1;
-	rc = tpm2_resp_start_session(r->resp, r->rlen, session, ntpm, ntlen, why, sizeof why);
+	rc = tpm2_salt_make(pub, seed, &salt, why, sizeof why);
+	explicit_bzero(seed, sizeof seed);
+	if (rc < 0)
+		return failed(r, -1, "StartAuthSession (the salt)", why);
+	rc = tpm_send(r, tpm2_cmd_start_policy_session(r->cmd, sizeof r->cmd, primary, s->nonce_caller, salt.enc,
+						       salt.enc_len), "StartAuthSession");
+	if (rc == 0) {
+		rc = tpm2_resp_start_session(r->resp, r->rlen, &s->handle, s->nonce_tpm, &s->ntlen, why, sizeof why);
+		if (rc != 0) {
+			s->handle = 0;
+			failed(r, rc, "StartAuthSession (salted with the primary key)", why);
+		} else {
+			tpm2_session_key(s, salt.salt);
+		}
+	}
+	explicit_bzero(&salt, sizeof salt);
 	if (rc != 0)
-		return failed(r, rc, "StartAuthSession", why);
+		return -1;
 	if (q->pcrs) {
-		if (tpm_send(r, tpm2_cmd_policy_pcr(r->cmd, sizeof r->cmd, *session, q->pcr_bank, q->pcrs), "PolicyPCR") < 0)
+		if (tpm_send(r, tpm2_cmd_policy_pcr(r->cmd, sizeof r->cmd, s->handle, q->pcr_bank, q->pcrs), "PolicyPCR") < 0)
 			return -1;
 		rc = tpm_resp_code(r->resp, r->rlen, why, sizeof why);
 		if (rc != 0)
 			return failed(r, rc, "PolicyPCR", why);
 	}
 	if (q->pin) {
-		if (tpm_send(r, tpm2_cmd_policy_auth_value(r->cmd, sizeof r->cmd, *session), "PolicyAuthValue") < 0)
+		if (tpm_send(r, tpm2_cmd_policy_auth_value(r->cmd, sizeof r->cmd, s->handle), "PolicyAuthValue") < 0)
 			return -1;
 		rc = tpm_resp_code(r->resp, r->rlen, why, sizeof why);
 		if (rc != 0)
 			return failed(r, rc, "PolicyAuthValue", why);
 	}
-	if (tpm_send(r, tpm2_cmd_policy_get_digest(r->cmd, sizeof r->cmd, *session), "PolicyGetDigest") < 0)
+	if (tpm_send(r, tpm2_cmd_policy_get_digest(r->cmd, sizeof r->cmd, s->handle), "PolicyGetDigest") < 0)
 		return -1;
 	rc = tpm2_resp_policy_digest(r->resp, r->rlen, digest, &dlen, why, sizeof why);
 	if (rc != 0)
@@ -462,19 +496,66 @@ static int policy(struct run *r, const struct tpm2_unseal_req *q, uint32_t *sess
 	return 0;
 }
 
+/* The Unseal under the session: its HMAC, the response's checked and its
+ * secret decrypted. An enum tpm2_unseal_rc. */
+static int unseal(struct run *r, uint32_t item, const uint8_t *name,
+		  size_t namelen, struct tpm2_session *s, uint8_t *secret, size_t cap, size_t *slen)
+{
+	uint8_t cp[32], hmac[32], *params;
+	size_t plen;
+	char why[160];
+	const uint8_t attrs = TPMA_SESSION_ENCRYPT;   /* the secret comes back encrypted */
+
+	if (nonce_new(s->nonce_caller, sizeof s->nonce_caller) < 0) {
+		snprintf(r->err, r->errlen, "Unseal: no random nonce from the kernel");
+		return TPM2_ERROR;
+	}
+	tpm2_unseal_cphash(name, namelen, cp);
+	tpm2_session_cmd_hmac(s, cp, attrs, hmac);
+	if (tpm_send(r, tpm2_cmd_unseal(r->cmd, sizeof r->cmd, item, s->handle, s->nonce_caller,
+					sizeof s->nonce_caller, attrs, hmac), "Unseal") < 0)
+		return TPM2_ERROR;
+	long rc = tpm_resp_code(r->resp, r->rlen, why, sizeof why);
+	if (rc == 0) {
+		s->handle = 0;           /* ended with the command, whatever its response says */
+		if (tpm2_session_resp(s, TPM_CC_UNSEAL, r->resp, r->rlen, &params, &plen, why, sizeof why) < 0) {
+			snprintf(r->err, r->errlen, "Unseal: %s (or the TPM is not the one the session was salted to)", why);
+			return TPM2_ERROR;
+		}
+		if (tpm2_unseal_params(params, plen, secret, cap, slen, why, sizeof why) < 0) {
+			snprintf(r->err, r->errlen, "Unseal: %s", why);
+			return TPM2_ERROR;
+		}
+		return TPM2_UNSEALED;
+	}
+	if (rc > 0 && ((rc & 0xBF) == TPM_RC_AUTH_FAIL || (rc & 0xBF) == TPM_RC_BAD_AUTH)) {
+		snprintf(r->err, r->errlen, "the TPM refused the PIN");
+		return TPM2_PIN_WRONG;
+	}
+	if (rc > 0 && (rc & 0xBF) == TPM_RC_POLICY_FAIL) {
+		snprintf(r->err, r->errlen, "the TPM refused the policy: a PCR changed since the enrollment");
+		return TPM2_POLICY_CHANGED;
+	}
+	failed(r, rc, "Unseal", why);
+	return TPM2_ERROR;
+}
+
 int tpm2_unseal(tpm_xfer_fn xfer, void *ctx, const struct tpm2_unseal_req *q, uint8_t *secret, size_t cap,
 		size_t *slen, char *err, size_t errlen)
 {
 	static struct run r;        /* 8 KiB of buffers: not on PID 1's stack */
-	struct tpm2_sealed s;
-	uint32_t primary = 0, item = 0, session = 0;
-	uint8_t name[TPM2_NAME_MAX], ntpm[TPM_DIGEST_MAX], nonce[TPM2_NONCE_BYTES], hmac[32];
-	size_t namelen = 0, ntlen = 0;
+	static struct tpm2_primary_pub pub;
+	struct tpm2_sealed sealed;
+	struct tpm2_session s;
+	uint32_t primary = 0, item = 0;
+	uint8_t name[TPM2_NAME_MAX];
+	size_t namelen = 0;
 	char why[160];
 	int ret = TPM2_ERROR;
 	long rc;
 
 	memset(&r, 0, sizeof r);
+	memset(&s, 0, sizeof s);
 	r.xfer = xfer;
 	r.ctx = ctx;
 	r.err = err;
@@ -490,17 +571,17 @@ int tpm2_unseal(tpm_xfer_fn xfer, void *ctx, const struct tpm2_unseal_req *q, ui
 			 tpm_alg_name(q->pcr_bank));
 		return TPM2_ERROR;
 	}
-	if (tpm2_blob_split(q->blob, q->blob_len, &s, err, errlen) < 0)
+	if (tpm2_blob_split(q->blob, q->blob_len, &sealed, err, errlen) < 0)
 		return TPM2_ERROR;
 	if (tpm_send(&r, tpm2_cmd_create_primary(r.cmd, sizeof r.cmd, q->primary_alg), "CreatePrimary") < 0)
 		goto out;
-	rc = tpm2_resp_create_primary(r.resp, r.rlen, &primary, why, sizeof why);
+	rc = tpm2_resp_create_primary(r.resp, r.rlen, &primary, &pub, why, sizeof why);
 	if (rc != 0) {
 		primary = 0;
 		failed(&r, rc, q->primary_alg == TPM_ALG_ECC ? "CreatePrimary (ECC P-256)" : "CreatePrimary (RSA 2048)", why);
 		goto out;
 	}
-	if (tpm_send(&r, tpm2_cmd_load(r.cmd, sizeof r.cmd, primary, &s), "Load") < 0)
+	if (tpm_send(&r, tpm2_cmd_load(r.cmd, sizeof r.cmd, primary, &sealed), "Load") < 0)
 		goto out;
 	rc = tpm2_resp_load(r.resp, r.rlen, &item, name, &namelen, why, sizeof why);
 	if (rc != 0) {
@@ -509,43 +590,23 @@ int tpm2_unseal(tpm_xfer_fn xfer, void *ctx, const struct tpm2_unseal_req *q, ui
 		failed(&r, rc, "Load (the sealed key is not this TPM's, or the TPM was cleared)", why);
 		goto out;
 	}
-	int p = policy(&r, q, &session, ntpm, &ntlen);
+	int p = policy(&r, q, primary, &pub, &s);
 	if (p != 0) {
 		ret = p > 0 ? TPM2_POLICY_CHANGED : TPM2_ERROR;
 		goto out;
 	}
-	const uint8_t *mac = NULL;
-	size_t nlen = 0;
-	if (q->pin) {
-		if (nonce_new(nonce, sizeof nonce) < 0) {
-			snprintf(err, errlen, "Unseal: no random nonce from the kernel");
-			goto out;
-		}
-		nlen = sizeof nonce;
-		tpm2_unseal_hmac(q->pin, name, namelen, nonce, nlen, ntpm, ntlen, 0, hmac);
-		mac = hmac;
-	}
-	if (tpm_send(&r, tpm2_cmd_unseal(r.cmd, sizeof r.cmd, item, session, nonce, nlen, mac), "Unseal") < 0)
-		goto out;
-	rc = tpm2_resp_unseal(r.resp, r.rlen, secret, cap, slen, why, sizeof why);
-	explicit_bzero(r.resp, sizeof r.resp);
-	if (rc == 0) {
-		session = 0;             /* ended with the command */
-		ret = TPM2_UNSEALED;
-	} else if (rc > 0 && ((rc & 0xBF) == TPM_RC_AUTH_FAIL || (rc & 0xBF) == TPM_RC_BAD_AUTH)) {
-		snprintf(err, errlen, "the TPM refused the PIN");
-		ret = TPM2_PIN_WRONG;
-	} else if (rc > 0 && (rc & 0xBF) == TPM_RC_POLICY_FAIL) {
-		snprintf(err, errlen, "the TPM refused the policy: a PCR changed since the enrollment");
-		ret = TPM2_POLICY_CHANGED;
-	} else {
-		failed(&r, rc, "Unseal", why);
+	if (q->pin)
+		tpm2_pin_auth(q->pin, s.auth, &s.authlen);
+	ret = unseal(&r, item, name, namelen, &s, secret, cap, slen);
+	if (ret != TPM2_UNSEALED) {
+		explicit_bzero(secret, cap);
+		*slen = 0;
 	}
 out:
-	flush(&r, session);
+	flush(&r, s.handle);
 	flush(&r, item);
 	flush(&r, primary);
-	explicit_bzero(hmac, sizeof hmac);
+	explicit_bzero(&s, sizeof s);
 	explicit_bzero(&r, sizeof r);
 	return ret;
 }

@@ -5,15 +5,13 @@
  * parent again), Load of the blob, a policy session (StartAuthSession)
  * with PolicyPCR on the token's PCRs and PolicyAuthValue when it has a
  * PIN, PolicyGetDigest to tell a changed PCR from any other refusal, and
- * Unseal; every handle flushed again. The encoders and decoders are pure
+ * Unseal; every handle flushed again. The policy session is salted with
+ * the primary key and the Unseal's response encrypted and its HMAC
+ * checked (tpm/tpm2_session.h), so the secret never crosses the bus in
+ * clear, as systemd's own unseal. The encoders and decoders are pure
  * and fuzzed (tests/fuzz/fuzz_tpm.c); the sequence talks through a
  * transfer callback, so a test drives it against swtpm's socket and the
- * luks stage against /dev/tpmrm0 (tpm/tpm_dev.h).
- *
- * The session is neither salted nor bound and asks for no parameter
- * encryption: the unsealed secret crosses the bus to the TPM in clear
- * (systemd salts its session with the primary key and encrypts with
- * AES-CFB; see man/hardinit.8, TPM2 UNLOCK). */
+ * luks stage against /dev/tpmrm0 (tpm/tpm_dev.h). */
 #ifndef HARDINIT_TPM2_UNSEAL_H
 #define HARDINIT_TPM2_UNSEAL_H
 
@@ -22,6 +20,7 @@
 #include <stdint.h>
 
 #include "tpm.h"
+#include "tpm2_session.h"
 
 #define TPM2_SECRET_MAX      128      /* TPM2B_SENSITIVE_DATA holds at most 128 */
 #define TPM2_NAME_MAX        (2 + TPM_DIGEST_MAX)
@@ -71,31 +70,38 @@ int tpm2_blob_split(const uint8_t *blob, size_t len, struct tpm2_sealed *s, char
 /* Encoders: the command into out (cap bytes); its length, or -1. */
 long tpm2_cmd_create_primary(uint8_t *out, size_t cap, uint16_t alg);
 long tpm2_cmd_load(uint8_t *out, size_t cap, uint32_t parent, const struct tpm2_sealed *s);
-long tpm2_cmd_start_policy_session(uint8_t *out, size_t cap, const uint8_t nonce[TPM2_NONCE_BYTES]);
+/* salt NULL: unsalted, no parameter encryption; else tpm_key decrypts
+ * the salt (salt_len bytes of TPM2B_ENCRYPTED_SECRET) and the session
+ * encrypts with AES-128-CFB. */
+long tpm2_cmd_start_policy_session(uint8_t *out, size_t cap, uint32_t tpm_key, const uint8_t nonce[TPM2_NONCE_BYTES],
+				   const uint8_t *salt, size_t salt_len);
 long tpm2_cmd_policy_pcr(uint8_t *out, size_t cap, uint32_t session, uint16_t bank, uint32_t pcrs);
 long tpm2_cmd_policy_auth_value(uint8_t *out, size_t cap, uint32_t session);
 long tpm2_cmd_policy_get_digest(uint8_t *out, size_t cap, uint32_t session);
-/* hmac NULL: an empty one (a policy without PolicyAuthValue). */
+/* attrs: the session's TPMA_SESSION bits; hmac NULL: an empty one. */
 long tpm2_cmd_unseal(uint8_t *out, size_t cap, uint32_t item, uint32_t session, const uint8_t *nonce, size_t nlen,
-		     const uint8_t *hmac);
+		     uint8_t attrs, const uint8_t *hmac);
 long tpm2_cmd_flush(uint8_t *out, size_t cap, uint32_t handle);
 
 /* Decoders: 0, -1 (does not parse: why), or the TPM's response code. */
-long tpm2_resp_create_primary(const uint8_t *in, size_t len, uint32_t *handle, char *why, size_t whylen);
+long tpm2_resp_create_primary(const uint8_t *in, size_t len, uint32_t *handle, struct tpm2_primary_pub *pub,
+			      char *why, size_t whylen);
 long tpm2_resp_load(const uint8_t *in, size_t len, uint32_t *handle, uint8_t name[TPM2_NAME_MAX], size_t *namelen,
 		    char *why, size_t whylen);
 long tpm2_resp_start_session(const uint8_t *in, size_t len, uint32_t *handle, uint8_t nonce[TPM_DIGEST_MAX],
 			     size_t *nlen, char *why, size_t whylen);
 long tpm2_resp_policy_digest(const uint8_t *in, size_t len, uint8_t digest[TPM_DIGEST_MAX], size_t *dlen, char *why,
 			     size_t whylen);
-long tpm2_resp_unseal(const uint8_t *in, size_t len, uint8_t *secret, size_t cap, size_t *slen, char *why,
-		      size_t whylen);
+/* The Unseal's parameters (its response checked and decrypted by
+ * tpm2_session_resp): the secret, a TPM2B of 1 to 128 bytes. 0, or -1. */
+int tpm2_unseal_params(const uint8_t *params, size_t plen, uint8_t *secret, size_t cap, size_t *slen, char *why,
+		       size_t whylen);
 
-/* The Unseal's authorization HMAC for a PolicyAuthValue session that is
- * neither bound nor salted (its key is the object's authValue, the PIN's
- * SHA-256 as systemd 252 sets it, trailing zero bytes dropped). */
-void tpm2_unseal_hmac(const char *pin, const uint8_t *name, size_t namelen, const uint8_t *nonce_caller,
-		      size_t nclen, const uint8_t *nonce_tpm, size_t ntlen, uint8_t attrs, uint8_t out[32]);
+/* The Unseal's cpHash: SHA-256(commandCode || the item's name). */
+void tpm2_unseal_cphash(const uint8_t *name, size_t namelen, uint8_t out[32]);
+/* The object's authValue for a PIN: its SHA-256, as systemd 252 sets it,
+ * trailing zero bytes dropped as the TPM does. */
+void tpm2_pin_auth(const char *pin, uint8_t out[32], size_t *len);
 
 /* The whole unseal. secret gets the sealed bytes (cap at least
  * TPM2_SECRET_MAX); returns an enum tpm2_unseal_rc, err saying why. */

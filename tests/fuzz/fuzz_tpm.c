@@ -2,7 +2,8 @@
  * says: the response decoders (a TPM, or something posing as one at
  * /dev/tpmrm0, writes these bytes) of the measure stages and of the unseal
  * (tpm/tpm2_unseal.c: CreatePrimary, Load, StartAuthSession,
- * PolicyGetDigest, Unseal, and the token's tpm2-blob split), the
+ * PolicyGetDigest, Unseal, and the token's tpm2-blob split; the salted
+ * session's response check and decryption, tpm/tpm2_session.c), the
  * response-code text, and the IMA policy splitter. The first byte picks
  * which; the rest is the input.
  * Invariants: a decoded digest list is within its bounds with each digest
@@ -59,11 +60,39 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_text(text, sizeof text);
 		break;
 	}
+	case 3: {
+		/* A response under a session whose key the input also sets: the
+		 * first 32 bytes are the session key, so some HMACs verify and
+		 * the decryption runs too. */
+		static uint8_t resp[TPM_CMD_MAX];
+		struct tpm2_session s = { .keylen = 32, .ntlen = 32 };
+		uint8_t *params = NULL;
+		size_t plen = 0;
+		if (len < 32 || len - 32 > sizeof resp)
+			break;
+		memcpy(s.key, in, 32);
+		memcpy(resp, in + 32, len - 32);
+		if (tpm2_session_resp(&s, 0x15E, resp, len - 32, &params, &plen, why, sizeof why) == 0) {
+			if (params < resp || params + plen > resp + (len - 32) || s.ntlen > sizeof s.nonce_tpm)
+				abort();
+			uint8_t secret[TPM2_SECRET_MAX];
+			size_t n = 0;
+			if (tpm2_unseal_params(params, plen, secret, sizeof secret, &n, why, sizeof why) == 0 &&
+			    (n == 0 || n > sizeof secret))
+				abort();
+		} else {
+			check_text(why, sizeof why);
+		}
+		break;
+	}
 	case 4: {
 		uint32_t h;
-		long rc = tpm2_resp_create_primary(in, len, &h, why, sizeof why);
+		struct tpm2_primary_pub pub;
+		long rc = tpm2_resp_create_primary(in, len, &h, &pub, why, sizeof why);
 		if (rc < 0)
 			check_text(why, sizeof why);
+		if (rc == 0 && ((pub.type != TPM_ALG_ECC && pub.type != TPM_ALG_RSA) || pub.nlen > sizeof pub.n))
+			abort();
 		break;
 	}
 	case 5: {
@@ -92,7 +121,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case 8: {
 		uint8_t secret[TPM2_SECRET_MAX];
 		size_t n = 0;
-		long rc = tpm2_resp_unseal(in, len, secret, sizeof secret, &n, why, sizeof why);
+		long rc = tpm2_unseal_params(in, len, secret, sizeof secret, &n, why, sizeof why);
 		if ((rc == 0 && (n == 0 || n > sizeof secret)) || (rc != 0 && n != 0))
 			abort();
 		break;

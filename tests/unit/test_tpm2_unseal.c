@@ -2,9 +2,11 @@
  * commands as bytes (systemd 252's SRK template, PolicyPCR's selection,
  * the Unseal's authorization), the response decoders on good, cut and
  * erring responses, the PIN's HMAC against a value computed by Python's
- * hmac module, and the sequence against a scripted TPM: a changed PCR
+ * hmac module, and the sequence against a scripted TPM (its primary key
+ * the P-256 generator, so the salt is made and sent): a changed PCR
  * (PolicyGetDigest differs), a TPM that stops answering, a signed policy;
- * each time every handle it made is flushed. Interoperability with
+ * each time every handle it made is flushed. The salted session itself
+ * is tests/unit/test_tpm2_session.c; interoperability with
  * systemd-cryptenroll against swtpm is tests/bats/luks_tpm2.bats. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +27,33 @@ static int hex_is(const uint8_t *p, long len, const char *hex, const char *name)
 	return tap_streq(got, hex, name);
 }
 
+static void put32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+/* A CreatePrimary response whose key is systemd's ECC template with the
+ * P-256 generator as its public point (a point on the curve). */
+static size_t create_primary_resp(uint8_t *r, uint32_t handle)
+{
+	static const char pubhex[] =
+		"005a" "0023000b000300720000" "000600800043" "0010" "0003" "0010"
+		"0020" "6b17d1f2e12c4247f8bce6e563a440f277037d812deb33a0f4a13945d898c296"
+		"0020" "4fe342e2fe1a7f9b8ee7eb4a7c0f9e162bce33576b315ececbb6406837bf51f5";
+	memset(r, 0, 18);
+	r[0] = 0x80;
+	r[1] = 2;
+	put32(r + 10, handle);
+	put32(r + 14, 92);
+	for (size_t i = 0; i < 92; i++)
+		sscanf(pubhex + 2 * i, "%2hhx", &r[18 + i]);
+	put32(r + 2, 18 + 92);
+	return 18 + 92;
+}
+
 static void test_commands(void)
 {
 	long n = tpm2_cmd_create_primary(cmd, sizeof cmd, TPM_ALG_ECC);
@@ -43,15 +72,22 @@ static void test_commands(void)
 	hex_is(cmd, n, "80010000001a0000017f03000000000000000001000b03800800",
 	       "PolicyPCR: the TPM's own PCR values, one sha256 selection of 3 bytes (PCRs 7 and 11)");
 	tap_ok(tpm2_cmd_policy_pcr(cmd, sizeof cmd, 0x03000000, TPM_ALG_SHA256, 1u << 24) == -1, "PolicyPCR: PCR 24 refused");
-	n = tpm2_cmd_unseal(cmd, sizeof cmd, 0x80000001, 0x03000000, NULL, 0, NULL);
+	n = tpm2_cmd_unseal(cmd, sizeof cmd, 0x80000001, 0x03000000, NULL, 0, 0, NULL);
 	hex_is(cmd, n, "80020000001b0000015e8000000100000009030000000000000000",
 	       "Unseal: the policy session, empty nonce and HMAC, the session not continued");
 	uint8_t nonce[32], mac[32];
 	memset(nonce, 0x22, sizeof nonce);
 	memset(mac, 0x44, sizeof mac);
-	n = tpm2_cmd_unseal(cmd, sizeof cmd, 0x80000001, 0x03000000, nonce, 32, mac);
-	tap_ok(n == 10 + 4 + 4 + 4 + 2 + 32 + 1 + 2 + 32 && cmd[17] == 4 + 2 + 32 + 1 + 2 + 32,
-	       "Unseal with a PIN: nonce and HMAC in the authorization (%ld bytes)", n);
+	n = tpm2_cmd_unseal(cmd, sizeof cmd, 0x80000001, 0x03000000, nonce, 32, TPMA_SESSION_ENCRYPT, mac);
+	tap_ok(n == 10 + 4 + 4 + 4 + 2 + 32 + 1 + 2 + 32 && cmd[17] == 4 + 2 + 32 + 1 + 2 + 32 && cmd[56] == 0x40,
+	       "Unseal under a salted session: nonce, the encrypt attribute and HMAC in the authorization (%ld bytes)", n);
+	uint8_t salt[68];
+	memset(salt, 0x55, sizeof salt);
+	n = tpm2_cmd_start_policy_session(cmd, sizeof cmd, 0x80000000, nonce, salt, sizeof salt);
+	tap_ok(n == 10 + 4 + 4 + 2 + 32 + 2 + 68 + 1 + 6 + 2 && cmd[10] == 0x80 && cmd[13] == 0 && cmd[14] == 0x40 &&
+		       cmd[52] == 0 && cmd[53] == 68 && cmd[122] == 1,
+	       "StartAuthSession: salted with the primary (tpmKey), not bound, the encrypted salt, a policy session");
+	hex_is(cmd + 123, 8, "00060080004300" "0b", "StartAuthSession: AES-128-CFB parameter encryption, SHA-256");
 	n = tpm2_cmd_flush(cmd, sizeof cmd, 0x80000001);
 	hex_is(cmd, n, "80010000000e0000016580000001", "FlushContext");
 }
@@ -74,12 +110,18 @@ static void test_responses(void)
 	uint32_t h = 0;
 	uint8_t name[TPM2_NAME_MAX], nonce[TPM_DIGEST_MAX], secret[TPM2_SECRET_MAX];
 	size_t nlen = 0;
-	const uint8_t cp[] = { 0x80, 2, 0, 0, 0, 0x12, 0, 0, 0, 0, 0x80, 0, 0, 0xff, 0, 0, 0, 0 };
-	tap_ok(tpm2_resp_create_primary(cp, sizeof cp, &h, why, sizeof why) == 0 && h == 0x800000ff,
-	       "CreatePrimary response: the handle");
-	tap_ok(tpm2_resp_create_primary(cp, 12, &h, why, sizeof why) == -1, "CreatePrimary response cut: -1");
+	struct tpm2_primary_pub pub;
+	uint8_t cp[200];
+	size_t cplen = create_primary_resp(cp, 0x800000ff);
+	tap_ok(tpm2_resp_create_primary(cp, cplen, &h, &pub, why, sizeof why) == 0 && h == 0x800000ff &&
+		       pub.type == TPM_ALG_ECC && pub.x[0] == 0x6b && pub.y[31] == 0xf5,
+	       "CreatePrimary response: the handle and the primary's public point");
+	tap_ok(tpm2_resp_create_primary(cp, 12, &h, &pub, why, sizeof why) == -1, "CreatePrimary response cut: -1");
+	cp[18 + 3] = 0;                   /* the type: neither ECC nor RSA */
+	tap_ok(tpm2_resp_create_primary(cp, cplen, &h, &pub, why, sizeof why) == -1, "CreatePrimary: a key of another type refused");
+	tap_contains(why, "neither ECC nor RSA", "says so");
 	const uint8_t err[] = { 0x80, 1, 0, 0, 0, 10, 0, 0, 0x09, 0x8b };
-	tap_ok(tpm2_resp_create_primary(err, sizeof err, &h, why, sizeof why) == 0x98b, "an error code comes back as is");
+	tap_ok(tpm2_resp_create_primary(err, sizeof err, &h, &pub, why, sizeof why) == 0x98b, "an error code comes back as is");
 	const uint8_t ld[] = { 0x80, 2, 0, 0, 0, 0x16, 0, 0, 0, 0, 0x80, 0, 0, 1, 0, 0, 0, 4, 0, 2, 0, 0x0b };
 	tap_ok(tpm2_resp_load(ld, sizeof ld, &h, name, &nlen, why, sizeof why) == 0 && h == 0x80000001 && nlen == 2,
 	       "Load response: handle and name");
@@ -91,14 +133,14 @@ static void test_responses(void)
 	tap_ok(tpm2_resp_start_session(ss, sizeof ss, &h, nonce, &nlen, why, sizeof why) == 0 && h == 0x03000000 &&
 		       nlen == 2 && nonce[1] == 0xcd,
 	       "StartAuthSession response: handle and nonceTPM");
-	uint8_t big[20 + 200] = { 0x80, 2, 0, 0, 0, 220, 0, 0, 0, 0, 0, 0, 0, 202, 0, 200 };
+	uint8_t big[2 + 200] = { 0, 200 };
 	size_t slen = 0;
-	tap_ok(tpm2_resp_unseal(big, sizeof big, secret, sizeof secret, &slen, why, sizeof why) == -1 && slen == 0,
-	       "Unseal response: 200 bytes is more than a TPM2B_SENSITIVE_DATA, refused");
-	uint8_t us[] = { 0x80, 2, 0, 0, 0, 0x12, 0, 0, 0, 0, 0, 0, 0, 4, 0, 2, 's', 'k' };
-	tap_ok(tpm2_resp_unseal(us, sizeof us, secret, sizeof secret, &slen, why, sizeof why) == 0 && slen == 2 &&
+	tap_ok(tpm2_unseal_params(big, sizeof big, secret, sizeof secret, &slen, why, sizeof why) == -1 && slen == 0,
+	       "Unseal parameters: 200 bytes is more than a TPM2B_SENSITIVE_DATA, refused");
+	uint8_t us[] = { 0, 2, 's', 'k' };
+	tap_ok(tpm2_unseal_params(us, sizeof us, secret, sizeof secret, &slen, why, sizeof why) == 0 && slen == 2 &&
 		       secret[0] == 's',
-	       "Unseal response: the secret");
+	       "Unseal parameters: the secret");
 }
 
 static void test_hmac(void)
@@ -109,7 +151,15 @@ static void test_hmac(void)
 	memset(name + 2, 0x11, 32);
 	memset(nc, 0x22, sizeof nc);
 	memset(nt, 0x33, sizeof nt);
-	tpm2_unseal_hmac("1234", name, sizeof name, nc, sizeof nc, nt, sizeof nt, 0, out);
+	/* An unsalted session (no session key): the HMAC is keyed by the
+	 * PIN's authValue alone. */
+	struct tpm2_session s = { .ntlen = sizeof nt };
+	uint8_t cp[32];
+	memcpy(s.nonce_caller, nc, sizeof nc);
+	memcpy(s.nonce_tpm, nt, sizeof nt);
+	tpm2_pin_auth("1234", s.auth, &s.authlen);
+	tpm2_unseal_cphash(name, sizeof name, cp);
+	tpm2_session_cmd_hmac(&s, cp, 0, out);
 	hex_is(out, 32, "d23c4aaa5de65175140008c9fa2e2cf385075471e38e80a3baf5ae387d828568",
 	       "PIN HMAC: HMAC-SHA256(sha256(pin), cpHash || nonceCaller || nonceTPM || attributes), as Python's hmac");
 }
@@ -121,13 +171,6 @@ struct fake {
 	bool dead, other_digest;
 };
 
-static void put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
 
 static int fake_xfer(void *ctx, const uint8_t *c, size_t len, uint8_t *resp, size_t cap, size_t *rlen, char *err,
 		     size_t errlen)
@@ -144,8 +187,10 @@ static int fake_xfer(void *ctx, const uint8_t *c, size_t len, uint8_t *resp, siz
 	memset(resp, 0, cap);
 	resp[0] = 0x80;
 	resp[1] = c[1];
-	if (cc == 0x131 || cc == 0x157) {      /* CreatePrimary, Load */
-		put32(resp + 10, cc == 0x131 ? 0x80000000 : 0x80000001);
+	if (cc == 0x131) {
+		n = create_primary_resp(resp, 0x80000000);
+	} else if (cc == 0x157) {              /* Load */
+		put32(resp + 10, 0x80000001);
 		put32(resp + 14, 4);
 		resp[19] = 2;
 		resp[20] = 0;
