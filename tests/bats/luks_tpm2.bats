@@ -105,3 +105,28 @@ cryptsetup_key() {
 	[ "$status" -eq 2 ]
 	grep -q "refused token 0: Load (the sealed key is not this TPM's, or the TPM was cleared)" <<<"$output"
 }
+
+# What a bus sniffer sees (the tool records every command and response in
+# hex): the secret swtpm unsealed, proven real by cryptsetup opening the
+# keyslot with its base64, appears nowhere; the session is salted with the
+# primary key (StartAuthSession's tpmKey is the transient primary, its
+# encryptedSalt an ECC point) and asks for AES-128-CFB, and the Unseal's
+# response carries a session (its HMAC, which hardinit checks).
+@test "the unseal's session is salted and encrypted: the secret swtpm released is not on the bus" {
+	enroll --tpm2-pcrs=7
+	run "$TOOL" tpm2-unseal "$T/v.img" "$T/sock" "$T/trace"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	secret=$(sed -n 's/^secret //p' <<<"$output")
+	[ ${#secret} -ge 32 ]
+	xxd -r -p <<<"$secret" | base64 -w0 | cryptsetup open --test-passphrase --key-file=- "$T/v.img"
+	[ -s "$T/trace" ]
+	run ! grep -qi "${secret:0:16}" "$T/trace"
+	# StartAuthSession (0x176): tpmKey 0x80xxxxxx, bind TPM_RH_NULL, a 32-byte nonce, a
+	# 68-byte encryptedSalt (x and y of 32 bytes), a policy session, AES 128 CFB, SHA-256.
+	grep -Eq '^> 8001[0-9a-f]{8}0000017680[0-9a-f]{6}400000070020[0-9a-f]{64}00440020[0-9a-f]{64}0020[0-9a-f]{64}01000600800043000b$' "$T/trace"
+	# The Unseal (0x15e) asks for response encryption (attributes 0x40) with an HMAC ...
+	grep -Eq '^> 8002[0-9a-f]{8}0000015e80[0-9a-f]{6}[0-9a-f]{8}03[0-9a-f]{6}0020[0-9a-f]{64}400020[0-9a-f]{64}$' "$T/trace"
+	# ... and its response (the line after it) carries a session: tag 0x8002, success.
+	grep -A1 '^> 8002[0-9a-f]\{8\}0000015e' "$T/trace" | grep -Eq '^< 8002[0-9a-f]{8}00000000'
+}

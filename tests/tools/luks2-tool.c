@@ -15,6 +15,12 @@
  *                                 unix socket) through the luks stage's own
  *                                 code (luks_tpm2_open); prints "token N",
  *                                 "keyslot N", "volume key HEX"
+ *   luks2-tool tpm2-unseal IMAGE SOCKET TRACE   token 0's secret unsealed
+ *                                 by tpm/'s tpm2_unseal; prints "secret
+ *                                 HEX" and writes every command and
+ *                                 response to TRACE as a line of hex
+ *                                 ("> " sent, "< " received): what a bus
+ *                                 sniffer would see
  *   luks2-tool pcr-extend SOCKET PCR   extends PCR (sha256 bank) with
  *                                 sha256("hardinit-test")
  * Exit 0 opened, 1 wrong passphrase (tpm2-open: the TPM refused), 2 error. */
@@ -165,6 +171,67 @@ static int cmd_tpm2_open(const char *image, const char *sock, const char *pin)
 	return 0;
 }
 
+struct trace {
+	struct tpm_dev d;
+	FILE *out;
+};
+
+static void trace_line(FILE *out, const char *dir, const uint8_t *p, size_t n)
+{
+	fputs(dir, out);
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, "%02x", p[i]);
+	fputc('\n', out);
+}
+
+static int trace_xfer(void *ctx, const uint8_t *cmd, size_t len, uint8_t *resp, size_t cap, size_t *rlen, char *err,
+		      size_t errlen)
+{
+	struct trace *t = ctx;
+	trace_line(t->out, "> ", cmd, len);
+	int rc = tpm_dev_xfer(&t->d, cmd, len, resp, cap, rlen, err, errlen);
+	if (rc == 0)
+		trace_line(t->out, "< ", resp, *rlen);
+	return rc;
+}
+
+static int cmd_tpm2_unseal(const char *image, const char *sock, const char *trace)
+{
+	static struct luks2_hdr h;
+	static struct luks2_tpm2_token tk;
+	char err[LUKS2_ERR_MAX], note[LUKS2_ERR_MAX];
+	uint8_t secret[TPM2_SECRET_MAX];
+	size_t slen = 0;
+
+	int fd = open(image, O_RDONLY);
+	if (fd < 0 || luks2_hdr_read(fd_read, &fd, &h, note, sizeof note, err, sizeof err) < 0 ||
+	    luks2_tpm2_token(&h, 0, &tk, err, sizeof err) < 0) {
+		fprintf(stderr, "luks2-tool: %s\n", fd < 0 ? image : err);
+		return 2;
+	}
+	struct trace t = { { tpm_connect(sock), TPM_DEV_TIMEOUT_MS }, fopen(trace, "w") };
+	if (t.d.fd < 0 || !t.out)
+		return 2;
+	struct tpm2_unseal_req q = {
+		.primary_alg = tk.primary_alg, .pcr_bank = tk.pcr_bank, .pcrs = tk.pcrs, .blob = tk.blob,
+		.blob_len = tk.blob_len, .policy_hash = tk.policy_hash, .policy_hash_len = tk.policy_hash_len,
+	};
+	int rc = tpm2_unseal(trace_xfer, &t, &q, secret, sizeof secret, &slen, err, sizeof err);
+	fclose(t.out);
+	close(t.d.fd);
+	close(fd);
+	luks2_hdr_free(&h);
+	if (rc != TPM2_UNSEALED) {
+		printf("refused %s\n", err);
+		return 1;
+	}
+	printf("secret ");
+	for (size_t i = 0; i < slen; i++)
+		printf("%02x", secret[i]);
+	printf("\n");
+	return 0;
+}
+
 static int cmd_pcr_extend(const char *sock, const char *pcr)
 {
 	uint8_t cmd[TPM_CMD_MAX], resp[TPM_CMD_MAX], digest[32];
@@ -217,6 +284,8 @@ int main(int argc, char **argv)
 		return cmd_encrypt(argv[2], argv[3]);
 	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "tpm2-open"))
 		return cmd_tpm2_open(argv[2], argv[3], argc == 5 ? argv[4] : NULL);
+	if (argc == 5 && !strcmp(argv[1], "tpm2-unseal"))
+		return cmd_tpm2_unseal(argv[2], argv[3], argv[4]);
 	if (argc == 4 && !strcmp(argv[1], "pcr-extend"))
 		return cmd_pcr_extend(argv[2], argv[3]);
 	fprintf(stderr, "usage: luks2-tool open IMAGE < passphrase | encrypt KEYHEX SECTOR_START < in > out\n");
