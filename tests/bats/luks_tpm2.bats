@@ -6,7 +6,9 @@
 # tpm/ speaks TPM2 to the same swtpm, stages/luks_tpm2.c opens the keyslot:
 # build/tools/luks2-tool tpm2-open) and the volume key compared with
 # cryptsetup's. Then what must be refused: a PCR extended after the
-# enrollment, a wrong PIN. /dev/tpmrm0 and the stage's fallback to the
+# enrollment, a wrong PIN. The session is salted and encrypted: what
+# crosses the socket is recorded and holds no secret, and an RSA primary's
+# salt works as the ECC one's. /dev/tpmrm0 and the stage's fallback to the
 # passphrase prompt are the VM's (tests/vm/luks.bats).
 
 bats_require_minimum_version 1.5.0
@@ -129,4 +131,18 @@ cryptsetup_key() {
 	grep -Eq '^> 8002[0-9a-f]{8}0000015e80[0-9a-f]{6}[0-9a-f]{8}03[0-9a-f]{6}0020[0-9a-f]{64}400020[0-9a-f]{64}$' "$T/trace"
 	# ... and its response (the line after it) carries a session: tag 0x8002, success.
 	grep -A1 '^> 8002[0-9a-f]\{8\}0000015e' "$T/trace" | grep -Eq '^< 8002[0-9a-f]{8}00000000'
+}
+
+# systemd 252 enrolls under an ECC primary whenever the TPM has P-256, so
+# the RSA primary (the token's tpm2-primary-alg "rsa", from TPMs without
+# ECC) is reached here by sealing under it directly: the salt goes to swtpm
+# by RSA-OAEP, and the secret comes back through the same salted session.
+@test "an RSA primary: the salt by RSA-OAEP, swtpm takes it, the secret comes back; ECC the same way" {
+	run "$TOOL" tpm2-seal-unseal "$T/sock" rsa
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$output" = "secret hardinit-salt-test" ]
+	run "$TOOL" tpm2-seal-unseal "$T/sock" ecc
+	[ "$status" -eq 0 ]
+	[ "$output" = "secret hardinit-salt-test" ]
 }
