@@ -8,10 +8,11 @@
  * the response's first parameter comes back under AES-128-CFB.
  *
  * The elliptic-curve and RSA arithmetic and AES are BearSSL's (constant
- * time: br_ec_p256_m15, br_aes_ct); the hashes and HMACs hardinit's own
+ * time: br_ec_p256_m31, br_aes_ct); the hashes and HMACs hardinit's own
  * (init/sha256.c, block/pbkdf2.c). Pure: no I/O but the randomness the
  * caller hands in, so the unit tests run every piece against vectors and
- * a fake TPM (tests/unit/test_tpm2_session.c).
+ * a fake TPM (tests/unit/test_tpm2_session.c, whose TPM side uses
+ * BearSSL's other P-256 code, m15).
  *
  * What it protects against: a passive observer of the bus (an LPC/SPI
  * sniffer, a logging TPM proxy) sees no secret, and a changed response is

@@ -1,7 +1,8 @@
 /* Unit tests: the salted, encrypted TPM2 session (tpm/tpm2_session.c).
  * KDFa and KDFe against values computed by Python's hmac and hashlib,
  * AES-128-CFB against `openssl enc -aes-128-cfb`; the ECC salt against the
- * TPM's side of the ECDH (a known primary key), the RSA salt against
+ * TPM's side of the ECDH (a known primary key, BearSSL's m15 P-256
+ * code where hardinit uses m31), the RSA salt against
  * OAEP decryption with the key's private half; then the whole unseal
  * against a fake TPM that does what a TPM does with the session (decrypts
  * the salt, checks the command's HMAC, encrypts the secret and MACs its
