@@ -40,7 +40,7 @@ QEMU_arm64 := qemu-aarch64-static
 # objects (its aarch64 assembly has no landing pads), gcc-12-cross's
 # crtbeginS.o, crtendS.o and libgcc.a (the soft-float long double routines
 # musl's printf pulls in) and Debian 12's static libselinux, libpcre2,
-# libcap-ng and libargon2 are built without branch protection, so the
+# libcap-ng, libargon2 and libbearssl are built without branch protection, so the
 # linker drops the note, and forcing it (-z force-bti) would fault on the
 # first indirect call into them (tests/bats/arm64.bats checks both).
 ARCHFLAGS_arm64 := -mbranch-protection=standard
