@@ -21,6 +21,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include "boot.h"
@@ -148,8 +149,15 @@ static int write_logs(struct boot *b, const char *own, const char *cel, size_t c
 	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0)
 		return -1;
-	ssize_t w = write(fd, cel, cel_len);
-	close(fd);
+	/* systemd-pcrextend appends under an exclusive flock (and so does
+	 * anything that follows its convention): take it the same way, so
+	 * records never interleave. Bounded: nobody holds it this early, and
+	 * a holder that never lets go costs the log, not the boot. */
+	int locked = -1;
+	for (int i = 0; i < MEASURE_LOCK_TRIES && (locked = flock(fd, LOCK_EX | LOCK_NB)) < 0 && errno == EWOULDBLOCK; i++)
+		usleep(MEASURE_LOCK_WAIT_US);
+	ssize_t w = locked == 0 ? write(fd, cel, cel_len) : -1;
+	close(fd);   /* drops the lock */
 	return w == (ssize_t)cel_len ? 0 : -1;
 }
 

@@ -26,6 +26,9 @@
 #define MEASURE_SYSTEMD_LOG   "log/systemd/tpm2-measure.log"
 #define MEASURE_EVENTS_MAX    8
 #define MEASURE_LOG_MAX       (16 * 1024)
+/* The wait for the systemd log's flock: tries, and the pause between. */
+#define MEASURE_LOCK_TRIES    100
+#define MEASURE_LOCK_WAIT_US  10000
 /* config_format's text of the effective config, hashed for its event. */
 #define MEASURE_CONFIG_TEXT_MAX (48 * 1024)
 /* A TPM answers PCR_Event in milliseconds; a stuck one must not hang PID 1:

@@ -283,6 +283,7 @@ assert any(d["hashAlg"] == "sha256" and len(d["digest"]) == 64 for d in recs[0][
 	local got want
 	got=$(vm_section "$log" TPM | sed -n 's/^pcr=//p' | tr 'A-F' 'a-f')
 	want=$(predicted "$MDIR/strict.json")
+	vm_section "$log" TPM
 	echo "pcr from sysfs: $got; predicted: $want"
 	[ -n "$got" ] && [ "$got" = "$want" ]
 	# The log's texts are the prediction's, in order.
