@@ -83,23 +83,28 @@ print(next(e["text"] for e in json.load(open(sys.argv[1]))["events"] if e["name"
 	cmp "$T/a.json" "$T/b.json"
 	local a v
 	a=$(check_json "$T/a.json")
+	# Each input changed (hardinit predict, which the builder ran above).
+	local -a same=(--config "$REPO/config/strict.conf" --ima-policy "$REPO/config/ima-policy.example"
+		--selinux-policy "$POLICY" --cmdline "root=/dev/vda")
+	"$HI" predict "${same[@]}" --output "$T/same.json"
+	[ "$(check_json "$T/same.json")" = "$a" ]
 	# An IMA policy one rule longer.
 	{ cat "$REPO/config/ima-policy.example"; echo "measure func=MODULE_CHECK"; } >"$T/ima2"
-	builder "$T/c.img" "$T/c.json" --ima-policy "$T/ima2" --predict-selinux-policy "$POLICY" --predict-cmdline "root=/dev/vda"
+	"$HI" predict "${same[@]}" --ima-policy "$T/ima2" --output "$T/c.json"
 	v=$(check_json "$T/c.json"); [ "$v" != "$a" ]
 	# A command-line override the config takes.
-	builder "$T/d.img" "$T/d.json" "${base[@]}" --predict-cmdline "root=/dev/vda hardinit.boot.failure_delay=3"
+	"$HI" predict "${same[@]}" --cmdline "root=/dev/vda hardinit.boot.failure_delay=3" --output "$T/d.json"
 	v=$(check_json "$T/d.json"); [ "$v" != "$a" ]
 	[ "$(event "$T/d.json" config)" != "$(event "$T/a.json" config)" ]
 	# Another SELinux policy, or none.
 	head -c 4096 "$POLICY" >"$T/pol"; cat "$POLICY" >>"$T/pol"
-	builder "$T/e.img" "$T/e.json" --ima-policy "$REPO/config/ima-policy.example" --predict-selinux-policy "$T/pol" \
-		--predict-cmdline "root=/dev/vda"
+	"$HI" predict "${same[@]}" --selinux-policy "$T/pol" --output "$T/e.json"
 	v=$(check_json "$T/e.json"); [ "$v" != "$a" ]
-	builder "$T/f.img" "$T/f.json" --ima-policy "$REPO/config/ima-policy.example" --predict-cmdline "root=/dev/vda"
+	"$HI" predict --config "$REPO/config/strict.conf" --ima-policy "$REPO/config/ima-policy.example" \
+		--cmdline "root=/dev/vda" --output "$T/f.json"
 	[ "$(event "$T/f.json" selinux-policy)" = "hardinit:selinux-policy:none" ]
 	# A PCR a UKI's stub extended before hardinit.
-	builder "$T/g.img" "$T/g.json" "${base[@]}" --predict-initial "$(printf '%064d' 1)"
+	"$HI" predict "${same[@]}" --initial "$(printf '%064d' 1)" --output "$T/g.json"
 	v=$(check_json "$T/g.json"); [ "$v" != "$a" ]
 }
 
