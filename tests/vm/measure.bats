@@ -250,6 +250,15 @@ assert all(r["pcr"] == 12 and r["content_type"] == "systemd" for r in recs)
 names = [r["content"]["string"].split(":")[1] for r in recs]
 assert names == ["ima-policy", "verity-root-hash", "config", "selinux-policy", "handoff"], names
 assert any(d["hashAlg"] == "sha256" and len(d["digest"]) == 64 for d in recs[0]["digests"])
+# The convention of systemd-pcrextend: every active bank in every record, each RS-led
+# and newline-ended, the sha256 digest that of the content string.
+import hashlib
+banks = sorted(d["hashAlg"] for d in recs[0]["digests"])
+assert all(sorted(d["hashAlg"] for d in r["digests"]) == banks for r in recs), recs
+for r in recs:
+    sha = next(d["digest"] for d in r["digests"] if d["hashAlg"] == "sha256")
+    assert sha == hashlib.sha256(r["content"]["string"].encode()).hexdigest(), r
+print("banks in every record:", banks)
 '
 	vm_assert_section_contains "$log" TPM "measure handoff ok"
 	# The thread measured while the boot went on: the report has the
