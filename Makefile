@@ -298,6 +298,8 @@ install-fleet:
 	sed 's|@SBINDIR@|$(PREFIX)/sbin|g' contrib/cron/hardinit-audit.in >$(DESTDIR)$(PREFIX)/share/hardinit/cron/hardinit-audit
 	install -m 0644 contrib/prometheus/hardinit-alerts.yml $(DESTDIR)$(PREFIX)/share/hardinit/prometheus/hardinit-alerts.yml
 	install -m 0644 contrib/hardinit-audit.schema.json $(DESTDIR)$(PREFIX)/share/hardinit/hardinit-audit.schema.json
+	install -m 0644 contrib/hardinit-predict.schema.json $(DESTDIR)$(PREFIX)/share/hardinit/hardinit-predict.schema.json
+	install -m 0755 contrib/hardinit-quote $(DESTDIR)$(PREFIX)/share/hardinit/hardinit-quote
 	chmod 0644 $(DESTDIR)$(UNITDIR)/hardinit-audit.service $(DESTDIR)$(PREFIX)/share/hardinit/cron/hardinit-audit
 
 # The installed man pages carry VERSION in their .TH line whatever the

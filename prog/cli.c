@@ -58,6 +58,14 @@ static const char usage[] =
 "                        --format json; prometheus writes node_exporter's\n"
 "                        textfile format, atomically, to --output (default\n"
 "                        /var/lib/prometheus/node-exporter/hardinit.prom)\n"
+"  predict --config FILE [--cmdline TEXT] [--root DIR] [--ima-policy FILE]\n"
+"        [--selinux-policy FILE] [--verity-data-image FILE]\n"
+"        [--verity-hash-image FILE] [--initial HEX] [--output FILE]\n"
+"                        print, as JSON, the [tpm] pcr value and the event\n"
+"                        log a boot with this embedded config, command\n"
+"                        line, IMA policy, SELinux policy (the one the root\n"
+"                        loads) and verity devices will produce; --initial\n"
+"                        is the PCR before hardinit (default zeros)\n"
 "  private-tmp [--dir POLYDIR] USER COMMAND [ARGS...]\n"
 "                        run COMMAND as USER with its own instance of /tmp\n"
 "                        (as pam_namespace would), for systems without PAM\n"
@@ -308,6 +316,8 @@ int cli_main(int argc, char **argv)
 		return polytmp_main(argc - 1, argv + 1);
 	if (strcmp(cmd, "audit") == 0)
 		return audit_main(argc - 1, argv + 1);
+	if (strcmp(cmd, "predict") == 0)
+		return predict_main(argc - 2, argv + 2);
 	fprintf(stderr, "hardinit: unknown command '%s'; see hardinit --help\n", cmd);
 	return 2;
 }

@@ -5,4 +5,7 @@
 
 int cli_main(int argc, char **argv);
 
+/* hardinit predict (prog/predict.c): the PCR a boot will produce. */
+int predict_main(int argc, char **argv);
+
 #endif

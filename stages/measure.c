@@ -21,9 +21,11 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include "boot.h"
+#include "config.h"
 #include "fsutil.h"
 #include "log.h"
 #include "measure.h"
@@ -46,6 +48,65 @@ void measure_event_text(char *out, size_t cap, const char *name, const uint8_t d
 	char hex[SHA256_HEX];
 
 	snprintf(out, cap, "hardinit:%s:%s", name, hex_encode(hex, digest, 32));
+}
+
+/* The effective config's digest: config_format's text, the file
+ * /run/hardinit/config holds. */
+static void config_event(const struct boot *b, char *out, size_t cap)
+{
+	static char config[MEASURE_CONFIG_TEXT_MAX];
+	uint8_t d[SHA256_BYTES];
+	int len = config_format(&b->cfg, config, sizeof config);
+
+	if (len < 0) {
+		snprintf(out, cap, "hardinit:%s:unformattable", measure_event_names[EV_CONFIG]);
+		return;
+	}
+	sha256(config, (size_t)len, d);
+	measure_event_text(out, cap, measure_event_names[EV_CONFIG], d);
+}
+
+void measure_event_for(const struct boot *b, enum measure_event_id id, char *out, size_t cap)
+{
+	const char *name = measure_event_names[id];
+
+	switch (id) {
+	case EV_IMA:
+		if (b->ima_policy_loaded)
+			measure_event_text(out, cap, name, b->ima_policy_sha256);
+		else
+			snprintf(out, cap, "hardinit:%s:none", name);
+		return;
+	case EV_VERITY:
+		/* The setup the verity stage described (root hash, devices,
+		 * options, corruption mode), not the hash alone. */
+		snprintf(out, cap, "hardinit:%s:%s", name, b->verity_setup[0] ? b->verity_setup : "none");
+		return;
+	case EV_CONFIG:
+		config_event(b, out, cap);
+		return;
+	case EV_SELINUX:
+		if (b->selinux_policy_hashed)
+			measure_event_text(out, cap, name, b->selinux_policy_sha256);
+		else
+			snprintf(out, cap, "hardinit:%s:none", name);
+		return;
+	case EV_HANDOFF:
+	case EV_COUNT:
+		break;
+	}
+	snprintf(out, cap, "hardinit:%s:%s", measure_event_names[EV_HANDOFF], HARDINIT_VERSION);
+}
+
+void measure_replay_texts(const char *const *texts, size_t n, const uint8_t start[32], uint8_t value[32])
+{
+	uint8_t d[SHA256_BYTES];
+
+	memcpy(value, start, 32);
+	for (size_t i = 0; i < n; i++) {
+		sha256(texts[i], strlen(texts[i]), d);
+		tpm_replay_sha256(value, d);
+	}
 }
 
 /* ---- the logs ------------------------------------------------------------------ */
@@ -88,8 +149,15 @@ static int write_logs(struct boot *b, const char *own, const char *cel, size_t c
 	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0)
 		return -1;
-	ssize_t w = write(fd, cel, cel_len);
-	close(fd);
+	/* systemd-pcrextend appends under an exclusive flock (and so does
+	 * anything that follows its convention): take it the same way, so
+	 * records never interleave. Bounded: nobody holds it this early, and
+	 * a holder that never lets go costs the log, not the boot. */
+	int locked = -1;
+	for (int i = 0; i < MEASURE_LOCK_TRIES && (locked = flock(fd, LOCK_EX | LOCK_NB)) < 0 && errno == EWOULDBLOCK; i++)
+		usleep(MEASURE_LOCK_WAIT_US);
+	ssize_t w = locked == 0 ? write(fd, cel, cel_len) : -1;
+	close(fd);   /* drops the lock */
 	return w == (ssize_t)cel_len ? 0 : -1;
 }
 

@@ -26,6 +26,11 @@
 #define MEASURE_SYSTEMD_LOG   "log/systemd/tpm2-measure.log"
 #define MEASURE_EVENTS_MAX    8
 #define MEASURE_LOG_MAX       (16 * 1024)
+/* The wait for the systemd log's flock: tries, and the pause between. */
+#define MEASURE_LOCK_TRIES    100
+#define MEASURE_LOCK_WAIT_US  10000
+/* config_format's text of the effective config, hashed for its event. */
+#define MEASURE_CONFIG_TEXT_MAX (48 * 1024)
 /* A TPM answers PCR_Event in milliseconds; a stuck one must not hang PID 1:
  * the bound of each command, writing it and reading the answer. */
 #define MEASURE_TPM_TIMEOUT_MS 10000
@@ -50,6 +55,20 @@ void measure_event_text(char *out, size_t cap, const char *name, const uint8_t d
  * "handoff". */
 enum measure_event_id { EV_IMA, EV_VERITY, EV_CONFIG, EV_SELINUX, EV_HANDOFF, EV_COUNT };
 extern const char *const measure_event_names[EV_COUNT];
+
+/* The text of event id from what the boot b holds: the IMA policy the ima
+ * stage loaded (its sha256, or "none"), the verity setup the verity stage
+ * described ("none": / is not on verity), the effective config
+ * (config_format's text, hashed), the SELinux policy the selinux stage
+ * loaded, the version. The one home of what is measured: the measuring
+ * thread (stages/measure_queue.c) extends it, hardinit predict
+ * (prog/predict.c) computes the PCR from it. */
+void measure_event_for(const struct boot *b, enum measure_event_id id, char *out, size_t cap);
+
+/* The PCR value after extending the events' texts (each hashed with
+ * SHA-256) into a PCR that held start: what the TPM's SHA-256 bank holds
+ * after TPM2_PCR_Event with each text. */
+void measure_replay_texts(const char *const *texts, size_t n, const uint8_t start[32], uint8_t value[32]);
 
 /* The check and replay hardinit audit does on the text of the log
  * (NUL-terminated; changed in place). Nothing in the log is trusted for

@@ -45,7 +45,6 @@
 #include "stages.h"
 
 #define MEASURE_STACK_BYTES (64 * 1024)
-#define CONFIG_TEXT_MAX (48 * 1024)
 
 static struct measure_queue queue;
 /* MEASURE_TPM_TIMEOUT_MS; a unit test shortens it. */
@@ -285,37 +284,19 @@ out:
 
 /* ---- the events ---------------------------------------------------------------- */
 
-static void push(struct measure_queue *q, enum measure_event_id id, const char *fmt_word, const uint8_t *digest)
+/* Queue event id, its text from what b holds now (measure_event_for). */
+static void push(struct measure_queue *q, struct boot *b, enum measure_event_id id)
 {
-	const char *name = measure_event_names[id];
-
 	if (q->queued[id] || q->n_queued >= MEASURE_EVENTS_MAX)
 		return;
 	pthread_mutex_lock(&q->lock);
 	struct measure_event *e = &q->events[q->n_queued];
-	e->name = name;
-	if (digest)
-		measure_event_text(e->text, sizeof e->text, name, digest);
-	else
-		snprintf(e->text, sizeof e->text, "hardinit:%s:%s", name, fmt_word);
+	e->name = measure_event_names[id];
+	measure_event_for(b, id, e->text, sizeof e->text);
 	q->queued[id] = true;
 	q->n_queued++;
 	pthread_cond_signal(&q->changed);
 	pthread_mutex_unlock(&q->lock);
-}
-
-static void push_config(struct measure_queue *q, struct boot *b)
-{
-	static char config[CONFIG_TEXT_MAX];
-	uint8_t d[SHA256_BYTES];
-	int len = config_format(&b->cfg, config, sizeof config);
-
-	if (len < 0) {
-		push(q, EV_CONFIG, "unformattable", NULL);
-		return;
-	}
-	sha256(config, (size_t)len, d);
-	push(q, EV_CONFIG, NULL, d);
 }
 
 void measure_queue_events(struct boot *b, unsigned which)
@@ -323,17 +304,15 @@ void measure_queue_events(struct boot *b, unsigned which)
 	struct measure_queue *q = &queue;
 
 	if (which & MEASURE_ROOT_EVENTS) {
-		push(q, EV_IMA, "none", b->ima_policy_loaded ? b->ima_policy_sha256 : NULL);
-		/* The setup the verity stage described (root hash, devices,
-		 * options, corruption mode), not the hash alone. */
-		push(q, EV_VERITY, b->verity_setup[0] ? b->verity_setup : "none", NULL);
+		push(q, b, EV_IMA);
+		push(q, b, EV_VERITY);
 	}
 	if (which & MEASURE_POLICY_EVENTS) {
-		push_config(q, b);
-		push(q, EV_SELINUX, "none", b->selinux_policy_hashed ? b->selinux_policy_sha256 : NULL);
+		push(q, b, EV_CONFIG);
+		push(q, b, EV_SELINUX);
 	}
 	if (which & MEASURE_HANDOFF_EVENT)
-		push(q, EV_HANDOFF, HARDINIT_VERSION, NULL);
+		push(q, b, EV_HANDOFF);
 }
 
 /* ---- start and finish ------------------------------------------------------------ */

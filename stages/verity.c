@@ -339,10 +339,13 @@ static int wait_device(struct boot *b, const char *what, const char *spec, char 
 
 static int device_bytes(const char *node, uint64_t *bytes)
 {
+	struct stat st;
 	int fd = open(node, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	int rc = ioctl(fd, BLKGETSIZE64, bytes);
+	/* A regular file: hardinit predict's image of the device. */
+	int rc = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? (*bytes = (uint64_t)st.st_size, 0)
+							   : ioctl(fd, BLKGETSIZE64, bytes);
 	close(fd);
 	return rc;
 }
@@ -418,6 +421,20 @@ static int describe(struct boot *b, const struct verity_setup *v)
 				  "name the devices shorter (UUID=, PARTUUID=, LABEL=)", v->data, v->hash,
 				  sizeof b->verity_setup - 1);
 	return 0;
+}
+
+/* hardinit predict: the setup described from the devices' images, as
+ * the boot describes it from the devices (the superblock, the sizes). */
+static int predict_describe(struct boot *b, struct verity_setup *v)
+{
+	if (!b->verity_data_image)
+		return 0;
+	snprintf(v->data_node, sizeof v->data_node, "%s", b->verity_data_image);
+	snprintf(v->hash_node, sizeof v->hash_node, "%s",
+		 b->verity_hash_image ? b->verity_hash_image : b->verity_data_image);
+	if (v->p.superblock && read_superblock(b, v) < 0)
+		return -1;
+	return describe(b, v);
 }
 
 static int table_for(struct boot *b, const struct verity_setup *v, const struct verity_params *p,
@@ -579,7 +596,7 @@ int stage_verity(struct boot *b)
 			 verity_corruption_name(v.p.on_corruption), v.p.sig_key_desc[0] ? v.p.sig_key_desc : "none");
 		snprintf(b->root_device, sizeof b->root_device, "%s/mapper/%s", b->dev, VERITY_DM_NAME);
 		snprintf(b->root_hash, sizeof b->root_hash, "%s", v.roothash);
-		return 0;
+		return predict_describe(b, &v);
 	}
 	uint64_t start = boottime_ns();
 	if (wait_device(b, "data", v.data, v.data_node, sizeof v.data_node, v.data_num, sizeof v.data_num) < 0 ||

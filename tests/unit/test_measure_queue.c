@@ -15,6 +15,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <termios.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fixture.h"
@@ -283,6 +285,22 @@ static void test_in_order(void)
 	it = report_find(&b.rep, "measure", "initial");
 	tap_ok(it && strcmp(it->value, "0000000000000000000000000000000000000000000000000000000000000000") == 0,
 	       "and the PCR's value before the first event, for audit");
+
+	/* systemd's convention: the CEL-JSON log is appended under an
+	 * exclusive flock. Held by another writer for good, the append gives
+	 * up (bounded) and says so; the boot goes on. */
+	fixture_path(path, sizeof path, root, "run/log/systemd/tpm2-measure.log");
+	fake_start(&t, root, 0);
+	boot_with_tpm(&b, root);
+	int holder = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	tap_ok(holder >= 0 && flock(holder, LOCK_EX) == 0, "another writer holds the systemd log's flock");
+	tap_ok(stage_measure(&b) == 0, "measure with the log locked: the boot goes on");
+	fake_stop(&t);
+	it = report_find(&b.rep, "measure", "tpm");
+	tap_contains(it ? it->value : NULL, "the event log could not be written", "  and the report says the log was not written");
+	struct stat st;
+	tap_ok(stat(path, &st) == 0 && st.st_size == 0, "  nothing was appended under another writer's lock");
+	close(holder);
 
 	/* A root config still to be read: nothing starts before it, and the
 	 * order is the same. */

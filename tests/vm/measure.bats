@@ -8,10 +8,41 @@
 
 load lib
 
+bats_require_minimum_version 1.5.0
+
 PCR=12
 POLICY=/etc/selinux/default/policy/policy.33
 FC=/etc/selinux/default/contexts/files/file_contexts
 SEL="root=/dev/vda security=selinux"
+# The verifier's nonce rides on the command line (the kernel keeps a
+# dotted word it does not know in /proc/cmdline; hardinit ignores it).
+NONCE=00112233445566778899aabbccddeeff
+STRICT_WORDS="hardinit.boot.failure_action=poweroff hardinit.boot.failure_delay=0 attest.nonce=$NONCE"
+
+# The root with Debian's tpm2-tools (the host's package: the binary, its
+# libraries, the device TCTI it loads) and contrib/hardinit-quote, for the
+# remote check of issue 29: the guest quotes, the host verifies.
+quote_root() {
+	local dir=$1 q=$1/qroot lib t
+	command -v tpm2_quote >/dev/null || { echo "tpm2-tools is not installed (scripts/install-deps)" >&2; return 1; }
+	rm -rf "$q" && cp -a "$dir/root" "$q"
+	mkdir -p "$q/usr/bin" "$q/lib64" "$q/lib/x86_64-linux-gnu"
+	install -m 0755 "$(readlink -f "$(command -v tpm2)")" "$q/usr/bin/tpm2"
+	for t in tpm2_createek tpm2_createak tpm2_quote tpm2_flushcontext; do ln -sf tpm2 "$q/usr/bin/$t"; done
+	install -m 0755 "$HARDINIT_SRC/contrib/hardinit-quote" "$q/usr/bin/hardinit-quote"
+	for lib in $(ldd "$(command -v tpm2)" | awk '$3 ~ /^\// { print $3 }') \
+		/usr/lib/x86_64-linux-gnu/libtss2-tcti-device.so.0; do
+		cp -L "$lib" "$q/lib/x86_64-linux-gnu/"
+	done
+	cp -L /lib64/ld-linux-x86-64.so.2 "$q/lib64/"
+	vm_selinux_label "$q"
+	vm_rootfs "$dir/qroot.img" "$q"
+}
+
+# The value hardinit-mkinitramfs --predict wrote (hardinit predict).
+predicted() {
+	python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["value"])' "$1"
+}
 
 probe() {
 	cat <<-'EOF'
@@ -51,6 +82,13 @@ probe() {
 		echo "rc=$?"
 		/sbin/hardinit audit >/dev/null; echo "status=$?"
 		echo "=== END AUDIT1 ==="
+		if [ -x /usr/bin/hardinit-quote ]; then
+			nonce=$(sed -n 's/.*attest\.nonce=\([0-9a-f]*\).*/\1/p' /proc/cmdline)
+			echo "=== BEGIN QUOTE ==="
+			hardinit-quote quote "$nonce" /run/quote 2>&1
+			tar -C /run/quote -cf - ak.pem quote.msg quote.sig quote.pcrs | base64
+			echo "=== END QUOTE ==="
+		fi
 		/probe/tpm_extend 12
 		echo "=== BEGIN AUDIT2 ==="
 		/sbin/hardinit audit | grep 'tpm pcr'
@@ -93,7 +131,13 @@ setup_file() {
 	openssl req -x509 -newkey rsa:2048 -nodes -keyout "$dir/ima.key" -out "$dir/ima.der" \
 		-outform DER -subj /CN=hardinit-test-ima -days 2 2>/dev/null
 	vm_initramfs "$dir/initrd.img" --config "$dir/hardinit.conf" \
-		--ima-policy "$HARDINIT_SRC/config/ima-policy.example" --ima-cert "$dir/ima.der"
+		--ima-policy "$HARDINIT_SRC/config/ima-policy.example" --ima-cert "$dir/ima.der" \
+		--predict "$dir/predict.json" --predict-cmdline "$SEL" --predict-selinux-policy "$POLICY"
+	quote_root "$dir"
+	# The strict profile as a user builds it, with the PCR it predicts
+	# (issue 29); the failure action on the command line, as predicted.
+	vm_initramfs "$dir/strict.img" --profile strict --ima-policy "$HARDINIT_SRC/config/ima-policy.example" \
+		--predict "$dir/strict.json" --predict-cmdline "$SEL $STRICT_WORDS" --predict-selinux-policy "$POLICY"
 	appraise_image "$dir"
 }
 
@@ -192,6 +236,9 @@ expected_pcr() {
 	echo "events hardinit logged:"; vm_section "$log" EVENTS
 	echo "config sha256 in the guest: $config_sha"
 	[ -n "$want" ] && [ "$got" = "$want" ]
+	# The builder's prediction (issue 29) is that value, before any boot.
+	echo "predicted at build time: $(predicted "$MDIR/predict.json")"
+	[ "$(predicted "$MDIR/predict.json")" = "$got" ]
 	vm_assert_section_line "$log" TPM "log_lines=5"
 	vm_assert_section_line "$log" TPM "cel_records=5"
 	# The CEL-JSON records parse, name the PCR and carry the same texts.
@@ -203,6 +250,15 @@ assert all(r["pcr"] == 12 and r["content_type"] == "systemd" for r in recs)
 names = [r["content"]["string"].split(":")[1] for r in recs]
 assert names == ["ima-policy", "verity-root-hash", "config", "selinux-policy", "handoff"], names
 assert any(d["hashAlg"] == "sha256" and len(d["digest"]) == 64 for d in recs[0]["digests"])
+# The convention of systemd-pcrextend: every active bank in every record, each RS-led
+# and newline-ended, the sha256 digest that of the content string.
+import hashlib
+banks = sorted(d["hashAlg"] for d in recs[0]["digests"])
+assert all(sorted(d["hashAlg"] for d in r["digests"]) == banks for r in recs), recs
+for r in recs:
+    sha = next(d["digest"] for d in r["digests"] if d["hashAlg"] == "sha256")
+    assert sha == hashlib.sha256(r["content"]["string"].encode()).hexdigest(), r
+print("banks in every record:", banks)
 '
 	vm_assert_section_contains "$log" TPM "measure handoff ok"
 	# The thread measured while the boot went on: the report has the
@@ -224,6 +280,58 @@ assert any(d["hashAlg"] == "sha256" and len(d["digest"]) == 64 for d in recs[0][
 	vm_assert_section_line "$log" AUDIT1 "status=0"
 	vm_assert_section_contains "$log" AUDIT2 "drift tpm pcr 12 (sha256)"
 	vm_assert_section_line "$log" AUDIT2 "status=1"
+}
+
+@test "with swtpm: the strict profile's boot reaches the PCR 12 value the builder predicted, event by event" {
+	vm_swtpm_start "$BATS_TEST_TMPDIR/swtpm"
+	log=$BATS_TEST_TMPDIR/strict.log
+	vm_boot "$log" --timeout 300 --initrd "$MDIR/strict.img" --disk "$MDIR/qroot.img" --append "$SEL $STRICT_WORDS" \
+		-- "${VM_TPM_ARGS[@]}"
+	cp "$log" "$MDIR/strict.log"
+	vm_assert_done "$log"
+	local got want
+	got=$(vm_section "$log" TPM | sed -n 's/^pcr=//p' | tr 'A-F' 'a-f')
+	want=$(predicted "$MDIR/strict.json")
+	vm_section "$log" TPM
+	echo "pcr from sysfs: $got; predicted: $want"
+	[ -n "$got" ] && [ "$got" = "$want" ]
+	# The log's texts are the prediction's, in order.
+	diff <(vm_section "$log" EVENTS) <(python3 -c 'import json, sys
+for e in json.load(open(sys.argv[1]))["events"]: print(e["text"])' "$MDIR/strict.json")
+	vm_assert_section_contains "$log" AUDIT1 "ok    tpm pcr 12 (sha256)"
+}
+
+# The remote check (contrib/hardinit-quote, issue 29) on the strict boot
+# above: the guest made an attestation key and quoted PCR 12 over the
+# nonce with Debian's tpm2-tools; here tpm2_checkquote verifies it and the
+# PCR is compared with the builder's prediction.
+@test "with swtpm: a quote made in the guest verifies on the host against the prediction; a wrong nonce or a changed PCR fails" {
+	[[ -f $MDIR/strict.log ]] || { echo "no log of the strict boot: run it with the test above"; false; }
+	local q=$BATS_TEST_TMPDIR/quote log=$MDIR/strict.log
+	vm_assert_section_contains "$log" QUOTE "hardinit-quote: quoted sha256:12"
+	mkdir -p "$q"
+	vm_section "$log" QUOTE | grep -v '^hardinit-quote:' | tr -d ' \r\n' | base64 -d | tar -C "$q" -xf -
+	run -0 "$HARDINIT_SRC/contrib/hardinit-quote" check "$NONCE" "$q" "$MDIR/strict.json"
+	[[ $output == *"verified:"*"PCR 12 is the predicted $(predicted "$MDIR/strict.json")"* ]]
+	run -1 "$HARDINIT_SRC/contrib/hardinit-quote" check "${NONCE%?}0" "$q" "$MDIR/strict.json"
+	[[ $output == *"the quote does not verify"* ]]
+	# Another build's prediction (one input changed): the boot is not it.
+	"$HARDINIT_SRC/build/hardinit" predict --config "$HARDINIT_SRC/config/strict.conf" \
+		--ima-policy "$HARDINIT_SRC/config/ima-policy.example" --selinux-policy "$POLICY" \
+		--cmdline "$SEL $STRICT_WORDS hardinit.boot.failure_delay=1" --output "$q/other.json"
+	[ "$(predicted "$q/other.json")" != "$(predicted "$MDIR/strict.json")" ]
+	run -1 "$HARDINIT_SRC/contrib/hardinit-quote" check "$NONCE" "$q" "$q/other.json"
+	[[ $output == *"is not the one that was built"* ]]
+	# A PCR value changed in what the guest sent: the signed digest disagrees.
+	cp -r "$q" "$q.bad"
+	python3 - "$q.bad/quote.pcrs" "$(predicted "$MDIR/strict.json")" <<-'PY'
+		import sys
+		data, value = open(sys.argv[1], "rb").read(), bytes.fromhex(sys.argv[2])
+		at = data.index(value)   # PCR 12's value, as the guest read it
+		open(sys.argv[1], "wb").write(data[:at] + bytes([data[at] ^ 1]) + data[at + 1:])
+	PY
+	run -1 "$HARDINIT_SRC/contrib/hardinit-quote" check "$NONCE" "$q.bad" "$MDIR/strict.json"
+	[[ $output == *"the quote does not verify"* ]]
 }
 
 @test "without a TPM the boot goes on and the report says so" {

@@ -48,6 +48,7 @@ sed "s/^roothash = .*/roothash = 00000000000000000000000000000000000000000000000
 echo "=== END AUDIT ==="
 echo "=== BEGIN MEASURE ==="
 grep "verity-root-hash" /run/hardinit/measurements 2>&1 | cut -d" " -f3
+echo "pcr=$(cat /sys/class/tpm/tpm0/pcr-sha256/12 2>/dev/null || echo none)"
 /probe/hardinit audit | grep "tpm pcr"
 echo "=== END MEASURE ==="
 echo "=== BEGIN KLOG ==="
@@ -101,8 +102,11 @@ setup_file() {
 	# about the unsigned hash's checks (the signed ones: verity_sig.bats).
 	sed 's/^require_signature = yes$/require_signature = no/' "$HARDINIT_SRC/config/appliance.conf" >"$dir/appliance.conf"
 	grep -qx "require_signature = no" "$dir/appliance.conf" || return 1
+	# With the PCR 12 value the embedded boot below must reach (issue 29).
 	vm_initramfs "$dir/app.img" --config "$dir/appliance.conf" --verity-roothash "$(cat "$dir/roothash")" \
-		--verity-data LABEL=vroot --verity-hash /dev/vdb >"$dir/app.build" || return 1
+		--verity-data LABEL=vroot --verity-hash /dev/vdb --predict "$dir/app.json" \
+		--predict-cmdline "hardinit.boot.failure_delay=0 roothash=$(cat "$dir/roothash") systemd.verity=1 root=/dev/vda" \
+		--predict-verity-data-image "$dir/root.img" --predict-verity-hash-image "$dir/hash.img" >"$dir/app.build" || return 1
 	# A user's unlocked image: baseline (lock_cmdline = no) with the hash embedded.
 	vm_initramfs "$dir/base.img" --profile baseline --verity-roothash "$(cat "$dir/roothash")" \
 		--verity-data LABEL=vroot --verity-hash /dev/vdb >/dev/null || return 1
@@ -221,6 +225,15 @@ cmdline_log() {
 	hsize=$(stat -c %s "$VDIR/hash.img")
 	vm_assert_section_line "$log" MEASURE "hardinit:verity-root-hash:$(roothash);data=LABEL=vroot,$size;hash=/dev/vdb,$hsize;hash_offset=0;format=1;alg=sha256;blocks=4096/4096;data_blocks=$((size / 4096));options=restart_on_corruption;on_corruption=restart"
 	vm_assert_section_contains "$log" MEASURE "ok    tpm pcr 12"
+}
+
+@test "embedded hash: the appliance boot's PCR 12 is the value the builder predicted from the images (issue 29)" {
+	local log got want
+	log=$(embedded_log)
+	got=$(vm_section "$log" MEASURE | sed -n 's/^pcr=//p' | tr 'A-F' 'a-f')
+	want=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["value"])' "$VDIR/app.json")
+	echo "pcr from sysfs: $got; predicted: $want"
+	[ -n "$got" ] && [ "$got" = "$want" ]
 }
 
 @test "embedded hash: hardinit audit checks / on verity, the live root hash and status, and reports drift" {
