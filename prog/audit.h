@@ -15,7 +15,7 @@
 #define AUDIT_MAX_STAGES  REPORT_MAX_STAGES
 #define AUDIT_ERR_MAX     320
 /* The version of the --json document (its "schema" field, hardinit(8)). */
-#define AUDIT_JSON_SCHEMA 1
+#define AUDIT_JSON_SCHEMA 2
 
 /* One check: what was set at boot against what the system says now. */
 struct audit_item {

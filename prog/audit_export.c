@@ -202,6 +202,20 @@ static void json_stages(const struct audit *a, struct sink *s)
 	sink_printf(s, "%s],\n", a->n_stages ? "\n  " : "");
 }
 
+/* What the audit says beside its checks, neither ok nor drift: today the
+ * one note, that a Xen PV guest's CPU-vulnerability lines are the
+ * hypervisor's (hypervisor.h), the same words the text output prints. */
+static void json_notes(const struct audit *a, struct sink *s)
+{
+	sink_printf(s, "  \"notes\": [");
+	if (a->cpu_vuln_note[0]) {
+		sink_printf(s, "\n    {\"topic\": \"cpu_vulnerabilities\", \"owner\": \"hypervisor\", \"text\": ");
+		sink_json_string(s, a->cpu_vuln_note);
+		sink_printf(s, "}\n  ");
+	}
+	sink_printf(s, "],\n");
+}
+
 void audit_format_json(const struct audit *a, struct sink *s)
 {
 	sink_printf(s, "{\n  \"schema\": %d,\n  \"hardinit_version\": ", AUDIT_JSON_SCHEMA);
@@ -221,6 +235,7 @@ void audit_format_json(const struct audit *a, struct sink *s)
 		    a->selinux_enforcing < 0 ? "null" : json_bool(a->selinux_enforcing),
 		    json_bool(a->selinux_policy_loaded), json_bool(a->selinux_wanted));
 	json_stages(a, s);
+	json_notes(a, s);
 	sink_printf(s, "  \"boot_duration_seconds\": ");
 	if (a->have_boot_json)
 		seconds(s, a->boot_ns / 1000);
@@ -348,6 +363,20 @@ static void prom_stages(const struct audit *a, struct sink *s)
 	sink_printf(s, "\n");
 }
 
+/* Always one sample, so a rule can tell "the kernel's" (0) from a missing
+ * series; the note's words ride along as a label where it applies. */
+static void prom_cpu_vulnerabilities(const struct audit *a, struct sink *s)
+{
+	prom_family(s, "hardinit_cpu_vulnerabilities_hypervisor",
+		    "1 on a Xen PV guest, whose CPU-vulnerability lines are the hypervisor's to mitigate (neither ok nor drift here), 0 when they are this kernel's.");
+	if (!a->cpu_vuln_note[0]) {
+		sink_printf(s, "hardinit_cpu_vulnerabilities_hypervisor 0\n");
+		return;
+	}
+	prom_label(s, "hardinit_cpu_vulnerabilities_hypervisor{", "note", a->cpu_vuln_note);
+	sink_printf(s, "} 1\n");
+}
+
 void audit_format_prometheus(const struct audit *a, struct sink *s)
 {
 	prom_family(s, "hardinit_info", "The hardinit that audits, the one that booted, the shipped profile the booted config equals and its SHA-256.");
@@ -367,6 +396,7 @@ void audit_format_prometheus(const struct audit *a, struct sink *s)
 	prom_checks(a, s);
 	prom_states(a, s);
 	prom_selinux(a, s);
+	prom_cpu_vulnerabilities(a, s);
 	prom_stages(a, s);
 }
 

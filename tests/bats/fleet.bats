@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # The fleet export: hardinit audit --format prometheus (node_exporter's
-# textfile format) and --json (schema 1) on golden boot reports in a fake
+# textfile format) and --json (schema 2) on golden boot reports in a fake
 # /proc, /sys and /run tree (clean, with drift, with missing sections, a
 # failing audit), read back by real parsers (promtool check metrics and
 # prometheus_client's parser); the atomic write; the alerting rules
@@ -267,7 +267,7 @@ schema_valid() {
 	[ "$(stat -c %a "$out")" = 644 ]
 }
 
-@test "--json: schema 1, kinds and ComplianceAsCode rule ids, valid against the shipped JSON Schema in every case" {
+@test "--json: schema 2, kinds and ComplianceAsCode rule ids, valid against the shipped JSON Schema in every case" {
 	for golden in golden_clean golden_drift golden_missing; do
 		rm -rf "$T/proc" "$T/sys" "$T/run"
 		$golden
@@ -279,7 +279,7 @@ schema_valid() {
 	"$PY" - "$T/golden_drift.json" <<-'EOF'
 	import json, sys
 	d = json.load(open(sys.argv[1]))
-	assert d["schema"] == 1 and d["success"] is True and d["drift"] == 3, d
+	assert d["schema"] == 2 and d["success"] is True and d["drift"] == 3, d
 	k = [i for i in d["items"] if i["name"] == "kernel.kptr_restrict"][0]
 	assert k["kind"] == "sysctl" and k["rule"] == "sysctl_kernel_kptr_restrict" and k["actual"] == "0", k
 	assert [i["rule"] for i in d["items"] if i["kind"] == "capability"] == [None], d["items"]
@@ -295,6 +295,41 @@ schema_valid() {
 	printf '%s\n' "$output" | sed -n '/^{/,$p' >"$T/fail.json"
 	schema_valid "$T/fail.json"
 	grep -q '"success": false' "$T/fail.json"
+}
+
+@test "a Xen PV guest: the CPU-vulnerability note is in --json's notes and hardinit_cpu_vulnerabilities_hypervisor 1; elsewhere none and 0" {
+	local note="a Xen PV guest: CPU vulnerabilities are the hypervisor's to mitigate (meltdown: Unknown (XEN PV detected, hypervisor mitigation required))"
+	golden_clean
+	mkdir -p "$T/sys/hypervisor" "$T/sys/devices/system/cpu/vulnerabilities"
+	echo 'Unknown (XEN PV detected, hypervisor mitigation required)' >"$T/sys/devices/system/cpu/vulnerabilities/meltdown"
+	echo xen >"$T/sys/hypervisor/type"
+	# A PVH guest's lines are its own kernel's: no note.
+	echo PVH >"$T/sys/hypervisor/guest_type"
+	export_prom 0
+	sample 'hardinit_cpu_vulnerabilities_hypervisor{} 0'
+	audit --json
+	[ "$status" -eq 0 ]
+	printf '%s\n' "$output" >"$T/pvh.json"
+	echo PV >"$T/sys/hypervisor/guest_type"
+	export_prom 0
+	sample "hardinit_cpu_vulnerabilities_hypervisor{note=$note} 1"
+	no_sample 'hardinit_cpu_vulnerabilities_hypervisor{} 0'
+	# the same words as the text output's note line
+	audit
+	grep -qxF "note  cpu vulnerabilities                          $note" <<<"$output"
+	audit --json
+	[ "$status" -eq 0 ]
+	printf '%s\n' "$output" >"$T/pv.json"
+	schema_valid "$T/pv.json"
+	schema_valid "$T/pvh.json"
+	"$PY" - "$T/pv.json" "$T/pvh.json" "$note" <<-'EOF'
+	import json, sys
+	pv, pvh = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+	assert pv["notes"] == [{"topic": "cpu_vulnerabilities", "owner": "hypervisor", "text": sys.argv[3]}], pv["notes"]
+	assert pvh["notes"] == [], pvh["notes"]
+	# a note is neither ok nor drift: the checks are the same with and without it
+	assert pv["checked"] == pvh["checked"] and pv["drift"] == pvh["drift"] == 0, (pv, pvh)
+	EOF
 }
 
 @test "the schema is strict, so a field the code adds without the schema fails the test above" {
@@ -331,7 +366,7 @@ schema_valid() {
 		grep -qF -- "$f" <<<"$man" || missing+=" $f"
 	done
 	[ -z "$missing" ] || { echo "not in hardinit(8) JSON OUTPUT:$missing"; false; }
-	grep -q 'schema.*1' <<<"$man"
+	grep -q 'schema.*2' <<<"$man"
 }
 
 @test "every metric the exporter writes is documented in hardinit(8)" {
