@@ -80,16 +80,30 @@ static int lvm_root_names(const char *root, char *vg, size_t vgcap, char *lv, si
  * that sleeps for a disk hands the CPU to whatever kernel thread is
  * runnable (the crypto self-tests still run then), which gives it back
  * only at its next preemption point, milliseconds after the data came.
- * The asking is bounded: after LVM_SPIN_NS a read sleeps as before. */
+ * The asking is bounded: after LVM_SPIN_NS a read sleeps as before. Not
+ * on a device whose reads end on a kernel thread (dm-crypt's decryption,
+ * loop's worker, md): asking at nice -20 would take the CPU from it. */
 #define LVM_SCAN_BYTES  (128 * 1024)            /* lvm2's scan size: label, mda header, text */
 #define LVM_SPIN_NS     (20 * 1000000ull)
 
+/* A block device of the scan, opened with its first bytes asked for. */
+struct lvm_dev {
+	char name[64];
+	char devnum[LVM_DEVNUM_MAX];
+	int fd;
+	int skip;                       /* no PV can be here: left unopened */
+	int spin;                       /* its reads wait by asking again */
+};
+
 static int fd_read(void *ctx, uint64_t off, void *buf, size_t len)
 {
-	int fd = *(int *)ctx;
+	const struct lvm_dev *d = ctx;
+	int fd = d->fd;
 	size_t done = 0;
-	uint64_t deadline = boottime_ns() + LVM_SPIN_NS;
 
+	if (!d->spin)
+		return fs_pread_all(fd, buf, len, off);
+	uint64_t deadline = boottime_ns() + LVM_SPIN_NS;
 	while (done < len) {
 		struct iovec iov = { (char *)buf + done, len - done };
 		long n = syscall(SYS_preadv2, fd, &iov, 1, (long)(off + done), 0L, RWF_NOWAIT);
@@ -118,14 +132,6 @@ static int skip_name(const char *name)
 			return 1;
 	return 0;
 }
-
-/* A block device of the scan, opened with its first bytes asked for. */
-struct lvm_dev {
-	char name[64];
-	char devnum[LVM_DEVNUM_MAX];
-	int fd;
-	int skip;                       /* no PV can be here: left unopened */
-};
 
 static int sys_block_read(struct boot *b, const char *name, const char *file, char *buf, size_t cap)
 {
@@ -183,7 +189,7 @@ static void scan_device(struct lvm_scan *s, struct lvm_dev *d)
 	char why[LVM2_ERR_MAX];
 	struct lvm2_label label;
 
-	int rc = lvm2_pv_read(fd_read, &d->fd, &label, text, sizeof text, why, sizeof why);
+	int rc = lvm2_pv_read(fd_read, d, &label, text, sizeof text, why, sizeof why);
 	if (rc < 0 && s->n_bad++ == 0)
 		snprintf(s->bad, sizeof s->bad, "%s: %s", d->name, why);
 	if (rc <= 0)
@@ -258,6 +264,8 @@ static void scan(struct boot *b, struct lvm_scan *s)
 		d->fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (d->fd < 0)
 			continue;
+		d->spin = strncmp(d->name, "dm-", 3) != 0 && strncmp(d->name, "loop", 4) != 0 &&
+			  strncmp(d->name, "md", 2) != 0;
 		/* Exactly what is asked for, no readahead behind it: a close
 		 * with pages still in flight would wait for them. */
 		posix_fadvise(d->fd, 0, 0, POSIX_FADV_RANDOM);
