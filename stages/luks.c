@@ -46,6 +46,7 @@
 #include "tpm_dev.h"
 #include "stages.h"
 #include "dm.h"
+#include "dm_udev.h"
 
 int luks_read_line(int fd, char *out, size_t cap, int timeout_ms)
 {
@@ -348,15 +349,20 @@ static int unlock(struct boot *b, const struct luks_volume *v, const struct luks
 	return 0;
 }
 
-/* /dev/mapper/NAME: devtmpfs makes dm-N only; udev's link is made here. */
+/* /dev/mapper/NAME: devtmpfs makes dm-N only; udev's link is made here,
+ * and the udev database entry libdevmapper's rules would leave, so the
+ * real root's udev and systemd take the device as cryptsetup's. */
 static void mapper_node(struct boot *b, const char *name, dev_t dev)
 {
-	char path[BOOT_PATH_MAX], rel[LUKS_NAME_MAX + 8];
+	char path[BOOT_PATH_MAX], rel[LUKS_NAME_MAX + 8], why[256];
 	if (boot_path(path, sizeof path, b->dev, "mapper"))
 		mkdir(path, 0755);
 	snprintf(rel, sizeof rel, "mapper/%s", name);
 	if (boot_path(path, sizeof path, b->dev, rel) && mknod(path, S_IFBLK | 0600, dev) < 0 && errno != EEXIST)
 		log_warn("luks: cannot create %s: %s", path, strerror(errno));
+	if (dm_udev_db_write(b->run, major(dev), minor(dev), why, sizeof why) < 0)
+		log_warn("luks: %s; the real root's udev will not link /dev/disk/* to %s, and systemd units naming it wait for it",
+			 why, name);
 }
 
 static int open_volume(struct boot *b, int ctl, const struct luks_volume *v)

@@ -13,9 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <linux/fs.h>
 
 #include "dm.h"
 #include "dm_udev.h"
@@ -69,9 +73,52 @@ static int lvm_root_names(const char *root, char *vg, size_t vgcap, char *lv, si
 	return lvm2_name_valid(vg) && lvm2_name_valid(lv);
 }
 
+/* The disks are read as lvm2's label scan reads them: the first
+ * LVM_SCAN_BYTES of every candidate asked for at once (one request each,
+ * all in flight together), then each waited for in turn. A read waits by
+ * asking again (RWF_NOWAIT) rather than by sleeping: on one CPU a PID 1
+ * that sleeps for a disk hands the CPU to whatever kernel thread is
+ * runnable (the crypto self-tests still run then), which gives it back
+ * only at its next preemption point, milliseconds after the data came.
+ * The asking is bounded: after LVM_SPIN_NS a read sleeps as before. Not
+ * on a device whose reads end on a kernel thread (dm-crypt's decryption,
+ * loop's worker, md): asking at nice -20 would take the CPU from it. */
+#define LVM_SCAN_BYTES  (128 * 1024)            /* lvm2's scan size: label, mda header, text */
+#define LVM_SPIN_NS     (20 * 1000000ull)
+
+/* A block device of the scan, opened with its first bytes asked for. */
+struct lvm_dev {
+	char name[64];
+	char devnum[LVM_DEVNUM_MAX];
+	int fd;
+	int skip;                       /* no PV can be here: left unopened */
+	int spin;                       /* its reads wait by asking again */
+};
+
 static int fd_read(void *ctx, uint64_t off, void *buf, size_t len)
 {
-	return fs_pread_all(*(int *)ctx, buf, len, off);
+	const struct lvm_dev *d = ctx;
+	int fd = d->fd;
+	size_t done = 0;
+
+	if (!d->spin)
+		return fs_pread_all(fd, buf, len, off);
+	uint64_t deadline = boottime_ns() + LVM_SPIN_NS;
+	while (done < len) {
+		struct iovec iov = { (char *)buf + done, len - done };
+		long n = syscall(SYS_preadv2, fd, &iov, 1, (long)(off + done), 0L, RWF_NOWAIT);
+		if (n > 0) {
+			done += (size_t)n;
+			continue;
+		}
+		if (n == 0)
+			return -1;   /* past the end */
+		if (errno == EINTR || (errno == EAGAIN && boottime_ns() < deadline))
+			continue;
+		/* Not cached in time, or no RWF_NOWAIT for this device or kernel. */
+		return fs_pread_all(fd, (char *)buf + done, len - done, off + done);
+	}
+	return 0;
 }
 
 /* As the root stage skips them: devices whose reads can hang or that hold
@@ -86,47 +133,91 @@ static int skip_name(const char *name)
 	return 0;
 }
 
-/* One device: if it is a PV, remember it; if its text is our VG's with a
- * higher seqno, keep that metadata. */
-static void scan_device(struct boot *b, struct lvm_scan *s, const char *name)
+static int sys_block_read(struct boot *b, const char *name, const char *file, char *buf, size_t cap)
 {
-	static char text[LVM2_META_MAX];
+	char path[BOOT_PATH_MAX + 160];
+
+	snprintf(path, sizeof path, "%s/class/block/%s/%s", b->sys, name, file);
+	if (fs_read(path, buf, cap, NULL) < 0)
+		return -1;
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+/* What lvm2's default filters leave out without reading it: an empty
+ * device (a loop device without a file, a drive without a medium), an LV
+ * (scan_lvs = 0: an active LV is not a PV of its own VG), and a whole disk
+ * whose partitions are listed (filter-partitioned): its PVs are those. */
+static int cannot_be_pv(struct boot *b, const char *name)
+{
+	char buf[LVM2_NAME_MAX];
+
+	if (sys_block_read(b, name, "size", buf, sizeof buf) < 0 || strtoull(buf, NULL, 10) == 0)
+		return 1;
+	return strncmp(name, "dm-", 3) == 0 && sys_block_read(b, name, "dm/uuid", buf, sizeof buf) == 0 &&
+	       strncmp(buf, "LVM-", 4) == 0;
+}
+
+/* The disk NAME is a partition of, from its sysfs link (.../block/vda/vda1). */
+static void mark_parent(struct boot *b, struct lvm_dev *devs, unsigned n, const char *name)
+{
+	char path[BOOT_PATH_MAX + 96], link[BOOT_PATH_MAX];
+
+	snprintf(path, sizeof path, "%s/class/block/%s", b->sys, name);
+	ssize_t len = readlink(path, link, sizeof link - 1);
+	if (len <= 0)
+		return;
+	link[len] = '\0';
+	char *last = strrchr(link, '/');
+	if (!last)
+		return;
+	*last = '\0';
+	const char *parent = strrchr(link, '/') ? strrchr(link, '/') + 1 : link;
+	for (unsigned i = 0; i < n; i++)
+		if (!strcmp(devs[i].name, parent))
+			devs[i].skip = 1;
+}
+
+/* One device: if it is a PV, remember it; if its text is our VG's with a
+ * higher seqno, keep that metadata. Every PV of a VG carries the same
+ * text: one that equals the last parsed is not parsed again. */
+static void scan_device(struct lvm_scan *s, struct lvm_dev *d)
+{
+	static char text[LVM2_META_MAX], parsed[LVM2_META_MAX];
+	static size_t parsed_len = (size_t)-1;
 	static struct lvm2_vg vg;
-	char path[BOOT_PATH_MAX + 96], devnum[LVM_DEVNUM_MAX], why[LVM2_ERR_MAX];
+	char why[LVM2_ERR_MAX];
 	struct lvm2_label label;
 
-	snprintf(path, sizeof path, "%s/class/block/%s/dev", b->sys, name);
-	if (fs_read(path, devnum, sizeof devnum, NULL) < 0)
-		return;
-	devnum[strcspn(devnum, "\n")] = '\0';
-	snprintf(path, sizeof path, "%s/%s", b->dev, name);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	int rc = lvm2_pv_read(fd_read, &fd, &label, text, sizeof text, why, sizeof why);
-	close(fd);
+	int rc = lvm2_pv_read(fd_read, d, &label, text, sizeof text, why, sizeof why);
 	if (rc < 0 && s->n_bad++ == 0)
-		snprintf(s->bad, sizeof s->bad, "%s: %s", name, why);
+		snprintf(s->bad, sizeof s->bad, "%s: %s", d->name, why);
 	if (rc <= 0)
 		return;
 	if (s->n_pvs < LVM_MAX_DEVICES) {
 		struct lvm_pv_seen *p = &s->pvs[s->n_pvs++];
 		snprintf(p->id, sizeof p->id, "%s", label.pv_id);
-		snprintf(p->name, sizeof p->name, "%s", name);
-		snprintf(p->devnum, sizeof p->devnum, "%s", devnum);
+		snprintf(p->name, sizeof p->name, "%s", d->name);
+		snprintf(p->devnum, sizeof p->devnum, "%s", d->devnum);
 	}
-	if (!text[0])
+	size_t len = strlen(text);
+	if (!len)
 		return;
-	if (lvm2_meta_parse(text, strlen(text), &vg, why, sizeof why) < 0) {
-		if (s->n_bad++ == 0)
-			snprintf(s->bad, sizeof s->bad, "%s: %s", name, why);
-		return;
+	if (len != parsed_len || memcmp(text, parsed, len) != 0) {
+		parsed_len = (size_t)-1;
+		if (lvm2_meta_parse(text, len, &vg, why, sizeof why) < 0) {
+			if (s->n_bad++ == 0)
+				snprintf(s->bad, sizeof s->bad, "%s: %s", d->name, why);
+			return;
+		}
+		memcpy(parsed, text, len);
+		parsed_len = len;
 	}
 	if (strcmp(vg.name, s->vg_name) != 0)
 		return;
 	if (s->have_vg && strcmp(vg.id, s->vg.id) != 0) {
 		log_warn("lvm: two volume groups named %s (%s on %s, and another); using the one seen first",
-			 vg.name, vg.id, name);
+			 vg.name, vg.id, d->name);
 		return;
 	}
 	if (!s->have_vg || vg.seqno > s->vg.seqno) {
@@ -137,8 +228,10 @@ static void scan_device(struct boot *b, struct lvm_scan *s, const char *name)
 
 static void scan(struct boot *b, struct lvm_scan *s)
 {
-	char path[BOOT_PATH_MAX + 16];
+	static struct lvm_dev devs[LVM_MAX_DEVICES];
+	char path[BOOT_PATH_MAX + 96];
 	struct dirent *e;
+	unsigned n = 0;
 
 	s->n_devs = s->n_pvs = s->n_bad = 0;
 	s->bad[0] = '\0';
@@ -146,13 +239,45 @@ static void scan(struct boot *b, struct lvm_scan *s)
 	DIR *dir = opendir(path);
 	if (!dir)
 		return;
-	while ((e = readdir(dir)) != NULL && s->n_devs < LVM_MAX_DEVICES) {
-		if (skip_name(e->d_name))
+	while ((e = readdir(dir)) != NULL && n < LVM_MAX_DEVICES) {
+		if (skip_name(e->d_name) || strlen(e->d_name) >= sizeof devs[n].name)
 			continue;
-		s->n_devs++;
-		scan_device(b, s, e->d_name);
+		snprintf(devs[n].name, sizeof devs[n].name, "%s", e->d_name);
+		devs[n].fd = -1;
+		devs[n].skip = 0;
+		n++;
 	}
 	closedir(dir);
+	s->n_devs = n;
+	for (unsigned i = 0; i < n; i++) {
+		snprintf(path, sizeof path, "%s/class/block/%s/partition", b->sys, devs[i].name);
+		if (access(path, F_OK) == 0)
+			mark_parent(b, devs, n, devs[i].name);
+	}
+	/* Every candidate's first bytes asked for before any is waited for. */
+	for (unsigned i = 0; i < n; i++) {
+		struct lvm_dev *d = &devs[i];
+		if (d->skip || cannot_be_pv(b, d->name) ||
+		    sys_block_read(b, d->name, "dev", d->devnum, sizeof d->devnum) < 0)
+			continue;
+		snprintf(path, sizeof path, "%s/%s", b->dev, d->name);
+		d->fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (d->fd < 0)
+			continue;
+		d->spin = strncmp(d->name, "dm-", 3) != 0 && strncmp(d->name, "loop", 4) != 0 &&
+			  strncmp(d->name, "md", 2) != 0;
+		/* Exactly what is asked for, no readahead behind it: a close
+		 * with pages still in flight would wait for them. */
+		posix_fadvise(d->fd, 0, 0, POSIX_FADV_RANDOM);
+		posix_fadvise(d->fd, 0, LVM_SCAN_BYTES, POSIX_FADV_WILLNEED);
+	}
+	for (unsigned i = 0; i < n; i++) {
+		if (devs[i].fd < 0)
+			continue;
+		scan_device(s, &devs[i]);
+		close(devs[i].fd);
+		devs[i].fd = -1;
+	}
 }
 
 /* The device of each PV of the VG, or the first missing one's index. */

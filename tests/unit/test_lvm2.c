@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "fixture.h"
@@ -346,18 +347,26 @@ static void test_real_lvm2(void)
 	       "lvm2 2.03.16: lvm2's dm uuid");
 }
 
-/* The stage against a temporary tree: sys/class/block/NAME/dev and
- * dev/NAME (a regular file holding the PV). Everything up to the first
+/* The stage against a temporary tree: sys/class/block/NAME/{dev,size}
+ * and dev/NAME (a regular file holding the PV). Everything up to the first
  * ioctl: the tree has no device-mapper, so a VG that activates stops at
  * dm_control_open with its own clear line. */
-static void put_pv(const char *root, const char *name, const char *devnum, const char *text, const char *id)
+static void put_pv_sized(const char *root, const char *name, const char *devnum, const char *size, const char *text,
+			 const char *id)
 {
 	char rel[64];
 	make_pv_id(text, 512, id);
 	snprintf(rel, sizeof rel, "sys/class/block/%s/dev", name);
 	fixture_put(root, rel, devnum);
+	snprintf(rel, sizeof rel, "sys/class/block/%s/size", name);
+	fixture_put(root, rel, size);
 	snprintf(rel, sizeof rel, "dev/%s", name);
 	fixture_put_bytes(root, rel, img, sizeof img);
+}
+
+static void put_pv(const char *root, const char *name, const char *devnum, const char *text, const char *id)
+{
+	put_pv_sized(root, name, devnum, "128\n", text, id);
 }
 
 static int run_stage(const char *root, const char *cmd_root, enum boot_mode mode, struct boot *b)
@@ -396,6 +405,25 @@ static void test_stage(void)
 
 	tap_ok(run_stage(root, "/dev/mapper/test--vg-lin--root", MODE_INITRAMFS, &b) == -1, "stage: no PV at all");
 	tap_contains(b.err, "names volume group test-vg, which no disk holds", "stage: says which VG is missing");
+
+	/* Left unread, as lvm2's filters leave them: a device of size 0, an
+	 * active LV (dm uuid LVM-), a whole disk whose partition is listed
+	 * (sysfs links a partition under its disk). Each holds a PV here. */
+	char link[512];
+	put_pv_sized(root, "loop0", "7:0\n", "0\n", meta, PV_ID);
+	put_pv(root, "dm-3", "253:3\n", meta, PV_ID);
+	fixture_put(root, "sys/class/block/dm-3/dm/uuid", "LVM-v45ImqrYFdDwNmzSXuOt557zbiE71NU6Bf06guFFf8yAJBfjNakuAsSXDjdiiNLR\n");
+	put_pv(root, "sdz", "8:0\n", meta, PV_ID);
+	fixture_put(root, "sys/devices/pci/block/sdz/sdz1/partition", "1\n");
+	fixture_path(link, sizeof link, root, "sys/class/block/sdz1");
+	if (symlink("../../devices/pci/block/sdz/sdz1", link) < 0)
+		fixture_die("symlink", link);
+	tap_ok(run_stage(root, "/dev/mapper/test--vg-lin--root", MODE_INITRAMFS, &b) == -1, "stage: only skipped PVs");
+	tap_contains(b.err, "which no disk holds (4 block devices, 0 PVs seen", "stage: none of them read");
+	fixture_put(root, "sys/class/block/dm-3/dm/uuid", "CRYPT-LUKS2-6a0e4d1c2b3f4c5d8e9f0a1b2c3d4e5f-luks\n");
+	tap_ok(run_stage(root, "/dev/mapper/test--vg-lin--root", MODE_INITRAMFS, &b) == -1, "stage: a dm-crypt device is read");
+	tap_contains(b.err, "volume group test-vg is missing PV", "stage: LVM on LUKS: the PV on dm-crypt is seen");
+	fixture_put(root, "sys/class/block/dm-3/dm/uuid", "LVM-v45ImqrYFdDwNmzSXuOt557zbiE71NU6Bf06guFFf8yAJBfjNakuAsSXDjdiiNLR\n");
 
 	put_pv(root, "vdb", "254:16\n", meta, PV_ID);
 	tap_ok(run_stage(root, "/dev/mapper/test--vg-lin--root", MODE_INITRAMFS, &b) == -1, "stage: one PV of two");

@@ -27,6 +27,7 @@ dn=$(awk "\$5 == \"/\" { print \$3 }" /proc/self/mountinfo | tail -n 1)
 awk "\$5 == \"/\" { for (i = 7; i <= NF; i++) if (\$i == \"-\") { print \"fstype=\" \$(i+1); print \"source=\" \$(i+2) } }" /proc/self/mountinfo | tail -n 2
 echo "dm_name=$(cat /sys/dev/block/$dn/dm/name 2>&1)"
 echo "dm_uuid=$(cat /sys/dev/block/$dn/dm/uuid 2>&1)"
+echo "udev_db=$(tr "\n" " " </run/udev/data/b$dn 2>&1)"
 echo "slaves=$(ls /sys/dev/block/$dn/slaves 2>&1 | tr "\n" " ")"
 echo "=== END ROOTDEV ==="
 echo "=== BEGIN DMTABLE ==="
@@ -139,6 +140,9 @@ good_log() {
 	local log
 	log=$(good_log)
 	vm_assert_section_line "$log" ROOTDEV "dm_uuid=CRYPT-LUKS2-${UUID//-/}-luks-$UUID"
+	# The udev database entry libdevmapper's rules leave (block/dm_udev.c),
+	# moved with /run: the root's udev then takes the device as cryptsetup's.
+	vm_assert_section_line "$log" ROOTDEV "udev_db=E:DM_UDEV_PRIMARY_SOURCE_FLAG=1 E:DM_UDEV_RULES_VSN=2 "
 }
 
 @test "rd.luks.uuid=: the live dm-crypt table names the key in the keyring, never the key" {
