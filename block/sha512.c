@@ -71,6 +71,18 @@ void sha512_init(struct sha512 *s)
 	s->fill = 0;
 }
 
+/* SHA-384: SHA-512 from another start, its output the first 48 bytes. */
+void sha384_init(struct sha512 *s)
+{
+	static const uint64_t iv[8] = {
+		0xcbbb9d5dc1059ed8ULL, 0x629a292a367cd507ULL, 0x9159015a3070dd17ULL, 0x152fecd8f70e5939ULL,
+		0x67332667ffc00b31ULL, 0x8eb44a8768581511ULL, 0xdb0c2e0d64f98fa7ULL, 0x47b5481dbefa4fa4ULL,
+	};
+	memcpy(s->h, iv, sizeof iv);
+	s->len = 0;
+	s->fill = 0;
+}
+
 void sha512_update(struct sha512 *s, const void *data, size_t len)
 {
 	const uint8_t *p = data;

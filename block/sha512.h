@@ -1,5 +1,6 @@
 /* SHA-512 (FIPS 180-4), for PBKDF2-SHA512: the KDF systemd-cryptenroll
- * gives the keyslots it adds (TPM2, FIDO2, recovery keys). */
+ * gives the keyslots it adds (TPM2, FIDO2, recovery keys); and SHA-384,
+ * for a TPM's sha384 bank (tpm/tpm_extend.c). */
 #ifndef HARDINIT_SHA512_H
 #define HARDINIT_SHA512_H
 
@@ -16,6 +17,10 @@ struct sha512 {
 };
 
 void sha512_init(struct sha512 *s);
+/* SHA-384 (for a TPM's sha384 PCR bank): sha384_init, then sha512_update
+ * and sha512_final; the digest is the first SHA384_BYTES of its output. */
+#define SHA384_BYTES 48
+void sha384_init(struct sha512 *s);
 void sha512_update(struct sha512 *s, const void *data, size_t len);
 void sha512_final(struct sha512 *s, uint8_t out[SHA512_BYTES]);
 

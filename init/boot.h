@@ -63,6 +63,11 @@ struct boot {
 
 	bool switched;           /* a switch happened: the new root is now "/" */
 
+	/* StubPcrKernelImage as the firmware stage read it: the PCR
+	 * systemd-stub measured the UKI into ("11"); empty when no stub did.
+	 * The pcrphase stages extend the boot phases only then, as systemd. */
+	char stub_pcr_kernel[16];
+
 	/* The failure action of the last config stage that finished (the
 	 * overrides applied, the lock obeyed); init/failure.c decides from it. */
 	bool config_read;

@@ -23,6 +23,7 @@
 #include "hypervisor.h"
 #include "ima.h"
 #include "measure.h"
+#include "pcrphase.h"
 #include "sha256.h"
 #include "sink.h"
 #include "mounts.h"
@@ -462,6 +463,36 @@ static void check_tpm(struct audit *a, const struct config *c, const char *repor
 	add(a, what, want, live, strcmp(live, want) != 0);
 }
 
+/* The boot phases in PCR 11 (the pcrphase stages): what the boot's report
+ * says of each. A phase that was extended, or skipped because no stub
+ * measured the boot (or no TPM: systemd's --graceful), is ok; one that
+ * failed or was refused is drift, since then no policy over PCR 11 unseals
+ * and a verifier cannot predict it. Nothing when the report has none (a
+ * boot without an initramfs). PCR 11 itself is not replayed: the real
+ * root's systemd extends sysinit and ready on top. */
+static void check_pcrphase(struct audit *a, const char *report_path)
+{
+	static char text[AUDIT_REPORT_MAX];
+	static const char *const words[] = { PCRPHASE_ENTER, PCRPHASE_LEAVE };
+	char *save = NULL, what[64], actual[200];
+
+	if (fs_read(report_path, text, sizeof text, NULL) < 0)
+		return;
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		struct report_line r;
+		if (split_report_line(line, &r) < 0 || strcmp(r.stage, "pcrphase") != 0)
+			continue;
+		for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
+			if (strcmp(r.key, words[i]) != 0)
+				continue;
+			bool ok = !strcmp(r.status, "extended") || !strcmp(r.status, "skipped");
+			snprintf(what, sizeof what, "tpm pcr %d %s", PCRPHASE_PCR, words[i]);
+			snprintf(actual, sizeof actual, "%s %s", r.status, r.value);
+			add(a, what, "extended, or skipped (no stub measurement, no TPM)", actual, !ok);
+		}
+	}
+}
+
 /* CPU vulnerabilities are neither ok nor drift here; on a Xen PV guest the
  * audit says whose they are (hypervisor.h), with meltdown's line. */
 static void note_cpu_vulnerabilities(struct audit *a)
@@ -598,6 +629,7 @@ int audit_main(int argc, char **argv)
 		check_caps(&a, &cfg);
 		check_mount_shared(&a, &cfg);
 		check_tpm(&a, &cfg, o.report_path);
+		check_pcrphase(&a, o.report_path);
 		a.success = read_report(&a, o.report_path) == 0;
 		check_verity(&a, &cfg, o.report_path);
 	}

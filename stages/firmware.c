@@ -134,6 +134,7 @@ void firmware_read(const char *sys, struct firmware_facts *f)
 		secure_boot_downgrades(efivars, f);
 	read_text_var(efivars, "StubInfo-" EFI_LOADER_GUID, f->stub, sizeof f->stub);
 	read_text_var(efivars, "LoaderInfo-" EFI_LOADER_GUID, f->loader, sizeof f->loader);
+	read_text_var(efivars, "StubPcrKernelImage-" EFI_LOADER_GUID, f->stub_pcr, sizeof f->stub_pcr);
 	if (f->stub[0] || f->loader[0])
 		f->efivars = true;
 }
@@ -212,5 +213,6 @@ int stage_firmware(struct boot *b)
 	if (mounted && umount(dir) < 0)
 		log_warn("firmware: cannot unmount efivarfs from %s: %s; it stays read-only", dir, strerror(errno));
 	firmware_report(b, &f);
+	snprintf(b->stub_pcr_kernel, sizeof b->stub_pcr_kernel, "%s", f.stub_pcr);
 	return 0;
 }

@@ -23,6 +23,7 @@ struct firmware_facts {
 	bool shim_insecure;             /* SecureBoot=1 but shim's validation disabled: off */
 	char stub[EFIVAR_TEXT_MAX];     /* StubInfo: set by systemd-stub, i.e. a UKI */
 	char loader[EFIVAR_TEXT_MAX];   /* LoaderInfo: set by systemd-boot */
+	char stub_pcr[16];              /* StubPcrKernelImage: the PCR the stub measured the UKI into */
 	int lockdown;                   /* 0 none, 1 integrity, 2 confidentiality, -1 unknown */
 };
 

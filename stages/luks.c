@@ -44,6 +44,7 @@
 #include "luks.h"
 #include "pbkdf2.h"
 #include "tpm_dev.h"
+#include "tpm_extend.h"
 #include "stages.h"
 #include "dm.h"
 #include "dm_udev.h"
@@ -254,6 +255,9 @@ static int unlock_tpm2(struct boot *b, const struct luks_volume *v, const struct
 		log_warn("luks: %s: the TPM did not unlock it: %s; asking for the passphrase", v->name, err);
 		return 1;
 	}
+	char ms[REPORT_MS_MAX];
+	report_add(&b->rep, "luks", "unseal_ms", "info", "%s (%s)",
+		   report_format_ms(ms, sizeof ms, luks_tpm2_unseal_ns()), v->name);
 	size_t n = (size_t)snprintf(how, howcap, "tpm2 (token %d, PCRs", token);
 	for (unsigned i = 0; i < 24 && n < howcap; i++)
 		if (pcrs & 1u << i)
@@ -263,37 +267,35 @@ static int unlock_tpm2(struct boot *b, const struct luks_volume *v, const struct
 	return 0;
 }
 
-/* PCR 15 extended with HMAC-SHA256(volume key, "cryptsetup:NAME:UUID"),
- * the sha256 bank, as systemd-cryptsetup's tpm2-measure-pcr=yes: the
- * volume's identity without revealing its key. A failure is a warning:
- * the volume is open; what is bound to PCR 15 stays unsealable. */
+/* PCR 15 extended with the HMAC of "cryptsetup:NAME:UUID" under the volume
+ * key, in every bank systemd picks (each bank's own HMAC: tpm/tpm_extend.h),
+ * as systemd-cryptsetup's tpm2-measure-pcr=yes: the volume's identity
+ * without revealing its key. A failure is a warning: the volume is open;
+ * what is bound to PCR 15 stays unsealable. */
 static void measure_volume(struct boot *b, const struct luks_volume *v, const uint8_t *vk, size_t vklen)
 {
-	char path[BOOT_PATH_MAX] = "", text[LUKS_NAME_MAX + LUKS2_UUID_MAX + 16], err[160] = "";
-	uint8_t digest[32], resp[TPM_CMD_MAX], cmd[TPM_CMD_MAX];
-	size_t rlen = 0;
+	char path[BOOT_PATH_MAX] = "", text[LUKS_NAME_MAX + LUKS2_UUID_MAX + 16], err[200] = "", banks[80];
+	struct tpm_digests done;
 
 	int tlen = snprintf(text, sizeof text, "cryptsetup:%s:%s", v->name, v->uuid);
-	hmac_sha256(vk, vklen, (const uint8_t *)text, (size_t)tlen, digest);
 	struct tpm_dev d = { -1, TPM_DEV_TIMEOUT_MS };
 	if (boot_path(path, sizeof path, b->dev, "tpmrm0"))
 		d.fd = open(path, O_RDWR | O_CLOEXEC);
-	long len = tpm_cmd_pcr_extend_sha256(cmd, sizeof cmd, LUKS_TPM2_PCR, digest);
-	long rc = d.fd < 0 ? -1 : tpm_dev_xfer(&d, cmd, (size_t)len, resp, sizeof resp, &rlen, err, sizeof err);
-	if (rc == 0)
-		rc = tpm_resp_code(resp, rlen, err, sizeof err);
+	if (d.fd < 0)
+		snprintf(err, sizeof err, "%s: %s", path, strerror(errno));
+	long rc = d.fd < 0 ? -1 : tpm_extend_measure(tpm_dev_xfer, &d, LUKS_TPM2_PCR, vk, vklen, text, (size_t)tlen,
+						    &done, err, sizeof err);
+	tpm_digests_banks(&done, banks, sizeof banks);
+	explicit_bzero(&done, sizeof done);
 	if (d.fd >= 0)
 		close(d.fd);
 	if (rc != 0) {
-		if (rc > 0)
-			tpm_rc_text((uint32_t)rc, err, sizeof err);
 		log_warn("luks: %s: extending PCR %d with the volume's identity failed: %s; a second unseal bound to PCR %d "
-			 "is not prevented in this boot", v->name, LUKS_TPM2_PCR, d.fd < 0 ? strerror(errno) : err,
-			 LUKS_TPM2_PCR);
+			 "is not prevented in this boot", v->name, LUKS_TPM2_PCR, err, LUKS_TPM2_PCR);
 		return;
 	}
-	report_add(&b->rep, "luks", "pcr15", "extended", "PCR %d with the identity of %s (UUID %s)", LUKS_TPM2_PCR,
-		   v->name, v->uuid);
+	report_add(&b->rep, "luks", "pcr15", "extended", "PCR %d with the identity of %s (UUID %s), banks %s",
+		   LUKS_TPM2_PCR, v->name, v->uuid, banks);
 }
 
 /* The TPM2 token, then the passphrase tries; the volume key in vk, how
@@ -410,6 +412,7 @@ static int open_volume(struct boot *b, int ctl, const struct luks_volume *v)
 	if (unlock(b, v, &h, &dc, vk, &vklen, &slot, how, sizeof how) == 0) {
 		if (!strncmp(how, "tpm2", 4))
 			measure_volume(b, v, vk, vklen);
+		uint64_t dm_start = boottime_ns();
 		long key = key_add(desc, vk, vklen);
 		explicit_bzero(vk, LUKS2_KEY_MAX);
 		luks2_dm_uuid(v->uuid, v->name, dmuuid, sizeof dmuuid);
@@ -426,6 +429,11 @@ static int open_volume(struct boot *b, int ctl, const struct luks_volume *v)
 					   v->name, step, strerror(saved));
 			} else {
 				mapper_node(b, v->name, mapped);
+				/* The key into the keyring, the table loaded, the device
+				 * resumed and its node: what the volume costs past the KDF. */
+				char ms[REPORT_MS_MAX];
+				report_add(&b->rep, "luks", "dm_ms", "info", "%s (%s)",
+					   report_format_ms(ms, sizeof ms, boottime_ns() - dm_start), v->name);
 				log_notice("luks: %s opened (keyslot %d, %s) as /dev/mapper/%s", v->name, slot, how, v->name);
 				report_add(&b->rep, "luks", v->name, "opened", "UUID %s on %s, keyslot %d, %s, /dev/mapper/%s",
 					   v->uuid, node, slot, how, v->name);

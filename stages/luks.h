@@ -27,6 +27,9 @@ int luks_read_line(int fd, char *out, size_t cap, int timeout_ms);
 int luks_tpm2_open(const struct luks2_hdr *h, tpm_xfer_fn xfer, void *xctx, const char *pin, luks2_read_fn rd,
 		   void *rctx, luks2_decrypt_fn dec, uint8_t *vk, size_t *vklen, int *slot, int *token, uint32_t *pcrs,
 		   char *err, size_t errlen);
+/* The time the last token's unseal took at the TPM (ns), the keyslot's
+ * KDF not included: the report's luks unseal_ms. */
+uint64_t luks_tpm2_unseal_ns(void);
 /* Does h have a systemd-tpm2 token that wants a PIN? */
 bool luks_tpm2_wants_pin(const struct luks2_hdr *h);
 

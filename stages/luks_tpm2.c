@@ -10,6 +10,15 @@
 #include <sys/mman.h>
 
 #include "luks.h"
+#include "report.h"
+
+/* The last tpm2_unseal's time (CreatePrimary to Unseal), for the report. */
+static uint64_t unseal_ns;
+
+uint64_t luks_tpm2_unseal_ns(void)
+{
+	return unseal_ns;
+}
 
 /* One token: 0 opened, 2 refused by the TPM, -1 error. */
 static int try_token(const struct luks2_hdr *h, const struct luks2_tpm2_token *t, tpm_xfer_fn xfer, void *xctx,
@@ -34,7 +43,9 @@ static int try_token(const struct luks2_hdr *h, const struct luks2_tpm2_token *t
 	madvise(page, 4096, MADV_DONTDUMP);
 	uint8_t *secret = page;
 	char *pass = (char *)page + 1024;
+	uint64_t start = boottime_ns();
 	int u = tpm2_unseal(xfer, xctx, &q, secret, TPM2_SECRET_MAX, &slen, err, errlen);
+	unseal_ns = boottime_ns() - start;
 	if (u == TPM2_POLICY_CHANGED || u == TPM2_PIN_WRONG) {
 		rc = 2;
 	} else if (u == TPM2_UNSEALED) {

@@ -27,6 +27,10 @@ static const struct stage_entry stage_table[] = {
 	/* How the kernel was started (UEFI, Secure Boot, UKI, lockdown), read
 	 * once efivarfs, a module in a UKI's list, is loadable. */
 	{ "firmware",   stage_firmware,   M_ALL },
+	/* The initrd's boot phase in PCR 11 (systemd-pcrphase-initrd), once
+	 * the firmware stage read whether systemd-stub measured the UKI, and
+	 * before anything is unsealed: a policy predicts PCR 11 with it. */
+	{ "pcrphase_enter", stage_pcrphase_enter, M_INITRAMFS | M_DRY_RUN },
 	/* Before the verity table and the SELinux policy: IMA measures both
 	 * as critical data only under a policy loaded before them. */
 	{ "ima",        stage_ima,        M_ALL },
@@ -47,6 +51,8 @@ static const struct stage_entry stage_table[] = {
 	{ "root",       stage_root,       M_INITRAMFS | M_DRY_RUN },
 	/* The later stages' reads from the root, looked up in parallel. */
 	{ "prefetch",   stage_prefetch,   M_INITRAMFS | M_ON_ROOT },
+	/* Leaving the initrd closes PCR 11 to its unseals: before the switch. */
+	{ "pcrphase_leave", stage_pcrphase_leave, M_INITRAMFS | M_DRY_RUN },
 	{ "switchroot", stage_switchroot, M_INITRAMFS | M_DRY_RUN },
 	{ "rootconfig", stage_config,     M_INITRAMFS },
 	{ "selinux",    stage_selinux,    M_ALL },

@@ -9,6 +9,7 @@
 #define TPM_CC_PCR_EXTEND    0x00000182
 #define TPM_CC_PCR_EVENT     0x0000013C
 #define TPM_CC_GET_CAPABILITY 0x0000017A
+#define TPM_CC_PCR_READ      0x0000017E
 #define TPM_CAP_PCRS         0x00000005
 #define TPM_PCR_MAX          23
 
@@ -68,18 +69,47 @@ long tpm_cmd_pcr_event(uint8_t *out, size_t cap, unsigned pcr, const void *event
 	return finish(&b);
 }
 
+long tpm_cmd_pcr_extend(uint8_t *out, size_t cap, unsigned pcr, const struct tpm_digests *d)
+{
+	struct buf b = { out, 0, cap, false };
+
+	if (pcr > TPM_PCR_MAX || d->n == 0 || d->n > TPM_MAX_BANKS)
+		return -1;
+	header(&b, TPM_ST_SESSIONS, TPM_CC_PCR_EXTEND);
+	put(&b, pcr, 4);
+	password_session(&b);
+	put(&b, d->n, 4);        /* TPML_DIGEST_VALUES */
+	for (size_t i = 0; i < d->n; i++) {
+		if (d->d[i].size != tpm_alg_size(d->d[i].alg) || d->d[i].size == 0)
+			return -1;
+		put(&b, d->d[i].alg, 2);
+		put_bytes(&b, d->d[i].bytes, d->d[i].size);
+	}
+	return finish(&b);
+}
+
 long tpm_cmd_pcr_extend_sha256(uint8_t *out, size_t cap, unsigned pcr, const uint8_t digest[32])
+{
+	struct tpm_digests d = { .n = 1 };
+
+	d.d[0].alg = TPM_ALG_SHA256;
+	d.d[0].size = 32;
+	memcpy(d.d[0].bytes, digest, 32);
+	return tpm_cmd_pcr_extend(out, cap, pcr, &d);
+}
+
+long tpm_cmd_pcr_read(uint8_t *out, size_t cap, unsigned pcr, uint16_t alg)
 {
 	struct buf b = { out, 0, cap, false };
 
 	if (pcr > TPM_PCR_MAX)
 		return -1;
-	header(&b, TPM_ST_SESSIONS, TPM_CC_PCR_EXTEND);
-	put(&b, pcr, 4);
-	password_session(&b);
-	put(&b, 1, 4);           /* TPML_DIGEST_VALUES: one digest */
-	put(&b, TPM_ALG_SHA256, 2);
-	put_bytes(&b, digest, 32);
+	header(&b, TPM_ST_NO_SESSIONS, TPM_CC_PCR_READ);
+	put(&b, 1, 4);           /* TPML_PCR_SELECTION: one bank */
+	put(&b, alg, 2);
+	put(&b, 3, 1);           /* sizeofSelect: PCRs 0-23 */
+	for (unsigned i = 0; i < 3; i++)
+		put(&b, pcr / 8 == i ? 1u << (pcr % 8) : 0, 1);
 	return finish(&b);
 }
 
@@ -130,10 +160,17 @@ long tpm_resp_pcr_banks(const uint8_t *in, size_t len, struct tpm_banks *banks, 
 		uint16_t alg = (uint16_t)get(&r, 2);
 		uint8_t n = (uint8_t)get(&r, 1);
 		bool active = false;
-		for (unsigned j = 0; j < n; j++)
-			active |= get(&r, 1) != 0;
-		if (active && !r.bad && banks->n < TPM_MAX_BANKS)
+		uint32_t pcrs = 0;
+		for (unsigned j = 0; j < n; j++) {
+			uint8_t sel = (uint8_t)get(&r, 1);
+			active |= sel != 0;
+			if (j < 3)
+				pcrs |= (uint32_t)sel << (8 * j);
+		}
+		if (active && !r.bad && banks->n < TPM_MAX_BANKS) {
+			banks->pcrs[banks->n] = pcrs;
 			banks->alg[banks->n++] = alg;
+		}
 	}
 	if (r.bad) {
 		snprintf(why, whylen, "the PCR selection list is cut short");
@@ -176,6 +213,56 @@ long tpm_resp_pcr_event(const uint8_t *in, size_t len, struct tpm_digests *out, 
 	if (r.bad) {
 		out->n = 0;
 		snprintf(why, whylen, "the digest list is cut short");
+		return -1;
+	}
+	return 0;
+}
+
+long tpm_resp_pcr_read(const uint8_t *in, size_t len, uint16_t alg, struct tpm_digest *out, char *why,
+		       size_t whylen)
+{
+	long rc = tpm_resp_code(in, len, why, whylen);
+	struct reader r = { in, len, TPM_HEADER, false };
+
+	memset(out, 0, sizeof *out);
+	out->alg = alg;
+	if (rc != 0)
+		return rc;
+	get(&r, 4);                              /* pcrUpdateCounter */
+	uint32_t nsel = (uint32_t)get(&r, 4);
+	if (!r.bad && nsel > 1) {
+		snprintf(why, whylen, "%u PCR selections answered for one asked", nsel);
+		return -1;
+	}
+	bool selected = false;
+	for (uint32_t i = 0; i < nsel && !r.bad; i++) {
+		uint16_t a = (uint16_t)get(&r, 2);
+		uint8_t n = (uint8_t)get(&r, 1);
+		for (unsigned j = 0; j < n; j++)
+			selected |= get(&r, 1) != 0;
+		if (!r.bad && a != alg) {
+			snprintf(why, whylen, "the bank answered is %s, not %s", tpm_alg_name(a), tpm_alg_name(alg));
+			return -1;
+		}
+	}
+	uint32_t ndig = (uint32_t)get(&r, 4);
+	if (!r.bad && ndig != (selected ? 1u : 0u)) {
+		snprintf(why, whylen, "%u digests answered for %d PCRs", ndig, selected ? 1 : 0);
+		return -1;
+	}
+	if (ndig == 1) {
+		unsigned size = (unsigned)get(&r, 2);
+		if (!r.bad && size != tpm_alg_size(alg)) {
+			snprintf(why, whylen, "a %s value of %u bytes", tpm_alg_name(alg), size);
+			return -1;
+		}
+		for (unsigned j = 0; j < size && !r.bad; j++)
+			out->bytes[j] = (uint8_t)get(&r, 1);
+		out->size = r.bad ? 0 : (uint8_t)size;
+	}
+	if (r.bad) {
+		out->size = 0;
+		snprintf(why, whylen, "the PCR value is cut short");
 		return -1;
 	}
 	return 0;

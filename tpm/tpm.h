@@ -30,11 +30,14 @@ struct tpm_digest {
 	uint8_t bytes[TPM_DIGEST_MAX];
 };
 
-/* The active PCR banks (TPM2_GetCapability(TPM_CAP_PCRS)). */
+/* The active PCR banks (TPM2_GetCapability(TPM_CAP_PCRS)), each with
+ * the PCRs 0-23 allocated in it (bit n: PCR n). */
 struct tpm_banks {
 	uint16_t alg[TPM_MAX_BANKS];
+	uint32_t pcrs[TPM_MAX_BANKS];
 	size_t n;
 };
+#define TPM_PCRS_ALL 0xFFFFFFu     /* PCRs 0-23: a bank systemd uses ("has 24") */
 
 /* The digests a TPM2_PCR_Event returned, one per active bank. */
 struct tpm_digests {
@@ -52,12 +55,20 @@ const char *tpm_alg_name(uint16_t alg);
 long tpm_cmd_get_pcr_banks(uint8_t *out, size_t cap);
 long tpm_cmd_pcr_event(uint8_t *out, size_t cap, unsigned pcr, const void *event, size_t len);
 long tpm_cmd_pcr_extend_sha256(uint8_t *out, size_t cap, unsigned pcr, const uint8_t digest[32]);
+/* TPM2_PCR_Extend with one digest per bank (d->n of them, at least one). */
+long tpm_cmd_pcr_extend(uint8_t *out, size_t cap, unsigned pcr, const struct tpm_digests *d);
+/* TPM2_PCR_Read of one PCR in one bank. */
+long tpm_cmd_pcr_read(uint8_t *out, size_t cap, unsigned pcr, uint16_t alg);
 
 /* Decoders: 0 on success; -1 for a response that does not parse (why says
  * what is wrong); a TPM error code > 0 is returned as is (tpm_rc_text). */
 long tpm_resp_code(const uint8_t *in, size_t len, char *why, size_t whylen);
 long tpm_resp_pcr_banks(const uint8_t *in, size_t len, struct tpm_banks *banks, char *why, size_t whylen);
 long tpm_resp_pcr_event(const uint8_t *in, size_t len, struct tpm_digests *out, char *why, size_t whylen);
+/* The value tpm_cmd_pcr_read asked for, of bank alg; out->size 0 when the
+ * TPM has that PCR unallocated in that bank (an empty selection back). */
+long tpm_resp_pcr_read(const uint8_t *in, size_t len, uint16_t alg, struct tpm_digest *out, char *why,
+		       size_t whylen);
 
 /* One line for a TPM response code: its name where known, and the
  * parameter, handle or session it is about ("TPM_RC_VALUE (parameter 1)"). */

@@ -50,6 +50,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		long rc = tpm_resp_pcr_banks(in, len, &b, why, sizeof why);
 		if (rc == 0 && b.n > TPM_MAX_BANKS)
 			abort();
+		/* The same bytes as a PCR_Read answer (tpm/tpm_extend.c reads PCR 11). */
+		struct tpm_digest v;
+		rc = tpm_resp_pcr_read(in, len, TPM_ALG_SHA256, &v, why, sizeof why);
+		if (rc == 0 && v.size != 0 && v.size != 32)
+			abort();
+		if (rc < 0)
+			check_text(why, sizeof why);
 		break;
 	}
 	case 2: {

@@ -54,6 +54,9 @@ probe() {
 		[ -f /run/log/systemd/tpm2-measure.log ] &&
 			echo "cel_records=$(tr -cd '\036' </run/log/systemd/tpm2-measure.log | wc -c)"
 		grep '^measure ' /run/hardinit/report.txt
+		# Not a UKI: no stub measured PCR 11, so no boot phase either (pcrphase.bats).
+		echo "pcr11=$(cat /sys/class/tpm/tpm0/pcr-sha256/11 2>/dev/null || echo none)"
+		grep '^pcrphase ' /run/hardinit/report.txt
 		echo "=== END TPM ==="
 		echo "=== BEGIN EVENTS ==="
 		grep '^event ' /run/hardinit/measurements | cut -d' ' -f3
@@ -261,6 +264,8 @@ for r in recs:
 print("banks in every record:", banks)
 '
 	vm_assert_section_contains "$log" TPM "measure handoff ok"
+	vm_assert_section_line "$log" TPM "pcr11=$(printf '0%.0s' {1..64})"
+	vm_assert_section_contains "$log" TPM "pcrphase enter-initrd skipped systemd-stub did not measure"
 	# The thread measured while the boot went on: the report has the
 	# stage's own cost and the thread's time at the TPM.
 	vm_assert_section_contains "$log" TPM "measure extend_ms info"

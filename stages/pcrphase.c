@@ -1,0 +1,149 @@
+/* The pcrphase stages: the boot phases in PCR 11, exactly as systemd 252's
+ * systemd-pcrphase-initrd.service does in an initrd (hardinit's initramfs
+ * is the initrd): "enter-initrd" before anything is unsealed (before the
+ * luks stage), "leave-initrd" before the switch to the real root. So PCR 11
+ * holds what a policy signed by systemd-measure predicts, and the real
+ * root's systemd-pcrphase-sysinit.service and systemd-pcrphase.service
+ * then extend "sysinit" and "ready" on top as they would after systemd's
+ * own initrd. As systemd: only when systemd-stub measured the UKI into
+ * PCR 11 (its StubPcrKernelImage variable, read by the firmware stage)
+ * and a TPM is there (--graceful); each word hashed in every bank systemd
+ * picks (tpm/tpm_extend.h) and extended with one TPM2_PCR_Extend; a line
+ * in the log like systemd's, and a record in systemd's userspace event log
+ * (/run/log/systemd/tpm2-measure.log, CEL-JSON, as later systemd writes
+ * it). A TPM that fails is [tpm] require's decision: a warning by default,
+ * and then no policy that expects the phase unseals (fails closed). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "boot.h"
+#include "fsutil.h"
+#include "log.h"
+#include "measure.h"
+#include "pcrphase.h"
+#include "report.h"
+#include "sha256.h"
+#include "stages.h"
+#include "tpm_dev.h"
+#include "tpm_extend.h"
+
+#define STAGE "pcrphase"
+
+int pcrphase_condition(const char *stub_pcr, char *why, size_t whylen)
+{
+	char *end;
+
+	if (stub_pcr[0] == '\0') {
+		snprintf(why, whylen, "systemd-stub did not measure the kernel image into PCR %d (no "
+			 "StubPcrKernelImage): not a measured UKI boot", PCRPHASE_PCR);
+		return 0;
+	}
+	errno = 0;
+	unsigned long n = strtoul(stub_pcr, &end, 10);
+	if (errno || end == stub_pcr || *end != '\0' || stub_pcr[0] < '0' || stub_pcr[0] > '9') {
+		snprintf(why, whylen, "StubPcrKernelImage is '%.15s', not a PCR number", stub_pcr);
+		return -1;
+	}
+	if (n != PCRPHASE_PCR) {
+		snprintf(why, whylen, "systemd-stub measured the kernel image into PCR %lu, not %d", n, PCRPHASE_PCR);
+		return -1;
+	}
+	return 1;
+}
+
+long pcrphase_cel_record(char *out, size_t cap, const char *word, const struct tpm_digests *d)
+{
+	char hex[2 * TPM_DIGEST_MAX + 1];
+	size_t n = 0;
+	int w = snprintf(out, cap, "\x1e{\"pcr\":%d,\"digests\":[", PCRPHASE_PCR);
+
+	for (size_t i = 0; w >= 0 && (size_t)w < cap - n && i < d->n; i++) {
+		n += (size_t)w;
+		w = snprintf(out + n, cap - n, "%s{\"hashAlg\":\"%s\",\"digest\":\"%s\"}", i ? "," : "",
+			     tpm_alg_name(d->d[i].alg), hex_encode(hex, d->d[i].bytes, d->d[i].size));
+	}
+	if (w < 0 || (size_t)w >= cap - n)
+		return -1;
+	n += (size_t)w;
+	w = snprintf(out + n, cap - n, "],\"content_type\":\"systemd\",\"content\":{\"string\":\"%s\","
+		     "\"eventType\":\"phase\"}}\n", word);
+	if (w < 0 || (size_t)w >= cap - n)
+		return -1;
+	return (long)(n + (size_t)w);
+}
+
+/* Appended: the measure stage adds its own records to the same file. */
+static int cel_append(struct boot *b, const char *word, const struct tpm_digests *d)
+{
+	char path[BOOT_PATH_MAX + 64], rec[1024];
+	long len = pcrphase_cel_record(rec, sizeof rec, word, d);
+
+	if (len < 0 || !boot_path(path, sizeof path, b->run, "log/systemd") || fs_mkdir_p(path, 0755) < 0 ||
+	    !boot_path(path, sizeof path, b->run, MEASURE_SYSTEMD_LOG))
+		return -1;
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return -1;
+	ssize_t n = write(fd, rec, (size_t)len);
+	close(fd);
+	return n == len ? 0 : -1;
+}
+
+static int extend_phase(struct boot *b, const char *word)
+{
+	char why[200], path[BOOT_PATH_MAX] = "", err[200] = "", banks[80];
+	struct tpm_digests done;
+
+	int c = pcrphase_condition(b->stub_pcr_kernel, why, sizeof why);
+	if (c == 0) {
+		report_add(&b->rep, STAGE, word, "skipped", "%s", why);
+		log_debug("pcrphase: %s not extended: %s", word, why);
+		return 0;
+	}
+	if (c < 0) {
+		report_add(&b->rep, STAGE, word, "warn", "not extended: %s", why);
+		log_warn("pcrphase: %s not extended into PCR %d: %s; a policy over PCR %d will not unseal",
+			 word, PCRPHASE_PCR, why, PCRPHASE_PCR);
+		return 0;
+	}
+	if (b->mode == MODE_DRY_RUN) {
+		log_info("would extend PCR %d with '%s' (systemd-pcrphase)", PCRPHASE_PCR, word);
+		return 0;
+	}
+	struct tpm_dev d = { -1, MEASURE_TPM_TIMEOUT_MS };
+	if (boot_path(path, sizeof path, b->dev, "tpmrm0"))
+		d.fd = open(path, O_RDWR | O_CLOEXEC);
+	if (d.fd < 0) {
+		/* systemd-pcrphase --graceful: no TPM, nothing to extend. */
+		report_add(&b->rep, STAGE, word, "skipped", "no TPM (%s: %s)", path, strerror(errno));
+		return 0;
+	}
+	long rc = tpm_extend_measure(tpm_dev_xfer, &d, PCRPHASE_PCR, NULL, 0, word, strlen(word), &done, err,
+				     sizeof err);
+	close(d.fd);
+	if (rc != 0)
+		return boot_problem(b, b->cfg.tpm_require, STAGE, word, "pcrphase: extending PCR %d with '%s' failed: "
+				    "TPM %s: %s; a policy over PCR %d will not unseal this boot", PCRPHASE_PCR, word,
+				    path, err, PCRPHASE_PCR);
+	tpm_digests_banks(&done, banks, sizeof banks);
+	report_add(&b->rep, STAGE, word, "extended", "PCR %d (banks %s)", PCRPHASE_PCR, banks);
+	log_info("pcrphase: extended PCR index %d with '%s' (banks %s)", PCRPHASE_PCR, word, banks);
+	if (cel_append(b, word, &done) < 0)
+		log_warn("pcrphase: the record of '%s' could not be added to %s/%s; PCR %d was extended", word,
+			 b->run, MEASURE_SYSTEMD_LOG, PCRPHASE_PCR);
+	return 0;
+}
+
+int stage_pcrphase_enter(struct boot *b)
+{
+	return extend_phase(b, PCRPHASE_ENTER);
+}
+
+int stage_pcrphase_leave(struct boot *b)
+{
+	return extend_phase(b, PCRPHASE_LEAVE);
+}

@@ -1,0 +1,31 @@
+/* The pcrphase stages' pure pieces (stages/pcrphase.c), for
+ * tests/unit/test_pcrphase.c: the PCR and words systemd-pcrphase uses,
+ * and whether a boot is one it measures. */
+#ifndef HARDINIT_PCRPHASE_H
+#define HARDINIT_PCRPHASE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "tpm.h"
+
+/* systemd's TPM_PCR_INDEX_KERNEL_IMAGE: where systemd-stub measures a
+ * UKI's sections and systemd-pcrphase the boot phases. */
+#define PCRPHASE_PCR    11
+/* The words systemd-pcrphase-initrd.service extends (ExecStart, ExecStop). */
+#define PCRPHASE_ENTER  "enter-initrd"
+#define PCRPHASE_LEAVE  "leave-initrd"
+
+/* systemd-pcrphase's condition, from StubPcrKernelImage's text (the
+ * firmware stage's b->stub_pcr_kernel): 1 measure (the stub measured the
+ * UKI into PCR 11); 0 skip (no stub measured: PCR 11 may mean something
+ * else); -1 refuse (the stub named another PCR, or not a number: why says
+ * so), as systemd-pcrphase refuses. */
+int pcrphase_condition(const char *stub_pcr, char *why, size_t whylen);
+
+/* The CEL-JSON record (JSON-SEQ: a record separator first) systemd's
+ * userspace event log has for a phase, /run/log/systemd/tpm2-measure.log.
+ * Returns its length, or -1 when it does not fit. */
+long pcrphase_cel_record(char *out, size_t cap, const char *word, const struct tpm_digests *d);
+
+#endif

@@ -1,0 +1,146 @@
+#!/usr/bin/env bats
+# Boot phases in PCR 11 (issue 26): hardinit's initramfs is the initrd of a
+# UKI, so it extends "enter-initrd" before any unseal and "leave-initrd"
+# before the switch, as systemd-pcrphase-initrd.service does. One boot:
+# OVMF starts hardinit's UKI (systemd-stub, which measures the UKI into PCR
+# 11 and sets StubPcrKernelImage) with swtpm set up with two active banks
+# (sha1, sha256). The expected PCR 11 is computed here, independently of
+# hardinit: the firmware's own event log (securityfs, dumped by the probe)
+# replayed for PCR 11 in each bank, then each bank's hash of the two words
+# (Python's hashlib). The guest's truth is the kernel's sysfs PCR files.
+# That PCR 11 is left alone when no stub measured (a boot without a UKI)
+# is asserted on measure.bats's swtpm boot.
+
+load lib
+
+OVMF=/usr/share/OVMF
+CMDLINE="root=LABEL=pcrroot console=ttyS0 panic=-1"
+
+probe() {
+	cat <<-'EOF'
+		#!/bin/busybox sh
+		mountpoint -q /sys/kernel/security || mount -t securityfs securityfs /sys/kernel/security
+		echo "=== BEGIN PCR11 ==="
+		for b in sha1 sha256; do echo "$b=$(cat /sys/class/tpm/tpm0/pcr-$b/11 2>&1)"; done
+		grep '^pcrphase ' /run/hardinit/report.txt
+		echo "=== END PCR11 ==="
+		echo "=== BEGIN EVENTLOG ==="
+		od -An -tx1 -v /sys/kernel/security/tpm0/binary_bios_measurements
+		echo "=== END EVENTLOG ==="
+		echo "=== BEGIN CEL_B64 ==="
+		base64 /run/log/systemd/tpm2-measure.log
+		echo "=== END CEL_B64 ==="
+	EOF
+}
+
+setup_file() {
+	[[ -f $OVMF/OVMF_CODE_4M.fd ]] || skip "ovmf not installed"
+	command -v swtpm_setup >/dev/null || skip "swtpm_setup is not installed (apt-get install swtpm-tools)"
+	local dir kdir kver d
+	dir=$(vm_cache_dir)/pcrphase
+	export PDIR=$dir
+	rm -rf "$dir" && mkdir -p "$dir/root"
+	kdir=$(vm_kernel_dir 6.12)
+	kver=$(cat "$kdir/kver")
+	vm_stage_root "$dir/root"
+	probe | vm_probe_script "$dir/root"
+	vm_rootfs "$dir/root.img" "$dir/root" -L pcrroot
+	"$HARDINIT_SRC/initramfs/hardinit-mkinitramfs" --uki "$dir/uki.efi" --kernel "$kdir/boot/vmlinuz-$kver" \
+		--hardinit "$HARDINIT_SRC/build/hardinit" --moddir "$kdir" --kver "$kver" --target virtio \
+		--profile baseline --cmdline "$CMDLINE" >"$dir/build.log"
+	vm_make_esp "$dir/uki.efi" "$dir/uki.esp"
+	d=$dir/swtpm
+	mkdir -p "$d/state"
+	swtpm_setup --tpm2 --tpmstate "$d/state" --pcr-banks sha1,sha256 --createek --overwrite >"$d/setup.log" 2>&1 ||
+		{ cat "$d/setup.log"; return 1; }
+	vm_swtpm_start "$d" || return 1
+	vm_efi_boot "$dir/boot.log" "${UEFI_TIMEOUT:-300}" "" "$OVMF/OVMF_CODE_4M.fd" "$OVMF/OVMF_VARS_4M.fd" \
+		-machine q35 -drive "file=$dir/root.img,if=virtio,format=raw" \
+		-drive "file=$dir/uki.esp,if=virtio,format=raw" "${VM_TPM_ARGS[@]}" || true
+	vm_swtpm_stop
+}
+
+teardown_file() {
+	vm_swtpm_stop
+}
+
+setup() {
+	[[ -n ${PDIR:-} && -f $PDIR/boot.log ]] || skip "the UKI boot did not run"
+}
+
+# "sha1=HEX" and "sha256=HEX": PCR 11 replayed from the firmware's event
+# log (TCG PC Client crypto-agile format), then each word extended.
+expected_pcr11() {
+	vm_section "$PDIR/boot.log" EVENTLOG | python3 -c '
+import hashlib, struct, sys
+data = bytes.fromhex("".join(sys.stdin.read().split()))
+# The first event (SHA-1 format) is the Spec ID event naming the banks.
+pcr, etype, _, size = struct.unpack_from("<II20sI", data, 0)
+spec = data[32:32 + size]
+assert spec[:16].rstrip(b"\0") == b"Spec ID Event03", spec[:16]
+n = struct.unpack_from("<I", spec, 24)[0]
+sizes = {}
+for i in range(n):
+    alg, dsize = struct.unpack_from("<HH", spec, 28 + 4 * i)
+    sizes[alg] = dsize
+names = {0x4: "sha1", 0xB: "sha256", 0xC: "sha384", 0xD: "sha512"}
+value = {names[a]: bytes(sizes[a]) for a in sizes if a in names}
+off, stub_events = 32 + size, 0
+while off < len(data):
+    pcr, etype, count = struct.unpack_from("<III", data, off)
+    off += 12
+    digests = {}
+    for i in range(count):
+        alg = struct.unpack_from("<H", data, off)[0]
+        digests[alg] = data[off + 2:off + 2 + sizes[alg]]
+        off += 2 + sizes[alg]
+    esize = struct.unpack_from("<I", data, off)[0]
+    off += 4 + esize
+    if pcr != 11 or etype == 3:          # EV_NO_ACTION is never extended
+        continue
+    stub_events += 1
+    for alg, d in digests.items():
+        if alg in names:
+            value[names[alg]] = hashlib.new(names[alg], value[names[alg]] + d).digest()
+print("stub_events=%d" % stub_events)
+for bank in ("sha1", "sha256"):
+    v = value[bank]
+    for word in (b"enter-initrd", b"leave-initrd"):
+        v = hashlib.new(bank, v + hashlib.new(bank, word).digest()).digest()
+    print("%s=%s" % (bank, v.hex()))
+'
+}
+
+@test "pcrphase: on a UKI the report says enter-initrd and leave-initrd went into PCR 11, in both active banks" {
+	vm_assert_done "$PDIR/boot.log"
+	vm_assert_section_contains "$PDIR/boot.log" PCR11 "pcrphase enter-initrd extended PCR 11 (banks sha1, sha256)"
+	vm_assert_section_contains "$PDIR/boot.log" PCR11 "pcrphase leave-initrd extended PCR 11 (banks sha1, sha256)"
+	vm_assert_log_contains "$PDIR/boot.log" "extended PCR index 11 with 'enter-initrd' (banks sha1, sha256)"
+}
+
+@test "pcrphase: PCR 11 equals the stub's measurements from the firmware's log plus the two phases, in each bank" {
+	local want got bank
+	want=$(expected_pcr11)
+	echo "computed here: $want"
+	echo "read in the guest:"; vm_section "$PDIR/boot.log" PCR11
+	# Not vacuous: the stub measured the UKI's sections into PCR 11.
+	[[ $want =~ stub_events=[1-9] ]]
+	for bank in sha1 sha256; do
+		got=$(vm_section "$PDIR/boot.log" PCR11 | sed -n "s/^$bank=//p" | tr 'A-F' 'a-f')
+		[[ -n $got && $got == "$(sed -n "s/^$bank=//p" <<<"$want")" ]] || { echo "$bank differs: $got"; false; }
+	done
+}
+
+@test "pcrphase: systemd's userspace event log has both phases with each bank's digest of the word" {
+	vm_section "$PDIR/boot.log" CEL_B64 | tr -d ' \n' | base64 -d | python3 -c '
+import hashlib, json, sys
+recs = [json.loads(r) for r in sys.stdin.read().split("\x1e") if r.strip()]
+phases = [r for r in recs if r["pcr"] == 11]
+assert [r["content"] for r in phases] == [{"string": "enter-initrd", "eventType": "phase"},
+                                          {"string": "leave-initrd", "eventType": "phase"}], phases
+for r in phases:
+    word = r["content"]["string"].encode()
+    got = {d["hashAlg"]: d["digest"] for d in r["digests"]}
+    assert got == {a: hashlib.new(a, word).hexdigest() for a in ("sha1", "sha256")}, got
+'
+}
