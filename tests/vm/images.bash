@@ -710,3 +710,231 @@ img_debian_systemd_fleet() {
 	touch "$out"
 	printf '%s\n' "$out"
 }
+
+# ---- the arm64 Debian/systemd root (tests/vm/arm64_debian.bats, issue 28) ----------
+#
+#   img_debian_systemd_arm64
+#                         echo the path of an ext4 image: Debian 12 minbase
+#                         for arm64 with systemd as init (no SELinux policy),
+#                         the arm64 probe as a unit after multi-user.target
+#   img_tree_arm64        echo the cached arm64 root tree, building it when
+#                         missing
+#
+# The host runs no arm64 code (no binfmt_misc here, and it must not be
+# set up): debootstrap --arch arm64 --foreign only downloads and unpacks on
+# the host; its second stage (the maintainer scripts) runs as PID 1 of an
+# arm64 guest (hardinit's arm64 image, init=, root rw) on Debian's arm64
+# kernel, and the finished tree comes back as a tar written to a second
+# disk. Cached as debian-systemd-arm64-TREEKEY/tree like the amd64 trees;
+# a cold build takes minutes (download, then TCG), a warm one nothing.
+
+IMG_ARM64_PKGS="systemd-sysv,udev,dbus,kmod,procps"
+# The kernel of the second-stage boot and its bound (a TCG arm64 guest
+# unpacks and configures ~120 packages: 35-40 min measured on this
+# 2-core machine shared with other TCG guests).
+IMG_ARM64_STAGE2_KERNEL=6.12-arm64
+IMG_ARM64_STAGE2_TIMEOUT=3600
+# Free space in the second stage's root (it unpacks every .deb again) and
+# the size of the tar disk that carries the tree back.
+IMG_ARM64_STAGE2_SLACK_KIB=$((768 * 1024))
+IMG_ARM64_TAR_SIZE=1G
+
+# PID 1 of the second-stage guest: debootstrap's second stage, then the
+# tree (its own file system only) as a tar on /dev/vdb, then power off.
+_img_arm64_stage2_init() {
+	cat <<'INIT'
+#!/bin/sh
+PATH=/usr/sbin:/usr/bin:/sbin:/bin
+export PATH
+echo "=== STAGE2 START ==="
+[ -r /proc/self/stat ] || mount -t proc proc /proc
+rc=0
+/debootstrap/debootstrap --second-stage || rc=$?
+echo "stage2: debootstrap exited with status $rc"
+if [ "$rc" = 0 ]; then
+	rm -f /sbin/hardinit-stage2
+	if tar -C / --one-file-system --numeric-owner -cf /dev/vdb .; then
+		echo "=== STAGE2 TAR OK ==="
+	fi
+fi
+# What went wrong (debootstrap removes its directory when it succeeds).
+tail -n 20 /debootstrap/debootstrap.log 2>/dev/null
+sync
+echo o >/proc/sysrq-trigger
+sleep 60
+INIT
+}
+
+# debootstrap's first stage into STAGING, on the host: download and unpack.
+_img_arm64_first_stage() {
+	local staging=$1 mirror log=$1.log
+	mirror=$(img_apt_mirror) || return 1
+	command -v debootstrap >/dev/null ||
+		{ _img_err "debootstrap missing; apt-get install debootstrap (scripts/install-deps)"; return 1; }
+	echo "images: debootstrap --arch arm64 --foreign $IMG_SUITE from $mirror into $staging (log $log)" >&2
+	if ! unshare --mount --propagation private \
+		debootstrap --arch=arm64 --foreign --variant=minbase --include="$IMG_ARM64_PKGS" \
+		"$IMG_SUITE" "$staging" "$mirror" >"$log" 2>&1; then
+		_img_err "debootstrap --foreign failed; last lines of $log:"
+		tail -n 15 "$log" >&2
+		return 1
+	fi
+	# The first stage links /proc to the host's; the guest mounts its own.
+	rm -f "$staging/proc" && mkdir -m 0555 "$staging/proc"
+	_img_arm64_stage2_init >"$staging/sbin/hardinit-stage2"
+	chmod 0755 "$staging/sbin/hardinit-stage2"
+}
+
+# The second stage in the guest; the configured tree is unpacked into OUT.
+_img_arm64_second_stage() {
+	local staging=$1 out=$2 work=$1.vm start
+	rm -rf "$work" && mkdir -p "$work"
+	printf '[boot]\nfailure_action = poweroff\nfailure_delay = 0\n' >"$work/stage2.conf"
+	vm_initramfs "$work/stage2.img" --kernel "$IMG_ARM64_STAGE2_KERNEL" --config "$work/stage2.conf" \
+		>"$work/stage2.build" 2>&1 || { cat "$work/stage2.build" >&2; return 1; }
+	VM_ROOTFS_SLACK_KIB=$IMG_ARM64_STAGE2_SLACK_KIB vm_rootfs "$work/root.img" "$staging" || return 1
+	truncate -s "$IMG_ARM64_TAR_SIZE" "$work/tree.tar" || return 1
+	echo "images: debootstrap --second-stage in an arm64 guest (log $work/stage2.log)" >&2
+	start=$SECONDS
+	vm_boot "$work/stage2.log" --kernel "$IMG_ARM64_STAGE2_KERNEL" --initrd "$work/stage2.img" \
+		--disk "$work/root.img" --disk "$work/tree.tar" --timeout "$IMG_ARM64_STAGE2_TIMEOUT" \
+		--append "root=/dev/vda rw init=/sbin/hardinit-stage2 hardinit.boot.failure_action=poweroff" || true
+	echo "images: the arm64 second stage took $((SECONDS - start)) s" >&2
+	grep -q '=== STAGE2 TAR OK ===' "$work/stage2.log" || {
+		_img_err "the arm64 second stage did not finish; last lines of $work/stage2.log:"
+		vm_log_tail "$work/stage2.log" 30 >&2
+		return 1
+	}
+	mkdir -p "$out" && tar -C "$out" --numeric-owner -xpf "$work/tree.tar" || return 1
+	rm -rf "$work" "$out/var/cache/apt/archives/"*.deb "$out/var/lib/apt/lists/"*_Packages
+	[[ -x $out/lib/systemd/systemd && -x $out/usr/bin/bash ]] ||
+		{ _img_err "the arm64 tree has no systemd or bash after the second stage"; return 1; }
+}
+
+_img_arm64_tree_key() {
+	{
+		declare -f _img_arm64_first_stage _img_arm64_second_stage _img_arm64_stage2_init
+		echo "$IMG_SUITE $IMG_ARM64_PKGS $IMG_ARM64_STAGE2_KERNEL"
+	} | _img_hash
+}
+
+img_tree_arm64() {
+	local name=debian-systemd-arm64 dir
+	[[ $VM_ARCH == arm64 ]] ||
+		{ _img_err "img_tree_arm64 boots an arm64 guest: source lib.bash with VM_ARCH=arm64"; return 1; }
+	dir=$IMG_CACHE/$name-$(_img_arm64_tree_key)
+	if [[ ! -f $dir/tree.done ]]; then
+		mkdir -p "$dir" || { _img_err "cannot create $dir; run as root or set HARDINIT_CACHE"; return 1; }
+		(
+			flock 9
+			[[ -f $dir/tree.done ]] && exit 0
+			rm -rf "$dir/stage" "$dir/stage.vm" "$dir/tree"
+			if _img_arm64_first_stage "$dir/stage" && _img_arm64_second_stage "$dir/stage" "$dir/tree.new"; then
+				rm -rf "$dir/stage" && mv "$dir/tree.new" "$dir/tree" && touch "$dir/tree.done"
+			else
+				rm -rf "$dir/stage" "$dir/tree.new"
+				exit 1
+			fi
+		) 9>"$dir/.lock" || return 1
+		find "$IMG_CACHE" -maxdepth 1 -name "$name-*" ! -path "$dir" \
+			-mmin +"$IMG_PRUNE_MINUTES" -exec rm -rf {} +
+	fi
+	touch "$dir"
+	printf '%s\n' "$dir/tree"
+}
+
+# The arm64 root's probe: the same raw reads as tests/vm/arm64.bats's
+# busybox probe (section ARM64, the same keys), after systemd says the
+# boot is finished, and who PID 1 is.
+_img_arm64_probe() {
+	cat <<'PROBE'
+#!/bin/bash
+exec >/dev/ttyAMA0 2>&1 </dev/null
+PATH=/usr/sbin:/usr/bin:/sbin:/bin
+P=/usr/local/lib/hardinit-probe
+state=$(timeout BOOTWAIT systemctl is-system-running --wait 2>/dev/null)
+echo "=== BEGIN SYSTEMD ==="
+echo "state=$state"
+echo "multi-user=$(systemctl is-active multi-user.target)"
+systemctl --failed --no-legend --plain 2>&1 | sed 's/^/failed: /'
+echo "=== END SYSTEMD ==="
+echo "=== BEGIN ARM64 ==="
+echo "uname=$(uname -m)"
+echo "pid1.comm=$(cat /proc/1/comm)"
+echo "pid1.exe=$(readlink /proc/1/exe)"
+for key in kernel.kptr_restrict kernel.dmesg_restrict fs.protected_fifos \
+	kernel.randomize_va_space vm.mmap_min_addr vm.mmap_rnd_bits vm.mmap_rnd_compat_bits \
+	dev.tty.legacy_tiocsti; do
+	f=/proc/sys/$(echo "$key" | tr . /)
+	if [ -e "$f" ]; then echo "sysctl.$key=$(cat "$f")"; else echo "sysctl.$key=<absent>"; fi
+done
+echo "capbnd.pid1=$(sed -n 's/^CapBnd:[[:space:]]*//p' /proc/1/status)"
+echo "capbnd.fresh=$(sed -n 's/^CapBnd:[[:space:]]*//p' /proc/self/status)"
+echo "seccomp.pid1=$(sed -n 's/^Seccomp:[[:space:]]*//p' /proc/1/status)"
+$P/tiocsti --uid 1001 /dev/ttyAMA0 | sed 's/^/alice./'
+$P/wx
+echo "=== END ARM64 ==="
+echo "=== BEGIN REPORT ==="
+cat /run/hardinit/report.txt 2>&1
+echo "=== END REPORT ==="
+echo "=== PROBE DONE ==="
+sync
+systemctl poweroff --no-block
+PROBE
+}
+
+# The configured arm64 image: hostname, fstab, a fixed machine-id, root
+# locked, no getty on the probe's port, the probe unit and its static
+# arm64 helpers (build/arm64/probe).
+_img_assemble_arm64() {
+	local tree=$1 out=$2 p
+	echo "$IMG_HOSTNAME" >"$tree/etc/hostname"
+	printf '127.0.0.1\tlocalhost\n127.0.1.1\t%s\n' "$IMG_HOSTNAME" >"$tree/etc/hosts"
+	printf '/dev/vda\t/\text4\tdefaults\t0\t0\n' >"$tree/etc/fstab"
+	echo 6861726469696e6974746573740a0002 >"$tree/etc/machine-id"
+	sed -i 's/^root:[^:]*:/root:*:/' "$tree/etc/shadow"
+	install -d "$tree/usr/local/lib/hardinit-probe"
+	for p in wx tiocsti; do
+		install -m 0755 "$HARDINIT_SRC/build/arm64/probe/$p" "$tree/usr/local/lib/hardinit-probe/$p" || return 1
+	done
+	_img_arm64_probe | sed "s/BOOTWAIT/$IMG_PROBE_BOOT_WAIT/" >"$tree/usr/local/sbin/hardinit-probe"
+	chmod 0755 "$tree/usr/local/sbin/hardinit-probe"
+	cat >"$tree/etc/systemd/system/hardinit-test-probe.service" <<-'EOF'
+		[Unit]
+		Description=hardinit test probe (prints the system's state on ttyAMA0, powers off)
+		After=multi-user.target
+		[Service]
+		Type=simple
+		ExecStart=/usr/local/sbin/hardinit-probe
+		[Install]
+		WantedBy=multi-user.target
+	EOF
+	mkdir -p "$tree/etc/systemd/system/multi-user.target.wants"
+	ln -sf /etc/systemd/system/hardinit-test-probe.service \
+		"$tree/etc/systemd/system/multi-user.target.wants/hardinit-test-probe.service"
+	ln -sf /dev/null "$tree/etc/systemd/system/serial-getty@ttyAMA0.service"
+	vm_rootfs "$out" "$tree" -L debian-arm64 >&2
+}
+
+img_debian_systemd_arm64() {
+	local tree dir key out
+	tree=$(img_tree_arm64) || return 1
+	dir=$(dirname "$tree")
+	key=$({
+		declare -f _img_assemble_arm64 _img_arm64_probe vm_rootfs
+		echo "$IMG_PROBE_BOOT_WAIT $IMG_HOSTNAME"
+		cat "$HARDINIT_SRC/build/arm64/probe/wx" "$HARDINIT_SRC/build/arm64/probe/tiocsti"
+	} | _img_hash) || return 1
+	out=$dir/systemd-$key.img
+	if [[ ! -f $out ]]; then
+		(
+			flock 9
+			[[ -f $out ]] && exit 0
+			find "$dir" -maxdepth 1 -name 'systemd-*.img' ! -name "systemd-$key.img" -mmin +"$IMG_PRUNE_MINUTES" -delete
+			_img_assemble_arm64 "$tree" "$out.new" || { rm -f "$out.new"; exit 1; }
+			mv "$out.new" "$out"
+		) 9>"$dir/.lock" || return 1
+	fi
+	touch "$out"
+	printf '%s\n' "$out"
+}
