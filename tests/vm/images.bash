@@ -871,7 +871,6 @@ done
 echo "capbnd.pid1=$(sed -n 's/^CapBnd:[[:space:]]*//p' /proc/1/status)"
 echo "capbnd.fresh=$(sed -n 's/^CapBnd:[[:space:]]*//p' /proc/self/status)"
 echo "seccomp.pid1=$(sed -n 's/^Seccomp:[[:space:]]*//p' /proc/1/status)"
-$P/tiocsti --uid 1001 /dev/ttyAMA0 | sed 's/^/alice./'
 $P/wx
 echo "=== END ARM64 ==="
 echo "=== BEGIN REPORT ==="
@@ -887,16 +886,14 @@ PROBE
 # locked, no getty on the probe's port, the probe unit and its static
 # arm64 helpers (build/arm64/probe).
 _img_assemble_arm64() {
-	local tree=$1 out=$2 p
+	local tree=$1 out=$2
 	echo "$IMG_HOSTNAME" >"$tree/etc/hostname"
 	printf '127.0.0.1\tlocalhost\n127.0.1.1\t%s\n' "$IMG_HOSTNAME" >"$tree/etc/hosts"
 	printf '/dev/vda\t/\text4\tdefaults\t0\t0\n' >"$tree/etc/fstab"
 	echo 6861726469696e6974746573740a0002 >"$tree/etc/machine-id"
 	sed -i 's/^root:[^:]*:/root:*:/' "$tree/etc/shadow"
 	install -d "$tree/usr/local/lib/hardinit-probe"
-	for p in wx tiocsti; do
-		install -m 0755 "$HARDINIT_SRC/build/arm64/probe/$p" "$tree/usr/local/lib/hardinit-probe/$p" || return 1
-	done
+	install -m 0755 "$HARDINIT_SRC/build/arm64/probe/wx" "$tree/usr/local/lib/hardinit-probe/wx" || return 1
 	_img_arm64_probe | sed "s/BOOTWAIT/$IMG_PROBE_BOOT_WAIT/" >"$tree/usr/local/sbin/hardinit-probe"
 	chmod 0755 "$tree/usr/local/sbin/hardinit-probe"
 	cat >"$tree/etc/systemd/system/hardinit-test-probe.service" <<-'EOF'
@@ -923,7 +920,7 @@ img_debian_systemd_arm64() {
 	key=$({
 		declare -f _img_assemble_arm64 _img_arm64_probe vm_rootfs
 		echo "$IMG_PROBE_BOOT_WAIT $IMG_HOSTNAME"
-		cat "$HARDINIT_SRC/build/arm64/probe/wx" "$HARDINIT_SRC/build/arm64/probe/tiocsti"
+		cat "$HARDINIT_SRC/build/arm64/probe/wx"
 	} | _img_hash) || return 1
 	out=$dir/systemd-$key.img
 	if [[ ! -f $out ]]; then
