@@ -20,7 +20,6 @@
 #include "stages.h"
 
 #define ROOT_MAX_DEVICES     64
-#define ROOT_POLL_MS         20
 #define ROOT_PROGRESS_SECS   5
 #define ROOT_FSTYPES_MAX     16
 
@@ -257,6 +256,7 @@ static int wait_for_root(struct boot *b, struct root_search *s, const char *spec
 	uint64_t start = boottime_ns();
 	uint64_t deadline = start + (uint64_t)timeout * 1000000000u;
 	uint64_t next_progress = start + (uint64_t)ROOT_PROGRESS_SECS * 1000000000u;
+	long poll_ms = ROOT_POLL_MIN_MS;
 
 	for (;;) {
 		int found = find_root(b, s, spec_text);
@@ -273,8 +273,16 @@ static int wait_for_root(struct boot *b, struct root_search *s, const char *spec
 				 (unsigned long long)((deadline - now) / 1000000000u));
 			next_progress += (uint64_t)ROOT_PROGRESS_SECS * 1000000000u;
 		}
-		sleep_ms(ROOT_POLL_MS);
+		sleep_ms(poll_ms);
+		poll_ms = root_poll_next_ms(poll_ms);
 	}
+}
+
+long root_poll_next_ms(long ms)
+{
+	if (ms < ROOT_POLL_MIN_MS)
+		return ROOT_POLL_MIN_MS;
+	return ms >= ROOT_POLL_MAX_MS / 2 ? ROOT_POLL_MAX_MS : ms * 2;
 }
 
 int root_kmsg_pick(const char *records, const char *devname, char *out, size_t outlen)

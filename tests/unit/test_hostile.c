@@ -428,6 +428,21 @@ static void test_root_duplicates(void)
 
 /* ---- a root that does not mount: which way the message points ---- */
 
+/* The root device wait polls at 1, 2, 4, 8, 16 ms, then every 20 ms:
+ * fast for a disk that appears just after its driver, bounded after. */
+static void test_root_poll_steps(void)
+{
+	long seq[8], ms = ROOT_POLL_MIN_MS;
+	for (int i = 0; i < 8; i++) {
+		seq[i] = ms;
+		ms = root_poll_next_ms(ms);
+	}
+	tap_ok(seq[0] == 1 && seq[1] == 2 && seq[2] == 4 && seq[3] == 8 && seq[4] == 16,
+	       "root wait: the first polls after 1, 2, 4, 8, 16 ms");
+	tap_ok(seq[5] == 20 && seq[6] == 20 && seq[7] == 20, "  then every 20 ms, never longer");
+	tap_ok(root_poll_next_ms(0) == 1 && root_poll_next_ms(-5) == 1, "  a step below 1 ms starts at 1 ms");
+}
+
 static void test_mount_message(void)
 {
 	char msg[1024], line[512];
@@ -514,6 +529,7 @@ int main(void)
 	test_messages();
 	test_root_duplicates();
 	test_mount_message();
+	test_root_poll_steps();
 	test_embedded_policy();
 
 	char cmd[600];
