@@ -69,7 +69,21 @@ STATIC_LIBS += $(ARCHIVES)/libargon2.a
 STATIC_LIBS += $(ARCHIVES)/libbearssl.a
 
 WARN       := -Wall -Wextra -Wshadow -Wformat=2 -Wno-unused-parameter -Wno-format-truncation
-COMMON     := -std=gnu11 $(WARN) -Iinit -Iarch -Iblock -Itpm -Istages -Iprog -DHARDINIT_VERSION='"$(VERSION)"'
+COMMON     := -std=gnu11 $(WARN) -DHARDINIT_VERSION='"$(VERSION)"'
+# The floors (shared/DESIGN.md section 3): each is compiled with the
+# include paths of its own floor and those below it, never above, so an
+# include the wrong way up fails the build (tests/bats/floors.bats).
+# prog/ over stages/ over the machinery (block/, tpm/, arch/) over init/.
+FLOOR_init   := -Iinit
+FLOOR_arch   := -Iinit -Iarch -Iblock -Itpm
+FLOOR_block  := $(FLOOR_arch)
+FLOOR_tpm    := $(FLOOR_arch)
+FLOOR_stages := $(FLOOR_arch) -Istages
+FLOOR_prog   := $(FLOOR_stages) -Iprog
+# The include paths of a source file's floor (its top directory); the tests
+# stand above every floor.
+floor_inc   = $(FLOOR_$(firstword $(subst /, ,$(1))))
+INC_ALL     := $(FLOOR_prog)
 # musl must not see glibc's /usr/include: a private directory holds only the
 # library and kernel uapi headers hardinit needs.
 # MUSL_EXTRA: size options to try (bench/size builds with -flto).
@@ -90,7 +104,6 @@ HDR        := $(wildcard init/*.h arch/*.h block/*.h tpm/*.h stages/*.h prog/*.h
 # The version is compiled in (HARDINIT_VERSION): a new changelog entry
 # rebuilds what depends on the headers.
 HDR        += debian/changelog
-INCLUDES   := -Iinit -Iarch -Iblock -Itpm -Istages
 
 PROBES     := $(patsubst tests/probe/%.c,$(BUILD)/probe/%,$(wildcard tests/probe/*.c))
 
@@ -127,19 +140,19 @@ lib_objs = $(patsubst %.c,$(BUILD)/obj/$(1)/%.o,$(CORE_SRC))
 
 $(BUILD)/obj/musl/%.o: %.c $(HDR) $(BUILD)/include/.stamp $(BUILD)/include/argon2.h $(BUILD)/include/bearssl.h
 	@mkdir -p $(dir $@)
-	$(MUSLCC) $(MUSLFLAGS) -c $< -o $@
+	$(MUSLCC) $(MUSLFLAGS) $(call floor_inc,$<) -c $< -o $@
 
 $(BUILD)/obj/host/%.o: %.c $(HDR)
 	@mkdir -p $(dir $@)
-	$(HOSTCC) $(HOSTFLAGS) -c $< -o $@
+	$(HOSTCC) $(HOSTFLAGS) $(call floor_inc,$<) -c $< -o $@
 
 $(BUILD)/obj/san/%.o: %.c $(HDR)
 	@mkdir -p $(dir $@)
-	$(HOSTCC) $(HOSTFLAGS) $(SANFLAGS) -c $< -o $@
+	$(HOSTCC) $(HOSTFLAGS) $(SANFLAGS) $(call floor_inc,$<) -c $< -o $@
 
 $(BUILD)/obj/fuzz/%.o: %.c $(HDR)
 	@mkdir -p $(dir $@)
-	clang $(FUZZFLAGS) -fsanitize=fuzzer-no-link,address,undefined -c $< -o $@
+	clang $(FUZZFLAGS) -fsanitize=fuzzer-no-link,address,undefined $(call floor_inc,$<) -c $< -o $@
 
 $(BUILD)/lib/libhardinit-musl.a: $(call lib_objs,musl)
 $(BUILD)/lib/libhardinit-host.a: $(call lib_objs,host)
@@ -161,7 +174,7 @@ $(PREFIX_STAMP):
 	printf '%s\n' '$(PREFIX)' >$@
 
 $(BUILD)/hardinit: $(PROG_SRC) $(HDR) $(BUILD)/lib/libhardinit-musl.a $(BUILD)/include/.stamp $(PREFIX_STAMP)
-	$(MUSLCC) $(MUSLFLAGS) -DHARDINIT_PROFILE_DIR='"$(PREFIX)/share/hardinit/profiles"' $(PROG_SRC) $(BUILD)/lib/libhardinit-musl.a -o $@ $(MUSLLDFLAGS) $(STATIC_LIBS)
+	$(MUSLCC) $(MUSLFLAGS) $(FLOOR_prog) -DHARDINIT_PROFILE_DIR='"$(PREFIX)/share/hardinit/profiles"' $(PROG_SRC) $(BUILD)/lib/libhardinit-musl.a -o $@ $(MUSLLDFLAGS) $(STATIC_LIBS)
 	@printf 'hardinit: %s is %s bytes (static, stripped)\n' $@ $$(stat -c %s $@)
 
 $(BUILD)/probe/%: tests/probe/%.c $(BUILD)/include/.stamp
@@ -189,26 +202,26 @@ $(BUILD)/unit/test_audit_export $(BUILD)/unit-san/test_audit_export $(BUILD)/uni
 
 $(BUILD)/unit/%: tests/unit/%.c $(TEST_HDR) $(HDR) $(PROG_TESTED) $(BUILD)/lib/libhardinit-host.a
 	@mkdir -p $(BUILD)/unit
-	$(HOSTCC) $(HOSTFLAGS) -Itests/unit $< $(EXTRA_SRC) $(BUILD)/lib/libhardinit-host.a -o $@ $(HOSTLIBS)
+	$(HOSTCC) $(HOSTFLAGS) $(INC_ALL) -Itests/unit $< $(EXTRA_SRC) $(BUILD)/lib/libhardinit-host.a -o $@ $(HOSTLIBS)
 
 $(BUILD)/unit-san/%: tests/unit/%.c $(TEST_HDR) $(HDR) $(PROG_TESTED) $(BUILD)/lib/libhardinit-san.a
 	@mkdir -p $(BUILD)/unit-san
-	$(HOSTCC) $(HOSTFLAGS) $(SANFLAGS) -Itests/unit $< $(EXTRA_SRC) $(BUILD)/lib/libhardinit-san.a -o $@ $(HOSTLIBS)
+	$(HOSTCC) $(HOSTFLAGS) $(SANFLAGS) $(INC_ALL) -Itests/unit $< $(EXTRA_SRC) $(BUILD)/lib/libhardinit-san.a -o $@ $(HOSTLIBS)
 
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(HDR) $(PROG_TESTED) $(BUILD)/lib/libhardinit-fuzz.a
 	@mkdir -p $(BUILD)/fuzz
-	clang $(FUZZFLAGS) -fsanitize=fuzzer,address,undefined $< $(EXTRA_SRC) $(BUILD)/lib/libhardinit-fuzz.a -o $@ $(HOSTLIBS)
+	clang $(FUZZFLAGS) -fsanitize=fuzzer,address,undefined $(INC_ALL) $< $(EXTRA_SRC) $(BUILD)/lib/libhardinit-fuzz.a -o $@ $(HOSTLIBS)
 
 # The fortify shims are musl-only code: tested built with musl, as shipped.
 $(BUILD)/unit/test_compat_musl: tests/unit-musl/test_compat.c prog/compat.c $(TEST_HDR) $(BUILD)/include/.stamp
 	@mkdir -p $(BUILD)/unit
-	$(MUSLCC) $(COMMON) -O1 -static -isystem $(BUILD)/include $< prog/compat.c -o $@
+	$(MUSLCC) $(COMMON) -O1 -static -isystem $(BUILD)/include -Itests/unit $< prog/compat.c -o $@
 
 # LUKS2's KDFs built with musl as PID 1 links them: Debian's libargon2.a
 # (built against glibc) through the fortify shims, RFC 9106's vectors.
 $(BUILD)/unit/test_luks2_kdf_musl: tests/unit/test_luks2_kdf.c prog/compat.c $(TEST_HDR) $(BUILD)/lib/libhardinit-musl.a
 	@mkdir -p $(BUILD)/unit
-	$(MUSLCC) $(COMMON) -O1 -static -isystem $(BUILD)/include -Itests/unit $< prog/compat.c $(BUILD)/lib/libhardinit-musl.a $(ARCHIVES)/libargon2.a -o $@
+	$(MUSLCC) $(COMMON) -O1 -static -isystem $(BUILD)/include $(INC_ALL) -Itests/unit $< prog/compat.c $(BUILD)/lib/libhardinit-musl.a $(ARCHIVES)/libargon2.a -o $@
 
 # The TPM2 session built with musl as PID 1 links it: Debian's
 # libbearssl.a through the fortify shims.
@@ -219,7 +232,7 @@ $(BUILD)/unit/test_tpm2_session_musl: tests/unit/test_tpm2_session.c prog/compat
 # The LUKS2 host helper of tests/bats/luks.bats and tests/vm/luks.bats.
 $(BUILD)/tools/luks2-tool: tests/tools/luks2-tool.c $(HDR) $(BUILD)/lib/libhardinit-host.a
 	@mkdir -p $(BUILD)/tools
-	$(HOSTCC) $(HOSTFLAGS) $< $(BUILD)/lib/libhardinit-host.a -o $@ $(HOSTLIBS) -lcrypto
+	$(HOSTCC) $(HOSTFLAGS) $(INC_ALL) $< $(BUILD)/lib/libhardinit-host.a -o $@ $(HOSTLIBS) -lcrypto
 
 ifeq ($(CROSS),)
 unit: $(UNIT_BIN) $(UNIT_SAN) $(BUILD)/unit/test_compat_musl $(BUILD)/unit/test_luks2_kdf_musl $(BUILD)/unit/test_tpm2_session_musl $(BUILD)/tools/luks2-tool
@@ -231,7 +244,7 @@ CROSS_UNIT := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(UNIT_SRC))
 CROSS_LINKED := prog/compat.c prog/pcre2_nojit.c
 $(CROSS_UNIT): $(BUILD)/unit/%: tests/unit/%.c $(TEST_HDR) $(HDR) $(PROG_TESTED) $(BUILD)/lib/libhardinit-musl.a $(BUILD)/include/.stamp
 	@mkdir -p $(BUILD)/unit
-	$(MUSLCC) $(COMMON) $(ARCHFLAGS_$(ARCH)) -O1 -static -isystem $(BUILD)/include -Itests/unit $< $(EXTRA_SRC) $(CROSS_LINKED) $(BUILD)/lib/libhardinit-musl.a -o $@ $(STATIC_LIBS)
+	$(MUSLCC) $(COMMON) $(ARCHFLAGS_$(ARCH)) -O1 -static -isystem $(BUILD)/include $(INC_ALL) -Itests/unit $< $(EXTRA_SRC) $(CROSS_LINKED) $(BUILD)/lib/libhardinit-musl.a -o $@ $(STATIC_LIBS)
 unit: $(CROSS_UNIT) $(BUILD)/unit/test_compat_musl
 endif
 fuzz-build: $(FUZZ_BIN)
