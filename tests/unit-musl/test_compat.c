@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../unit/tap.h"
+#include "tap.h"
 
 int __snprintf_chk(char *s, size_t maxlen, int flag, size_t slen, const char *fmt, ...);
 int __vsnprintf_chk(char *s, size_t maxlen, int flag, size_t slen, const char *fmt, va_list ap);

@@ -19,7 +19,7 @@
 #include "stages.h"
 #include "fixture.h"
 #include "tap.h"
-#include "../../stages/firmware.h"
+#include "firmware.h"
 
 static char root[128];
 static struct boot b;

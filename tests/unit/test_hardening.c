@@ -19,8 +19,8 @@
 #include "stages.h"
 #include "fixture.h"
 #include "tap.h"
-#include "../../stages/hardening.h"
-#include "../../stages/sysctl_apply.h"
+#include "hardening.h"
+#include "sysctl_apply.h"
 
 static char root[128];
 static struct boot b;

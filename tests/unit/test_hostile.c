@@ -17,9 +17,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../../stages/mounts.h"
-#include "../../stages/root.h"
-#include "../../stages/switchroot.h"
+#include "mounts.h"
+#include "root.h"
+#include "switchroot.h"
 #include "failure.h"
 #include "fsutil.h"
 #include "log.h"

@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../stages/mounts.h"
+#include "mounts.h"
 #include "fsutil.h"
 #include "log.h"
 #include "stages.h"

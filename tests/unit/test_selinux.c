@@ -16,7 +16,7 @@
 #include "config.h"
 #include "fsutil.h"
 #include "log.h"
-#include "../../stages/selinux.h"
+#include "selinux.h"
 #include "stages.h"
 #include "fixture.h"
 #include "tap.h"

@@ -21,7 +21,7 @@
 #include "stages.h"
 #include "fixture.h"
 #include "tap.h"
-#include "../../stages/sysctl_early.h"
+#include "sysctl_early.h"
 
 static char root[128];
 static struct boot b;

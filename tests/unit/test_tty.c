@@ -21,7 +21,7 @@
 #include <linux/audit.h>
 #include <linux/seccomp.h>
 
-#include "../../stages/tty.h"
+#include "tty.h"
 #include "fsutil.h"
 #include "log.h"
 #include "stages.h"
