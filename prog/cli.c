@@ -18,6 +18,7 @@
 #include "polytmp.h"
 #include "selinux.h"
 #include "stages.h"
+#include "table.h"
 #include "verity_sb.h"
 
 static const char usage[] =

@@ -22,6 +22,7 @@
 #include "cli.h"
 #include "failure.h"
 #include "log.h"
+#include "table.h"
 
 static void sleep_seconds(int seconds)
 {

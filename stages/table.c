@@ -9,6 +9,7 @@
 #include "boot.h"
 #include "log.h"
 #include "stages.h"
+#include "table.h"
 
 enum { M_INITRAMFS = 1, M_ON_ROOT = 2, M_DRY_RUN = 4, M_ALL = 7 };
 
