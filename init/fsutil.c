@@ -91,10 +91,10 @@ static int open_regular(const char *path)
 
 static void log_took(const char *what, const char *path, int rc, int err, uint64_t start)
 {
-	char ms[REPORT_MS_MAX];
+	char ms[CLOCK_MS_MAX];
 
 	log_debug("%s %s: %s, %s ms", what, path, rc == 0 ? "ok" : strerror(err),
-		  report_format_ms(ms, sizeof ms, boottime_ns() - start));
+		  clock_format_ms(ms, sizeof ms, boottime_ns() - start));
 }
 
 static int read_file_quiet(const char *path, char *buf, size_t cap, size_t *len, int whole)

@@ -107,9 +107,9 @@ static void format_text(const struct report *r, struct sink *s)
 {
 	for (size_t i = 0; i < r->n_stages; i++) {
 		const struct report_stage *st = &r->stages[i];
-		char ms[REPORT_MS_MAX];
+		char ms[CLOCK_MS_MAX];
 		sink_printf(s, "stage %-11s %-7s %10s ms\n", st->name, st->result == 0 ? "ok" : "failed",
-			    report_format_ms(ms, sizeof ms, st->duration_ns));
+			    clock_format_ms(ms, sizeof ms, st->duration_ns));
 	}
 	for (size_t i = 0; i < r->n_items; i++) {
 		const struct report_item *it = &r->items[i];
@@ -145,7 +145,7 @@ int report_write(const struct report *r, const char *dir)
 	return write_one(r, dir, "report.txt", format_text);
 }
 
-char *report_format_ms(char *out, size_t cap, uint64_t ns)
+char *clock_format_ms(char *out, size_t cap, uint64_t ns)
 {
 	snprintf(out, cap, "%llu.%03llu", (unsigned long long)(ns / 1000000),
 		 (unsigned long long)(ns / 1000 % 1000));

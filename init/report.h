@@ -77,7 +77,7 @@ uint64_t boottime_ns(void);
 
 /* Nanoseconds as milliseconds with three decimals, "12.345": the one form
  * every log line and report uses. */
-#define REPORT_MS_MAX 24
-char *report_format_ms(char *out, size_t cap, uint64_t ns);
+#define CLOCK_MS_MAX 24
+char *clock_format_ms(char *out, size_t cap, uint64_t ns);
 
 #endif

@@ -345,10 +345,10 @@ int stage_ima(struct boot *b)
 	int rc = write_rules(b, path, rules, n);
 	if (rc <= 0)
 		return rc;
-	char ms[REPORT_MS_MAX], hex[SHA256_HEX];
+	char ms[CLOCK_MS_MAX], hex[SHA256_HEX];
 	sha256(text, len, b->ima_policy_sha256);
 	b->ima_policy_loaded = true;
-	report_format_ms(ms, sizeof ms, boottime_ns() - start);
+	clock_format_ms(ms, sizeof ms, boottime_ns() - start);
 	/* Without IMA_WRITE_POLICY the kernel removes the file once a policy
 	 * is in: that is the lock, and it is checked rather than assumed. */
 	bool one_way = access(path, F_OK) != 0;

@@ -255,9 +255,9 @@ static int unlock_tpm2(struct boot *b, const struct luks_volume *v, const struct
 		log_warn("luks: %s: the TPM did not unlock it: %s; asking for the passphrase", v->name, err);
 		return 1;
 	}
-	char ms[REPORT_MS_MAX];
+	char ms[CLOCK_MS_MAX];
 	report_add(&b->rep, "luks", "unseal_ms", "info", "%s (%s)",
-		   report_format_ms(ms, sizeof ms, luks_tpm2_unseal_ns()), v->name);
+		   clock_format_ms(ms, sizeof ms, luks_tpm2_unseal_ns()), v->name);
 	size_t n = (size_t)snprintf(how, howcap, "tpm2 (token %d, PCRs", token);
 	for (unsigned i = 0; i < 24 && n < howcap; i++)
 		if (pcrs & 1u << i)
@@ -431,9 +431,9 @@ static int open_volume(struct boot *b, int ctl, const struct luks_volume *v)
 				mapper_node(b, v->name, mapped);
 				/* The key into the keyring, the table loaded, the device
 				 * resumed and its node: what the volume costs past the KDF. */
-				char ms[REPORT_MS_MAX];
+				char ms[CLOCK_MS_MAX];
 				report_add(&b->rep, "luks", "dm_ms", "info", "%s (%s)",
-					   report_format_ms(ms, sizeof ms, boottime_ns() - dm_start), v->name);
+					   clock_format_ms(ms, sizeof ms, boottime_ns() - dm_start), v->name);
 				log_notice("luks: %s opened (keyslot %d, %s) as /dev/mapper/%s", v->name, slot, how, v->name);
 				report_add(&b->rep, "luks", v->name, "opened", "UUID %s on %s, keyslot %d, %s, /dev/mapper/%s",
 					   v->uuid, node, slot, how, v->name);

@@ -210,7 +210,7 @@ static int record(struct boot *b, const struct measure_queue *q)
 
 int stage_measure(struct boot *b)
 {
-	char ms[REPORT_MS_MAX];
+	char ms[CLOCK_MS_MAX];
 
 	if (!b->cfg.tpm_measure) {
 		report_add(&b->rep, STAGE, "tpm", "skipped", "[tpm] measure = no");
@@ -242,8 +242,8 @@ int stage_measure(struct boot *b)
 	rc = record(b, q);
 	/* extend_ms: what the measurements cost the boot (the wait for the
 	 * thread and the logs); tpm_ms: the thread's own time at the TPM. */
-	report_add(&b->rep, STAGE, "extend_ms", "info", "%s", report_format_ms(ms, sizeof ms, boottime_ns() - start));
-	report_add(&b->rep, STAGE, "tpm_ms", "info", "%s", report_format_ms(ms, sizeof ms, q->busy_ns));
+	report_add(&b->rep, STAGE, "extend_ms", "info", "%s", clock_format_ms(ms, sizeof ms, boottime_ns() - start));
+	report_add(&b->rep, STAGE, "tpm_ms", "info", "%s", clock_format_ms(ms, sizeof ms, q->busy_ns));
 	return rc;
 }
 

@@ -442,7 +442,7 @@ int measure_queue_wait_root(struct boot *b)
 {
 	struct measure_queue *q = &queue;
 	struct timespec deadline;
-	char ms[REPORT_MS_MAX];
+	char ms[CLOCK_MS_MAX];
 
 	if (!q->active || !q->started || b->mode == MODE_DRY_RUN)
 		return 0;
@@ -457,7 +457,7 @@ int measure_queue_wait_root(struct boot *b)
 	size_t done = q->n_done;
 	long failed = q->rc;
 	pthread_mutex_unlock(&q->lock);
-	report_add(&b->rep, "measure", "root_wait_ms", "info", "%s", report_format_ms(ms, sizeof ms, boottime_ns() - start_ns));
+	report_add(&b->rep, "measure", "root_wait_ms", "info", "%s", clock_format_ms(ms, sizeof ms, boottime_ns() - start_ns));
 	if (done >= MEASURE_ROOT_EVENT_COUNT)
 		return 0;
 	/* A failure the thread met is the measure stage's to report, unless

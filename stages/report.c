@@ -13,16 +13,16 @@
 
 static void log_stage_times(const struct boot *b)
 {
-	char ms[REPORT_MS_MAX];
+	char ms[CLOCK_MS_MAX];
 	uint64_t total = 0;
 
 	for (size_t i = 0; i < b->rep.n_stages; i++) {
 		const struct report_stage *st = &b->rep.stages[i];
 		total += st->duration_ns;
 		log_notice("stage %-10s %s %8s ms", st->name, st->result < 0 ? "failed" : "ok",
-			   report_format_ms(ms, sizeof ms, st->duration_ns));
+			   clock_format_ms(ms, sizeof ms, st->duration_ns));
 	}
-	log_notice("hardening done in %s ms", report_format_ms(ms, sizeof ms, total));
+	log_notice("hardening done in %s ms", clock_format_ms(ms, sizeof ms, total));
 }
 
 static void print_items(const struct boot *b)

@@ -292,7 +292,7 @@ out:
 	if (rc < 0)
 		return load_failed(b, d, msg) < 0 ? -1 : 1;
 
-	report_format_ms(ms, sizeof ms, boottime_ns() - start);
+	clock_format_ms(ms, sizeof ms, boottime_ns() - start);
 	report_add(&b->rep, "selinux", "policy", "ok", "%s", pc->path);
 	report_add(&b->rep, "selinux", "policy_type", "info", "%s%s", pc->type,
 		   pc->embedded ? " (embedded in the initramfs)" : "");
@@ -501,7 +501,7 @@ int stage_selinux(struct boot *b)
 		/* The commit makes the kernel rebuild its access vectors: kernel
 		 * work, like the load, timed apart from both. */
 		char ms[32];
-		report_format_ms(ms, sizeof ms, boottime_ns() - bool_start);
+		clock_format_ms(ms, sizeof ms, boottime_ns() - bool_start);
 		report_add(&b->rep, "selinux", "booleans_ms", "info", "%s", ms);
 	}
 	warn_systemd_mode(b, &d, kernel_enforcing, &file);

@@ -190,7 +190,7 @@ static void report_relabel(struct boot *b, const struct relabel *r,
 {
 	char ms[32];
 
-	report_format_ms(ms, sizeof ms, ns);
+	clock_format_ms(ms, sizeof ms, ns);
 	report_add(&b->rep, "selinux", "relabel_ms", "ok", "%s", ms);
 	report_add(&b->rep, "selinux", "relabel_seen", "info", "%zu", st->seen);
 	report_add(&b->rep, "selinux", "relabeled", r->changed ? "applied" : "already", "%zu", r->changed);
@@ -339,7 +339,7 @@ int selinux_relabel(struct boot *b, const char *fc_path)
 		h = open_contexts(fc_path);
 	if (h) {
 		char ms[32];
-		report_format_ms(ms, sizeof ms, boottime_ns() - start);
+		clock_format_ms(ms, sizeof ms, boottime_ns() - start);
 		report_add(&b->rep, "selinux", "contexts_ms", "info", "%s", ms);
 	}
 	if (!h)

@@ -92,7 +92,7 @@ static void record_stage(struct boot *b, const char *name, uint64_t start, uint6
 int boot_run_stages(struct boot *b)
 {
 	unsigned bit = mode_bit(b->mode);
-	char took_ms[REPORT_MS_MAX];
+	char took_ms[CLOCK_MS_MAX];
 
 	for (size_t i = 0; i < sizeof stage_table / sizeof stage_table[0]; i++) {
 		const struct stage_entry *s = &stage_table[i];
@@ -102,7 +102,7 @@ int boot_run_stages(struct boot *b)
 		int rc = s->run(b);
 		uint64_t took = boottime_ns() - start;
 		record_stage(b, s->name, start, took, rc);
-		report_format_ms(took_ms, sizeof took_ms, took);
+		clock_format_ms(took_ms, sizeof took_ms, took);
 		if (rc < 0) {
 			log_err("stage %s failed after %s ms", s->name, took_ms);
 			b->failed_stage = s->name;

@@ -278,9 +278,9 @@ static void test_policy_header(void)
 		close(fd);
 
 	char ms[32];
-	report_format_ms(ms, sizeof ms, 12345678);
+	clock_format_ms(ms, sizeof ms, 12345678);
 	tap_streq(ms, "12.345", "12345678 ns is 12.345 ms");
-	report_format_ms(ms, sizeof ms, 999);
+	clock_format_ms(ms, sizeof ms, 999);
 	tap_streq(ms, "0.000", "under a microsecond is 0.000 ms");
 }
 
