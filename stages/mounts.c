@@ -5,7 +5,7 @@
  * parent is shared, so / must not be shared before it) and after the
  * SELinux policy is loaded (the parents need the label the policy gives
  * them, which only a loaded policy can tell). The instance parents
- * themselves are stages/polyinst.c. */
+ * themselves are stages/mounts_polyinst.c. */
 #define _GNU_SOURCE   /* ST_NODEV and the other statvfs flags in glibc */
 #include "mounts.h"
 
@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "fsutil.h"
-#include "label.h"
+#include "selinux_label.h"
 #include "log.h"
 #include "report.h"
 #include "safepath.h"

@@ -1,4 +1,4 @@
-/* The pure pieces of stages/mounts.c and stages/polyinst.c (namespace.conf, instance parents,
+/* The pure pieces of stages/mounts.c and stages/mounts_polyinst.c (namespace.conf, instance parents,
  * fstab, mountinfo, the tmpfiles.d drop-in), exposed so
  * tests/unit/test_mounts.c can check them against a temporary tree. The
  * stage entry point is in stages/stages.h. */
@@ -141,7 +141,7 @@ void nsconf_check_users(struct boot *b, const struct ns_conf *c);
 /* "/a/b//" -> "/a/b" (a lone "/" stays). */
 void strip_trailing_slashes(char *s);
 
-/* Shared by stages/mounts.c and stages/polyinst.c. */
+/* Shared by stages/mounts.c and stages/mounts_polyinst.c. */
 int copy_str(char *out, size_t cap, const char *s);   /* 0, or -1 when it does not fit */
 /* mountinfo and fstab escape blanks as \040: undo that in place. */
 void unescape_octal(char *s);

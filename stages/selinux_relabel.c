@@ -353,7 +353,7 @@ int selinux_relabel(struct boot *b, const char *fc_path)
 	else
 		report_add(&b->rep, "selinux", "relabel_ms", "failed", "0.000");
 	check_init_domain(b, h);
-	/* Kept for the stages that create files later (stages/label.c). */
+	/* Kept for the stages that create files later (stages/selinux_label.c). */
 	b->selabel = h;
 	return 0;
 }

@@ -17,7 +17,7 @@ int lvm_spec_mapper(const char *spec, char *out, size_t cap);
 int stage_verity(struct boot *b);     /* stages/verity.c: dm-verity device for the root */
 int stage_luks(struct boot *b);       /* stages/luks.c: LUKS2 volumes opened with a passphrase */
 int stage_root(struct boot *b);       /* stages/root.c: wait for and mount root= */
-int resume_check(struct boot *b);     /* stages/resume.c: refuse to boot over a hibernated system (the root stage) */
+int resume_check(struct boot *b);     /* stages/root_resume.c: refuse to boot over a hibernated system (the root stage) */
 int stage_pcrphase_enter(struct boot *b); /* stages/pcrphase.c: "enter-initrd" into PCR 11, as systemd-pcrphase */
 int stage_pcrphase_leave(struct boot *b); /* stages/pcrphase.c: "leave-initrd" into PCR 11 */
 int stage_prefetch(struct boot *b);   /* stages/prefetch.c: the root's files, looked up in parallel */

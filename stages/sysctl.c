@@ -11,7 +11,7 @@
 
 #include "boot.h"
 #include "fsutil.h"
-#include "label.h"
+#include "selinux_label.h"
 #include "hardening.h"
 #include "hypervisor.h"
 #include "log.h"

@@ -1,7 +1,7 @@
 /* Verity: before root is mounted, make it a read-only dm-verity device,
  * so the kernel refuses every block of the root image that was changed.
  * Raw device-mapper ioctls (block/dm.c), the veritysetup
- * superblock read here (stages/verity_sb.c): no libcryptsetup, no
+ * superblock read here (block/verity_sb.c): no libcryptsetup, no
  * libdevmapper, no dm-mod.create= (it needs BLK_DEV_DM=y; Debian's
  * kernels have dm-mod as a module). The root stage then mounts this
  * device, never the data device. */

@@ -1,4 +1,4 @@
-/* libFuzzer target for the root's /etc/fstab as stages/polyinst.c reads it
+/* libFuzzer target for the root's /etc/fstab as stages/mounts_polyinst.c reads it
  * (fstab_mount_point_for): the first line of the input is the path asked
  * about, the rest the fstab. The root's administrator, or whoever made the
  * image, wrote the fstab.

@@ -1,4 +1,4 @@
-/* libFuzzer target for namespace.conf lines (stages/polyinst.c,
+/* libFuzzer target for namespace.conf lines (stages/mounts_polyinst.c,
  * nsconf_parse_line), each line of the input in turn. The root's
  * /etc/security/namespace.conf and namespace.d are the administrator's, or
  * anyone's who built the image.

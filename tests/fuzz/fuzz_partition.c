@@ -1,4 +1,4 @@
-/* libFuzzer target for the partition tables of stages/root_probe.c
+/* libFuzzer target for the partition tables of block/root_probe.c
  * (probe_partition: GPT, else MBR). Byte 0 of the input is the partition
  * number asked for, bytes 1-2 (little-endian) the sector size passed in
  * (probe_partition must cope with any), and the rest is the disk from

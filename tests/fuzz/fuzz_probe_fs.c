@@ -1,4 +1,4 @@
-/* libFuzzer target for the superblock probes of stages/root_probe.c
+/* libFuzzer target for the superblock probes of block/root_probe.c
  * (probe_fs: ext2/3/4, xfs, btrfs, erofs, squashfs, swap). A disk's contents
  * are whoever's plugged it in: none of it may crash PID 1 or make it
  * report a malformed UUID or label.

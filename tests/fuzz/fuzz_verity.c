@@ -5,7 +5,7 @@
  * first byte chooses: 0 the superblock, 1 the options, 2 the judge (its
  * upper bits pick the embedded options); the rest is the input. Then the
  * table line, the hash tree's end and the measured text are made from
- * whatever parsed. The parsers are stages/verity_sb.c, outside CORE_SRC,
+ * whatever parsed. The parsers are block/verity_sb.c, outside CORE_SRC,
  * so it is built in. Invariants (abort on a breach):
  *   - what a parser accepts is in range: block sizes powers of two from
  *     512 to 512 KiB, a salt of at most 256 bytes with its hex, a hash

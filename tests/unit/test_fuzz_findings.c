@@ -120,7 +120,7 @@ static void test_mountinfo_escaped_point(void)
 		 "a 125-byte mount point with 60 blanks (305 bytes escaped) is found");
 }
 
-/* fuzz_nsconf (stages/polyinst.c, branch hostile): a line whose polydir is
+/* fuzz_nsconf (stages/mounts_polyinst.c, branch hostile): a line whose polydir is
  * an empty quoted field passes as valid when instance_prefix has $HOME or
  * $USER, because the absolute-path check is skipped for per-user lines.
  * Fix: in nsconf_parse_line, refuse an empty polydir (or instance_prefix)

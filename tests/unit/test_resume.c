@@ -1,4 +1,4 @@
-/* Unit tests: the swap signature check behind resume= (stages/resume.c
+/* Unit tests: the swap signature check behind resume= (stages/root_resume.c
  * refuses to boot over a hibernated system): the pure signature reader,
  * and probe_fs on swap areas made byte-exact here and by util-linux's
  * mkswap. */

@@ -4,7 +4,7 @@
  * boot over one: the session would be lost, and the file systems it had
  * mounted would be written under it. So before root is mounted, when the
  * command line names resume= (and not noresume), the device is found as
- * root= is (bounded) and its swap signature read (stages/root_probe.c):
+ * root= is (bounded) and its swap signature read (block/root_probe.c):
  * a hibernation image there stops the boot with the way out. A resume=
  * that names an LV was activated by the lvm stage.
  * Called by the root stage. */

@@ -1,4 +1,4 @@
-#include "label.h"
+#include "selinux_label.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -27,7 +27,7 @@
 #include <unistd.h>
 
 #include "fsutil.h"
-#include "label.h"
+#include "selinux_label.h"
 #include "log.h"
 #include "report.h"
 #include "safepath.h"

@@ -1,7 +1,7 @@
 /* namespace.conf and namespace.d as pam_namespace reads them: the line
  * parser (fuzzed by tests/fuzz/fuzz_nsconf.c), the bounded reader of the
  * root's files, and the check of the users they name. Used by the
- * polyinstantiation half of the mounts stage (stages/polyinst.c). */
+ * polyinstantiation half of the mounts stage (stages/mounts_polyinst.c). */
 #include "mounts.h"
 
 #include <ctype.h>
