@@ -1,6 +1,6 @@
 #include "fsutil.h"
 #include "log.h"
-#include "report.h"
+#include "clock.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -12,14 +12,6 @@
 
 #define REPORT_FILE_MAX (REPORT_MAX_ITEMS * 512 + 8192)
 
-uint64_t boottime_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_BOOTTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static void copy_field(char *dst, size_t cap, const char *src)
 {
 	snprintf(dst, cap, "%s", src ? src : "");
@@ -143,11 +135,4 @@ int report_write(const struct report *r, const char *dir)
 	if (write_one(r, dir, "report.json", format_json) < 0)
 		return -1;
 	return write_one(r, dir, "report.txt", format_text);
-}
-
-char *clock_format_ms(char *out, size_t cap, uint64_t ns)
-{
-	snprintf(out, cap, "%llu.%03llu", (unsigned long long)(ns / 1000000),
-		 (unsigned long long)(ns / 1000 % 1000));
-	return out;
 }

@@ -7,6 +7,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Stage times are CLOCK_BOOTTIME nanoseconds, written as clock_format_ms
+ * writes them. */
+#include "clock.h"
+
 #define REPORT_MAX_ITEMS   384
 #define REPORT_MAX_STAGES  24
 #define REPORT_KEY_MAX     96
@@ -72,12 +76,5 @@ const struct report_item *report_find(const struct report *r,
 /* Write report.json (machine-readable) and report.txt (one line per fact)
  * into dir, creating it. Returns 0 or -1 with errno. */
 int report_write(const struct report *r, const char *dir);
-
-uint64_t boottime_ns(void);
-
-/* Nanoseconds as milliseconds with three decimals, "12.345": the one form
- * every log line and report uses. */
-#define CLOCK_MS_MAX 24
-char *clock_format_ms(char *out, size_t cap, uint64_t ns);
 
 #endif
