@@ -285,6 +285,7 @@ static int cmd_limits(void)
 	printf("MAX_IMA_CERTS=%d\n", IMA_CERTS_MAX);
 	printf("MAX_IMA_CERT_BYTES=%d\n", IMA_CERT_MAX_BYTES);
 	printf("SELINUX_POLICY_MAGIC=0x%08x\n", SELINUX_POLICYDB_MAGIC);
+	printf("MAX_POLICY_TYPE_LEN=%d\n", SELINUX_TYPE_MAX_LEN);
 	printf("MAX_ROOT_HASH_HEX=%d\n", CONFIG_ROOT_HASH_HEX_MAX);
 	/* The Makefile's PREFIX, compiled in: the package's binary must say
 	 * /usr, the one make install put under /usr/local says that. */

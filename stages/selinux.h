@@ -45,6 +45,13 @@ enum selinux_file_mode {
 	SEFILE_UNKNOWN,       /* a value libselinux does not know either */
 };
 
+/* The longest SELinux type name (SELINUXTYPE) an image may embed: the
+ * type file (SELINUX_EMBED_DIR/type) holds it and a newline, and the
+ * selinux stage reads that file into a CONFIG_NAME_MAX buffer, which
+ * fs_read fills to one byte short (its terminating NUL). The builder takes
+ * it from `hardinit limits` (MAX_POLICY_TYPE_LEN). */
+#define SELINUX_TYPE_MAX_LEN (CONFIG_NAME_MAX - 2)
+
 struct selinux_file_config {
 	bool present;                       /* the file exists */
 	enum selinux_file_mode mode;

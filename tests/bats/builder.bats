@@ -693,6 +693,19 @@ check_load_order() {
 	assert_one_line_error "larger than MAX_POLICY_BYTES ($max)"
 }
 
+@test "a --policy-type as long as hardinit reads (MAX_POLICY_TYPE_LEN) is taken, one character longer is refused" {
+	local max type
+	max=$("$REPO/build/hardinit" limits | sed -n 's/^MAX_POLICY_TYPE_LEN=//p')
+	[ "$max" -gt 64 ]
+	type=$(printf '%*s' "$max" '' | tr ' ' t)
+	printf '\x8c\xff\x7c\xf9\x08\x00\x00\x00SE Linux' >"$T/se.pol"
+	run --separate-stderr builder --compress none --policy "$T/se.pol" --policy-type "$type"
+	[ "$status" -eq 0 ] || { echo "$stderr"; return 1; }
+	[[ $output == *"(SELinux type $type)"* ]]
+	run --separate-stderr builder --compress none --policy "$T/se.pol" --policy-type "${type}t"
+	assert_one_line_error "at most MAX_POLICY_TYPE_LEN ($max)"
+}
+
 @test "IMA certificates: at most MAX_IMA_CERTS, each at most MAX_IMA_CERT_BYTES, as the binary says" {
 	local n max i
 	n=$("$REPO/build/hardinit" limits | sed -n 's/^MAX_IMA_CERTS=//p')
