@@ -2,7 +2,7 @@
  * parser (fuzzed by tests/fuzz/fuzz_nsconf.c), the bounded reader of the
  * root's files, and the check of the users they name. Used by the
  * polyinstantiation half of the mounts stage (stages/mounts_polyinst.c). */
-#include "mounts.h"
+#include "mounts_nsconf.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "fsutil.h"
+#include "mounts_mountinfo.h"
 #include "log.h"
 #include "report.h"
 #include "stages.h"

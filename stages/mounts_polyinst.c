@@ -14,7 +14,7 @@
  * reports the parents of other namespace.conf lines. A wrong parent fails
  * every pam_namespace session, so it is reported loudly, but a mode or an
  * owner the administrator chose is theirs to change. */
-#include "mounts.h"
+#include "mounts_polyinst.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "fsutil.h"
+#include "mounts_mountinfo.h"
 #include "selinux_label.h"
 #include "log.h"
 #include "report.h"
@@ -34,14 +35,6 @@
 #include "stages.h"
 
 #define STAGE "mounts"
-
-void strip_trailing_slashes(char *s)
-{
-	size_t n = strlen(s);
-
-	while (n > 1 && s[n - 1] == '/')
-		s[--n] = '\0';
-}
 
 /* ---- instance parents ------------------------------------------------- */
 
