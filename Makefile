@@ -227,7 +227,7 @@ $(BUILD)/unit/test_luks2_kdf_musl: tests/unit/test_luks2_kdf.c prog/compat.c $(T
 # libbearssl.a through the fortify shims.
 $(BUILD)/unit/test_tpm2_session_musl: tests/unit/test_tpm2_session.c prog/compat.c $(TEST_HDR) $(BUILD)/lib/libhardinit-musl.a
 	@mkdir -p $(BUILD)/unit
-	$(MUSLCC) $(COMMON) -O1 -static -isystem $(BUILD)/include -Itests/unit $< prog/compat.c $(BUILD)/lib/libhardinit-musl.a $(ARCHIVES)/libbearssl.a -o $@
+	$(MUSLCC) $(COMMON) -O1 -static -isystem $(BUILD)/include $(INC_ALL) -Itests/unit $< prog/compat.c $(BUILD)/lib/libhardinit-musl.a $(ARCHIVES)/libbearssl.a -o $@
 
 # The LUKS2 host helper of tests/bats/luks.bats and tests/vm/luks.bats.
 $(BUILD)/tools/luks2-tool: tests/tools/luks2-tool.c $(HDR) $(BUILD)/lib/libhardinit-host.a
