@@ -23,7 +23,7 @@ static const char *const words[] = {
 	"kpti", "ssbd", "rodata=full",
 };
 
-const struct arch arch_aarch64 = {
+const struct arch hi_arch_aarch64 = {
 	.name = "aarch64",
 	.deb = "arm64",
 	.elf_machine = EM_AARCH64,

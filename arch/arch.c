@@ -4,21 +4,21 @@
 
 #include "arch.h"
 
-static const struct arch *const all[] = { &arch_x86_64, &arch_aarch64 };
+static const struct arch *const all[] = { &hi_arch_x86_64, &hi_arch_aarch64 };
 #define N_ARCH (sizeof all / sizeof all[0])
 
-const struct arch *arch_native(void)
+const struct arch *hi_arch_native(void)
 {
 #if defined(__x86_64__)
-	return &arch_x86_64;
+	return &hi_arch_x86_64;
 #elif defined(__aarch64__)
-	return &arch_aarch64;
+	return &hi_arch_aarch64;
 #else
 #error "hardinit has no arch/ table for this architecture"
 #endif
 }
 
-const struct arch *arch_by_name(const char *name)
+const struct arch *hi_arch_by_name(const char *name)
 {
 	for (size_t i = 0; i < N_ARCH; i++)
 		if (strcmp(name, all[i]->name) == 0 || strcmp(name, all[i]->deb) == 0)
@@ -34,7 +34,7 @@ static bool word_matches(const char *entry, const char *word)
 	return strncmp(word, entry, k) == 0 && (word[k] == '\0' || word[k] == '=');
 }
 
-const struct arch *arch_of_word(const char *word)
+const struct arch *hi_arch_of_word(const char *word)
 {
 	for (size_t i = 0; i < N_ARCH; i++)
 		for (size_t j = 0; j < all[i]->n_words; j++)
@@ -43,8 +43,8 @@ const struct arch *arch_of_word(const char *word)
 	return NULL;
 }
 
-bool arch_reads_word(const struct arch *a, const char *word)
+bool hi_arch_reads_word(const struct arch *a, const char *word)
 {
-	const struct arch *owner = arch_of_word(word);
+	const struct arch *owner = hi_arch_of_word(word);
 	return owner == NULL || owner == a;
 }

@@ -2,7 +2,7 @@
  * arch/aarch64.c): the seccomp ABIs a kernel of that architecture reports
  * and their syscall numbers, the memory facts, and the kernel command-line
  * words only that architecture's kernel reads. The architecture hardinit
- * runs on is chosen when it is compiled (arch_native(), arch/arch.c); every
+ * runs on is chosen when it is compiled (hi_arch_native(), arch/arch.c); every
  * table is compiled in everywhere so tests can build one architecture's
  * seccomp program and feed it another's syscalls. */
 #ifndef HARDINIT_ARCH_H
@@ -49,16 +49,16 @@ struct arch {
 	size_t n_words;
 };
 
-extern const struct arch arch_x86_64, arch_aarch64;
+extern const struct arch hi_arch_x86_64, hi_arch_aarch64;
 
 /* The architecture this binary was compiled for. */
-const struct arch *arch_native(void);
+const struct arch *hi_arch_native(void);
 /* By uname -m or Debian name ("x86_64", "amd64", "aarch64", "arm64"). */
-const struct arch *arch_by_name(const char *name);
+const struct arch *hi_arch_by_name(const char *name);
 /* The architecture a command-line word belongs to ("vsyscall=none":
  * x86_64), or NULL for a word every architecture reads. */
-const struct arch *arch_of_word(const char *word);
+const struct arch *hi_arch_of_word(const char *word);
 /* Is a word read by a's kernel (its own or a common word)? */
-bool arch_reads_word(const struct arch *a, const char *word);
+bool hi_arch_reads_word(const struct arch *a, const char *word);
 
 #endif

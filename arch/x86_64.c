@@ -30,7 +30,7 @@ static const char *const words[] = {
 	"noexec32", "noexec", "clearcpuid", "nosmep", "nosmap",
 };
 
-const struct arch arch_x86_64 = {
+const struct arch hi_arch_x86_64 = {
 	.name = "x86_64",
 	.deb = "amd64",
 	.elf_machine = EM_X86_64,

@@ -17,7 +17,7 @@
 #endif
 #define IV_BYTES 16
 
-int afalg_spec(const char *spec, char *kname, size_t cap, int *plain64)
+int hi_afalg_spec(const char *spec, char *kname, size_t cap, int *plain64)
 {
 	static const char *const ciphers[] = { "aes", "serpent", "twofish" };
 	static const char *const modes[] = { "xts", "cbc" };
@@ -65,14 +65,14 @@ static int one_sector(int op, uint8_t *sector, uint64_t n, int plain64)
 	return read(op, sector, AFALG_SECTOR) == AFALG_SECTOR ? 0 : -1;
 }
 
-int afalg_decrypt_sectors(const char *spec, const uint8_t *key, size_t keylen, uint8_t *buf, size_t len,
+int hi_afalg_decrypt_sectors(const char *spec, const uint8_t *key, size_t keylen, uint8_t *buf, size_t len,
 			  char *err, size_t errlen)
 {
 	struct sockaddr_alg sa = { .salg_family = AF_ALG };
 	int plain64, tfm = -1, op = -1, rc = -1;
 	const char *step = "socket";
 
-	if (afalg_spec(spec, (char *)sa.salg_name, sizeof sa.salg_name, &plain64) < 0) {
+	if (hi_afalg_spec(spec, (char *)sa.salg_name, sizeof sa.salg_name, &plain64) < 0) {
 		snprintf(err, errlen, "cipher %s: not supported (aes, serpent or twofish; xts or cbc; plain64 or plain)",
 			 spec);
 		return -1;

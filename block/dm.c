@@ -45,7 +45,7 @@ static int dm_call(int fd, unsigned long cmd, struct dm_ioctl *io)
 	return rc;
 }
 
-int dm_control_open(const char *dev, const char *sys, int create, char *why, size_t whylen)
+int hi_dm_control_open(const char *dev, const char *sys, int create, char *why, size_t whylen)
 {
 	char path[DM_CONTROL_PATH_MAX], devnum[32];
 	unsigned maj, mnr;
@@ -61,7 +61,7 @@ int dm_control_open(const char *dev, const char *sys, int create, char *why, siz
 	 * device; a /dev that is not devtmpfs needs the node made here. */
 	char sysdev[DM_CONTROL_PATH_MAX];
 	snprintf(sysdev, sizeof sysdev, "%s/class/misc/device-mapper/dev", sys);
-	if (fs_read(sysdev, devnum, sizeof devnum, NULL) < 0 || sscanf(devnum, "%u:%u", &maj, &mnr) != 2) {
+	if (hi_fs_read(sysdev, devnum, sizeof devnum, NULL) < 0 || sscanf(devnum, "%u:%u", &maj, &mnr) != 2) {
 		snprintf(why, whylen, "the kernel has no device-mapper (%s missing): dm-mod is not loaded", sysdev);
 		return -1;
 	}
@@ -77,7 +77,7 @@ int dm_control_open(const char *dev, const char *sys, int create, char *why, siz
 	return fd;
 }
 
-int dm_version(int fd, char *out, size_t cap)
+int hi_dm_version(int fd, char *out, size_t cap)
 {
 	struct dm_ioctl *io = dm_init(NULL, 0);
 
@@ -126,12 +126,12 @@ static int dm_suspend(int fd, const char *name, int suspend)
 	return dm_call(fd, DM_DEV_SUSPEND, dm_init(name, suspend ? DM_SUSPEND_FLAG : 0));
 }
 
-int dm_remove(int fd, const char *name)
+int hi_dm_remove(int fd, const char *name)
 {
 	return dm_call(fd, DM_DEV_REMOVE, dm_init(name, 0));
 }
 
-int dm_create_table(int fd, const char *name, const char *uuid, const struct dm_target *t, size_t n,
+int hi_dm_create_table(int fd, const char *name, const char *uuid, const struct dm_target *t, size_t n,
 		    int readonly, dev_t *dev, const char **step)
 {
 	struct dm_ioctl *io = dm_init(name, 0);
@@ -153,19 +153,19 @@ int dm_create_table(int fd, const char *name, const char *uuid, const struct dm_
 			return 0;
 	}
 	int saved = errno;
-	dm_remove(fd, name);
+	hi_dm_remove(fd, name);
 	errno = saved;
 	return -1;
 }
 
-int dm_create_readonly(int fd, const char *name, const char *target_type, uint64_t sectors,
+int hi_dm_create_readonly(int fd, const char *name, const char *target_type, uint64_t sectors,
 		       const char *params, dev_t *dev, const char **step)
 {
 	struct dm_target t = { 0, sectors, target_type, params };
-	return dm_create_table(fd, name, NULL, &t, 1, 1, dev, step);
+	return hi_dm_create_table(fd, name, NULL, &t, 1, 1, dev, step);
 }
 
-int dm_reload_readonly(int fd, const char *name, const char *target_type, uint64_t sectors,
+int hi_dm_reload_readonly(int fd, const char *name, const char *target_type, uint64_t sectors,
 		       const char *params, const char **step)
 {
 	*step = "DM_TABLE_LOAD";
@@ -178,7 +178,7 @@ int dm_reload_readonly(int fd, const char *name, const char *target_type, uint64
 	return dm_suspend(fd, name, 0);
 }
 
-int dm_target_text(int fd, const char *name, int table, char *out, size_t cap,
+int hi_dm_target_text(int fd, const char *name, int table, char *out, size_t cap,
 		   char *target_type, size_t typecap)
 {
 	struct dm_ioctl *io = dm_init(name, table ? DM_STATUS_TABLE_FLAG : 0);

@@ -13,10 +13,10 @@
 /* Open DEV/mapper/control, creating the node from
  * SYS/class/misc/device-mapper/dev when devtmpfs has not (create = 1).
  * Returns the fd, or -1 with why set. */
-int dm_control_open(const char *dev, const char *sys, int create, char *why, size_t whylen);
+int hi_dm_control_open(const char *dev, const char *sys, int create, char *why, size_t whylen);
 
 /* DM_VERSION: fills "4.48.0". Returns 0 or -1 with errno. */
-int dm_version(int fd, char *out, size_t cap);
+int hi_dm_version(int fd, char *out, size_t cap);
 
 /* One target of a table: sectors [start, start + length) of the device. */
 struct dm_target {
@@ -30,27 +30,27 @@ struct dm_target {
  * its device number. Returns 0, or -1 with errno (E2BIG: the table does
  * not fit one ioctl buffer) and *step naming the ioctl that failed; a
  * created device is removed on failure. */
-int dm_create_table(int fd, const char *name, const char *uuid, const struct dm_target *t, size_t n,
+int hi_dm_create_table(int fd, const char *name, const char *uuid, const struct dm_target *t, size_t n,
 		    int readonly, dev_t *dev, const char **step);
 
 /* DM_DEV_CREATE name, then DM_TABLE_LOAD one read-only target_type over
  * sectors with params, then DM_DEV_SUSPEND to resume (make it live).
  * *dev gets its device number. Returns 0, or -1 with errno and *step
  * naming the ioctl that failed; a created device is removed on failure. */
-int dm_create_readonly(int fd, const char *name, const char *target_type, uint64_t sectors,
+int hi_dm_create_readonly(int fd, const char *name, const char *target_type, uint64_t sectors,
 		       const char *params, dev_t *dev, const char **step);
 
 /* Replace the live table of name (load, suspend, resume). */
-int dm_reload_readonly(int fd, const char *name, const char *target_type, uint64_t sectors,
+int hi_dm_reload_readonly(int fd, const char *name, const char *target_type, uint64_t sectors,
 		       const char *params, const char **step);
 
 /* DM_TABLE_STATUS: the first target's params (table = 1, as loaded) or
  * status ("V" or "C" for verity). target_type gets its type when not
  * NULL. Returns 0, or -1 with errno (ENXIO: no such device, or no table). */
-int dm_target_text(int fd, const char *name, int table, char *out, size_t cap,
+int hi_dm_target_text(int fd, const char *name, int table, char *out, size_t cap,
 		   char *target_type, size_t typecap);
 
 /* DM_DEV_REMOVE. Returns 0 or -1 with errno. */
-int dm_remove(int fd, const char *name);
+int hi_dm_remove(int fd, const char *name);
 
 #endif

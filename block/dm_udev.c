@@ -12,7 +12,7 @@
  * activated: the primary-source flag and the rules' version. */
 static const char dm_udev_db[] = "E:DM_UDEV_PRIMARY_SOURCE_FLAG=1\nE:DM_UDEV_RULES_VSN=2\n";
 
-int dm_udev_db_write(const char *run, unsigned major, unsigned minor, char *err, size_t errlen)
+int hi_dm_udev_db_write(const char *run, unsigned major, unsigned minor, char *err, size_t errlen)
 {
 	char path[4096];
 	const char *dirs[] = { "udev", "udev/data" };

@@ -14,6 +14,6 @@
 
 /* RUN/udev/data/bMAJ:MIN with the flags 10-dm.rules import. 0, or -1
  * with errno and err set. */
-int dm_udev_db_write(const char *run, unsigned major, unsigned minor, char *err, size_t errlen);
+int hi_dm_udev_db_write(const char *run, unsigned major, unsigned minor, char *err, size_t errlen);
 
 #endif

@@ -34,7 +34,7 @@
 
 enum luks2_kdf_type { LUKS2_KDF_NONE, LUKS2_KDF_PBKDF2, LUKS2_KDF_ARGON2I, LUKS2_KDF_ARGON2ID };
 
-struct luks2_kdf {
+struct hi_luks2_kdf {
 	enum luks2_kdf_type type;
 	char hash[LUKS2_NAME_MAX];      /* pbkdf2 */
 	uint32_t iterations;            /* pbkdf2 */
@@ -51,7 +51,7 @@ struct luks2_keyslot {
 	uint64_t area_offset, area_size;
 	char area_encryption[LUKS2_CIPHER_MAX];
 	uint32_t area_key_size;
-	struct luks2_kdf kdf;
+	struct hi_luks2_kdf kdf;
 	uint32_t af_stripes;
 	char af_hash[LUKS2_NAME_MAX];
 	int priority;                   /* 0 ignore, 1 normal (default), 2 high */
@@ -110,27 +110,27 @@ typedef int (*luks2_read_fn)(void *ctx, uint64_t off, void *buf, size_t len);
  * that is damaged while the other is good is named in note (may be
  * NULL) for the caller to warn about. h->json is to be freed with
  * luks2_hdr_free (also after an error). */
-int luks2_hdr_read(luks2_read_fn rd, void *ctx, struct luks2_hdr *h,
+int hi_luks2_hdr_read(luks2_read_fn rd, void *ctx, struct luks2_hdr *h,
 		   char *note, size_t notelen, char *err, size_t errlen);
-void luks2_hdr_free(struct luks2_hdr *h);
+void hi_luks2_hdr_free(struct luks2_hdr *h);
 
 /* The JSON area's text (len bytes, not necessarily NUL-terminated: it
  * stops at the first NUL) into h's tables. Returns 0 or -1 with err. */
-int luks2_json_parse(const char *text, size_t len, struct luks2_hdr *h, char *err, size_t errlen);
+int hi_luks2_json_parse(const char *text, size_t len, struct luks2_hdr *h, char *err, size_t errlen);
 
 /* Standard base64 (with padding) of text into out; returns the byte
  * count, or -1 when not base64 or longer than cap. */
-int luks2_base64_decode(const char *text, size_t len, uint8_t *out, size_t cap);
+int hi_luks2_base64_decode(const char *text, size_t len, uint8_t *out, size_t cap);
 
 /* Standard base64 (with padding) of len bytes into out, NUL-terminated;
  * returns the text's length, or -1 when cap is too small. */
-int luks2_base64_encode(const uint8_t *in, size_t len, char *out, size_t cap);
+int hi_luks2_base64_encode(const uint8_t *in, size_t len, char *out, size_t cap);
 
 /* True when the 6 bytes at p are the primary's (or secondary's) magic. */
-bool luks2_is_luks2(const uint8_t *p, size_t len);
+bool hi_luks2_is_luks2(const uint8_t *p, size_t len);
 
 /* The digest that covers segment 0 (the one dm-crypt maps), or NULL. */
-const struct luks2_digest *luks2_segment_digest(const struct luks2_hdr *h, int segment);
+const struct luks2_digest *hi_luks2_segment_digest(const struct luks2_hdr *h, int segment);
 
 /* ---- the systemd-tpm2 token (block/luks2_json.c) ----------------- */
 
@@ -146,7 +146,7 @@ const struct luks2_digest *luks2_segment_digest(const struct luks2_hdr *h, int s
 #define LUKS2_TPM2_PUBKEY_MAX 2048      /* a PEM RSA-4096 public key is ~800 */
 #define LUKS2_TPM2_PCRS       24        /* PCRs 0-23, as systemd binds them */
 
-struct luks2_tpm2_token {
+struct hi_luks2_tpm2_token {
 	uint32_t keyslots;              /* bit i: keyslot i */
 	uint32_t pcrs;                  /* bit i: PCR i, in the policy by value */
 	uint16_t pcr_bank;              /* TPM_ALG_SHA256 and so on (tpm/tpm.h) */
@@ -163,9 +163,9 @@ struct luks2_tpm2_token {
 
 /* Token id of h (type systemd-tpm2) into t. Returns 0, or -1 with err
  * naming the field that is missing or wrong. */
-int luks2_tpm2_token(const struct luks2_hdr *h, int id, struct luks2_tpm2_token *t, char *err, size_t errlen);
+int hi_luks2_tpm2_token(const struct luks2_hdr *h, int id, struct hi_luks2_tpm2_token *t, char *err, size_t errlen);
 /* The same for a token's JSON text of len bytes. */
-int luks2_tpm2_token_parse(const char *text, size_t len, struct luks2_tpm2_token *t, char *err, size_t errlen);
+int hi_luks2_tpm2_token_parse(const char *text, size_t len, struct hi_luks2_tpm2_token *t, char *err, size_t errlen);
 
 /* ---- keyslots (block/luks2_keyslot.c) ------------------------------ */
 
@@ -181,28 +181,28 @@ typedef int (*luks2_decrypt_fn)(const char *spec, const uint8_t *key, size_t key
 
 /* The luks1 anti-forensic merge: stripes blocks of keylen bytes in src,
  * diffused with hash (sha256), into out. Returns 0, or -1 (hash). */
-int luks2_af_merge(const uint8_t *src, size_t keylen, unsigned stripes, const char *hash, uint8_t *out);
+int hi_luks2_af_merge(const uint8_t *src, size_t keylen, unsigned stripes, const char *hash, uint8_t *out);
 
 /* The keyslot's KDF of the passphrase into out (area_key_size bytes). */
-int luks2_kdf(const struct luks2_kdf *k, const uint8_t *pass, size_t passlen, uint8_t *out, size_t outlen,
+int hi_luks2_kdf(const struct hi_luks2_kdf *k, const uint8_t *pass, size_t passlen, uint8_t *out, size_t outlen,
 	      char *err, size_t errlen);
 
 /* Is vk the volume key digest d describes (PBKDF2 of vk with its salt and
  * iterations, compared in constant time)? 1 yes, 0 no, -1 unsupported. */
-int luks2_digest_check(const struct luks2_digest *d, const uint8_t *vk, size_t vklen);
+int hi_luks2_digest_check(const struct luks2_digest *d, const uint8_t *vk, size_t vklen);
 
 /* Open keyslot slot with a passphrase: KDF, the area read through rd and
  * decrypted with dec, the AF merge, the digest check. vk gets the volume
  * key (LUKS2_KEY_MAX bytes, *vklen set). Returns 0 opened, 1 the
  * passphrase is not this keyslot's, -1 error (err). */
-int luks2_keyslot_open(const struct luks2_hdr *h, int slot, const uint8_t *pass, size_t passlen,
+int hi_luks2_keyslot_open(const struct luks2_hdr *h, int slot, const uint8_t *pass, size_t passlen,
 		       luks2_read_fn rd, void *ctx, luks2_decrypt_fn dec, uint8_t *vk, size_t *vklen,
 		       char *err, size_t errlen);
 
 /* Every keyslot that can open segment 0, high priority first. Returns 0
  * with *slot set, 1 when none takes the passphrase, -1 when no keyslot
  * could be tried (err says why). */
-int luks2_open_passphrase(const struct luks2_hdr *h, const uint8_t *pass, size_t passlen,
+int hi_luks2_open_passphrase(const struct luks2_hdr *h, const uint8_t *pass, size_t passlen,
 			  luks2_read_fn rd, void *ctx, luks2_decrypt_fn dec, uint8_t *vk, size_t *vklen,
 			  int *slot, char *err, size_t errlen);
 
@@ -219,12 +219,12 @@ struct luks2_dm_opts {
  * dev_bytes, the key referenced in the kernel keyring by key_desc (never
  * the key): "aes-xts-plain64 :64:logon:cryptsetup:UUID-d0 0 254:0 32768
  * [features]". *sectors gets the length. Returns 0 or -1 with err. */
-int luks2_dm_table(const struct luks2_hdr *h, const struct luks2_dm_opts *o, const char *devnum, uint64_t dev_bytes,
+int hi_luks2_dm_table(const struct luks2_hdr *h, const struct luks2_dm_opts *o, const char *devnum, uint64_t dev_bytes,
 	       const char *key_desc, char *out, size_t cap, uint64_t *sectors, char *err, size_t errlen);
 
 /* cryptsetup's names: the key "cryptsetup:UUID-dN" and the dm uuid
  * "CRYPT-LUKS2-<uuid without dashes>-NAME". */
-void luks2_key_desc(const char *uuid, int digest, char *out, size_t cap);
-void luks2_dm_uuid(const char *uuid, const char *name, char *out, size_t cap);
+void hi_luks2_key_desc(const char *uuid, int digest, char *out, size_t cap);
+void hi_luks2_dm_uuid(const char *uuid, const char *name, char *out, size_t cap);
 
 #endif

@@ -7,12 +7,12 @@
 
 #include "luks2.h"
 
-void luks2_key_desc(const char *uuid, int digest, char *out, size_t cap)
+void hi_luks2_key_desc(const char *uuid, int digest, char *out, size_t cap)
 {
 	snprintf(out, cap, "cryptsetup:%s-d%d", uuid, digest);
 }
 
-void luks2_dm_uuid(const char *uuid, const char *name, char *out, size_t cap)
+void hi_luks2_dm_uuid(const char *uuid, const char *name, char *out, size_t cap)
 {
 	char hex[LUKS2_UUID_MAX + 1];
 	size_t k = 0;
@@ -23,7 +23,7 @@ void luks2_dm_uuid(const char *uuid, const char *name, char *out, size_t cap)
 	snprintf(out, cap, "CRYPT-LUKS2-%s-%s", hex, name);
 }
 
-int luks2_dm_table(const struct luks2_hdr *h, const struct luks2_dm_opts *o, const char *devnum, uint64_t dev_bytes,
+int hi_luks2_dm_table(const struct luks2_hdr *h, const struct luks2_dm_opts *o, const char *devnum, uint64_t dev_bytes,
 	       const char *key_desc, char *out, size_t cap, uint64_t *sectors, char *err, size_t errlen)
 {
 	const struct luks2_segment *s = &h->segment[0];
@@ -65,7 +65,7 @@ int luks2_dm_table(const struct luks2_hdr *h, const struct luks2_dm_opts *o, con
 		snprintf(feat + l, sizeof feat - l, " sector_size:%u", s->sector_size);
 		nfeat++;
 	}
-	const struct luks2_digest *d = luks2_segment_digest(h, 0);
+	const struct luks2_digest *d = hi_luks2_segment_digest(h, 0);
 	const struct luks2_keyslot *ks = NULL;
 	for (int i = 0; d && i < LUKS2_KEYSLOTS_MAX && !ks; i++)
 		if (h->keyslot[i].used && (d->keyslots >> i & 1))

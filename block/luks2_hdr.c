@@ -46,7 +46,7 @@ static bool standard_size(uint64_t size)
 	return false;
 }
 
-bool luks2_is_luks2(const uint8_t *p, size_t len)
+bool hi_luks2_is_luks2(const uint8_t *p, size_t len)
 {
 	return len >= 8 && (!memcmp(p, magic_primary, MAGIC_LEN) || !memcmp(p, magic_secondary, MAGIC_LEN)) &&
 	       p[OFF_VERSION] == 0 && p[OFF_VERSION + 1] == 2;
@@ -122,7 +122,7 @@ static void read_copy(luks2_read_fn rd, void *ctx, uint64_t off, bool primary, s
 	uint8_t want[SHA256_BYTES], got[SHA256_BYTES];
 	memcpy(want, bin + OFF_CSUM, sizeof want);
 	memset(c->area + OFF_CSUM, 0, 64);
-	sha256(c->area, c->hdr_size, got);
+	hi_sha256(c->area, c->hdr_size, got);
 	memcpy(c->area + OFF_CSUM, bin + OFF_CSUM, 64);
 	if (memcmp(want, got, sizeof got) != 0) {
 		snprintf(c->why, sizeof c->why, "checksum mismatch (damaged)");
@@ -130,7 +130,7 @@ static void read_copy(luks2_read_fn rd, void *ctx, uint64_t off, bool primary, s
 	}
 	size_t json_cap = c->hdr_size - LUKS2_BIN_SIZE;
 	const char *json = c->area + LUKS2_BIN_SIZE;
-	if (luks2_json_parse(json, strnlen(json, json_cap), &c->h, err, sizeof err) < 0) {
+	if (hi_luks2_json_parse(json, strnlen(json, json_cap), &c->h, err, sizeof err) < 0) {
 		snprintf(c->why, sizeof c->why, "JSON: %.140s", err);
 		return;
 	}
@@ -155,7 +155,7 @@ static void drop(struct copy *c)
 	c->area = NULL;
 }
 
-int luks2_hdr_read(luks2_read_fn rd, void *ctx, struct luks2_hdr *h,
+int hi_luks2_hdr_read(luks2_read_fn rd, void *ctx, struct luks2_hdr *h,
 		   char *note, size_t notelen, char *err, size_t errlen)
 {
 	struct copy *p = calloc(2, sizeof *p), *s = p ? p + 1 : NULL;
@@ -216,13 +216,13 @@ out:
 	return rc;
 }
 
-void luks2_hdr_free(struct luks2_hdr *h)
+void hi_luks2_hdr_free(struct luks2_hdr *h)
 {
 	free(h->json);
 	h->json = NULL;
 }
 
-const struct luks2_digest *luks2_segment_digest(const struct luks2_hdr *h, int segment)
+const struct luks2_digest *hi_luks2_segment_digest(const struct luks2_hdr *h, int segment)
 {
 	for (int i = 0; i < LUKS2_DIGESTS_MAX; i++)
 		if (h->digest[i].used && (h->digest[i].segments >> segment & 1))

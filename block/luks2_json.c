@@ -228,7 +228,7 @@ static int jbase64(struct jcur *c, uint8_t *out, size_t cap, size_t *len)
 	char text[J_STR_MAX];
 	if (jstring(c, text, sizeof text) < 0)
 		return -1;
-	int n = luks2_base64_decode(text, strlen(text), out, cap);
+	int n = hi_luks2_base64_decode(text, strlen(text), out, cap);
 	if (n < 0)
 		return jfail(c, "bad base64 or more than %zu bytes", cap);
 	*len = (size_t)n;
@@ -316,7 +316,7 @@ static int jidlist(struct jcur *c, int max, uint32_t *mask, const char *what)
 
 static int kdf_key(struct jcur *c, const char *key, void *ctx)
 {
-	struct luks2_kdf *k = ctx;
+	struct hi_luks2_kdf *k = ctx;
 	char type[LUKS2_NAME_MAX];
 
 	if (!strcmp(key, "type")) {
@@ -411,7 +411,7 @@ static int keyslot_key(struct jcur *c, const char *key, void *ctx)
  * the order of keys does not matter. */
 static void keyslot_check(struct luks2_keyslot *ks)
 {
-	const struct luks2_kdf *k = &ks->kdf;
+	const struct hi_luks2_kdf *k = &ks->kdf;
 	bool kdf_ok = k->salt_len > 0 &&
 		      ((k->type == LUKS2_KDF_PBKDF2 && k->iterations > 0 && k->hash[0]) ||
 		       ((k->type == LUKS2_KDF_ARGON2I || k->type == LUKS2_KDF_ARGON2ID) && k->time > 0 &&
@@ -586,7 +586,7 @@ static int top_key(struct jcur *c, const char *key, void *ctx)
 	return jskip(c);
 }
 
-int luks2_json_parse(const char *text, size_t len, struct luks2_hdr *h, char *err, size_t errlen)
+int hi_luks2_json_parse(const char *text, size_t len, struct luks2_hdr *h, char *err, size_t errlen)
 {
 	struct jcur c = { .s = text, .n = len, .err = err, .errlen = errlen };
 	struct top t = { .h = h };
@@ -622,7 +622,7 @@ static int b64val(char ch)
 	return -1;
 }
 
-int luks2_base64_decode(const char *text, size_t len, uint8_t *out, size_t cap)
+int hi_luks2_base64_decode(const char *text, size_t len, uint8_t *out, size_t cap)
 {
 	size_t n = 0;
 
@@ -661,7 +661,7 @@ static int jbase64_long(struct jcur *c, uint8_t *out, size_t cap, size_t *len)
 	char text[J_B64_MAX];
 	if (jstring(c, text, sizeof text) < 0)
 		return -1;
-	int n = luks2_base64_decode(text, strlen(text), out, cap);
+	int n = hi_luks2_base64_decode(text, strlen(text), out, cap);
 	if (n < 0)
 		return jfail(c, "bad base64 or more than %zu bytes", cap);
 	*len = (size_t)n;
@@ -756,14 +756,14 @@ static int jword(struct jcur *c, const char *const *names, const uint16_t *vals,
 enum { TK_TYPE = 1, TK_PCRS = 2, TK_BLOB = 4, TK_POLICY = 8, TK_PUBKEY = 16 };
 
 struct tk {
-	struct luks2_tpm2_token *t;
+	struct hi_luks2_tpm2_token *t;
 	unsigned seen;
 };
 
 static int tpm2_token_key(struct jcur *c, const char *key, void *ctx)
 {
 	struct tk *k = ctx;
-	struct luks2_tpm2_token *t = k->t;
+	struct hi_luks2_tpm2_token *t = k->t;
 	static const char *const banks[] = { "sha1", "sha256", "sha384", "sha512" };
 	static const uint16_t bank_algs[] = { TPM_ALG_SHA1, TPM_ALG_SHA256, TPM_ALG_SHA384, TPM_ALG_SHA512 };
 	static const char *const prims[] = { "ecc", "rsa" };
@@ -807,7 +807,7 @@ static int tpm2_token_key(struct jcur *c, const char *key, void *ctx)
 	return jskip(c);
 }
 
-int luks2_tpm2_token_parse(const char *text, size_t len, struct luks2_tpm2_token *t, char *err, size_t errlen)
+int hi_luks2_tpm2_token_parse(const char *text, size_t len, struct hi_luks2_tpm2_token *t, char *err, size_t errlen)
 {
 	struct jcur c = { .s = text, .n = len, .err = err, .errlen = errlen };
 	struct tk k = { .t = t };
@@ -842,17 +842,17 @@ int luks2_tpm2_token_parse(const char *text, size_t len, struct luks2_tpm2_token
 	return 0;
 }
 
-int luks2_tpm2_token(const struct luks2_hdr *h, int id, struct luks2_tpm2_token *t, char *err, size_t errlen)
+int hi_luks2_tpm2_token(const struct luks2_hdr *h, int id, struct hi_luks2_tpm2_token *t, char *err, size_t errlen)
 {
 	if (id < 0 || id >= LUKS2_TOKENS_MAX || !h->token[id].used || !h->json ||
 	    h->token[id].off + h->token[id].len > h->json_len) {
 		snprintf(err, errlen, "no token %d", id);
 		return -1;
 	}
-	return luks2_tpm2_token_parse(h->json + h->token[id].off, h->token[id].len, t, err, errlen);
+	return hi_luks2_tpm2_token_parse(h->json + h->token[id].off, h->token[id].len, t, err, errlen);
 }
 
-int luks2_base64_encode(const uint8_t *in, size_t len, char *out, size_t cap)
+int hi_luks2_base64_encode(const uint8_t *in, size_t len, char *out, size_t cap)
 {
 	static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 	size_t n = 0;

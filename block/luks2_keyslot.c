@@ -35,17 +35,17 @@ static void diffuse(uint8_t *buf, size_t len, bool is512)
 		uint32_t iv = htonl((uint32_t)i);
 		if (is512) {
 			struct sha512 s;
-			sha512_init(&s);
-			sha512_update(&s, &iv, sizeof iv);
-			sha512_update(&s, buf + i * dlen, n);
-			sha512_final(&s, d);
+			hi_sha512_init(&s);
+			hi_sha512_update(&s, &iv, sizeof iv);
+			hi_sha512_update(&s, buf + i * dlen, n);
+			hi_sha512_final(&s, d);
 			explicit_bzero(&s, sizeof s);
 		} else {
 			struct sha256 s;
-			sha256_init(&s);
-			sha256_update(&s, &iv, sizeof iv);
-			sha256_update(&s, buf + i * dlen, n);
-			sha256_final(&s, d);
+			hi_sha256_init(&s);
+			hi_sha256_update(&s, &iv, sizeof iv);
+			hi_sha256_update(&s, buf + i * dlen, n);
+			hi_sha256_final(&s, d);
 			explicit_bzero(&s, sizeof s);
 		}
 		memcpy(buf + i * dlen, d, n);
@@ -53,7 +53,7 @@ static void diffuse(uint8_t *buf, size_t len, bool is512)
 	explicit_bzero(d, sizeof d);
 }
 
-int luks2_af_merge(const uint8_t *src, size_t keylen, unsigned stripes, const char *hash, uint8_t *out)
+int hi_luks2_af_merge(const uint8_t *src, size_t keylen, unsigned stripes, const char *hash, uint8_t *out)
 {
 	uint8_t acc[LUKS2_KEY_MAX];
 
@@ -72,11 +72,11 @@ int luks2_af_merge(const uint8_t *src, size_t keylen, unsigned stripes, const ch
 	return 0;
 }
 
-int luks2_kdf(const struct luks2_kdf *k, const uint8_t *pass, size_t passlen, uint8_t *out, size_t outlen,
+int hi_luks2_kdf(const struct hi_luks2_kdf *k, const uint8_t *pass, size_t passlen, uint8_t *out, size_t outlen,
 	      char *err, size_t errlen)
 {
 	if (k->type == LUKS2_KDF_PBKDF2) {
-		if (pbkdf2(k->hash, pass, passlen, k->salt, k->salt_len, k->iterations, out, outlen) < 0) {
+		if (hi_pbkdf2(k->hash, pass, passlen, k->salt, k->salt_len, k->iterations, out, outlen) < 0) {
 			snprintf(err, errlen, "pbkdf2 with %s: not supported (sha256 and sha512 are)", k->hash);
 			return -1;
 		}
@@ -106,14 +106,14 @@ int luks2_kdf(const struct luks2_kdf *k, const uint8_t *pass, size_t passlen, ui
 	return 0;
 }
 
-int luks2_digest_check(const struct luks2_digest *d, const uint8_t *vk, size_t vklen)
+int hi_luks2_digest_check(const struct luks2_digest *d, const uint8_t *vk, size_t vklen)
 {
 	uint8_t got[LUKS2_DIGEST_MAX];
 
 	if (strcmp(d->type, "pbkdf2") != 0 || !d->digest_len ||
-	    pbkdf2(d->hash, vk, vklen, d->salt, d->salt_len, d->iterations, got, d->digest_len) < 0)
+	    hi_pbkdf2(d->hash, vk, vklen, d->salt, d->salt_len, d->iterations, got, d->digest_len) < 0)
 		return -1;
-	int same = ct_equal(got, d->digest, d->digest_len);
+	int same = hi_ct_equal(got, d->digest, d->digest_len);
 	explicit_bzero(got, sizeof got);
 	return same;
 }
@@ -144,7 +144,7 @@ static void secret_free(uint8_t *p, size_t len)
 	free(p);
 }
 
-int luks2_keyslot_open(const struct luks2_hdr *h, int slot, const uint8_t *pass, size_t passlen,
+int hi_luks2_keyslot_open(const struct luks2_hdr *h, int slot, const uint8_t *pass, size_t passlen,
 		       luks2_read_fn rd, void *ctx, luks2_decrypt_fn dec, uint8_t *vk, size_t *vklen,
 		       char *err, size_t errlen)
 {
@@ -157,7 +157,7 @@ int luks2_keyslot_open(const struct luks2_hdr *h, int slot, const uint8_t *pass,
 		snprintf(err, errlen, "keyslot %d: not a keyslot this reader can open", slot);
 		return -1;
 	}
-	if (!d || strcmp(d->type, "pbkdf2") != 0 || !pbkdf2_supported(d->hash)) {
+	if (!d || strcmp(d->type, "pbkdf2") != 0 || !hi_pbkdf2_supported(d->hash)) {
 		snprintf(err, errlen, "keyslot %d: no pbkdf2-sha256 digest bound to it", slot);
 		return -1;
 	}
@@ -173,7 +173,7 @@ int luks2_keyslot_open(const struct luks2_hdr *h, int slot, const uint8_t *pass,
 		snprintf(err, errlen, "keyslot %d: no memory", slot);
 		goto out;
 	}
-	if (luks2_kdf(&ks->kdf, pass, passlen, akey, ks->area_key_size, why, sizeof why) < 0) {
+	if (hi_luks2_kdf(&ks->kdf, pass, passlen, akey, ks->area_key_size, why, sizeof why) < 0) {
 		snprintf(err, errlen, "keyslot %d: %s", slot, why);
 		goto out;
 	}
@@ -186,12 +186,12 @@ int luks2_keyslot_open(const struct luks2_hdr *h, int slot, const uint8_t *pass,
 		snprintf(err, errlen, "keyslot %d: %s", slot, why);
 		goto out;
 	}
-	if (luks2_af_merge(area, ks->key_size, ks->af_stripes, ks->af_hash, vk) < 0) {
+	if (hi_luks2_af_merge(area, ks->key_size, ks->af_stripes, ks->af_hash, vk) < 0) {
 		snprintf(err, errlen, "keyslot %d: af hash %s not supported (sha256 and sha512 are)", slot, ks->af_hash);
 		goto out;
 	}
 	*vklen = ks->key_size;
-	rc = luks2_digest_check(d, vk, ks->key_size) == 1 ? 0 : 1;
+	rc = hi_luks2_digest_check(d, vk, ks->key_size) == 1 ? 0 : 1;
 	if (rc)
 		explicit_bzero(vk, LUKS2_KEY_MAX);
 out:
@@ -200,11 +200,11 @@ out:
 	return rc;
 }
 
-int luks2_open_passphrase(const struct luks2_hdr *h, const uint8_t *pass, size_t passlen,
+int hi_luks2_open_passphrase(const struct luks2_hdr *h, const uint8_t *pass, size_t passlen,
 			  luks2_read_fn rd, void *ctx, luks2_decrypt_fn dec, uint8_t *vk, size_t *vklen,
 			  int *slot, char *err, size_t errlen)
 {
-	const struct luks2_digest *seg = luks2_segment_digest(h, 0);
+	const struct luks2_digest *seg = hi_luks2_segment_digest(h, 0);
 	bool tried = false;
 
 	err[0] = '\0';
@@ -218,7 +218,7 @@ int luks2_open_passphrase(const struct luks2_hdr *h, const uint8_t *pass, size_t
 			if (!ks->used || !ks->usable || ks->priority != prio || !(seg->keyslots >> i & 1))
 				continue;
 			char why[LUKS2_ERR_MAX];
-			int rc = luks2_keyslot_open(h, i, pass, passlen, rd, ctx, dec, vk, vklen, why, sizeof why);
+			int rc = hi_luks2_keyslot_open(h, i, pass, passlen, rd, ctx, dec, vk, vklen, why, sizeof why);
 			if (rc == 0) {
 				*slot = i;
 				return 0;

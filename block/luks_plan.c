@@ -27,7 +27,7 @@ static void note_ignored(struct luks_opts *o, const char *word)
 	snprintf(o->ignored + len, sizeof o->ignored - len, "%s%s", len ? "," : "", word);
 }
 
-int luks_options_parse(const char *text, struct luks_opts *o, char *err, size_t errlen)
+int hi_luks_options_parse(const char *text, struct luks_opts *o, char *err, size_t errlen)
 {
 	/* What would open the volume otherwise than its LUKS2 header says,
 	 * or needs a key source this stage does not have. */
@@ -97,7 +97,7 @@ int luks_options_parse(const char *text, struct luks_opts *o, char *err, size_t 
 	return 0;
 }
 
-bool luks_uuid_parse(const char *text, char out[LUKS_UUID_MAX + 1])
+bool hi_luks_uuid_parse(const char *text, char out[LUKS_UUID_MAX + 1])
 {
 	static const int dash[] = { 8, 13, 18, 23 };
 	if (!text || strlen(text) != LUKS_UUID_MAX)
@@ -117,7 +117,7 @@ static bool uuid_word(const char *text, char out[LUKS_UUID_MAX + 1])
 {
 	if (!strncmp(text, "luks-", 5) && strlen(text) == 5 + LUKS_UUID_MAX)
 		text += 5;
-	return luks_uuid_parse(text, out);
+	return hi_luks_uuid_parse(text, out);
 }
 
 static bool name_ok(const char *n)
@@ -155,7 +155,7 @@ static struct luks_volume *plan_add(struct luks_plan *p, const char *uuid, char 
 	return v;
 }
 
-int luks_crypttab_parse(const char *text, size_t len, struct luks_plan *plan, char *err, size_t errlen)
+int hi_luks_crypttab_parse(const char *text, size_t len, struct luks_plan *plan, char *err, size_t errlen)
 {
 	char line[1024], why[LUKS_ERR_MAX];
 	size_t pos = 0;
@@ -189,7 +189,7 @@ int luks_crypttab_parse(const char *text, size_t len, struct luks_plan *plan, ch
 		char uuid[LUKS_UUID_MAX + 1];
 		const char *u = !strncmp(f[1], "UUID=", 5) ? f[1] + 5
 			: !strncmp(f[1], "/dev/disk/by-uuid/", 18) ? f[1] + 18 : NULL;
-		if (!u || !luks_uuid_parse(u, uuid)) {
+		if (!u || !hi_luks_uuid_parse(u, uuid)) {
 			snprintf(err, errlen, "crypttab line %d: device '%.80s' is not UUID=... or /dev/disk/by-uuid/... "
 				 "(the LUKS UUID cryptsetup luksUUID prints)", lineno, f[1]);
 			return -1;
@@ -208,7 +208,7 @@ int luks_crypttab_parse(const char *text, size_t len, struct luks_plan *plan, ch
 			return -1;
 		snprintf(v->name, sizeof v->name, "%s", f[0]);
 		v->from_crypttab = true;
-		if (n == 4 && luks_options_parse(f[3], &v->o, why, sizeof why) < 0) {
+		if (n == 4 && hi_luks_options_parse(f[3], &v->o, why, sizeof why) < 0) {
 			snprintf(err, errlen, "crypttab line %d: %s", lineno, why);
 			return -1;
 		}
@@ -226,7 +226,7 @@ static bool off_word(const char *v)
 	return v && (!strcmp(v, "0") || !strcmp(v, "no") || !strcmp(v, "false") || !strcmp(v, "off"));
 }
 
-int luks_plan_resolve(const struct cmdline *cmd, const struct luks_plan *crypttab, struct luks_plan *plan,
+int hi_luks_plan_resolve(const struct cmdline *cmd, const struct luks_plan *crypttab, struct luks_plan *plan,
 		      char *err, size_t errlen)
 {
 	char uuid[LUKS_UUID_MAX + 1], why[LUKS_ERR_MAX];
@@ -292,7 +292,7 @@ int luks_plan_resolve(const struct cmdline *cmd, const struct luks_plan *cryptta
 				vol = plan_add(&cmdv, uuid, err, errlen);
 			if (!vol)
 				return -1;
-			if (luks_options_parse(eq + 1, &vol->o, why, sizeof why) < 0) {
+			if (hi_luks_options_parse(eq + 1, &vol->o, why, sizeof why) < 0) {
 				snprintf(err, errlen, "%s=: %s", w->key, why);
 				return -1;
 			}
@@ -304,7 +304,7 @@ int luks_plan_resolve(const struct cmdline *cmd, const struct luks_plan *cryptta
 	}
 	if (global_opts) {
 		struct luks_opts probe = { .tries = 0 };
-		if (luks_options_parse(global_opts, &probe, why, sizeof why) < 0) {
+		if (hi_luks_options_parse(global_opts, &probe, why, sizeof why) < 0) {
 			snprintf(err, errlen, "rd.luks.options=: %s", why);
 			return -1;
 		}
@@ -331,7 +331,7 @@ int luks_plan_resolve(const struct cmdline *cmd, const struct luks_plan *cryptta
 				return -1;
 			*v = *c;
 			if (global_opts && !v->own_opts)
-				luks_options_parse(global_opts, &v->o, why, sizeof why);
+				hi_luks_options_parse(global_opts, &v->o, why, sizeof why);
 		}
 	}
 	return 0;

@@ -50,22 +50,22 @@ struct luks_plan {
  * cipher=, size=, offset=, skip=, keyfile-offset=, ...) or need what this
  * stage does not do (tpm2-device=, fido2-device=, pkcs11-uri=) are errors.
  * Returns 0, or -1 with err. */
-int luks_options_parse(const char *text, struct luks_opts *o, char *err, size_t errlen);
+int hi_luks_options_parse(const char *text, struct luks_opts *o, char *err, size_t errlen);
 
 /* One crypttab's text into plan (appended). Fields: name, device
  * (UUID=... or /dev/disk/by-uuid/...), key file (none or -), options.
  * Returns 0, or -1 with err naming the line. */
-int luks_crypttab_parse(const char *text, size_t len, struct luks_plan *plan, char *err, size_t errlen);
+int hi_luks_crypttab_parse(const char *text, size_t len, struct luks_plan *plan, char *err, size_t errlen);
 
 /* The volumes to open: rd.luks=no/luks=no opens none; rd.luks.crypttab=no
  * ignores the crypttab; rd.luks.uuid= and rd.luks.name=UUID=NAME add
  * volumes and, as in systemd, restrict the crypttab to those UUIDs;
  * rd.luks.options=[UUID=]OPTS. crypttab (may be NULL) is already parsed.
  * Returns 0, or -1 with err. */
-int luks_plan_resolve(const struct cmdline *cmd, const struct luks_plan *crypttab, struct luks_plan *plan,
+int hi_luks_plan_resolve(const struct cmdline *cmd, const struct luks_plan *crypttab, struct luks_plan *plan,
 		      char *err, size_t errlen);
 
 /* Is text a UUID (8-4-4-4-12 hex)? Copies it lower-cased into out. */
-bool luks_uuid_parse(const char *text, char out[LUKS_UUID_MAX + 1]);
+bool hi_luks_uuid_parse(const char *text, char out[LUKS_UUID_MAX + 1]);
 
 #endif

@@ -35,7 +35,7 @@ static uint64_t le64(const uint8_t *p)
 	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
 }
 
-uint32_t lvm2_crc(uint32_t crc, const void *buf, size_t len)
+uint32_t hi_lvm2_crc(uint32_t crc, const void *buf, size_t len)
 {
 	const uint8_t *p = buf;
 
@@ -93,7 +93,7 @@ static int label_sector(const uint8_t *sec, unsigned s, struct lvm2_label *out, 
 			 (unsigned long long)le64(sec + 8));
 		return -1;
 	}
-	uint32_t crc = lvm2_crc(LVM2_CRC_INITIAL, sec + 20, LVM2_SECTOR - 20);
+	uint32_t crc = hi_lvm2_crc(LVM2_CRC_INITIAL, sec + 20, LVM2_SECTOR - 20);
 	if (crc != le32(sec + 16)) {
 		snprintf(why, whylen, "label in sector %u has a bad checksum (0x%08x, computed 0x%08x)", s,
 			 le32(sec + 16), crc);
@@ -123,7 +123,7 @@ static int label_sector(const uint8_t *sec, unsigned s, struct lvm2_label *out, 
 	return 1;
 }
 
-int lvm2_label_parse(const uint8_t *buf, size_t len, struct lvm2_label *out, char *why, size_t whylen)
+int hi_lvm2_label_parse(const uint8_t *buf, size_t len, struct lvm2_label *out, char *why, size_t whylen)
 {
 	for (unsigned s = 0; s < 4 && (size_t)(s + 1) * LVM2_SECTOR <= len; s++) {
 		const uint8_t *sec = buf + (size_t)s * LVM2_SECTOR;
@@ -133,10 +133,10 @@ int lvm2_label_parse(const uint8_t *buf, size_t len, struct lvm2_label *out, cha
 	return 0;
 }
 
-int lvm2_mda_header_parse(const uint8_t *hdr, const struct lvm2_mda *mda, struct lvm2_text_locn *out,
+int hi_lvm2_mda_header_parse(const uint8_t *hdr, const struct lvm2_mda *mda, struct lvm2_text_locn *out,
 			  char *why, size_t whylen)
 {
-	uint32_t crc = lvm2_crc(LVM2_CRC_INITIAL, hdr + 4, LVM2_MDA_HEADER_SIZE - 4);
+	uint32_t crc = hi_lvm2_crc(LVM2_CRC_INITIAL, hdr + 4, LVM2_MDA_HEADER_SIZE - 4);
 
 	if (memcmp(hdr + 4, MDA_MAGIC, MDA_MAGIC_LEN) != 0) {
 		snprintf(why, whylen, "metadata area at %llu has no LVM2 magic", (unsigned long long)mda->start);
@@ -179,7 +179,7 @@ int lvm2_mda_header_parse(const uint8_t *hdr, const struct lvm2_mda *mda, struct
 	return 1;
 }
 
-unsigned lvm2_text_pieces(const struct lvm2_mda *mda, const struct lvm2_text_locn *l, uint64_t pieces[2][2])
+unsigned hi_lvm2_text_pieces(const struct lvm2_mda *mda, const struct lvm2_text_locn *l, uint64_t pieces[2][2])
 {
 	uint64_t first = mda->size - l->offset;   /* header parse: offset < size */
 
@@ -205,14 +205,14 @@ static int read_text(lvm2_read_fn rd, void *ctx, const struct lvm2_mda *mda, cha
 		snprintf(why, whylen, "cannot read the metadata area header at %llu", (unsigned long long)mda->start);
 		return -1;
 	}
-	int rc = lvm2_mda_header_parse(hdr, mda, &l, why, whylen);
+	int rc = hi_lvm2_mda_header_parse(hdr, mda, &l, why, whylen);
 	if (rc <= 0)
 		return rc;
 	if (l.size >= cap) {
 		snprintf(why, whylen, "metadata text of %llu bytes does not fit in %zu", (unsigned long long)l.size, cap);
 		return -1;
 	}
-	unsigned n = lvm2_text_pieces(mda, &l, pieces);
+	unsigned n = hi_lvm2_text_pieces(mda, &l, pieces);
 	size_t at = 0;
 	for (unsigned i = 0; i < n; i++) {
 		if (rd(ctx, pieces[i][0], text + at, (size_t)pieces[i][1]) < 0) {
@@ -223,7 +223,7 @@ static int read_text(lvm2_read_fn rd, void *ctx, const struct lvm2_mda *mda, cha
 		at += (size_t)pieces[i][1];
 	}
 	text[at] = '\0';
-	uint32_t crc = lvm2_crc(LVM2_CRC_INITIAL, text, at);
+	uint32_t crc = hi_lvm2_crc(LVM2_CRC_INITIAL, text, at);
 	if (crc != l.checksum) {
 		snprintf(why, whylen, "metadata text at %llu has a bad checksum (0x%08x, computed 0x%08x)",
 			 (unsigned long long)pieces[0][0], l.checksum, crc);
@@ -232,14 +232,14 @@ static int read_text(lvm2_read_fn rd, void *ctx, const struct lvm2_mda *mda, cha
 	return 1;
 }
 
-int lvm2_pv_read(lvm2_read_fn rd, void *ctx, struct lvm2_label *label, char *text, size_t cap,
+int hi_lvm2_pv_read(lvm2_read_fn rd, void *ctx, struct lvm2_label *label, char *text, size_t cap,
 		 char *why, size_t whylen)
 {
 	uint8_t head[LVM2_LABEL_SCAN_BYTES];
 
 	if (rd(ctx, 0, head, sizeof head) < 0)
 		return 0;   /* smaller than a label: not a PV */
-	int rc = lvm2_label_parse(head, sizeof head, label, why, whylen);
+	int rc = hi_lvm2_label_parse(head, sizeof head, label, why, whylen);
 	if (rc <= 0)
 		return rc;
 	/* The first area whose text reads and checks: lvm2 writes the same

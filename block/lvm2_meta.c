@@ -307,7 +307,7 @@ static int enter(struct meta *m, enum where w, const char *name, enum where *inn
 	case W_TOP:
 		if (m->seen_vg++)
 			return fail(m, "a second volume group %s in one metadata text", name);
-		if (!lvm2_name_valid(name))
+		if (!hi_lvm2_name_valid(name))
 			return fail(m, "volume group name \"%s\" is not one lvm2 makes", name);
 		snprintf(vg->name, sizeof vg->name, "%s", name);
 		*inner = W_VG;
@@ -329,7 +329,7 @@ static int enter(struct meta *m, enum where w, const char *name, enum where *inn
 	case W_LVS:
 		if (vg->n_lvs >= LVM2_MAX_LVS)
 			return fail(m, "more than %d logical volumes", LVM2_MAX_LVS);
-		if (!lvm2_name_valid(name))
+		if (!hi_lvm2_name_valid(name))
 			return fail(m, "logical volume name \"%s\" is not one lvm2 makes", name);
 		m->lv = &vg->lvs[vg->n_lvs++];
 		memset(m->lv, 0, sizeof *m->lv);
@@ -423,7 +423,7 @@ static int check_vg(struct meta *m)
 	return 0;
 }
 
-int lvm2_meta_parse(const char *text, size_t len, struct lvm2_vg *vg, char *why, size_t whylen)
+int hi_lvm2_meta_parse(const char *text, size_t len, struct lvm2_vg *vg, char *why, size_t whylen)
 {
 	static struct meta m;   /* the tokenizer's buffer is not for PID 1's stack */
 
@@ -444,7 +444,7 @@ int lvm2_meta_parse(const char *text, size_t len, struct lvm2_vg *vg, char *why,
 
 /* ---- names, ids and the table ---- */
 
-int lvm2_name_valid(const char *name)
+int hi_lvm2_name_valid(const char *name)
 {
 	size_t n = strlen(name);
 
@@ -456,7 +456,7 @@ int lvm2_name_valid(const char *name)
 	return 1;
 }
 
-void lvm2_id_format(const char *id, char *out, size_t cap)
+void hi_lvm2_id_format(const char *id, char *out, size_t cap)
 {
 	static const unsigned groups[] = { 6, 4, 4, 4, 4, 4, 6 };
 	char buf[LVM2_ID_LEN + 8];
@@ -472,7 +472,7 @@ void lvm2_id_format(const char *id, char *out, size_t cap)
 	snprintf(out, cap, "%s", buf);
 }
 
-const struct lvm2_lv *lvm2_lv_find(const struct lvm2_vg *vg, const char *name)
+const struct lvm2_lv *hi_lvm2_lv_find(const struct lvm2_vg *vg, const char *name)
 {
 	for (unsigned i = 0; i < vg->n_lvs; i++)
 		if (!strcmp(vg->lvs[i].name, name))
@@ -493,7 +493,7 @@ static int put_mangled(const char *s, char *out, size_t cap, size_t *o)
 	return 0;
 }
 
-int lvm2_dm_name(const char *vg, const char *lv, char *out, size_t cap)
+int hi_lvm2_dm_name(const char *vg, const char *lv, char *out, size_t cap)
 {
 	size_t o = 0;
 
@@ -506,7 +506,7 @@ int lvm2_dm_name(const char *vg, const char *lv, char *out, size_t cap)
 	return 0;
 }
 
-int lvm2_dm_name_split(const char *name, char *vg, size_t vgcap, char *lv, size_t lvcap)
+int hi_lvm2_dm_name_split(const char *name, char *vg, size_t vgcap, char *lv, size_t lvcap)
 {
 	char *dst = vg;
 	size_t cap = vgcap, o = 0;
@@ -533,10 +533,10 @@ int lvm2_dm_name_split(const char *name, char *vg, size_t vgcap, char *lv, size_
 	if (parts != 2 || o == 0)
 		return -1;
 	dst[o] = '\0';
-	return lvm2_name_valid(vg) && lvm2_name_valid(lv) ? 0 : -1;
+	return hi_lvm2_name_valid(vg) && hi_lvm2_name_valid(lv) ? 0 : -1;
 }
 
-int lvm2_dm_uuid(const struct lvm2_vg *vg, const struct lvm2_lv *lv, char *out, size_t cap)
+int hi_lvm2_dm_uuid(const struct lvm2_vg *vg, const struct lvm2_lv *lv, char *out, size_t cap)
 {
 	int n = snprintf(out, cap, "LVM-%s%s", vg->id, lv->id);
 	return n < 0 || (size_t)n >= cap ? -1 : 0;
@@ -602,7 +602,7 @@ static int seg_target(const struct lvm2_vg *vg, const struct lvm2_lv *lv, const 
 	return 0;
 }
 
-int lvm2_lv_table(const struct lvm2_vg *vg, const struct lvm2_lv *lv, const char *const dev[],
+int hi_lvm2_lv_table(const struct lvm2_vg *vg, const struct lvm2_lv *lv, const char *const dev[],
 		  struct lvm2_target *out, unsigned cap, char *why, size_t whylen)
 {
 	char detail[LVM2_TYPE_MAX + 96];

@@ -34,28 +34,28 @@ static const struct hash *hash_find(const char *name)
 static void h_init(const struct hash *h, union hstate *s)
 {
 	if (h->out == SHA512_BYTES)
-		sha512_init(&s->s512);
+		hi_sha512_init(&s->s512);
 	else
-		sha256_init(&s->s256);
+		hi_sha256_init(&s->s256);
 }
 
 static void h_update(const struct hash *h, union hstate *s, const void *p, size_t n)
 {
 	if (h->out == SHA512_BYTES)
-		sha512_update(&s->s512, p, n);
+		hi_sha512_update(&s->s512, p, n);
 	else
-		sha256_update(&s->s256, p, n);
+		hi_sha256_update(&s->s256, p, n);
 }
 
 static void h_final(const struct hash *h, union hstate *s, uint8_t *out)
 {
 	if (h->out == SHA512_BYTES)
-		sha512_final(&s->s512, out);
+		hi_sha512_final(&s->s512, out);
 	else
-		sha256_final(&s->s256, out);
+		hi_sha256_final(&s->s256, out);
 }
 
-bool pbkdf2_supported(const char *hash)
+bool hi_pbkdf2_supported(const char *hash)
 {
 	return hash_find(hash) != NULL;
 }
@@ -110,7 +110,7 @@ static void hmac_run(const struct hmac *m, const uint8_t *msg1, size_t len1, con
 	explicit_bzero(mid, sizeof mid);
 }
 
-void hmac_sha256(const uint8_t *key, size_t keylen, const uint8_t *msg, size_t len, uint8_t out[SHA256_BYTES])
+void hi_hmac_sha256(const uint8_t *key, size_t keylen, const uint8_t *msg, size_t len, uint8_t out[SHA256_BYTES])
 {
 	struct hmac m;
 	hmac_init(&m, &hashes[0], key, keylen);
@@ -118,7 +118,7 @@ void hmac_sha256(const uint8_t *key, size_t keylen, const uint8_t *msg, size_t l
 	explicit_bzero(&m, sizeof m);
 }
 
-int pbkdf2(const char *hash, const uint8_t *pass, size_t passlen, const uint8_t *salt, size_t saltlen,
+int hi_pbkdf2(const char *hash, const uint8_t *pass, size_t passlen, const uint8_t *salt, size_t saltlen,
 	   uint32_t iterations, uint8_t *out, size_t outlen)
 {
 	const struct hash *h = hash_find(hash);
@@ -148,7 +148,7 @@ int pbkdf2(const char *hash, const uint8_t *pass, size_t passlen, const uint8_t 
 	return 0;
 }
 
-bool ct_equal(const uint8_t *a, const uint8_t *b, size_t n)
+bool hi_ct_equal(const uint8_t *a, const uint8_t *b, size_t n)
 {
 	volatile uint8_t d = 0;
 	for (size_t i = 0; i < n; i++)

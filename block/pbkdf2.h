@@ -14,17 +14,17 @@
 
 #define PBKDF2_OUT_MAX 1024
 
-bool pbkdf2_supported(const char *hash);
+bool hi_pbkdf2_supported(const char *hash);
 
-void hmac_sha256(const uint8_t *key, size_t keylen, const uint8_t *msg, size_t len,
+void hi_hmac_sha256(const uint8_t *key, size_t keylen, const uint8_t *msg, size_t len,
 		 uint8_t out[SHA256_BYTES]);
 
 /* PBKDF2 with HMAC-hash. Returns 0, or -1 when the hash is not
  * supported, iterations is 0 or outlen is over PBKDF2_OUT_MAX. */
-int pbkdf2(const char *hash, const uint8_t *pass, size_t passlen, const uint8_t *salt, size_t saltlen,
+int hi_pbkdf2(const char *hash, const uint8_t *pass, size_t passlen, const uint8_t *salt, size_t saltlen,
 	   uint32_t iterations, uint8_t *out, size_t outlen);
 
 /* Equal in time independent of where they differ. */
-bool ct_equal(const uint8_t *a, const uint8_t *b, size_t n);
+bool hi_ct_equal(const uint8_t *a, const uint8_t *b, size_t n);
 
 #endif

@@ -29,7 +29,7 @@ static uint32_t le32(const unsigned char *p) { return (uint32_t)p[0] | (uint32_t
 static uint64_t le64(const unsigned char *p) { return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32; }
 
 
-void format_uuid(const unsigned char *b, int mixed, char *out)
+void hi_format_uuid(const unsigned char *b, int mixed, char *out)
 {
 	unsigned char u[16];
 
@@ -103,11 +103,11 @@ static int probe_sb(int fd, const struct sb_format *f, struct fs_info *out)
 {
 	unsigned char sb[SB_BYTES_MAX];
 
-	if (f->bytes > sizeof sb || fs_pread_all(fd, sb, f->bytes, f->offset) < 0 || !magic_matches(f, sb))
+	if (f->bytes > sizeof sb || hi_fs_pread_all(fd, sb, f->bytes, f->offset) < 0 || !magic_matches(f, sb))
 		return -1;
 	snprintf(out->type, sizeof out->type, "%s", f->type_of ? f->type_of(sb) : f->type);
 	if (f->uuid_at >= 0)
-		format_uuid(sb + f->uuid_at, 0, out->uuid);
+		hi_format_uuid(sb + f->uuid_at, 0, out->uuid);
 	if (f->label_len)
 		copy_label(out->label, sizeof out->label, sb + f->label_at, f->label_len);
 	return 0;
@@ -117,7 +117,7 @@ static int probe_sb(int fd, const struct sb_format *f, struct fs_info *out)
  * kernel's include/linux/swap.h): "SWAPSPACE2" (mkswap), or, once the
  * kernel hibernated into it, HIBERNATE_SIG "S1SUSPEND" (kernel/power/
  * swap.c), or uswsusp's "ULSUSPEND". */
-const char *swap_signature(const unsigned char tail[SWAP_SIG_BYTES])
+const char *hi_swap_signature(const unsigned char tail[SWAP_SIG_BYTES])
 {
 	static const struct { const char *sig; size_t len; const char *kind; } sigs[] = {
 		{ "SWAPSPACE2", 10, "swap" },
@@ -141,22 +141,22 @@ static int probe_swap(int fd, struct fs_info *out)
 	unsigned char tail[SWAP_SIG_BYTES], hdr[44];
 
 	for (size_t i = 0; i < sizeof pages / sizeof pages[0]; i++) {
-		if (fs_pread_all(fd, tail, sizeof tail, (uint64_t)pages[i] - SWAP_SIG_BYTES) < 0)
+		if (hi_fs_pread_all(fd, tail, sizeof tail, (uint64_t)pages[i] - SWAP_SIG_BYTES) < 0)
 			return -1;
-		const char *kind = swap_signature(tail);
+		const char *kind = hi_swap_signature(tail);
 		if (!kind)
 			continue;
-		if (fs_pread_all(fd, hdr, sizeof hdr, 1024) < 0)
+		if (hi_fs_pread_all(fd, hdr, sizeof hdr, 1024) < 0)
 			return -1;
 		snprintf(out->type, sizeof out->type, "%s", kind);
-		format_uuid(hdr + 12, 0, out->uuid);
+		hi_format_uuid(hdr + 12, 0, out->uuid);
 		copy_label(out->label, sizeof out->label, hdr + 28, 16);
 		return 0;
 	}
 	return -1;
 }
 
-int probe_fs(int fd, struct fs_info *out)
+int hi_probe_fs(int fd, struct fs_info *out)
 {
 	memset(out, 0, sizeof *out);
 	for (size_t i = 0; i < sizeof sb_formats / sizeof sb_formats[0]; i++)
@@ -172,16 +172,16 @@ static int probe_gpt(int fd, unsigned partno, unsigned ss, struct part_info *out
 {
 	unsigned char hdr[92], entry[GPT_ENTRY_MAX_BYTES];
 
-	if (fs_pread_all(fd, hdr, sizeof hdr, ss) < 0 || memcmp(hdr, "EFI PART", 8) != 0)
+	if (hi_fs_pread_all(fd, hdr, sizeof hdr, ss) < 0 || memcmp(hdr, "EFI PART", 8) != 0)
 		return -1;
 	uint64_t entries_lba = le64(hdr + 72);
 	uint32_t n_entries = le32(hdr + 80), entry_size = le32(hdr + 84);
 	if (partno == 0 || partno > n_entries || partno > GPT_MAX_ENTRIES ||
 	    entry_size < 128 || entry_size > sizeof entry)
 		return -1;
-	if (fs_pread_all(fd, entry, entry_size, entries_lba * ss + (uint64_t)(partno - 1) * entry_size) < 0)
+	if (hi_fs_pread_all(fd, entry, entry_size, entries_lba * ss + (uint64_t)(partno - 1) * entry_size) < 0)
 		return -1;
-	format_uuid(entry + 16, 1, out->partuuid);
+	hi_format_uuid(entry + 16, 1, out->partuuid);
 	/* The name is UTF-16LE; names are almost always ASCII: keep the printable
 	 * ones, '?' for the rest. */
 	size_t n = 0;
@@ -195,7 +195,7 @@ static int probe_gpt(int fd, unsigned partno, unsigned ss, struct part_info *out
 	return 0;
 }
 
-int probe_partition(int disk_fd, unsigned partno, unsigned sector_size, struct part_info *out)
+int hi_probe_partition(int disk_fd, unsigned partno, unsigned sector_size, struct part_info *out)
 {
 	unsigned char mbr[512];
 
@@ -206,7 +206,7 @@ int probe_partition(int disk_fd, unsigned partno, unsigned sector_size, struct p
 		sector_size = 512;
 	if (probe_gpt(disk_fd, partno, sector_size, out) == 0)
 		return 0;
-	if (fs_pread_all(disk_fd, mbr, sizeof mbr, 0) < 0 || mbr[510] != 0x55 || mbr[511] != 0xaa)
+	if (hi_fs_pread_all(disk_fd, mbr, sizeof mbr, 0) < 0 || mbr[510] != 0x55 || mbr[511] != 0xaa)
 		return -1;
 	/* The kernel's MBR PARTUUID: the disk signature and the number. */
 	snprintf(out->partuuid, sizeof out->partuuid, "%08x-%02x", le32(mbr + 440), partno);

@@ -21,18 +21,18 @@ struct part_info {
 
 /* The kind of swap signature in the last SWAP_SIG_BYTES of a swap area's
  * first page: "swap", "swsuspend" (a hibernated system is in it), or NULL. */
-const char *swap_signature(const unsigned char tail[SWAP_SIG_BYTES]);
+const char *hi_swap_signature(const unsigned char tail[SWAP_SIG_BYTES]);
 
 /* Identify the file system on fd (also a swap area: type "swap", or
  * "swsuspend" while it holds a hibernated system). Returns 0, or -1 when
  * unknown/unreadable. */
-int probe_fs(int fd, struct fs_info *out);
+int hi_probe_fs(int fd, struct fs_info *out);
 
 /* Partition partno (1-based) of the disk open on fd. Returns 0 or -1. */
-int probe_partition(int disk_fd, unsigned partno, unsigned sector_size, struct part_info *out);
+int hi_probe_partition(int disk_fd, unsigned partno, unsigned sector_size, struct part_info *out);
 
 /* Format 16 bytes as a UUID; mixed is the GPT byte order (first three
  * fields little-endian). out must hold 37 bytes. */
-void format_uuid(const unsigned char *b, int mixed, char *out);
+void hi_format_uuid(const unsigned char *b, int mixed, char *out);
 
 #endif

@@ -60,7 +60,7 @@ static void compress(struct sha512 *s, const uint8_t *p)
 		s->h[i] += v[i];
 }
 
-void sha512_init(struct sha512 *s)
+void hi_sha512_init(struct sha512 *s)
 {
 	static const uint64_t iv[8] = {
 		0x6a09e667f3bcc908ULL, 0xbb67ae8584caa73bULL, 0x3c6ef372fe94f82bULL, 0xa54ff53a5f1d36f1ULL,
@@ -72,7 +72,7 @@ void sha512_init(struct sha512 *s)
 }
 
 /* SHA-384: SHA-512 from another start, its output the first 48 bytes. */
-void sha384_init(struct sha512 *s)
+void hi_sha384_init(struct sha512 *s)
 {
 	static const uint64_t iv[8] = {
 		0xcbbb9d5dc1059ed8ULL, 0x629a292a367cd507ULL, 0x9159015a3070dd17ULL, 0x152fecd8f70e5939ULL,
@@ -83,7 +83,7 @@ void sha384_init(struct sha512 *s)
 	s->fill = 0;
 }
 
-void sha512_update(struct sha512 *s, const void *data, size_t len)
+void hi_sha512_update(struct sha512 *s, const void *data, size_t len)
 {
 	const uint8_t *p = data;
 
@@ -103,17 +103,17 @@ void sha512_update(struct sha512 *s, const void *data, size_t len)
 	}
 }
 
-void sha512_final(struct sha512 *s, uint8_t out[SHA512_BYTES])
+void hi_sha512_final(struct sha512 *s, uint8_t out[SHA512_BYTES])
 {
 	uint64_t bits = s->len * 8;
 	uint8_t pad = 0x80, zero = 0, len[16] = { 0 };
 
-	sha512_update(s, &pad, 1);
+	hi_sha512_update(s, &pad, 1);
 	while (s->fill != 112)
-		sha512_update(s, &zero, 1);
+		hi_sha512_update(s, &zero, 1);
 	for (int i = 0; i < 8; i++)
 		len[15 - i] = (uint8_t)(bits >> (8 * i));
-	sha512_update(s, len, sizeof len);
+	hi_sha512_update(s, len, sizeof len);
 	for (int i = 0; i < 8; i++)
 		for (int k = 0; k < 8; k++)
 			out[8 * i + k] = (uint8_t)(s->h[i] >> (56 - 8 * k));

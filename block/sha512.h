@@ -16,12 +16,12 @@ struct sha512 {
 	size_t fill;
 };
 
-void sha512_init(struct sha512 *s);
+void hi_sha512_init(struct sha512 *s);
 /* SHA-384 (for a TPM's sha384 PCR bank): sha384_init, then sha512_update
  * and sha512_final; the digest is the first SHA384_BYTES of its output. */
 #define SHA384_BYTES 48
-void sha384_init(struct sha512 *s);
-void sha512_update(struct sha512 *s, const void *data, size_t len);
-void sha512_final(struct sha512 *s, uint8_t out[SHA512_BYTES]);
+void hi_sha384_init(struct sha512 *s);
+void hi_sha512_update(struct sha512 *s, const void *data, size_t len);
+void hi_sha512_final(struct sha512 *s, uint8_t out[SHA512_BYTES]);
 
 #endif

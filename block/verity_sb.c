@@ -42,7 +42,7 @@ static int fail(char *err, size_t errlen, const char *what)
 	return -1;
 }
 
-void verity_params_defaults(struct verity_params *p)
+void hi_verity_params_defaults(struct verity_params *p)
 {
 	memset(p, 0, sizeof *p);
 	p->hash_type = 1;
@@ -79,7 +79,7 @@ static void hex_of(const unsigned char *b, size_t n, char *out)
 	out[2 * n] = '\0';
 }
 
-int verity_sb_parse(const unsigned char *buf, size_t len, struct verity_params *p,
+int hi_verity_sb_parse(const unsigned char *buf, size_t len, struct verity_params *p,
 		    char *err, size_t errlen)
 {
 	char alg[VERITY_ALG_MAX + 1];
@@ -209,7 +209,7 @@ static int set_valued(const char *key, const char *v, struct verity_params *p)
 		unsigned char der[VERITY_SIG_MAX];
 		if (strlen(v) >= sizeof p->sig_source || strpbrk(v, " \t\n"))
 			return -1;
-		if (strncmp(v, "base64:", 7) == 0 ? verity_sig_base64(v + 7, der, sizeof der) < 0 : v[0] != '/')
+		if (strncmp(v, "base64:", 7) == 0 ? hi_verity_sig_base64(v + 7, der, sizeof der) < 0 : v[0] != '/')
 			return -1;
 		snprintf(p->sig_source, sizeof p->sig_source, "%s", v);
 		snprintf(p->sig_key_desc, sizeof p->sig_key_desc, "%s", VERITY_SIG_KEY_DESC);
@@ -236,7 +236,7 @@ static int set_valued(const char *key, const char *v, struct verity_params *p)
 	return -1;
 }
 
-int verity_options_parse(const char *text, struct verity_params *p, char *err, size_t errlen)
+int hi_verity_options_parse(const char *text, struct verity_params *p, char *err, size_t errlen)
 {
 	char buf[OPTION_MAX];
 	char *save = NULL;
@@ -273,7 +273,7 @@ static int base64_value(int c)
 	return c == '+' ? 62 : c == '/' ? 63 : -1;
 }
 
-int verity_sig_base64(const char *text, unsigned char *out, size_t cap)
+int hi_verity_sig_base64(const char *text, unsigned char *out, size_t cap)
 {
 	size_t n = strlen(text), len = 0;
 	uint32_t acc = 0;
@@ -300,7 +300,7 @@ int verity_sig_base64(const char *text, unsigned char *out, size_t cap)
 	return len > (size_t)INT32_MAX ? -1 : (int)len;
 }
 
-bool verity_options_weaken(const struct verity_params *p)
+bool hi_verity_options_weaken(const struct verity_params *p)
 {
 	return p->on_corruption == VERITY_IGNORE || p->ignore_zero_blocks || p->check_at_most_once;
 }
@@ -320,7 +320,7 @@ static int digest_size(const char *alg)
 	return -1;
 }
 
-int verity_check_root_hash(const char *hex, const char *algorithm, char *err, size_t errlen)
+int hi_verity_check_root_hash(const char *hex, const char *algorithm, char *err, size_t errlen)
 {
 	size_t n = strlen(hex);
 
@@ -340,7 +340,7 @@ int verity_check_root_hash(const char *hex, const char *algorithm, char *err, si
 	return 0;
 }
 
-int verity_params_check(const struct verity_params *p, char *err, size_t errlen)
+int hi_verity_params_check(const struct verity_params *p, char *err, size_t errlen)
 {
 	if (!block_size_ok(p->data_block_size) || !block_size_ok(p->hash_block_size))
 		return fail(err, errlen, "verity block sizes must be powers of two from 512 to 512 KiB");
@@ -369,7 +369,7 @@ static uint64_t hash_start_block(const struct verity_params *p)
 
 /* The kernel's hash_per_block_bits: digests per hash block, rounded down
  * to a power of two (dm-verity-target.c, verity_ctr). */
-int verity_hash_end(const struct verity_params *p, uint64_t *bytes)
+int hi_verity_hash_end(const struct verity_params *p, uint64_t *bytes)
 {
 	int ds = digest_size(p->algorithm);
 	unsigned bits = 0;
@@ -392,7 +392,7 @@ int verity_hash_end(const struct verity_params *p, uint64_t *bytes)
 	return 0;
 }
 
-const char *verity_corruption_name(enum verity_corruption c)
+const char *hi_verity_corruption_name(enum verity_corruption c)
 {
 	static const char *const names[] = { "eio", "restart", "panic", "ignore" };
 	return (unsigned)c < sizeof names / sizeof names[0] ? names[c] : "?";
@@ -428,13 +428,13 @@ static int append_options(const struct verity_params *p, char *out, size_t cap, 
 	return (int)(len + (size_t)w);
 }
 
-int verity_table(const struct verity_params *p, const char *data, const char *hash,
+int hi_verity_table(const struct verity_params *p, const char *data, const char *hash,
 		 const char *root_hash, char *out, size_t cap, uint64_t *sectors,
 		 char *err, size_t errlen)
 {
-	if (verity_params_check(p, err, errlen) < 0)
+	if (hi_verity_params_check(p, err, errlen) < 0)
 		return -1;
-	if (verity_check_root_hash(root_hash, p->algorithm, err, errlen) < 0)
+	if (hi_verity_check_root_hash(root_hash, p->algorithm, err, errlen) < 0)
 		return -1;
 	int n = snprintf(out, cap, "%u %s %s %u %u %" PRIu64 " %" PRIu64 " %s %s %s",
 			 p->hash_type, data, hash, p->data_block_size, p->hash_block_size,
@@ -446,7 +446,7 @@ int verity_table(const struct verity_params *p, const char *data, const char *ha
 	return n;
 }
 
-int verity_table_root_hash(const char *table, char *out, size_t cap)
+int hi_verity_table_root_hash(const char *table, char *out, size_t cap)
 {
 	const char *s = table;
 
@@ -466,7 +466,7 @@ int verity_table_root_hash(const char *table, char *out, size_t cap)
 
 /* ---- the live table's options -------------------------------------------- */
 
-int verity_table_options(const char *table, struct verity_params *p)
+int hi_verity_table_options(const char *table, struct verity_params *p)
 {
 	char buf[VERITY_TABLE_MAX], *save = NULL;
 
@@ -507,7 +507,7 @@ int verity_table_options(const char *table, struct verity_params *p)
 	return 0;
 }
 
-void verity_options_words(const struct verity_params *p, char *out, size_t cap)
+void hi_verity_options_words(const struct verity_params *p, char *out, size_t cap)
 {
 	char line[VERITY_TABLE_MAX];
 	int len = append_options(p, line, sizeof line, 0);
@@ -654,7 +654,7 @@ static enum verity_effect judge_option(const struct verity_anchor *a, const char
 		*why = not_an_option;
 		return VW_CHANGES;
 	}
-	if (verity_options_parse(norm, &q, err, sizeof err) < 0) {
+	if (hi_verity_options_parse(norm, &q, err, sizeof err) < 0) {
 		*why = r->kind == R_WEAKENS ? r->refused : bad_value;
 		return r->kind == R_WEAKENS ? VW_WEAKENS : VW_CHANGES;
 	}
@@ -690,7 +690,7 @@ static enum verity_effect judge_options(const struct verity_anchor *a, const cha
 	return worst;
 }
 
-enum verity_effect verity_word_judge(const struct verity_anchor *a, const char *key, const char *value,
+enum verity_effect hi_verity_word_judge(const struct verity_anchor *a, const char *key, const char *value,
 				     char *word, size_t wordcap, const char **why)
 {
 	const struct verity_rule *r = find_rule(key, false);
@@ -749,17 +749,17 @@ enum verity_effect verity_word_judge(const struct verity_anchor *a, const char *
  * The salt, block sizes and format need no place of their own but are
  * cheap: the root hash already binds them (the tree is salted and
  * shaped by them). */
-int verity_measure_text(char *out, size_t cap, const char *roothash, const struct verity_params *p,
+int hi_verity_measure_text(char *out, size_t cap, const char *roothash, const struct verity_params *p,
 			const char *data_spec, uint64_t data_bytes, const char *hash_spec, uint64_t hash_bytes)
 {
 	char words[VERITY_TABLE_MAX];
 
-	verity_options_words(p, words, sizeof words);
+	hi_verity_options_words(p, words, sizeof words);
 	int n = snprintf(out, cap, "%s;data=%s,%" PRIu64 ";hash=%s,%" PRIu64 ";hash_offset=%" PRIu64
 			 ";format=%u;alg=%s;blocks=%u/%u;data_blocks=%" PRIu64 ";options=%s;on_corruption=%s",
 			 roothash, data_spec, data_bytes, hash_spec, hash_bytes, p->hash_offset, p->hash_type,
 			 p->algorithm, p->data_block_size, p->hash_block_size, p->data_blocks, words,
-			 verity_corruption_name(p->on_corruption));
+			 hi_verity_corruption_name(p->on_corruption));
 	if (n < 0 || (size_t)n >= cap)
 		return -1;
 	for (char *c = out; *c; c++)

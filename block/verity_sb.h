@@ -52,13 +52,13 @@ struct verity_params {
 };
 
 /* Defaults: what veritysetup format uses when not told otherwise. */
-void verity_params_defaults(struct verity_params *p);
+void hi_verity_params_defaults(struct verity_params *p);
 
 /* Read a superblock (the first VERITY_SB_SIZE bytes at hash_offset) into
  * p. len is how many bytes were read. Returns 0, or -1 with err set
  * ("what; what to do") for a short read, a bad magic, version, hash type,
  * block size, algorithm or salt size. */
-int verity_sb_parse(const unsigned char *buf, size_t len, struct verity_params *p,
+int hi_verity_sb_parse(const unsigned char *buf, size_t len, struct verity_params *p,
 		    char *err, size_t errlen);
 
 /* Apply systemd.verity_root_options words (comma-separated): superblock=,
@@ -70,51 +70,51 @@ int verity_sb_parse(const unsigned char *buf, size_t len, struct verity_params *
  * base64:DER; it also sets sig_key_desc to VERITY_SIG_KEY_DESC, the key
  * the verity stage loads it into). Returns 0, or -1 with err naming the
  * word. */
-int verity_options_parse(const char *text, struct verity_params *p, char *err, size_t errlen);
+int hi_verity_options_parse(const char *text, struct verity_params *p, char *err, size_t errlen);
 
 /* The DER bytes of a "base64:..." signature source (standard alphabet,
  * '=' padding optional, nothing else). Returns the length, or -1 when it
  * is not base64, is empty or is longer than cap. */
-int verity_sig_base64(const char *text, unsigned char *out, size_t cap);
+int hi_verity_sig_base64(const char *text, unsigned char *out, size_t cap);
 
 /* Whether the words weaken verity (ignore-corruption, ignore-zero-blocks,
  * check-at-most-once): refused from the command line under the lock. */
-bool verity_options_weaken(const struct verity_params *p);
+bool hi_verity_options_weaken(const struct verity_params *p);
 
 /* A root hash: hex, even, and the digest length of the algorithm when it
  * is a known one. Returns 0, or -1 with err. */
-int verity_check_root_hash(const char *hex, const char *algorithm, char *err, size_t errlen);
+int hi_verity_check_root_hash(const char *hex, const char *algorithm, char *err, size_t errlen);
 
 /* Parameters given in full (no superblock) must be complete. */
-int verity_params_check(const struct verity_params *p, char *err, size_t errlen);
+int hi_verity_params_check(const struct verity_params *p, char *err, size_t errlen);
 
 /* The table line of the "verity" target, and its length in 512-byte
  * sectors. data and hash are "MAJ:MIN". Returns the line length, or -1
  * with err when it does not fit or a parameter is out of range. */
-int verity_table(const struct verity_params *p, const char *data, const char *hash,
+int hi_verity_table(const struct verity_params *p, const char *data, const char *hash,
 		 const char *root_hash, char *out, size_t cap, uint64_t *sectors,
 		 char *err, size_t errlen);
 
 /* Bytes the hash device must hold from its start: up to the end of the
  * tree (cryptsetup's VERITY_hash_blocks). Returns 0, or -1 when the
  * algorithm's digest size is not known (the kernel then checks alone). */
-int verity_hash_end(const struct verity_params *p, uint64_t *bytes);
+int hi_verity_hash_end(const struct verity_params *p, uint64_t *bytes);
 
-const char *verity_corruption_name(enum verity_corruption c);
+const char *hi_verity_corruption_name(enum verity_corruption c);
 
 /* Pick the root hash field (the 9th word) from a table line. Returns 0,
  * or -1 when the line is not a verity table. */
-int verity_table_root_hash(const char *table, char *out, size_t cap);
+int hi_verity_table_root_hash(const char *table, char *out, size_t cap);
 
 /* The optional arguments of a live table line (corruption mode,
  * ignore_zero_blocks, check_at_most_once, root_hash_sig_key_desc) into p,
  * whose other fields are left alone. Returns 0, or -1 when the line is not
  * a verity table or an argument is not one hardinit writes. */
-int verity_table_options(const char *table, struct verity_params *p);
+int hi_verity_table_options(const char *table, struct verity_params *p);
 
 /* The kernel's words for p's options, '+'-joined ("none" when there are
  * none): what the measurement, the report and hardinit audit compare. */
-void verity_options_words(const struct verity_params *p, char *out, size_t cap);
+void hi_verity_options_words(const struct verity_params *p, char *out, size_t cap);
 
 /* ---- the command line against an embedded root hash ------------------------
  * When the initramfs carries a root hash (the builder's --verity-roothash),
@@ -140,7 +140,7 @@ struct verity_anchor {
  * systemd.verity_root_options= every option word is judged and the worst
  * decides: the word that decided is copied into word. *why is the table's
  * reason (static text). */
-enum verity_effect verity_word_judge(const struct verity_anchor *a, const char *key, const char *value,
+enum verity_effect hi_verity_word_judge(const struct verity_anchor *a, const char *key, const char *value,
 				     char *word, size_t wordcap, const char **why);
 
 static inline bool verity_effect_refused(enum verity_effect e)
@@ -153,7 +153,7 @@ static inline bool verity_effect_refused(enum verity_effect e)
  * each device's identity (the name the boot found it by, and its size in
  * bytes), the tree's layout and the options with the corruption mode.
  * Returns the length, or -1 when it does not fit cap. */
-int verity_measure_text(char *out, size_t cap, const char *roothash, const struct verity_params *p,
+int hi_verity_measure_text(char *out, size_t cap, const char *roothash, const struct verity_params *p,
 			const char *data_spec, uint64_t data_bytes, const char *hash_spec, uint64_t hash_bytes);
 
 #endif

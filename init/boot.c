@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-int boot_error(struct boot *b, const char *fmt, ...)
+int hi_boot_error(struct boot *b, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -15,7 +15,7 @@ int boot_error(struct boot *b, const char *fmt, ...)
 	return -1;
 }
 
-int boot_problem(struct boot *b, bool required, const char *stage, const char *key,
+int hi_boot_problem(struct boot *b, bool required, const char *stage, const char *key,
 		 const char *fmt, ...)
 {
 	char msg[BOOT_ERR_MAX];
@@ -24,14 +24,14 @@ int boot_problem(struct boot *b, bool required, const char *stage, const char *k
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	report_add(&b->rep, stage, key, required ? "failed" : "warn", "%.150s", msg);
+	hi_report_add(&b->rep, stage, key, required ? "failed" : "warn", "%.150s", msg);
 	if (required)
-		return boot_error(b, "%s", msg);
+		return hi_boot_error(b, "%s", msg);
 	log_warn("%s", msg);
 	return 0;
 }
 
-char *boot_path(char *out, size_t outlen, const char *dir, const char *rel)
+char *hi_boot_path(char *out, size_t outlen, const char *dir, const char *rel)
 {
 	size_t dlen = strlen(dir);
 
@@ -46,7 +46,7 @@ char *boot_path(char *out, size_t outlen, const char *dir, const char *rel)
 	return out;
 }
 
-void boot_init_paths(struct boot *b, enum boot_mode mode)
+void hi_boot_init_paths(struct boot *b, enum boot_mode mode)
 {
 	b->mode = mode;
 	snprintf(b->proc, sizeof b->proc, "/proc");
@@ -58,5 +58,5 @@ void boot_init_paths(struct boot *b, enum boot_mode mode)
 	snprintf(b->ima_policy, sizeof b->ima_policy, "%s", BOOT_IMA_POLICY);
 	snprintf(b->ima_certs, sizeof b->ima_certs, "%s", BOOT_IMA_CERTS);
 	snprintf(b->newroot, sizeof b->newroot, mode == MODE_INITRAMFS ? "/root" : "/");
-	config_defaults(&b->cfg);
+	hi_config_defaults(&b->cfg);
 }

@@ -96,7 +96,7 @@ struct boot {
 	char ima_policy[BOOT_PATH_MAX];    /* the builder's IMA policy file */
 	char ima_certs[BOOT_PATH_MAX];     /* its directory of DER certificates */
 
-	/* What boot_pace_start() changed, to put back (init/boot_pace.c). */
+	/* What hi_boot_pace_start() changed, to put back (init/boot_pace.c). */
 	bool nice_raised;
 	int nice_before;
 	char rcu_expedited_before[16];     /* empty: not changed */
@@ -106,13 +106,13 @@ struct boot {
 };
 
 /* Record the fatal error of a stage: what, why, what to do. Returns -1. */
-int boot_error(struct boot *b, const char *fmt, ...)
+int hi_boot_error(struct boot *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /* A problem a [section] require = setting decides: with required, the
  * fatal error (returns -1); else a warning (returns 0). Either way one
  * report line, stage/key, "failed" or "warn". */
-int boot_problem(struct boot *b, bool required, const char *stage, const char *key,
+int hi_boot_problem(struct boot *b, bool required, const char *stage, const char *key,
 		 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
 /* How fast the boot runs, never what it does (init/boot_pace.c): for
@@ -121,15 +121,15 @@ int boot_problem(struct boot *b, bool required, const char *stage, const char *k
  * both are put back before the real init or an emergency shell runs, and
  * a failure either way is a warning: the boot is slower, not weaker. */
 #define BOOT_NICE (-20)
-void boot_pace_start(struct boot *b);
+void hi_boot_pace_start(struct boot *b);
 /* 0, or -1 after a logged warning that something stays changed. */
-int boot_pace_end(struct boot *b);
+int hi_boot_pace_end(struct boot *b);
 
 /* Fill in the default paths and config for a mode. */
-void boot_init_paths(struct boot *b, enum boot_mode mode);
+void hi_boot_init_paths(struct boot *b, enum boot_mode mode);
 
 /* Join a context directory and a relative path into out (bounded). Returns
  * out, or NULL when the result would not fit. */
-char *boot_path(char *out, size_t outlen, const char *dir, const char *rel);
+char *hi_boot_path(char *out, size_t outlen, const char *dir, const char *rel);
 
 #endif

@@ -47,7 +47,7 @@ static void raise_priority(struct boot *b)
 	}
 	b->nice_before = before;
 	b->nice_raised = true;
-	report_add(&b->rep, "early", "priority", "applied", "nice %d during the boot (was %d); put back before the real init",
+	hi_report_add(&b->rep, "early", "priority", "applied", "nice %d during the boot (was %d); put back before the real init",
 		   BOOT_NICE, before);
 }
 
@@ -56,37 +56,37 @@ static void expedite_rcu(struct boot *b)
 	char path[BOOT_PATH_MAX + 32], before[sizeof b->rcu_expedited_before];
 
 	/* Absent without tree RCU: nothing to speed up, nothing to say. */
-	if (!boot_path(path, sizeof path, b->sys, RCU_EXPEDITED) ||
-	    fs_read(path, before, sizeof before, NULL) < 0)
+	if (!hi_boot_path(path, sizeof path, b->sys, RCU_EXPEDITED) ||
+	    hi_fs_read(path, before, sizeof before, NULL) < 0)
 		return;
 	before[strcspn(before, "\n")] = '\0';
 	if (strcmp(before, "0") != 0)
 		return;   /* already expedited (rcupdate.rcu_expedited=1): leave it */
-	if (fs_write(path, "1") < 0) {
+	if (hi_fs_write(path, "1") < 0) {
 		log_warn("cannot expedite RCU grace periods (%s): %s; the IMA policy load and "
 			 "kernel.sysrq wait for normal ones", path, strerror(errno));
 		return;
 	}
 	snprintf(b->rcu_expedited_before, sizeof b->rcu_expedited_before, "%s", before);
-	report_add(&b->rep, "early", "rcu_expedited", "applied", "1 during the boot (was %s); put back before the real init",
+	hi_report_add(&b->rep, "early", "rcu_expedited", "applied", "1 during the boot (was %s); put back before the real init",
 		   before);
 }
 
-void boot_pace_start(struct boot *b)
+void hi_boot_pace_start(struct boot *b)
 {
 	raise_priority(b);
 	expedite_rcu(b);
 }
 
-int boot_pace_end(struct boot *b)
+int hi_boot_pace_end(struct boot *b)
 {
 	char path[BOOT_PATH_MAX + 32], now[16];
 	int rc = 0;
 
 	if (b->rcu_expedited_before[0]) {
-		bool ok = boot_path(path, sizeof path, b->sys, RCU_EXPEDITED) &&
-			  fs_write(path, b->rcu_expedited_before) == 0 &&
-			  fs_read(path, now, sizeof now, NULL) == 0 &&
+		bool ok = hi_boot_path(path, sizeof path, b->sys, RCU_EXPEDITED) &&
+			  hi_fs_write(path, b->rcu_expedited_before) == 0 &&
+			  hi_fs_read(path, now, sizeof now, NULL) == 0 &&
 			  strncmp(now, b->rcu_expedited_before, strlen(b->rcu_expedited_before)) == 0;
 		if (!ok) {
 			log_warn("cannot put %s/%s back to %s: the real init runs with expedited RCU grace "

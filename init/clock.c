@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <time.h>
 
-uint64_t boottime_ns(void)
+uint64_t hi_boottime_ns(void)
 {
 	struct timespec ts;
 
@@ -11,7 +11,7 @@ uint64_t boottime_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-char *clock_format_ms(char *out, size_t cap, uint64_t ns)
+char *hi_clock_format_ms(char *out, size_t cap, uint64_t ns)
 {
 	snprintf(out, cap, "%llu.%03llu", (unsigned long long)(ns / 1000000),
 		 (unsigned long long)(ns / 1000 % 1000));

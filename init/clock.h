@@ -7,11 +7,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-uint64_t boottime_ns(void);
+uint64_t hi_boottime_ns(void);
 
 /* Nanoseconds as milliseconds with three decimals, "12.345": the one form
  * every log line and report uses. */
 #define CLOCK_MS_MAX 24
-char *clock_format_ms(char *out, size_t cap, uint64_t ns);
+char *hi_clock_format_ms(char *out, size_t cap, uint64_t ns);
 
 #endif

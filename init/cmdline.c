@@ -130,7 +130,7 @@ static int assign_words(struct cmdline *c, char *err, size_t errlen)
 	return 0;
 }
 
-int cmdline_parse(struct cmdline *c, const char *text, size_t len, char *err, size_t errlen)
+int hi_cmdline_parse(struct cmdline *c, const char *text, size_t len, char *err, size_t errlen)
 {
 	memset(c, 0, sizeof *c);
 	if (len >= CMDLINE_MAX_BYTES)
@@ -142,7 +142,7 @@ int cmdline_parse(struct cmdline *c, const char *text, size_t len, char *err, si
 	return assign_words(c, err, errlen);
 }
 
-const char *cmdline_get(const struct cmdline *c, const char *key, bool *present)
+const char *hi_cmdline_get(const struct cmdline *c, const char *key, bool *present)
 {
 	const char *value = NULL;
 
@@ -202,7 +202,7 @@ static int parse_devnum(struct root_spec *r, const char *text)
 	return -1;
 }
 
-int root_spec_parse(struct root_spec *r, const char *text, char *err, size_t errlen)
+int hi_root_spec_parse(struct root_spec *r, const char *text, char *err, size_t errlen)
 {
 	static const struct { const char *prefix; enum root_kind kind; int lower; } tagged[] = {
 		{ "UUID=", ROOT_UUID, 1 },

@@ -43,12 +43,12 @@ struct cmdline {
 /* Parse text (not necessarily NUL-terminated, len bytes). Returns 0, or -1
  * with err set ("why; what to do") for input that cannot be trusted:
  * overlong, too many words, an unterminated quote, a NUL byte. */
-int cmdline_parse(struct cmdline *c, const char *text, size_t len,
+int hi_cmdline_parse(struct cmdline *c, const char *text, size_t len,
 		  char *err, size_t errlen);
 
 /* Value of the last word named key, or NULL; *present says whether a bare
  * word of that name occurred. */
-const char *cmdline_get(const struct cmdline *c, const char *key, bool *present);
+const char *hi_cmdline_get(const struct cmdline *c, const char *key, bool *present);
 
 /* Root specifications, as the kernel's name_to_dev_t accepts them:
  * /dev/NAME, UUID=, LABEL=, PARTUUID=, PARTLABEL=, decimal MAJ:MIN
@@ -61,6 +61,6 @@ struct root_spec {
 	unsigned major, minor;   /* ROOT_DEVNUM */
 };
 
-int root_spec_parse(struct root_spec *r, const char *text, char *err, size_t errlen);
+int hi_root_spec_parse(struct root_spec *r, const char *text, char *err, size_t errlen);
 
 #endif

@@ -20,7 +20,7 @@
 
 /* ---- defaults: the baseline profile ----------------------------------- */
 
-void config_defaults(struct config *c)
+void hi_config_defaults(struct config *c)
 {
 	memset(c, 0, sizeof *c);
 	c->failure_action = FAIL_REBOOT;
@@ -54,8 +54,8 @@ void config_defaults(struct config *c)
 	c->shm_noexec = true;
 	c->tmp_noexec = false;
 	c->polyinstantiate = true;
-	config_set_str(c->polydirs[0], CONFIG_PATH_MAX, "/tmp");
-	config_set_str(c->polydirs[1], CONFIG_PATH_MAX, "/var/tmp");
+	hi_config_set_str(c->polydirs[0], CONFIG_PATH_MAX, "/tmp");
+	hi_config_set_str(c->polydirs[1], CONFIG_PATH_MAX, "/var/tmp");
 	c->n_polydirs = 2;
 
 	c->tiocsti = TIOCSTI_DENY_UNPRIVILEGED;
@@ -97,26 +97,26 @@ static const struct { const char *typed, *section, *key; } key_hints[] = {
 
 static int unknown_key(struct parse *p, int section, const char *key)
 {
-	const char *sec = config_section_names[section];
+	const char *sec = hi_config_section_names[section];
 
-	for (size_t i = 0; i < config_n_keys; i++)
-		if ((int)config_key_table[i].section == section && config_close_enough(key, config_key_table[i].key))
-			return config_fail(p, "unknown key '%s' in [%s]; did you mean '%s'? see hardinit.conf(5)", key, sec, config_key_table[i].key);
+	for (size_t i = 0; i < hi_config_n_keys; i++)
+		if ((int)hi_config_key_table[i].section == section && hi_config_close_enough(key, hi_config_key_table[i].key))
+			return hi_config_fail(p, "unknown key '%s' in [%s]; did you mean '%s'? see hardinit.conf(5)", key, sec, hi_config_key_table[i].key);
 	for (size_t i = 0; i < sizeof key_hints / sizeof key_hints[0]; i++) {
 		if (strcasecmp(key, key_hints[i].typed) != 0)
 			continue;
 		if (strcmp(key_hints[i].section, sec) == 0)
-			return config_fail(p, "unknown key '%s' in [%s]; did you mean '%s'? see hardinit.conf(5)", key, sec, key_hints[i].key);
-		return config_fail(p, "unknown key '%s' in [%s]; did you mean '%s' in [%s]? see hardinit.conf(5)", key, sec,
+			return hi_config_fail(p, "unknown key '%s' in [%s]; did you mean '%s'? see hardinit.conf(5)", key, sec, key_hints[i].key);
+		return hi_config_fail(p, "unknown key '%s' in [%s]; did you mean '%s' in [%s]? see hardinit.conf(5)", key, sec,
 			    key_hints[i].key, key_hints[i].section);
 	}
-	for (size_t i = 0; i < config_n_keys; i++)
-		if (strcmp(config_key_table[i].key, key) == 0)
-			return config_fail(p, "key '%s' belongs in [%s], not [%s]; move it there", key,
-				    config_section_names[config_key_table[i].section], sec);
+	for (size_t i = 0; i < hi_config_n_keys; i++)
+		if (strcmp(hi_config_key_table[i].key, key) == 0)
+			return hi_config_fail(p, "key '%s' belongs in [%s], not [%s]; move it there", key,
+				    hi_config_section_names[hi_config_key_table[i].section], sec);
 	if (section == SEC_SYSCTL)
-		return config_fail(p, "unknown key '%s' in [sysctl]; sysctl names have a dot (kernel.kptr_restrict), the other keys are include, require and persist", key);
-	return config_fail(p, "unknown key '%s' in [%s]; see hardinit.conf(5) for the keys of [%s]", key, sec, sec);
+		return hi_config_fail(p, "unknown key '%s' in [sysctl]; sysctl names have a dot (kernel.kptr_restrict), the other keys are include, require and persist", key);
+	return hi_config_fail(p, "unknown key '%s' in [%s]; see hardinit.conf(5) for the keys of [%s]", key, sec, sec);
 }
 
 static int section_line(struct parse *p, char *s)
@@ -125,28 +125,28 @@ static int section_line(struct parse *p, char *s)
 	char list[160];
 
 	if (p->in_include)
-		return config_fail(p, "sections are not allowed in an included sysctl.d file; write only 'key = value' lines");
+		return hi_config_fail(p, "sections are not allowed in an included sysctl.d file; write only 'key = value' lines");
 	if (!end)
-		return config_fail(p, "section header without ']'; write e.g. [selinux]");
+		return hi_config_fail(p, "section header without ']'; write e.g. [selinux]");
 	for (char *t = end + 1; *t; t++)
 		if (!isspace((unsigned char)*t))
-			return config_fail(p, "text after the section header; put it on the next line");
+			return hi_config_fail(p, "text after the section header; put it on the next line");
 	*end = '\0';
 	s++;
 	while (isspace((unsigned char)*s))
 		s++;
 	for (char *t = s + strlen(s); t > s && isspace((unsigned char)t[-1]);)
 		*--t = '\0';
-	int sec = config_section_of(s);
+	int sec = hi_config_section_of(s);
 	if (sec < 0) {
 		for (int i = 0; i < N_SECTIONS; i++)
-			if (config_close_enough(s, config_section_names[i]))
-				return config_fail(p, "unknown section [%s]; did you mean [%s]? see hardinit.conf(5)", s, config_section_names[i]);
-		config_join_names(list, sizeof list, config_section_names);
-		return config_fail(p, "unknown section [%s]; the sections are %s", s, list);
+			if (hi_config_close_enough(s, hi_config_section_names[i]))
+				return hi_config_fail(p, "unknown section [%s]; did you mean [%s]? see hardinit.conf(5)", s, hi_config_section_names[i]);
+		hi_config_join_names(list, sizeof list, hi_config_section_names);
+		return hi_config_fail(p, "unknown section [%s]; the sections are %s", s, list);
 	}
 	if (p->section_line[sec])
-		return config_fail(p, "section [%s] appears twice (first on line %u); merge them", s, p->section_line[sec]);
+		return hi_config_fail(p, "section [%s] appears twice (first on line %u); merge them", s, p->section_line[sec]);
 	p->section_line[sec] = p->line;
 	p->section = sec;
 	return 0;
@@ -154,36 +154,36 @@ static int section_line(struct parse *p, char *s)
 
 static int key_before_section(struct parse *p, const char *key)
 {
-	for (size_t i = 0; i < config_n_keys; i++)
-		if (strcmp(config_key_table[i].key, key) == 0)
-			return config_fail(p, "key '%s' before any [section]; put it under [%s]", key,
-				    config_section_names[config_key_table[i].section]);
+	for (size_t i = 0; i < hi_config_n_keys; i++)
+		if (strcmp(hi_config_key_table[i].key, key) == 0)
+			return hi_config_fail(p, "key '%s' before any [section]; put it under [%s]", key,
+				    hi_config_section_names[hi_config_key_table[i].section]);
 	if (strchr(key, '.'))
-		return config_fail(p, "key '%s' before any [section]; put sysctls under [sysctl]", key);
-	return config_fail(p, "key '%s' before any [section]; start the file with a section such as [boot]", key);
+		return hi_config_fail(p, "key '%s' before any [section]; put sysctls under [sysctl]", key);
+	return hi_config_fail(p, "key '%s' before any [section]; start the file with a section such as [boot]", key);
 }
 
 /* key = value, within the current section. */
-int config_assignment(struct parse *p, const char *key, const char *value)
+int hi_config_assignment(struct parse *p, const char *key, const char *value)
 {
 	if (p->section < 0)
 		return key_before_section(p, key);
-	const struct key_def *d = config_key_find(p->section, key);
+	const struct key_def *d = hi_config_key_find(p->section, key);
 	if (!d && p->section == SEC_SYSCTL && (strpbrk(key, "./") || key[0] == '-'))
-		return config_set_sysctl(p, key, value);
+		return hi_config_set_sysctl(p, key, value);
 	if (!d)
 		return unknown_key(p, p->section, key);
 	if (p->in_include)
-		return config_fail(p, "'%s' is not a sysctl; an included sysctl.d file holds only sysctl lines", key);
-	size_t k = (size_t)(d - config_key_table);
+		return hi_config_fail(p, "'%s' is not a sysctl; an included sysctl.d file holds only sysctl lines", key);
+	size_t k = (size_t)(d - hi_config_key_table);
 	if (!d->repeatable && p->key_line[k])
-		return config_fail(p, "duplicate key '%s' in [%s] (first on line %u); keep one", key,
-			    config_section_names[d->section], p->key_line[k]);
+		return hi_config_fail(p, "duplicate key '%s' in [%s] (first on line %u); keep one", key,
+			    hi_config_section_names[d->section], p->key_line[k]);
 	p->key_line[k] = p->line;
-	return config_set_value(p, d, value);
+	return hi_config_set_value(p, d, value);
 }
 
-char *config_trim(char *s)
+char *hi_config_trim(char *s)
 {
 	while (isspace((unsigned char)*s))
 		s++;
@@ -196,8 +196,8 @@ static int one_line(struct parse *p, char *line)
 {
 	for (const char *s = line; *s; s++)
 		if (((unsigned char)*s < 0x20 && *s != '\t') || *s == 0x7f)
-			return config_fail(p, "control character 0x%02x; remove it (is this a text file?)", (unsigned char)*s);
-	char *s = config_trim(line);
+			return hi_config_fail(p, "control character 0x%02x; remove it (is this a text file?)", (unsigned char)*s);
+	char *s = hi_config_trim(line);
 	/* sysctl.d(5) also takes ';' comments; hardinit.conf only '#'. */
 	if (!*s || *s == '#' || (p->in_include && *s == ';'))
 		return 0;
@@ -205,13 +205,13 @@ static int one_line(struct parse *p, char *line)
 		return section_line(p, s);
 	char *eq = strchr(s, '=');
 	if (!eq)
-		return config_fail(p, "expected 'key = value', a [section] or a # comment; got '%.40s'", s);
+		return hi_config_fail(p, "expected 'key = value', a [section] or a # comment; got '%.40s'", s);
 	*eq = '\0';
-	char *key = config_trim(s);
-	char *value = config_trim(eq + 1);
+	char *key = hi_config_trim(s);
+	char *value = hi_config_trim(eq + 1);
 	if (!*key)
-		return config_fail(p, "'=' without a key; write key = value");
-	return config_assignment(p, key, value);
+		return hi_config_fail(p, "'=' without a key; write key = value");
+	return hi_config_assignment(p, key, value);
 }
 
 /* The line number of byte offset pos, for the size-limit error. */
@@ -223,7 +223,7 @@ static unsigned line_at(const char *text, size_t pos)
 	return line;
 }
 
-int config_parse_text(struct parse *p, const char *text, size_t len)
+int hi_config_parse_text(struct parse *p, const char *text, size_t len)
 {
 	char buf[CONFIG_MAX_LINE + 1];
 	size_t pos = 0;
@@ -231,7 +231,7 @@ int config_parse_text(struct parse *p, const char *text, size_t len)
 	p->line = 0;
 	if (len > CONFIG_MAX_FILE_BYTES) {
 		p->line = line_at(text, CONFIG_MAX_FILE_BYTES);
-		return config_fail(p, "file is larger than %d bytes (CONFIG_MAX_FILE_BYTES); split it or remove settings",
+		return hi_config_fail(p, "file is larger than %d bytes (CONFIG_MAX_FILE_BYTES); split it or remove settings",
 			    CONFIG_MAX_FILE_BYTES);
 	}
 	while (pos < len) {
@@ -241,18 +241,18 @@ int config_parse_text(struct parse *p, const char *text, size_t len)
 		p->line++;
 		pos += n + (nl ? 1 : 0);
 		if (memchr(start, '\0', n))
-			return config_fail(p, "NUL byte in the file; this is not a text file, fix or regenerate it");
+			return hi_config_fail(p, "NUL byte in the file; this is not a text file, fix or regenerate it");
 		if (n > 0 && start[n - 1] == '\r')
 			n--;   /* a file written on another system: accept CRLF */
 		if (n >= CONFIG_MAX_LINE)
-			return config_fail(p, "line longer than %d bytes (CONFIG_MAX_LINE); shorten it or split a list over repeated keys",
+			return hi_config_fail(p, "line longer than %d bytes (CONFIG_MAX_LINE); shorten it or split a list over repeated keys",
 				    CONFIG_MAX_LINE - 1);
 		memcpy(buf, start, n);
 		buf[n] = '\0';
 		if (one_line(p, buf) < 0)
 			return -1;
 	}
-	return p->in_include ? 0 : config_finish_requires(p);
+	return p->in_include ? 0 : hi_config_finish_requires(p);
 }
 
 static void format_error(char *err, size_t errlen, const char *name, unsigned line, const char *msg)
@@ -261,7 +261,7 @@ static void format_error(char *err, size_t errlen, const char *name, unsigned li
 		snprintf(err, errlen, "%s:%u: %s", name, line, msg);
 }
 
-int config_parse(struct config *c, const char *text, size_t len,
+int hi_config_parse(struct config *c, const char *text, size_t len,
 		 const char *name, const char *root, char *err, size_t errlen)
 {
 	struct config *work = malloc(sizeof *work);
@@ -282,7 +282,7 @@ int config_parse(struct config *c, const char *text, size_t len,
 	p->root = root ? root : "";
 	p->section = -1;
 	p->n_includes = &n_includes;
-	rc = config_parse_text(p, text ? text : "", text ? len : 0);
+	rc = hi_config_parse_text(p, text ? text : "", text ? len : 0);
 	if (rc < 0)
 		format_error(err, errlen, name, p->line, p->msg);
 	else
@@ -293,7 +293,7 @@ out:
 	return rc;
 }
 
-int config_load(struct config *c, const char *path, const char *root,
+int hi_config_load(struct config *c, const char *path, const char *root,
 		char *err, size_t errlen)
 {
 	char *buf = malloc(CONFIG_MAX_FILE_BYTES + 1);
@@ -303,7 +303,7 @@ int config_load(struct config *c, const char *path, const char *root,
 		format_error(err, errlen, path, 0, "out of memory; the config was not read");
 		return -1;
 	}
-	if (fs_read(path, buf, CONFIG_MAX_FILE_BYTES + 1, &len) < 0) {
+	if (hi_fs_read(path, buf, CONFIG_MAX_FILE_BYTES + 1, &len) < 0) {
 		int e = errno;
 		if (err && errlen && e == E2BIG)
 			snprintf(err, errlen, "%s:%u: file is larger than %d bytes (CONFIG_MAX_FILE_BYTES); split it or remove settings",
@@ -314,7 +314,7 @@ int config_load(struct config *c, const char *path, const char *root,
 		errno = e;
 		return -1;
 	}
-	int rc = config_parse(c, buf, len, path, root, err, errlen);
+	int rc = hi_config_parse(c, buf, len, path, root, err, errlen);
 	free(buf);
 	return rc;
 }

@@ -162,28 +162,28 @@ struct config {
 };
 
 /* Defaults: the baseline profile's values, so an empty file is valid. */
-void config_defaults(struct config *c);
+void hi_config_defaults(struct config *c);
 
 /* Parse a config file's text. On error returns -1 and writes one line to
  * err: "FILE:LINE: what is wrong; how to fix it". name is used in messages.
  * include = lines are resolved relative to root (may be "" for the host). */
-int config_parse(struct config *c, const char *text, size_t len,
+int hi_config_parse(struct config *c, const char *text, size_t len,
 		 const char *name, const char *root, char *err, size_t errlen);
 
 /* Read and parse a file (bounded by CONFIG_MAX_FILE_BYTES). */
-int config_load(struct config *c, const char *path, const char *root,
+int hi_config_load(struct config *c, const char *path, const char *root,
 		char *err, size_t errlen);
 
 /* Apply one hardinit.<section>.<key>=<value> override from the kernel
  * command line. Returns 0 applied, 1 refused because the config is locked
  * and the change weakens it (err says what), -1 malformed (err says why). */
-int config_override(struct config *c, const char *key, const char *value,
+int hi_config_override(struct config *c, const char *key, const char *value,
 		    char *err, size_t errlen);
 
 /* Apply SECTION.KEY=VALUE as a line of the file would set it, without the
  * lock (the file's author sets it, not the command line): 0, or -1 with
  * err "SECTION.KEY=VALUE: why". */
-int config_set_key(struct config *c, const char *key, const char *value,
+int hi_config_set_key(struct config *c, const char *key, const char *value,
 		   char *err, size_t errlen);
 
 /* FILE's text with each SECTION.KEY=VALUE of assign set (config-set):
@@ -193,7 +193,7 @@ int config_set_key(struct config *c, const char *key, const char *value,
  * parsed again and must give what assign asked, compared through
  * config_format. Returns the length written to out, or -1 with one line
  * in err. root: where include = paths are read, as config_load. */
-int config_edit(const char *text, size_t len, const char *name, const char *root,
+int hi_config_edit(const char *text, size_t len, const char *name, const char *root,
 		const char *const *assign, size_t n, char *out, size_t cap,
 		char *err, size_t errlen);
 
@@ -201,20 +201,20 @@ int config_edit(const char *text, size_t len, const char *name, const char *root
  * accepts and that gives back the same struct: saved by the report stage
  * as /run/hardinit/config for hardinit audit. Returns the length, or -1
  * when cap is too small. */
-int config_format(const struct config *c, char *out, size_t cap);
+int hi_config_format(const struct config *c, char *out, size_t cap);
 
 /* Names for reports and messages. */
-const char *config_failure_action_name(enum failure_action a);
-const char *config_selinux_mode_name(enum selinux_mode m);
-const char *config_tiocsti_name(enum tiocsti_mode m);
-const char *config_lockdown_name(enum lockdown_level l);
-const char *config_hidepid_name(enum hidepid h);
+const char *hi_config_failure_action_name(enum failure_action a);
+const char *hi_config_selinux_mode_name(enum selinux_mode m);
+const char *hi_config_tiocsti_name(enum tiocsti_mode m);
+const char *hi_config_lockdown_name(enum lockdown_level l);
+const char *hi_config_hidepid_name(enum hidepid h);
 /* The failure action a name stands for, or -1: for a command line read
  * before any config. */
-int config_failure_action_from_name(const char *name);
+int hi_config_failure_action_from_name(const char *name);
 
 /* Is s a [mounts] tmp_size the parser accepts (not "off")? The mounts
  * stage checks again with the same rule before it builds mount data. */
-bool config_tmp_size_valid(const char *s);
+bool hi_config_tmp_size_valid(const char *s);
 
 #endif

@@ -47,13 +47,13 @@ static int edit_parse(struct edit *e, const char *arg, struct config *want, char
 	memcpy(name, arg, (size_t)(eq - arg));
 	name[eq - arg] = '\0';
 	/* The reader's word first: an unknown section or key, a bad value. */
-	if (config_set_key(want, name, eq + 1, err, errlen) < 0)
+	if (hi_config_set_key(want, name, eq + 1, err, errlen) < 0)
 		return -1;
 	name[dot - arg] = '\0';
-	e->section = config_section_of(name);
+	e->section = hi_config_section_of(name);
 	e->key = NULL;
-	for (size_t i = 0; e->section >= 0 && i < config_n_keys; i++) {
-		const struct key_def *d = &config_key_table[i];
+	for (size_t i = 0; e->section >= 0 && i < hi_config_n_keys; i++) {
+		const struct key_def *d = &hi_config_key_table[i];
 		if ((int)d->section == e->section && strcmp(d->key, name + (dot - arg) + 1) == 0 &&
 		    d->kind != K_LIST && !d->repeatable)
 			e->key = d->key;
@@ -65,7 +65,7 @@ static int edit_parse(struct edit *e, const char *arg, struct config *want, char
 	/* Written as the reader keeps it: without white space around. */
 	char v[CONFIG_MAX_LINE];
 	snprintf(v, sizeof v, "%s", eq + 1);
-	snprintf(e->value, sizeof e->value, "%s", config_trim(v));
+	snprintf(e->value, sizeof e->value, "%s", hi_config_trim(v));
 	return 0;
 }
 
@@ -74,12 +74,12 @@ static int header_section(const char *line)
 {
 	char buf[CONFIG_MAX_LINE + 1];
 	snprintf(buf, sizeof buf, "%s", line);
-	char *s = config_trim(buf);
+	char *s = hi_config_trim(buf);
 	char *end = strchr(s, ']');
 	if (*s != '[' || !end)
 		return -1;
 	*end = '\0';
-	return config_section_of(config_trim(s + 1));
+	return hi_config_section_of(hi_config_trim(s + 1));
 }
 
 /* Is line "KEY = ..." for one of the edits of section sec? */
@@ -88,10 +88,10 @@ static bool replaced(const char *line, int sec, const struct edit *e, size_t n)
 	char buf[CONFIG_MAX_LINE + 1];
 	snprintf(buf, sizeof buf, "%s", line);
 	char *eq = strchr(buf, '=');
-	if (!eq || *config_trim(buf) == '#')
+	if (!eq || *hi_config_trim(buf) == '#')
 		return false;
 	*eq = '\0';
-	const char *key = config_trim(buf);
+	const char *key = hi_config_trim(buf);
 	for (size_t i = 0; i < n; i++)
 		if (e[i].section == sec && strcmp(e[i].key, key) == 0)
 			return true;
@@ -102,7 +102,7 @@ static void put_section(struct sink *o, int sec, struct edit *e, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		if (e[i].section == sec && !e[i].written) {
-			sink_printf(o, "%s = %s\n", e[i].key, e[i].value);
+			hi_sink_printf(o, "%s = %s\n", e[i].key, e[i].value);
 			e[i].written = true;
 		}
 }
@@ -123,7 +123,7 @@ static void rewrite(struct sink *o, const char *text, size_t len, struct edit *e
 		int h = header_section(line);
 		if (h < 0 && sec >= 0 && replaced(line, sec, e, n))
 			continue;
-		sink_printf(o, "%s\n", line);
+		hi_sink_printf(o, "%s\n", line);
 		if (h >= 0) {
 			sec = h;
 			put_section(o, sec, e, n);
@@ -131,7 +131,7 @@ static void rewrite(struct sink *o, const char *text, size_t len, struct edit *e
 	}
 	for (size_t i = 0; i < n; i++)
 		if (!e[i].written) {
-			sink_printf(o, "\n[%s]\n", config_section_names[e[i].section]);
+			hi_sink_printf(o, "\n[%s]\n", hi_config_section_names[e[i].section]);
 			put_section(o, e[i].section, e, n);
 		}
 }
@@ -148,11 +148,11 @@ static int same_config(const char *text, size_t len, const char *name, const cha
 		fail(err, errlen, "%s: out of memory", name);
 		goto out;
 	}
-	config_defaults(got);
-	if (config_parse(got, text, len, name, root, err, errlen) < 0)
+	hi_config_defaults(got);
+	if (hi_config_parse(got, text, len, name, root, err, errlen) < 0)
 		goto out;
-	if (config_format(got, a, 2 * CONFIG_MAX_FILE_BYTES) < 0 ||
-	    config_format(want, b, 2 * CONFIG_MAX_FILE_BYTES) < 0 || strcmp(a, b) != 0) {
+	if (hi_config_format(got, a, 2 * CONFIG_MAX_FILE_BYTES) < 0 ||
+	    hi_config_format(want, b, 2 * CONFIG_MAX_FILE_BYTES) < 0 || strcmp(a, b) != 0) {
 		fail(err, errlen, "%s: the edited text does not read as the values asked for; "
 		     "write them in the file by hand", name);
 		goto out;
@@ -165,7 +165,7 @@ out:
 	return rc;
 }
 
-int config_edit(const char *text, size_t len, const char *name, const char *root,
+int hi_config_edit(const char *text, size_t len, const char *name, const char *root,
 		const char *const *assign, size_t n, char *out, size_t cap,
 		char *err, size_t errlen)
 {
@@ -181,8 +181,8 @@ int config_edit(const char *text, size_t len, const char *name, const char *root
 		snprintf(err, errlen, "config-set takes 1 to %d SECTION.KEY=VALUE", EDIT_MAX);
 		goto out;
 	}
-	config_defaults(want);
-	if (config_parse(want, text, len, name, root, err, errlen) < 0)
+	hi_config_defaults(want);
+	if (hi_config_parse(want, text, len, name, root, err, errlen) < 0)
 		goto out;
 	for (size_t i = 0; i < n; i++) {
 		if (edit_parse(&e[i], assign[i], want, err, errlen) < 0)
@@ -194,7 +194,7 @@ int config_edit(const char *text, size_t len, const char *name, const char *root
 			}
 	}
 	struct sink o;
-	sink_init(&o, out, cap);
+	hi_sink_init(&o, out, cap);
 	rewrite(&o, text, len, e, n);
 	if (o.full || o.len > CONFIG_MAX_FILE_BYTES) {
 		fail(err, errlen, "%s: the edited config is larger than %d bytes (CONFIG_MAX_FILE_BYTES); "

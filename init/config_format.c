@@ -9,7 +9,7 @@
 
 /* An enum value the names do not cover is written as "" and marks the
  * sink full: config_format must fail rather than write what does not parse. */
-void config_format_value(char *out, size_t cap, const struct config *c, const struct key_def *d)
+void hi_config_format_value(char *out, size_t cap, const struct config *c, const struct key_def *d)
 {
 	const char *f = (const char *)c + d->offset;
 	int v;
@@ -52,72 +52,72 @@ static void format_scalar(struct sink *o, const struct config *c, const struct k
 
 	if (d->kind == K_LIST)
 		return;
-	config_format_value(value, sizeof value, c, d);
+	hi_config_format_value(value, sizeof value, c, d);
 	if (!value[0] && d->kind == K_ENUM)
 		o->full = true;   /* not a value the parser takes back: fail */
 	else if (!value[0])
-		sink_printf(o, "%s =\n", d->key);
+		hi_sink_printf(o, "%s =\n", d->key);
 	else
-		sink_printf(o, "%s = %s\n", d->key, value);
+		hi_sink_printf(o, "%s = %s\n", d->key, value);
 }
 
 /* The lists, one item a line: repeatable keys keep the order exactly. */
-void format_booleans(struct sink *o, const struct config *c)
+void hi_format_booleans(struct sink *o, const struct config *c)
 {
 	for (size_t i = 0; i < c->n_booleans; i++)
-		sink_printf(o, "boolean = %s=%s\n", c->booleans[i].name, c->booleans[i].value ? "on" : "off");
+		hi_sink_printf(o, "boolean = %s=%s\n", c->booleans[i].name, c->booleans[i].value ? "on" : "off");
 }
 
-void format_sysctls(struct sink *o, const struct config *c)
+void hi_format_sysctls(struct sink *o, const struct config *c)
 {
 	for (size_t i = 0; i < c->n_sysctls; i++)
-		sink_printf(o, "%s%s = %s\n", c->sysctls[i].ignore_failure ? "-" : "", c->sysctls[i].key, c->sysctls[i].value);
+		hi_sink_printf(o, "%s%s = %s\n", c->sysctls[i].ignore_failure ? "-" : "", c->sysctls[i].key, c->sysctls[i].value);
 	for (size_t i = 0; i < c->n_sysctls; i++)
 		if (c->sysctls[i].required)
-			sink_printf(o, "require = %s\n", c->sysctls[i].key);
+			hi_sink_printf(o, "require = %s\n", c->sysctls[i].key);
 }
 
-void format_kernel_opts(struct sink *o, const struct config *c)
+void hi_format_kernel_opts(struct sink *o, const struct config *c)
 {
 	for (size_t i = 0; i < c->n_kernel_opts; i++)
-		sink_printf(o, "%s = %s\n", c->kernel_opts[i].required ? "require" : "warn", c->kernel_opts[i].word);
+		hi_sink_printf(o, "%s = %s\n", c->kernel_opts[i].required ? "require" : "warn", c->kernel_opts[i].word);
 }
 
-void format_cap_drop(struct sink *o, const struct config *c)
+void hi_format_cap_drop(struct sink *o, const struct config *c)
 {
 	for (size_t i = 0; i < c->n_cap_drop; i++) {
 		const char *name = capng_capability_to_name((unsigned)c->cap_drop[i]);
 		if (name)
-			sink_printf(o, "drop = cap_%s\n", name);
+			hi_sink_printf(o, "drop = cap_%s\n", name);
 		else
 			o->full = true;   /* cannot be written back: fail */
 	}
 }
 
-void format_polydirs(struct sink *o, const struct config *c)
+void hi_format_polydirs(struct sink *o, const struct config *c)
 {
-	sink_printf(o, "polydirs =");
+	hi_sink_printf(o, "polydirs =");
 	for (size_t i = 0; i < c->n_polydirs; i++)
-		sink_printf(o, " %s", c->polydirs[i]);
-	sink_printf(o, "\n");
+		hi_sink_printf(o, " %s", c->polydirs[i]);
+	hi_sink_printf(o, "\n");
 }
 
-int config_format(const struct config *c, char *out, size_t cap)
+int hi_config_format(const struct config *c, char *out, size_t cap)
 {
 	struct sink o;
 
 	if (cap == 0)
 		return -1;
-	sink_init(&o, out, cap);
-	sink_printf(&o, "# hardinit.conf: the effective configuration (see hardinit.conf(5))\n");
+	hi_sink_init(&o, out, cap);
+	hi_sink_printf(&o, "# hardinit.conf: the effective configuration (see hardinit.conf(5))\n");
 	for (int s = 0; s < N_SECTIONS; s++) {
-		sink_printf(&o, "\n[%s]\n", config_section_names[s]);
-		for (size_t k = 0; k < config_n_keys; k++)
-			if ((int)config_key_table[k].section == s)
-				format_scalar(&o, c, &config_key_table[k]);
-		for (size_t l = 0; l < config_n_lists; l++)
-			if ((int)config_list_table[l].section == s)
-				config_list_table[l].format(&o, c);
+		hi_sink_printf(&o, "\n[%s]\n", hi_config_section_names[s]);
+		for (size_t k = 0; k < hi_config_n_keys; k++)
+			if ((int)hi_config_key_table[k].section == s)
+				format_scalar(&o, c, &hi_config_key_table[k]);
+		for (size_t l = 0; l < hi_config_n_lists; l++)
+			if ((int)hi_config_list_table[l].section == s)
+				hi_config_list_table[l].format(&o, c);
 	}
 	if (o.full)
 		return -1;

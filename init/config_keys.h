@@ -22,7 +22,7 @@ enum section {
 	SEC_CAPS, SEC_LOCKS, SEC_MOUNTS, SEC_TTY, SEC_VERITY, SEC_IMA, SEC_TPM, N_SECTIONS
 };
 
-extern const char *const config_section_names[N_SECTIONS + 1];
+extern const char *const hi_config_section_names[N_SECTIONS + 1];
 
 enum kind { K_BOOL, K_INT, K_ENUM, K_NAMED_BOOL, K_STRING, K_LIST };
 
@@ -78,10 +78,10 @@ struct list_def {
 	int (*weaker)(const struct config *o, const struct config *n, char *why, size_t len);
 };
 
-extern const struct key_def config_key_table[];
-extern const size_t config_n_keys;
-extern const struct list_def config_list_table[];
-extern const size_t config_n_lists;
+extern const struct key_def hi_config_key_table[];
+extern const size_t hi_config_n_keys;
+extern const struct list_def hi_config_list_table[];
+extern const size_t hi_config_n_lists;
 
 #define N_KEYS_MAX 96
 
@@ -112,59 +112,59 @@ struct parse {
 };
 
 /* Record the error of the line being read; returns -1. */
-int config_fail(struct parse *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int hi_config_fail(struct parse *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* config_values.c: small parsers and the list setters. */
-void config_set_str(char *dst, size_t cap, const char *s);
-int config_lookup_name(const char *const *names, const char *s);
-void config_join_names(char *out, size_t cap, const char *const *names);
-bool config_close_enough(const char *typed, const char *known);
-int config_parse_bool(const char *s, bool *out);
-int config_parse_long(const char *s, long min, long max, long *out);
-const char *config_check_abs_path(const char *s);
-const char *config_comment_hint(const char *value);
-long config_sysctl_index(const struct config *c, const char *key);
-bool config_cap_listed(const struct config *c, int cap);
-bool config_polydir_listed(const struct config *c, const char *dir);
-int config_set_sysctl(struct parse *p, const char *raw_key, const char *value);
-int config_finish_requires(struct parse *p);
-int set_boolean(struct parse *p, const char *value);
-int set_cap_drop(struct parse *p, const char *value);
-int set_cap_keep(struct parse *p, const char *value);
-int set_kernel_warn(struct parse *p, const char *value);
-int set_kernel_require(struct parse *p, const char *value);
-int set_polydirs(struct parse *p, const char *value);
-int set_sysctl_include(struct parse *p, const char *value);
-int set_sysctl_require(struct parse *p, const char *value);
+void hi_config_set_str(char *dst, size_t cap, const char *s);
+int hi_config_lookup_name(const char *const *names, const char *s);
+void hi_config_join_names(char *out, size_t cap, const char *const *names);
+bool hi_config_close_enough(const char *typed, const char *known);
+int hi_config_parse_bool(const char *s, bool *out);
+int hi_config_parse_long(const char *s, long min, long max, long *out);
+const char *hi_config_check_abs_path(const char *s);
+const char *hi_config_comment_hint(const char *value);
+long hi_config_sysctl_index(const struct config *c, const char *key);
+bool hi_config_cap_listed(const struct config *c, int cap);
+bool hi_config_polydir_listed(const struct config *c, const char *dir);
+int hi_config_set_sysctl(struct parse *p, const char *raw_key, const char *value);
+int hi_config_finish_requires(struct parse *p);
+int hi_set_boolean(struct parse *p, const char *value);
+int hi_set_cap_drop(struct parse *p, const char *value);
+int hi_set_cap_keep(struct parse *p, const char *value);
+int hi_set_kernel_warn(struct parse *p, const char *value);
+int hi_set_kernel_require(struct parse *p, const char *value);
+int hi_set_polydirs(struct parse *p, const char *value);
+int hi_set_sysctl_include(struct parse *p, const char *value);
+int hi_set_sysctl_require(struct parse *p, const char *value);
 
 /* config_table.c */
-const struct key_def *config_key_find(int section, const char *key);
-int config_set_value(struct parse *p, const struct key_def *d, const char *value);
-int config_section_of(const char *name);    /* enum section, or -1 */
+const struct key_def *hi_config_key_find(int section, const char *key);
+int hi_config_set_value(struct parse *p, const struct key_def *d, const char *value);
+int hi_config_section_of(const char *name);    /* enum section, or -1 */
 
 /* config.c: the line reader, also used for included files. */
-int config_parse_text(struct parse *p, const char *text, size_t len);
-int config_assignment(struct parse *p, const char *key, const char *value);
-char *config_trim(char *s);
+int hi_config_parse_text(struct parse *p, const char *text, size_t len);
+int hi_config_assignment(struct parse *p, const char *key, const char *value);
+char *hi_config_trim(char *s);
 
 /* config_format.c: one scalar as the parser takes it back ("yes", "none",
  * "50%", "off"); empty string for a list. */
-void config_format_value(char *out, size_t cap, const struct config *c, const struct key_def *d);
+void hi_config_format_value(char *out, size_t cap, const struct config *c, const struct key_def *d);
 
 /* config_lock.c: 1 after writing why n is weaker than o, else 0. */
-int config_weaker(const struct config *o, const struct config *n, char *why, size_t len);
+int hi_config_weaker(const struct config *o, const struct config *n, char *why, size_t len);
 
 /* The lists' rules (config_lock.c) and formatters (config_format.c),
  * named in config_list_table. */
-int booleans_weaker(const struct config *o, const struct config *n, char *why, size_t len);
-int sysctls_weaker(const struct config *o, const struct config *n, char *why, size_t len);
-int cap_drop_weaker(const struct config *o, const struct config *n, char *why, size_t len);
-int polydirs_weaker(const struct config *o, const struct config *n, char *why, size_t len);
-void format_booleans(struct sink *o, const struct config *c);
-void format_sysctls(struct sink *o, const struct config *c);
-void format_kernel_opts(struct sink *o, const struct config *c);
-void format_cap_drop(struct sink *o, const struct config *c);
-void format_polydirs(struct sink *o, const struct config *c);
+int hi_booleans_weaker(const struct config *o, const struct config *n, char *why, size_t len);
+int hi_sysctls_weaker(const struct config *o, const struct config *n, char *why, size_t len);
+int hi_cap_drop_weaker(const struct config *o, const struct config *n, char *why, size_t len);
+int hi_polydirs_weaker(const struct config *o, const struct config *n, char *why, size_t len);
+void hi_format_booleans(struct sink *o, const struct config *c);
+void hi_format_sysctls(struct sink *o, const struct config *c);
+void hi_format_kernel_opts(struct sink *o, const struct config *c);
+void hi_format_cap_drop(struct sink *o, const struct config *c);
+void hi_format_polydirs(struct sink *o, const struct config *c);
 
 
 

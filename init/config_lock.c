@@ -80,22 +80,22 @@ static int key_weaker(const struct config *o, const struct config *n, const stru
 
 	if (d->lock == LOCK_UNSET)
 		return weaker(why, len, "%s.%s has no lock rule (a bug: report it)",
-			      config_section_names[d->section], d->key);
+			      hi_config_section_names[d->section], d->key);
 	if (d->kind == K_LIST || !scalar_weaker(o, n, d))
 		return 0;
-	config_format_value(ov, sizeof ov, o, d);
-	config_format_value(nv, sizeof nv, n, d);
+	hi_config_format_value(ov, sizeof ov, o, d);
+	hi_config_format_value(nv, sizeof nv, n, d);
 	shorten(ov);
 	shorten(nv);
 	const char *q = d->kind == K_STRING && !d->off_is_empty ? "'" : "";
-	return weaker(why, len, "%s.%s %s%s%s -> %s%s%s%s", config_section_names[d->section], d->key,
+	return weaker(why, len, "%s.%s %s%s%s -> %s%s%s%s", hi_config_section_names[d->section], d->key,
 		      q, ov, q, q, nv, q,
 		      d->lock == LOCK_FIXED ? " (it cannot change under the lock)" : "");
 }
 
 /* ---- lists: one rule per list -------------------------------------------- */
 
-int booleans_weaker(const struct config *o, const struct config *n, char *why, size_t len)
+int hi_booleans_weaker(const struct config *o, const struct config *n, char *why, size_t len)
 {
 	if (o->n_booleans != n->n_booleans || memcmp(o->booleans, n->booleans, sizeof o->booleans) != 0)
 		return weaker(why, len, "selinux.boolean (booleans cannot change under the lock)");
@@ -111,7 +111,7 @@ static const char *sysctl_owner(const struct config *c, const char *key)
 		"kernel.randomize_va_space", "vm.mmap_min_addr", "vm.mmap_rnd_bits", "vm.mmap_rnd_compat_bits", NULL
 	};
 
-	if (c->aslr && config_lookup_name(aslr_keys, key) >= 0)
+	if (c->aslr && hi_config_lookup_name(aslr_keys, key) >= 0)
 		return "memory.aslr";
 	if (c->tiocsti != TIOCSTI_ALLOW && strcmp(key, "dev.tty.legacy_tiocsti") == 0)
 		return "tty.tiocsti";
@@ -124,16 +124,16 @@ static const char *sysctl_owner(const struct config *c, const char *key)
 	return NULL;
 }
 
-int sysctls_weaker(const struct config *o, const struct config *n, char *why, size_t len)
+int hi_sysctls_weaker(const struct config *o, const struct config *n, char *why, size_t len)
 {
 	for (size_t i = 0; i < n->n_sysctls; i++) {
 		const char *owner = sysctl_owner(o, n->sysctls[i].key);
-		if (owner && config_sysctl_index(o, n->sysctls[i].key) < 0)
+		if (owner && hi_config_sysctl_index(o, n->sysctls[i].key) < 0)
 			return weaker(why, len, "sysctl %s is set by %s", n->sysctls[i].key, owner);
 	}
 	for (size_t i = 0; i < o->n_sysctls; i++) {
 		const struct sysctl_setting *os = &o->sysctls[i];
-		long j = config_sysctl_index(n, os->key);
+		long j = hi_config_sysctl_index(n, os->key);
 		const struct sysctl_setting *ns = j < 0 ? NULL : &n->sysctls[j];
 		if (!ns || strcmp(os->value, ns->value) != 0 || (ns->ignore_failure && !os->ignore_failure) ||
 		    (os->required && !ns->required))
@@ -143,10 +143,10 @@ int sysctls_weaker(const struct config *o, const struct config *n, char *why, si
 	return 0;
 }
 
-int cap_drop_weaker(const struct config *o, const struct config *n, char *why, size_t len)
+int hi_cap_drop_weaker(const struct config *o, const struct config *n, char *why, size_t len)
 {
 	for (size_t i = 0; i < o->n_cap_drop; i++) {
-		if (config_cap_listed(n, o->cap_drop[i]))
+		if (hi_config_cap_listed(n, o->cap_drop[i]))
 			continue;
 		const char *name = capng_capability_to_name((unsigned)o->cap_drop[i]);
 		return weaker(why, len, "cap_%s would no longer be dropped", name ? name : "?");
@@ -154,21 +154,21 @@ int cap_drop_weaker(const struct config *o, const struct config *n, char *why, s
 	return 0;
 }
 
-int polydirs_weaker(const struct config *o, const struct config *n, char *why, size_t len)
+int hi_polydirs_weaker(const struct config *o, const struct config *n, char *why, size_t len)
 {
 	for (size_t i = 0; i < o->n_polydirs; i++)
-		if (!config_polydir_listed(n, o->polydirs[i]))
+		if (!hi_config_polydir_listed(n, o->polydirs[i]))
 			return weaker(why, len, "polydir %s would no longer be prepared", o->polydirs[i]);
 	return 0;
 }
 
-int config_weaker(const struct config *o, const struct config *n, char *why, size_t len)
+int hi_config_weaker(const struct config *o, const struct config *n, char *why, size_t len)
 {
-	for (size_t i = 0; i < config_n_keys; i++)
-		if (key_weaker(o, n, &config_key_table[i], why, len))
+	for (size_t i = 0; i < hi_config_n_keys; i++)
+		if (key_weaker(o, n, &hi_config_key_table[i], why, len))
 			return 1;
-	for (size_t i = 0; i < config_n_lists; i++)
-		if (config_list_table[i].weaker && config_list_table[i].weaker(o, n, why, len))
+	for (size_t i = 0; i < hi_config_n_lists; i++)
+		if (hi_config_list_table[i].weaker && hi_config_list_table[i].weaker(o, n, why, len))
 			return 1;
 	return 0;
 }
@@ -183,22 +183,22 @@ static int override_apply(struct parse *p, const char *key, const char *value)
 	char sec[32];
 
 	if (!dot || dot == key || (size_t)(dot - key) >= sizeof sec)
-		return config_fail(p, "not a SECTION.KEY name; write e.g. hardinit.selinux.mode=enforcing");
+		return hi_config_fail(p, "not a SECTION.KEY name; write e.g. hardinit.selinux.mode=enforcing");
 	memcpy(sec, key, (size_t)(dot - key));
 	sec[dot - key] = '\0';
-	int section = config_section_of(sec);
+	int section = hi_config_section_of(sec);
 	if (section < 0) {
 		for (int i = 0; i < N_SECTIONS; i++)
-			if (config_close_enough(sec, config_section_names[i]))
-				return config_fail(p, "unknown section '%s'; did you mean '%s'? see hardinit.conf(5)", sec, config_section_names[i]);
-		return config_fail(p, "unknown section '%s'; see hardinit.conf(5)", sec);
+			if (hi_config_close_enough(sec, hi_config_section_names[i]))
+				return hi_config_fail(p, "unknown section '%s'; did you mean '%s'? see hardinit.conf(5)", sec, hi_config_section_names[i]);
+		return hi_config_fail(p, "unknown section '%s'; see hardinit.conf(5)", sec);
 	}
 	p->section = section;
 	if (strlen(dot + 1) >= CONFIG_NAME_MAX)
-		return config_fail(p, "key longer than 127 bytes (CONFIG_NAME_MAX); see hardinit.conf(5) for the keys");
-	if (config_assignment(p, dot + 1, value) < 0)
+		return hi_config_fail(p, "key longer than 127 bytes (CONFIG_NAME_MAX); see hardinit.conf(5) for the keys");
+	if (hi_config_assignment(p, dot + 1, value) < 0)
 		return -1;
-	return config_finish_requires(p);
+	return hi_config_finish_requires(p);
 }
 
 /* One SECTION.KEY=VALUE onto c, read as a line of the file would be; with
@@ -228,11 +228,11 @@ static int assign(struct config *c, const char *key, const char *value,
 	p->line = 1;
 	p->section = -1;
 	if (strlen(value) >= sizeof val) {
-		config_fail(p, "value longer than %d bytes; shorten it", CONFIG_MAX_LINE - 1);
+		hi_config_fail(p, "value longer than %d bytes; shorten it", CONFIG_MAX_LINE - 1);
 	} else {
 		/* The same rules as a line of the file: no control characters,
 		 * white space around the value ignored. */
-		config_set_str(val, sizeof val, value);
+		hi_config_set_str(val, sizeof val, value);
 		char *v = val;
 		for (const char *s = key; *s && v; s++)
 			if ((unsigned char)*s <= 0x20 || *s == 0x7f)
@@ -241,14 +241,14 @@ static int assign(struct config *c, const char *key, const char *value,
 			if (((unsigned char)*s < 0x20 && *s != '\t') || *s == 0x7f)
 				v = NULL;
 		if (!v)
-			config_fail(p, "control character or white space in the name, or control character in the value; retype it");
+			hi_config_fail(p, "control character or white space in the name, or control character in the value; retype it");
 		else
-			rc = override_apply(p, key, config_trim(v));
+			rc = override_apply(p, key, hi_config_trim(v));
 	}
 	if (rc < 0) {
 		snprintf(err, errlen, "%s%s=%s: %s", prefix, key, value, p->msg);
 		rc = -1;
-	} else if (lock && c->lock_cmdline && config_weaker(c, next, why, sizeof why)) {
+	} else if (lock && c->lock_cmdline && hi_config_weaker(c, next, why, sizeof why)) {
 		snprintf(err, errlen, "hardinit.%s=%s refused: it weakens the locked config (%s); "
 			 "change the config file or drop lock_cmdline", key, value, why);
 		rc = 1;
@@ -262,13 +262,13 @@ out:
 	return rc;
 }
 
-int config_override(struct config *c, const char *key, const char *value,
+int hi_config_override(struct config *c, const char *key, const char *value,
 		    char *err, size_t errlen)
 {
 	return assign(c, key, value, "hardinit.", true, err, errlen);
 }
 
-int config_set_key(struct config *c, const char *key, const char *value,
+int hi_config_set_key(struct config *c, const char *key, const char *value,
 		   char *err, size_t errlen)
 {
 	return assign(c, key, value, "", false, err, errlen);

@@ -11,7 +11,7 @@
 
 #include "config_keys.h"
 
-const char *const config_section_names[N_SECTIONS + 1] = {
+const char *const hi_config_section_names[N_SECTIONS + 1] = {
 	"boot", "selinux", "memory", "sysctl", "kernel",
 	"capabilities", "locks", "mounts", "tty", "verity", "ima", "tpm", NULL
 };
@@ -36,45 +36,45 @@ static const char *name_of(const char *const *names, size_t n, int value)
 
 #define N_NAMES(a) (sizeof(a) / sizeof((a)[0]) - 1)
 
-const char *config_failure_action_name(enum failure_action a)
+const char *hi_config_failure_action_name(enum failure_action a)
 {
 	return name_of(failure_action_names, N_NAMES(failure_action_names), (int)a);
 }
 
-const char *config_selinux_mode_name(enum selinux_mode m)
+const char *hi_config_selinux_mode_name(enum selinux_mode m)
 {
 	return name_of(selinux_mode_names, N_NAMES(selinux_mode_names), (int)m);
 }
 
-const char *config_tiocsti_name(enum tiocsti_mode m)
+const char *hi_config_tiocsti_name(enum tiocsti_mode m)
 {
 	return name_of(tiocsti_names, N_NAMES(tiocsti_names), (int)m);
 }
 
-const char *config_lockdown_name(enum lockdown_level l)
+const char *hi_config_lockdown_name(enum lockdown_level l)
 {
 	return name_of(lockdown_names, N_NAMES(lockdown_names), (int)l);
 }
 
-const char *config_hidepid_name(enum hidepid h)
+const char *hi_config_hidepid_name(enum hidepid h)
 {
 	return name_of(hidepid_names, N_NAMES(hidepid_names), (int)h);
 }
 
-int config_failure_action_from_name(const char *name)
+int hi_config_failure_action_from_name(const char *name)
 {
-	return config_lookup_name(failure_action_names, name);
+	return hi_config_lookup_name(failure_action_names, name);
 }
 
-int config_section_of(const char *name)
+int hi_config_section_of(const char *name)
 {
-	int sec = config_lookup_name(config_section_names, name);
-	return sec >= 0 && strcmp(config_section_names[sec], name) == 0 ? sec : -1;
+	int sec = hi_config_lookup_name(hi_config_section_names, name);
+	return sec >= 0 && strcmp(hi_config_section_names[sec], name) == 0 ? sec : -1;
 }
 
 static const char *check_init(const char *v)
 {
-	return *v ? config_check_abs_path(v) : NULL;
+	return *v ? hi_config_check_abs_path(v) : NULL;
 }
 
 static const char *check_selinux_type(const char *v)
@@ -159,7 +159,7 @@ static int proc_gid_rank(int gid)
 	return gid < 0 ? 1 : 0;
 }
 
-bool config_tmp_size_valid(const char *s)
+bool hi_config_tmp_size_valid(const char *s)
 {
 	return *s && !check_tmp_size(s);
 }
@@ -181,7 +181,7 @@ static const char *check_tpm_pcr(long pcr)
 
 #define F(field) offsetof(struct config, field)
 
-const struct key_def config_key_table[] = {
+const struct key_def hi_config_key_table[] = {
 	{ .section = SEC_BOOT, .key = "failure_action", .kind = K_ENUM, .lock = LOCK_FIXED, .offset = F(failure_action),
 	  .names = failure_action_names },
 	{ .section = SEC_BOOT, .key = "failure_delay", .kind = K_INT, .lock = LOCK_FREE, .offset = F(failure_delay),
@@ -210,7 +210,7 @@ const struct key_def config_key_table[] = {
 	{ .section = SEC_SELINUX, .key = "relabel", .kind = K_BOOL, .lock = LOCK_ON_ONLY, .offset = F(selinux_relabel) },
 	{ .section = SEC_SELINUX, .key = "relabel_limit", .kind = K_INT, .lock = LOCK_RANK, .offset = F(selinux_relabel_limit),
 	  .min = 0, .max = 10000000 },
-	{ .section = SEC_SELINUX, .key = "boolean", .kind = K_LIST, .lock = LOCK_LIST, .set = set_boolean, .list = LIST_BOOLEANS,
+	{ .section = SEC_SELINUX, .key = "boolean", .kind = K_LIST, .lock = LOCK_LIST, .set = hi_set_boolean, .list = LIST_BOOLEANS,
 	  .repeatable = true },
 
 	{ .section = SEC_MEMORY, .key = "nx", .kind = K_ENUM, .lock = LOCK_RANK, .offset = F(nx),
@@ -218,20 +218,20 @@ const struct key_def config_key_table[] = {
 	{ .section = SEC_MEMORY, .key = "aslr", .kind = K_BOOL, .lock = LOCK_ON_ONLY, .offset = F(aslr) },
 	{ .section = SEC_MEMORY, .key = "mdwe", .kind = K_BOOL, .lock = LOCK_ON_ONLY, .offset = F(mdwe) },
 
-	{ .section = SEC_SYSCTL, .key = "include", .kind = K_LIST, .lock = LOCK_ADD_ONLY, .set = set_sysctl_include, .list = LIST_SYSCTLS,
+	{ .section = SEC_SYSCTL, .key = "include", .kind = K_LIST, .lock = LOCK_ADD_ONLY, .set = hi_set_sysctl_include, .list = LIST_SYSCTLS,
 	  .repeatable = true },
-	{ .section = SEC_SYSCTL, .key = "require", .kind = K_LIST, .lock = LOCK_ADD_ONLY, .set = set_sysctl_require, .list = LIST_SYSCTLS,
+	{ .section = SEC_SYSCTL, .key = "require", .kind = K_LIST, .lock = LOCK_ADD_ONLY, .set = hi_set_sysctl_require, .list = LIST_SYSCTLS,
 	  .repeatable = true },
 	{ .section = SEC_SYSCTL, .key = "persist", .kind = K_BOOL, .lock = LOCK_ON_ONLY, .offset = F(sysctl_persist) },
 
-	{ .section = SEC_KERNEL, .key = "warn", .kind = K_LIST, .lock = LOCK_ADD_ONLY, .set = set_kernel_warn, .list = LIST_KERNEL_OPTS,
+	{ .section = SEC_KERNEL, .key = "warn", .kind = K_LIST, .lock = LOCK_ADD_ONLY, .set = hi_set_kernel_warn, .list = LIST_KERNEL_OPTS,
 	  .repeatable = true },
-	{ .section = SEC_KERNEL, .key = "require", .kind = K_LIST, .lock = LOCK_ADD_ONLY, .set = set_kernel_require, .list = LIST_KERNEL_OPTS,
+	{ .section = SEC_KERNEL, .key = "require", .kind = K_LIST, .lock = LOCK_ADD_ONLY, .set = hi_set_kernel_require, .list = LIST_KERNEL_OPTS,
 	  .repeatable = true },
 
-	{ .section = SEC_CAPS, .key = "drop", .kind = K_LIST, .lock = LOCK_ADD_ONLY, .set = set_cap_drop, .list = LIST_CAP_DROP,
+	{ .section = SEC_CAPS, .key = "drop", .kind = K_LIST, .lock = LOCK_ADD_ONLY, .set = hi_set_cap_drop, .list = LIST_CAP_DROP,
 	  .repeatable = true },
-	{ .section = SEC_CAPS, .key = "keep", .kind = K_LIST, .lock = LOCK_LIST, .set = set_cap_keep, .list = LIST_CAP_DROP,
+	{ .section = SEC_CAPS, .key = "keep", .kind = K_LIST, .lock = LOCK_LIST, .set = hi_set_cap_keep, .list = LIST_CAP_DROP,
 	  .repeatable = true },
 
 	{ .section = SEC_LOCKS, .key = "modules", .kind = K_BOOL, .lock = LOCK_ON_ONLY, .offset = F(lock_modules) },
@@ -252,7 +252,7 @@ const struct key_def config_key_table[] = {
 	  .help = "a tmpfs size such as 50% or 512M, or off for no tmpfs" },
 	{ .section = SEC_MOUNTS, .key = "tmp_noexec", .kind = K_BOOL, .lock = LOCK_ON_ONLY, .offset = F(tmp_noexec) },
 	{ .section = SEC_MOUNTS, .key = "polyinstantiate", .kind = K_BOOL, .lock = LOCK_ON_ONLY, .offset = F(polyinstantiate) },
-	{ .section = SEC_MOUNTS, .key = "polydirs", .kind = K_LIST, .lock = LOCK_LIST, .set = set_polydirs, .list = LIST_POLYDIRS },
+	{ .section = SEC_MOUNTS, .key = "polydirs", .kind = K_LIST, .lock = LOCK_LIST, .set = hi_set_polydirs, .list = LIST_POLYDIRS },
 
 	{ .section = SEC_TTY, .key = "tiocsti", .kind = K_ENUM, .lock = LOCK_RANK, .offset = F(tiocsti),
 	  .names = tiocsti_names },
@@ -285,17 +285,17 @@ const struct key_def config_key_table[] = {
 	{ .section = SEC_TPM, .key = "require", .kind = K_BOOL, .lock = LOCK_ON_ONLY, .offset = F(tpm_require) },
 };
 
-#define N_KEYS (sizeof config_key_table / sizeof config_key_table[0])
+#define N_KEYS (sizeof hi_config_key_table / sizeof hi_config_key_table[0])
 
 _Static_assert(N_KEYS <= N_KEYS_MAX, "raise N_KEYS_MAX");
 
-const size_t config_n_keys = N_KEYS;
+const size_t hi_config_n_keys = N_KEYS;
 
-const struct key_def *config_key_find(int section, const char *key)
+const struct key_def *hi_config_key_find(int section, const char *key)
 {
-	for (size_t i = 0; i < config_n_keys; i++)
-		if ((int)config_key_table[i].section == section && strcmp(config_key_table[i].key, key) == 0)
-			return &config_key_table[i];
+	for (size_t i = 0; i < hi_config_n_keys; i++)
+		if ((int)hi_config_key_table[i].section == section && strcmp(hi_config_key_table[i].key, key) == 0)
+			return &hi_config_key_table[i];
 	return NULL;
 }
 
@@ -304,7 +304,7 @@ static void *field(struct config *c, const struct key_def *d)
 	return (char *)c + d->offset;
 }
 
-int config_set_value(struct parse *p, const struct key_def *d, const char *value)
+int hi_config_set_value(struct parse *p, const struct key_def *d, const char *value)
 {
 	const char *name = d->key;
 	char list[160];
@@ -314,15 +314,15 @@ int config_set_value(struct parse *p, const struct key_def *d, const char *value
 
 	switch (d->kind) {
 	case K_BOOL:
-		if (config_parse_bool(value, &b) < 0)
-			return config_fail(p, "invalid value '%s' for %s; use yes or no%s", value, name, config_comment_hint(value));
+		if (hi_config_parse_bool(value, &b) < 0)
+			return hi_config_fail(p, "invalid value '%s' for %s; use yes or no%s", value, name, hi_config_comment_hint(value));
 		*(bool *)field(p->c, d) = b;
 		return 0;
 	case K_NAMED_BOOL:
 	case K_ENUM:
-		if ((i = config_lookup_name(d->names, value)) < 0) {
-			config_join_names(list, sizeof list, d->names);
-			return config_fail(p, "invalid value '%s' for %s; use %s%s", value, name, list, config_comment_hint(value));
+		if ((i = hi_config_lookup_name(d->names, value)) < 0) {
+			hi_config_join_names(list, sizeof list, d->names);
+			return hi_config_fail(p, "invalid value '%s' for %s; use %s%s", value, name, list, hi_config_comment_hint(value));
 		}
 		if (d->kind == K_NAMED_BOOL)
 			*(bool *)field(p->c, d) = i != 0;
@@ -334,11 +334,11 @@ int config_set_value(struct parse *p, const struct key_def *d, const char *value
 			*(int *)field(p->c, d) = -1;
 			return 0;
 		}
-		if (config_parse_long(value, d->none_is_minus_one ? -1 : d->min, d->max, &n) < 0)
-			return config_fail(p, "invalid value '%s' for %s; use a whole number from %ld to %ld%s%s", value, name,
-				    d->min, d->max, d->none_is_minus_one ? ", or none" : "", config_comment_hint(value));
+		if (hi_config_parse_long(value, d->none_is_minus_one ? -1 : d->min, d->max, &n) < 0)
+			return hi_config_fail(p, "invalid value '%s' for %s; use a whole number from %ld to %ld%s%s", value, name,
+				    d->min, d->max, d->none_is_minus_one ? ", or none" : "", hi_config_comment_hint(value));
 		if (d->check_int && d->check_int(n))
-			return config_fail(p, "invalid value '%s' for %s: %s", value, name, d->check_int(n));
+			return hi_config_fail(p, "invalid value '%s' for %s: %s", value, name, d->check_int(n));
 		*(int *)field(p->c, d) = (int)n;
 		return 0;
 	case K_STRING: {
@@ -346,30 +346,30 @@ int config_set_value(struct parse *p, const struct key_def *d, const char *value
 		if (strcasecmp(value, "off") == 0 && d->off_is_empty)
 			value = "";
 		else if (bad || strlen(value) >= d->size)
-			return config_fail(p, "invalid value '%s' for %s: %s; use %s", value, name,
+			return hi_config_fail(p, "invalid value '%s' for %s: %s; use %s", value, name,
 				    bad ? bad : "too long", d->help);
-		config_set_str(field(p->c, d), d->size, value);
+		hi_config_set_str(field(p->c, d), d->size, value);
 		return 0;
 	}
 	case K_LIST:
 		return d->set(p, value);
 	}
-	return config_fail(p, "internal error: key %s has no kind; report a bug", name);
+	return hi_config_fail(p, "internal error: key %s has no kind; report a bug", name);
 }
 
 
 /* Each list: where it is written, how, and its lock rule. The kernel
  * options have no rule of their own: warn and require only add words or
  * raise warn to require (their rows are LOCK_ADD_ONLY). */
-const struct list_def config_list_table[] = {
-	{ LIST_BOOLEANS, SEC_SELINUX, "selinux.boolean", format_booleans, booleans_weaker },
-	{ LIST_SYSCTLS, SEC_SYSCTL, "sysctl", format_sysctls, sysctls_weaker },
-	{ LIST_KERNEL_OPTS, SEC_KERNEL, "kernel", format_kernel_opts, NULL },
-	{ LIST_CAP_DROP, SEC_CAPS, "capabilities.drop", format_cap_drop, cap_drop_weaker },
-	{ LIST_POLYDIRS, SEC_MOUNTS, "mounts.polydirs", format_polydirs, polydirs_weaker },
+const struct list_def hi_config_list_table[] = {
+	{ LIST_BOOLEANS, SEC_SELINUX, "selinux.boolean", hi_format_booleans, hi_booleans_weaker },
+	{ LIST_SYSCTLS, SEC_SYSCTL, "sysctl", hi_format_sysctls, hi_sysctls_weaker },
+	{ LIST_KERNEL_OPTS, SEC_KERNEL, "kernel", hi_format_kernel_opts, NULL },
+	{ LIST_CAP_DROP, SEC_CAPS, "capabilities.drop", hi_format_cap_drop, hi_cap_drop_weaker },
+	{ LIST_POLYDIRS, SEC_MOUNTS, "mounts.polydirs", hi_format_polydirs, hi_polydirs_weaker },
 };
 
-const size_t config_n_lists = sizeof config_list_table / sizeof config_list_table[0];
+const size_t hi_config_n_lists = sizeof hi_config_list_table / sizeof hi_config_list_table[0];
 
-_Static_assert(sizeof config_list_table / sizeof config_list_table[0] == N_LISTS - 1,
+_Static_assert(sizeof hi_config_list_table / sizeof hi_config_list_table[0] == N_LISTS - 1,
 	       "every enum list_id has a row in config_list_table");

@@ -16,14 +16,14 @@
 
 /* ---- small value parsers ---------------------------------------------- */
 
-void config_set_str(char *dst, size_t cap, const char *s)
+void hi_config_set_str(char *dst, size_t cap, const char *s)
 {
 	/* Zero the whole field: config_format round-trips compare structs. */
 	memset(dst, 0, cap);
 	snprintf(dst, cap, "%s", s);
 }
 
-int config_fail(struct parse *p, const char *fmt, ...)
+int hi_config_fail(struct parse *p, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -33,7 +33,7 @@ int config_fail(struct parse *p, const char *fmt, ...)
 	return -1;
 }
 
-int config_lookup_name(const char *const *names, const char *s)
+int hi_config_lookup_name(const char *const *names, const char *s)
 {
 	for (int i = 0; names[i]; i++)
 		if (strcasecmp(names[i], s) == 0)
@@ -41,7 +41,7 @@ int config_lookup_name(const char *const *names, const char *s)
 	return -1;
 }
 
-void config_join_names(char *out, size_t cap, const char *const *names)
+void hi_config_join_names(char *out, size_t cap, const char *const *names)
 {
 	size_t pos = 0;
 
@@ -56,28 +56,28 @@ void config_join_names(char *out, size_t cap, const char *const *names)
 }
 
 /* An inline comment is the commonest reason a value does not parse. */
-const char *config_comment_hint(const char *value)
+const char *hi_config_comment_hint(const char *value)
 {
 	return strchr(value, '#') ? " (comments must be on a line of their own)" : "";
 }
 
-int config_parse_bool(const char *s, bool *out)
+int hi_config_parse_bool(const char *s, bool *out)
 {
 	static const char *const yes[] = { "yes", "true", "on", "1", NULL };
 	static const char *const no[] = { "no", "false", "off", "0", NULL };
 
-	if (config_lookup_name(yes, s) >= 0) {
+	if (hi_config_lookup_name(yes, s) >= 0) {
 		*out = true;
 		return 0;
 	}
-	if (config_lookup_name(no, s) >= 0) {
+	if (hi_config_lookup_name(no, s) >= 0) {
 		*out = false;
 		return 0;
 	}
 	return -1;
 }
 
-int config_parse_long(const char *s, long min, long max, long *out)
+int hi_config_parse_long(const char *s, long min, long max, long *out)
 {
 	char *end;
 
@@ -101,7 +101,7 @@ static bool has_space(const char *s)
 
 /* Absolute, no "." or ".." parts (an include must stay under root; a
  * polydir or init path is compared as written), no globs. */
-const char *config_check_abs_path(const char *s)
+const char *hi_config_check_abs_path(const char *s)
 {
 	if (s[0] != '/')
 		return "must be an absolute path";
@@ -170,7 +170,7 @@ static size_t edit_distance(const char *a, const char *b)
 	return row[lb];
 }
 
-bool config_close_enough(const char *typed, const char *known)
+bool hi_config_close_enough(const char *typed, const char *known)
 {
 	size_t d = edit_distance(typed, known);
 	size_t len = strlen(known);
@@ -179,7 +179,7 @@ bool config_close_enough(const char *typed, const char *known)
 
 /* ---- list setters ------------------------------------------------------ */
 
-int set_boolean(struct parse *p, const char *value)
+int hi_set_boolean(struct parse *p, const char *value)
 {
 	struct config *c = p->c;
 	char name[CONFIG_NAME_MAX];
@@ -187,35 +187,35 @@ int set_boolean(struct parse *p, const char *value)
 	bool on;
 
 	if (!eq)
-		return config_fail(p, "boolean needs NAME=on|off, got '%s'; write e.g. boolean = allow_execmem=off", value);
+		return hi_config_fail(p, "boolean needs NAME=on|off, got '%s'; write e.g. boolean = allow_execmem=off", value);
 	size_t n = (size_t)(eq - value);
 	while (n > 0 && isspace((unsigned char)value[n - 1]))
 		n--;
 	if (n == 0 || n >= sizeof name)
-		return config_fail(p, "boolean name is empty or longer than 127 bytes; write boolean = NAME=on|off");
+		return hi_config_fail(p, "boolean name is empty or longer than 127 bytes; write boolean = NAME=on|off");
 	memcpy(name, value, n);
 	name[n] = '\0';
 	for (size_t i = 0; i < n; i++)
 		if (!isalnum((unsigned char)name[i]) && name[i] != '_')
-			return config_fail(p, "invalid SELinux boolean name '%s'; names are letters, digits and '_' (see getsebool -a)", name);
+			return hi_config_fail(p, "invalid SELinux boolean name '%s'; names are letters, digits and '_' (see getsebool -a)", name);
 	const char *v = eq + 1;
 	while (isspace((unsigned char)*v))
 		v++;
-	if (config_parse_bool(v, &on) < 0)
-		return config_fail(p, "invalid value '%s' for boolean %s; use on, off, 1, 0, true or false%s", v, name, config_comment_hint(v));
+	if (hi_config_parse_bool(v, &on) < 0)
+		return hi_config_fail(p, "invalid value '%s' for boolean %s; use on, off, 1, 0, true or false%s", v, name, hi_config_comment_hint(v));
 
 	for (size_t i = 0; i < c->n_booleans; i++) {
 		if (strcmp(c->booleans[i].name, name) != 0)
 			continue;
 		if (p->boolean_line[i])
-			return config_fail(p, "boolean %s is set twice (first on line %u); keep one", name, p->boolean_line[i]);
+			return hi_config_fail(p, "boolean %s is set twice (first on line %u); keep one", name, p->boolean_line[i]);
 		c->booleans[i].value = on;
 		p->boolean_line[i] = p->line;
 		return 0;
 	}
 	if (c->n_booleans >= CONFIG_MAX_BOOLEANS)
-		return config_fail(p, "more than %d SELinux booleans (CONFIG_MAX_BOOLEANS); set the rest in the policy", CONFIG_MAX_BOOLEANS);
-	config_set_str(c->booleans[c->n_booleans].name, CONFIG_NAME_MAX, name);
+		return hi_config_fail(p, "more than %d SELinux booleans (CONFIG_MAX_BOOLEANS); set the rest in the policy", CONFIG_MAX_BOOLEANS);
+	hi_config_set_str(c->booleans[c->n_booleans].name, CONFIG_NAME_MAX, name);
 	c->booleans[c->n_booleans].value = on;
 	p->boolean_line[c->n_booleans] = p->line;
 	c->n_booleans++;
@@ -235,13 +235,13 @@ static int cap_from_name(struct parse *p, const char *word, int *cap)
 	}
 	for (unsigned i = 0; i < 64; i++) {
 		const char *known = capng_capability_to_name(i);
-		if (known && !isdigit((unsigned char)known[0]) && config_close_enough(bare, known))
-			return config_fail(p, "unknown capability '%s'; did you mean 'cap_%s'? see capabilities(7)", word, known);
+		if (known && !isdigit((unsigned char)known[0]) && hi_config_close_enough(bare, known))
+			return hi_config_fail(p, "unknown capability '%s'; did you mean 'cap_%s'? see capabilities(7)", word, known);
 	}
-	return config_fail(p, "unknown capability '%s'; use a name from capabilities(7), e.g. cap_sys_module", word);
+	return hi_config_fail(p, "unknown capability '%s'; use a name from capabilities(7), e.g. cap_sys_module", word);
 }
 
-bool config_cap_listed(const struct config *c, int cap)
+bool hi_config_cap_listed(const struct config *c, int cap)
 {
 	for (size_t i = 0; i < c->n_cap_drop; i++)
 		if (c->cap_drop[i] == cap)
@@ -259,16 +259,16 @@ static int each_cap(struct parse *p, const char *value, int (*fn)(struct config 
 		if (cap_from_name(p, word, &cap) < 0 || fn(p->c, p, cap) < 0)
 			return -1;
 	if (rc < 0)
-		return config_fail(p, "capability name too long; use a name from capabilities(7)");
+		return hi_config_fail(p, "capability name too long; use a name from capabilities(7)");
 	return 0;
 }
 
 static int drop_one(struct config *c, struct parse *p, int cap)
 {
-	if (config_cap_listed(c, cap))
+	if (hi_config_cap_listed(c, cap))
 		return 0;
 	if (c->n_cap_drop >= CONFIG_MAX_CAPS)
-		return config_fail(p, "more than %d capabilities to drop (CONFIG_MAX_CAPS); list each one once", CONFIG_MAX_CAPS);
+		return hi_config_fail(p, "more than %d capabilities to drop (CONFIG_MAX_CAPS); list each one once", CONFIG_MAX_CAPS);
 	c->cap_drop[c->n_cap_drop++] = cap;
 	return 0;
 }
@@ -288,12 +288,12 @@ static int keep_one(struct config *c, struct parse *p, int cap)
 	return 0;
 }
 
-int set_cap_drop(struct parse *p, const char *value)
+int hi_set_cap_drop(struct parse *p, const char *value)
 {
 	return each_cap(p, value, drop_one);
 }
 
-int set_cap_keep(struct parse *p, const char *value)
+int hi_set_cap_keep(struct parse *p, const char *value)
 {
 	return each_cap(p, value, keep_one);
 }
@@ -309,36 +309,36 @@ static int add_kernel_opts(struct parse *p, const char *value, bool required)
 	while ((rc = next_word(&value, word, sizeof word, false)) > 0) {
 		for (const char *s = word; *s; s++)
 			if (!isalnum((unsigned char)*s) && !strchr("_-.,=:/+", *s))
-				return config_fail(p, "invalid character '%c' in kernel option '%s'; write the option as on the kernel command line", *s, word);
+				return hi_config_fail(p, "invalid character '%c' in kernel option '%s'; write the option as on the kernel command line", *s, word);
 		size_t i;
 		for (i = 0; i < c->n_kernel_opts; i++)
 			if (strcmp(c->kernel_opts[i].word, word) == 0)
 				break;
 		if (i == c->n_kernel_opts) {
 			if (c->n_kernel_opts >= CONFIG_MAX_KERNEL_OPTS)
-				return config_fail(p, "more than %d kernel options (CONFIG_MAX_KERNEL_OPTS); keep the important ones", CONFIG_MAX_KERNEL_OPTS);
-			config_set_str(c->kernel_opts[i].word, CONFIG_NAME_MAX, word);
+				return hi_config_fail(p, "more than %d kernel options (CONFIG_MAX_KERNEL_OPTS); keep the important ones", CONFIG_MAX_KERNEL_OPTS);
+			hi_config_set_str(c->kernel_opts[i].word, CONFIG_NAME_MAX, word);
 			c->n_kernel_opts++;
 		}
 		/* require after warn makes it required; never the other way. */
 		c->kernel_opts[i].required = c->kernel_opts[i].required || required;
 	}
 	if (rc < 0)
-		return config_fail(p, "kernel option longer than 127 bytes (CONFIG_NAME_MAX); check only the part that matters");
+		return hi_config_fail(p, "kernel option longer than 127 bytes (CONFIG_NAME_MAX); check only the part that matters");
 	return 0;
 }
 
-int set_kernel_warn(struct parse *p, const char *value)
+int hi_set_kernel_warn(struct parse *p, const char *value)
 {
 	return add_kernel_opts(p, value, false);
 }
 
-int set_kernel_require(struct parse *p, const char *value)
+int hi_set_kernel_require(struct parse *p, const char *value)
 {
 	return add_kernel_opts(p, value, true);
 }
 
-int set_polydirs(struct parse *p, const char *value)
+int hi_set_polydirs(struct parse *p, const char *value)
 {
 	struct config *c = p->c;
 	char dirs[CONFIG_MAX_POLYDIRS][CONFIG_PATH_MAX];
@@ -351,33 +351,33 @@ int set_polydirs(struct parse *p, const char *value)
 		size_t len = strlen(word);
 		while (len > 1 && word[len - 1] == '/')
 			word[--len] = '\0';
-		const char *bad = config_check_abs_path(word);
+		const char *bad = hi_config_check_abs_path(word);
 		if (bad)
-			return config_fail(p, "polydir '%s' %s; write e.g. polydirs = /tmp /var/tmp", word, bad);
+			return hi_config_fail(p, "polydir '%s' %s; write e.g. polydirs = /tmp /var/tmp", word, bad);
 		if (strcmp(word, "/") == 0)
-			return config_fail(p, "polydir '/' is not possible; name directories such as /tmp");
+			return hi_config_fail(p, "polydir '/' is not possible; name directories such as /tmp");
 		bool dup = false;
 		for (size_t i = 0; i < n; i++)
 			dup = dup || strcmp(dirs[i], word) == 0;
 		if (dup)
 			continue;
 		if (n >= CONFIG_MAX_POLYDIRS)
-			return config_fail(p, "more than %d polydirs (CONFIG_MAX_POLYDIRS); list the directories users write to", CONFIG_MAX_POLYDIRS);
-		config_set_str(dirs[n++], CONFIG_PATH_MAX, word);
+			return hi_config_fail(p, "more than %d polydirs (CONFIG_MAX_POLYDIRS); list the directories users write to", CONFIG_MAX_POLYDIRS);
+		hi_config_set_str(dirs[n++], CONFIG_PATH_MAX, word);
 		total += len + 1;
 	}
 	if (rc < 0)
-		return config_fail(p, "polydir longer than 255 bytes (CONFIG_PATH_MAX); use a shorter path");
+		return hi_config_fail(p, "polydir longer than 255 bytes (CONFIG_PATH_MAX); use a shorter path");
 	/* The list is written back on one line (config_format). */
 	if (total + sizeof "polydirs = " >= CONFIG_MAX_LINE)
-		return config_fail(p, "polydirs list longer than one %d-byte line; shorten it", CONFIG_MAX_LINE);
+		return hi_config_fail(p, "polydirs list longer than one %d-byte line; shorten it", CONFIG_MAX_LINE);
 	memcpy(c->polydirs, dirs, sizeof dirs);
 	c->n_polydirs = n;
 	return 0;
 }
 
 
-bool config_polydir_listed(const struct config *c, const char *dir)
+bool hi_config_polydir_listed(const struct config *c, const char *dir)
 {
 	for (size_t i = 0; i < c->n_polydirs; i++)
 		if (strcmp(c->polydirs[i], dir) == 0)
@@ -411,25 +411,25 @@ static int sysctl_key_check(struct parse *p, const char *key)
 	size_t len = strlen(key);
 
 	if (!len)
-		return config_fail(p, "empty sysctl key; write e.g. kernel.kptr_restrict = 2");
+		return hi_config_fail(p, "empty sysctl key; write e.g. kernel.kptr_restrict = 2");
 	if (len >= CONFIG_NAME_MAX)
-		return config_fail(p, "sysctl key longer than 127 bytes (CONFIG_NAME_MAX); check the name with sysctl -a");
+		return hi_config_fail(p, "sysctl key longer than 127 bytes (CONFIG_NAME_MAX); check the name with sysctl -a");
 	if (strpbrk(key, "*?["))
-		return config_fail(p, "sysctl key '%s' has a glob pattern, which hardinit does not expand; list each key", key);
+		return hi_config_fail(p, "sysctl key '%s' has a glob pattern, which hardinit does not expand; list each key", key);
 	if (!strchr(key, '.'))
-		return config_fail(p, "'%s' is not a sysctl name (they have a dot, e.g. kernel.kptr_restrict); see sysctl -a", key);
+		return hi_config_fail(p, "'%s' is not a sysctl name (they have a dot, e.g. kernel.kptr_restrict); see sysctl -a", key);
 	/* Names in /proc/sys are letters, digits and "_-"; interface names
 	 * add ":+@". Anything else (a '#' or ';' that would make the written
 	 * back line a comment, a '[' a section) is not a sysctl. */
 	for (const char *s = key; *s; s++)
 		if (!isalnum((unsigned char)*s) && !strchr("._-/:+@", *s))
-			return config_fail(p, "sysctl key '%s' contains '%c'; write it as sysctl(8) prints it", key, *s);
+			return hi_config_fail(p, "sysctl key '%s' contains '%c'; write it as sysctl(8) prints it", key, *s);
 	if (!isalnum((unsigned char)key[0]) && key[0] != '_')
-		return config_fail(p, "sysctl key '%s' must start with a letter or digit; write it as sysctl(8) prints it", key);
+		return hi_config_fail(p, "sysctl key '%s' must start with a letter or digit; write it as sysctl(8) prints it", key);
 	for (const char *part = key;;) {
 		size_t n = strcspn(part, ".");
 		if (n == 0 || strspn(part, "/") == n)
-			return config_fail(p, "sysctl key '%s' has an empty, '.' or '..' part; write it as sysctl(8) prints it", key);
+			return hi_config_fail(p, "sysctl key '%s' has an empty, '.' or '..' part; write it as sysctl(8) prints it", key);
 		if (!part[n])
 			return 0;
 		part += n + 1;
@@ -437,7 +437,7 @@ static int sysctl_key_check(struct parse *p, const char *key)
 }
 
 /* Index of key in c->sysctls, or -1. */
-long config_sysctl_index(const struct config *c, const char *key)
+long hi_config_sysctl_index(const struct config *c, const char *key)
 {
 	for (size_t i = 0; i < c->n_sysctls; i++)
 		if (strcmp(c->sysctls[i].key, key) == 0)
@@ -447,7 +447,7 @@ long config_sysctl_index(const struct config *c, const char *key)
 
 static struct sysctl_setting *sysctl_find(struct config *c, const char *key, size_t *index)
 {
-	long i = config_sysctl_index(c, key);
+	long i = hi_config_sysctl_index(c, key);
 
 	if (i < 0)
 		return NULL;
@@ -456,7 +456,7 @@ static struct sysctl_setting *sysctl_find(struct config *c, const char *key, siz
 	return &c->sysctls[i];
 }
 
-int config_set_sysctl(struct parse *p, const char *raw_key, const char *value)
+int hi_config_set_sysctl(struct parse *p, const char *raw_key, const char *value)
 {
 	struct config *c = p->c;
 	char key[CONFIG_NAME_MAX];
@@ -466,29 +466,29 @@ int config_set_sysctl(struct parse *p, const char *raw_key, const char *value)
 	if (ignore)
 		raw_key++;
 	if (strlen(raw_key) >= sizeof key)
-		return config_fail(p, "sysctl key longer than 127 bytes (CONFIG_NAME_MAX); check the name with sysctl -a");
-	config_set_str(key, sizeof key, raw_key);
+		return hi_config_fail(p, "sysctl key longer than 127 bytes (CONFIG_NAME_MAX); check the name with sysctl -a");
+	hi_config_set_str(key, sizeof key, raw_key);
 	sysctl_normalize(key);
 	if (sysctl_key_check(p, key) < 0)
 		return -1;
 	if (!*value)
-		return config_fail(p, "sysctl %s has no value; write %s = VALUE, or remove the line", key, key);
+		return hi_config_fail(p, "sysctl %s has no value; write %s = VALUE, or remove the line", key, key);
 	if (strlen(value) >= CONFIG_VALUE_MAX)
-		return config_fail(p, "value of sysctl %s is longer than 127 bytes (CONFIG_VALUE_MAX); set it from the root's sysctl.d", key);
+		return hi_config_fail(p, "value of sysctl %s is longer than 127 bytes (CONFIG_VALUE_MAX); set it from the root's sysctl.d", key);
 
 	struct sysctl_setting *s = sysctl_find(c, key, &i);
 	if (s && p->sysctl_line[i])
-		return config_fail(p, "sysctl %s is set twice (first on line %u); keep one", key, p->sysctl_line[i]);
+		return hi_config_fail(p, "sysctl %s is set twice (first on line %u); keep one", key, p->sysctl_line[i]);
 	if (!s) {
 		if (c->n_sysctls >= CONFIG_MAX_SYSCTLS)
-			return config_fail(p, "more than %d sysctls (CONFIG_MAX_SYSCTLS); move the rest to the root's sysctl.d", CONFIG_MAX_SYSCTLS);
+			return hi_config_fail(p, "more than %d sysctls (CONFIG_MAX_SYSCTLS); move the rest to the root's sysctl.d", CONFIG_MAX_SYSCTLS);
 		i = c->n_sysctls++;
 		s = &c->sysctls[i];
-		config_set_str(s->key, sizeof s->key, key);
+		hi_config_set_str(s->key, sizeof s->key, key);
 	}
 	if (ignore && s->required)
-		return config_fail(p, "sysctl %s is required but written '-%s' (ignore failure); choose one", key, key);
-	config_set_str(s->value, sizeof s->value, value);
+		return hi_config_fail(p, "sysctl %s is required but written '-%s' (ignore failure); choose one", key, key);
+	hi_config_set_str(s->value, sizeof s->value, value);
 	s->ignore_failure = ignore;
 	p->sysctl_line[i] = p->line;
 	return 0;
@@ -496,7 +496,7 @@ int config_set_sysctl(struct parse *p, const char *raw_key, const char *value)
 
 /* require = is resolved at the end of the source: it may come before the
  * keys it names. */
-int set_sysctl_require(struct parse *p, const char *value)
+int hi_set_sysctl_require(struct parse *p, const char *value)
 {
 	char word[CONFIG_NAME_MAX];
 	int rc;
@@ -506,66 +506,66 @@ int set_sysctl_require(struct parse *p, const char *value)
 		if (sysctl_key_check(p, word) < 0)
 			return -1;
 		if (p->n_requires >= CONFIG_MAX_REQUIRED)
-			return config_fail(p, "more than %d required sysctls (CONFIG_MAX_REQUIRED); require the ones the system cannot run without", CONFIG_MAX_REQUIRED);
-		config_set_str(p->requires[p->n_requires].key, CONFIG_NAME_MAX, word);
+			return hi_config_fail(p, "more than %d required sysctls (CONFIG_MAX_REQUIRED); require the ones the system cannot run without", CONFIG_MAX_REQUIRED);
+		hi_config_set_str(p->requires[p->n_requires].key, CONFIG_NAME_MAX, word);
 		p->requires[p->n_requires].line = p->line;
 		p->n_requires++;
 	}
 	if (rc < 0)
-		return config_fail(p, "sysctl key longer than 127 bytes (CONFIG_NAME_MAX); check the name with sysctl -a");
+		return hi_config_fail(p, "sysctl key longer than 127 bytes (CONFIG_NAME_MAX); check the name with sysctl -a");
 	return 0;
 }
 
-int config_finish_requires(struct parse *p)
+int hi_config_finish_requires(struct parse *p)
 {
 	for (size_t i = 0; i < p->n_requires; i++) {
 		const char *key = p->requires[i].key;
 		struct sysctl_setting *s = sysctl_find(p->c, key, NULL);
 		p->line = p->requires[i].line;
 		if (!s)
-			return config_fail(p, "required sysctl %s is not set; add '%s = VALUE' to [sysctl] or remove it from require", key, key);
+			return hi_config_fail(p, "required sysctl %s is not set; add '%s = VALUE' to [sysctl] or remove it from require", key, key);
 		if (s->ignore_failure)
-			return config_fail(p, "sysctl %s is required but written '-%s' (ignore failure); choose one", key, key);
+			return hi_config_fail(p, "sysctl %s is required but written '-%s' (ignore failure); choose one", key, key);
 		s->required = true;
 	}
 	return 0;
 }
 
 
-int set_sysctl_include(struct parse *p, const char *value)
+int hi_set_sysctl_include(struct parse *p, const char *value)
 {
 	char full[2 * CONFIG_PATH_MAX];
 	const char *bad;
 	size_t len = 0;
 
 	if (p->override)
-		return config_fail(p, "include is only possible in a config file; put it in hardinit.conf");
+		return hi_config_fail(p, "include is only possible in a config file; put it in hardinit.conf");
 	if (p->in_include)
-		return config_fail(p, "include inside an included file; hardinit reads one level of includes");
-	if ((bad = config_check_abs_path(value)))
-		return config_fail(p, "include path '%s' %s; write e.g. include = /etc/sysctl.d/99-local.conf", value, bad);
+		return hi_config_fail(p, "include inside an included file; hardinit reads one level of includes");
+	if ((bad = hi_config_check_abs_path(value)))
+		return hi_config_fail(p, "include path '%s' %s; write e.g. include = /etc/sysctl.d/99-local.conf", value, bad);
 	if (*p->n_includes >= CONFIG_MAX_INCLUDES)
-		return config_fail(p, "more than %d includes (CONFIG_MAX_INCLUDES); merge the files", CONFIG_MAX_INCLUDES);
+		return hi_config_fail(p, "more than %d includes (CONFIG_MAX_INCLUDES); merge the files", CONFIG_MAX_INCLUDES);
 	(*p->n_includes)++;
 
-	if (!boot_path(full, sizeof full, p->root && *p->root ? p->root : "/", value))
-		return config_fail(p, "include path '%s' is too long under the root; shorten it", value);
+	if (!hi_boot_path(full, sizeof full, p->root && *p->root ? p->root : "/", value))
+		return hi_config_fail(p, "include path '%s' is too long under the root; shorten it", value);
 
 	char *buf = malloc(CONFIG_MAX_FILE_BYTES + 1);
 	if (!buf)
-		return config_fail(p, "include %s: out of memory; retry with less loaded", value);
-	if (fs_read(full, buf, CONFIG_MAX_FILE_BYTES + 1, &len) < 0) {
+		return hi_config_fail(p, "include %s: out of memory; retry with less loaded", value);
+	if (hi_fs_read(full, buf, CONFIG_MAX_FILE_BYTES + 1, &len) < 0) {
 		int e = errno;
 		free(buf);
 		if (e == E2BIG)
-			return config_fail(p, "include %s is larger than %d bytes (CONFIG_MAX_FILE_BYTES); split it", value, CONFIG_MAX_FILE_BYTES);
-		return config_fail(p, "cannot read include %s: %s; fix the path or remove the line", full, strerror(e));
+			return hi_config_fail(p, "include %s is larger than %d bytes (CONFIG_MAX_FILE_BYTES); split it", value, CONFIG_MAX_FILE_BYTES);
+		return hi_config_fail(p, "cannot read include %s: %s; fix the path or remove the line", full, strerror(e));
 	}
 
 	struct parse *sub = calloc(1, sizeof *sub);
 	if (!sub) {
 		free(buf);
-		return config_fail(p, "include %s: out of memory; retry with less loaded", value);
+		return hi_config_fail(p, "include %s: out of memory; retry with less loaded", value);
 	}
 	sub->c = p->c;
 	sub->name = value;
@@ -573,9 +573,9 @@ int set_sysctl_include(struct parse *p, const char *value)
 	sub->section = SEC_SYSCTL;
 	sub->in_include = true;
 	sub->n_includes = p->n_includes;
-	int rc = config_parse_text(sub, buf, len);
+	int rc = hi_config_parse_text(sub, buf, len);
 	if (rc < 0)
-		config_fail(p, "in included %s:%u: %s", value, sub->line, sub->msg);
+		hi_config_fail(p, "in included %s:%u: %s", value, sub->line, sub->msg);
 	free(sub);
 	free(buf);
 	return rc;

@@ -26,7 +26,7 @@ static bool action_from_cmdline(const struct cmdline *cmd, enum failure_action *
 	return found;
 }
 
-void failure_decide(const struct boot *b, const char *failed_stage, struct failure_plan *p)
+void hi_failure_decide(const struct boot *b, const char *failed_stage, struct failure_plan *p)
 {
 	static struct config c;
 	char err[CONFIG_ERR_MAX];
@@ -39,9 +39,9 @@ void failure_decide(const struct boot *b, const char *failed_stage, struct failu
 	}
 	/* What the config stage would have read (config_load changes nothing
 	 * when the file has an error: the defaults then). */
-	config_defaults(&c);
+	hi_config_defaults(&c);
 	bool present = access(b->config_path, F_OK) == 0 || errno != ENOENT;
-	bool loaded = present && config_load(&c, b->config_path, "", err, sizeof err) == 0;
+	bool loaded = present && hi_config_load(&c, b->config_path, "", err, sizeof err) == 0;
 	p->action = c.failure_action;
 	p->delay = c.failure_delay;
 	p->source = loaded ? "initramfs config" : present ? "defaults (the config has an error)" : "defaults";

@@ -19,6 +19,6 @@ struct failure_plan {
  *   no config could be read may the command line choose, and then not an
  *   emergency shell, and not when the command line itself failed (the
  *   early stage: what it holds is not trusted). */
-void failure_decide(const struct boot *b, const char *failed_stage, struct failure_plan *p);
+void hi_failure_decide(const struct boot *b, const char *failed_stage, struct failure_plan *p);
 
 #endif

@@ -28,7 +28,7 @@ static int read_upto(int fd, char *buf, size_t cap, size_t *used)
 	return 0;
 }
 
-const char *fs_kind_name(unsigned mode)
+const char *hi_fs_kind_name(unsigned mode)
 {
 	switch (mode & S_IFMT) {
 	case S_IFREG: return "a regular file";
@@ -42,7 +42,7 @@ const char *fs_kind_name(unsigned mode)
 	}
 }
 
-const char *fs_read_why(int e)
+const char *hi_fs_read_why(int e)
 {
 	if (e == FS_ENOTREG)
 		return "not a regular file (a FIFO, socket or device would block or act; not read)";
@@ -53,7 +53,7 @@ const char *fs_read_why(int e)
 	return strerror(e);
 }
 
-int fs_check_regular(const char *path, char *why, size_t whylen)
+int hi_fs_check_regular(const char *path, char *why, size_t whylen)
 {
 	struct stat st;
 
@@ -61,7 +61,7 @@ int fs_check_regular(const char *path, char *why, size_t whylen)
 		return errno == ENOENT ? 0 : -1;
 	if (S_ISREG(st.st_mode))
 		return 0;
-	snprintf(why, whylen, "%s is %s, not a regular file", path, fs_kind_name(st.st_mode));
+	snprintf(why, whylen, "%s is %s, not a regular file", path, hi_fs_kind_name(st.st_mode));
 	errno = S_ISLNK(st.st_mode) ? ELOOP : FS_ENOTREG;
 	return -1;
 }
@@ -94,7 +94,7 @@ static void log_took(const char *what, const char *path, int rc, int err, uint64
 	char ms[CLOCK_MS_MAX];
 
 	log_debug("%s %s: %s, %s ms", what, path, rc == 0 ? "ok" : strerror(err),
-		  clock_format_ms(ms, sizeof ms, boottime_ns() - start));
+		  hi_clock_format_ms(ms, sizeof ms, hi_boottime_ns() - start));
 }
 
 static int read_file_quiet(const char *path, char *buf, size_t cap, size_t *len, int whole)
@@ -126,7 +126,7 @@ static int read_file_quiet(const char *path, char *buf, size_t cap, size_t *len,
  * disk waits for the device. */
 static int read_file(const char *path, char *buf, size_t cap, size_t *len, int whole)
 {
-	uint64_t start = boottime_ns();
+	uint64_t start = hi_boottime_ns();
 	int rc = read_file_quiet(path, buf, cap, len, whole);
 	int err = errno;
 	log_took("read", path, rc, err, start);
@@ -134,15 +134,15 @@ static int read_file(const char *path, char *buf, size_t cap, size_t *len, int w
 	return rc;
 }
 
-int fs_read(const char *path, char *buf, size_t cap, size_t *len)
+int hi_fs_read(const char *path, char *buf, size_t cap, size_t *len)
 {
 	return read_file(path, buf, cap, len, 1);
 }
 
-int fs_mount(const char *source, const char *target, const char *fstype,
+int hi_fs_mount(const char *source, const char *target, const char *fstype,
 	     unsigned long flags, const void *data)
 {
-	uint64_t start = boottime_ns();
+	uint64_t start = hi_boottime_ns();
 	int rc = mount(source, target, fstype, flags, data);
 	int err = errno;
 	char what[64];
@@ -152,14 +152,14 @@ int fs_mount(const char *source, const char *target, const char *fstype,
 	return rc;
 }
 
-int fs_read_prefix(const char *path, char *buf, size_t cap, size_t *len)
+int hi_fs_read_prefix(const char *path, char *buf, size_t cap, size_t *len)
 {
 	return read_file(path, buf, cap, len, 0);
 }
 
-int fs_write(const char *path, const char *s)
+int hi_fs_write(const char *path, const char *s)
 {
-	return fs_write_once(path, s, strlen(s));
+	return hi_fs_write_once(path, s, strlen(s));
 }
 
 /* procfs and sysfs take a value in one write; a short write is a refusal,
@@ -182,12 +182,12 @@ static int write_once_fd(int fd, const void *s, size_t len)
 	return 0;
 }
 
-int fs_write_once(const char *path, const void *s, size_t len)
+int hi_fs_write_once(const char *path, const void *s, size_t len)
 {
 	return write_once_fd(open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY), s, len);
 }
 
-int fs_mkdir_p(const char *path, unsigned mode)
+int hi_fs_mkdir_p(const char *path, unsigned mode)
 {
 	char buf[512];
 	size_t len = strlen(path);
@@ -210,7 +210,7 @@ int fs_mkdir_p(const char *path, unsigned mode)
 	return 0;
 }
 
-int fs_write_new(const char *path, const char *s)
+int hi_fs_write_new(const char *path, const char *s)
 {
 	char dir[512];
 	const char *slash = strrchr(path, '/');
@@ -223,7 +223,7 @@ int fs_write_new(const char *path, const char *s)
 		}
 		memcpy(dir, path, dlen);
 		dir[dlen] = '\0';
-		if (fs_mkdir_p(dir, 0755) < 0)
+		if (hi_fs_mkdir_p(dir, 0755) < 0)
 			return -1;
 	}
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
@@ -245,7 +245,7 @@ int fs_write_new(const char *path, const char *s)
 	return close(fd);
 }
 
-int sysctl_path(char *out, size_t outlen, const char *proc, const char *key)
+int hi_sysctl_path(char *out, size_t outlen, const char *proc, const char *key)
 {
 	int n = snprintf(out, outlen, "%s/sys/", proc);
 	if (n < 0 || (size_t)n >= outlen)
@@ -302,11 +302,11 @@ static void squeeze_spaces(char *s)
 	*w = '\0';
 }
 
-int sysctl_read(const char *proc, const char *key, char *buf, size_t cap)
+int hi_sysctl_read(const char *proc, const char *key, char *buf, size_t cap)
 {
 	char path[512];
 
-	if (sysctl_path(path, sizeof path, proc, key) < 0) {
+	if (hi_sysctl_path(path, sizeof path, proc, key) < 0) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -316,23 +316,23 @@ int sysctl_read(const char *proc, const char *key, char *buf, size_t cap)
 	return 0;
 }
 
-int sysctl_write(const char *proc, const char *key, const char *value)
+int hi_sysctl_write(const char *proc, const char *key, const char *value)
 {
 	char path[512];
 
-	if (sysctl_path(path, sizeof path, proc, key) < 0) {
+	if (hi_sysctl_path(path, sizeof path, proc, key) < 0) {
 		errno = EINVAL;
 		return -1;
 	}
-	return fs_write(path, value);
+	return hi_fs_write(path, value);
 }
 
-int sysctl_read_at(int proc_fd, const char *key, char *buf, size_t cap)
+int hi_sysctl_read_at(int proc_fd, const char *key, char *buf, size_t cap)
 {
 	char path[512];
 	size_t used;
 
-	if (sysctl_path(path, sizeof path, ".", key) < 0) {
+	if (hi_sysctl_path(path, sizeof path, ".", key) < 0) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -348,19 +348,19 @@ int sysctl_read_at(int proc_fd, const char *key, char *buf, size_t cap)
 	return rc;
 }
 
-int sysctl_write_at(int proc_fd, const char *key, const char *value)
+int hi_sysctl_write_at(int proc_fd, const char *key, const char *value)
 {
 	char path[512];
 	size_t len = strlen(value);
 
-	if (sysctl_path(path, sizeof path, ".", key) < 0) {
+	if (hi_sysctl_path(path, sizeof path, ".", key) < 0) {
 		errno = EINVAL;
 		return -1;
 	}
 	return write_once_fd(openat(proc_fd, path, O_WRONLY | O_CLOEXEC | O_NOCTTY), value, len);
 }
 
-int sysctl_value_equal(const char *a, const char *b)
+int hi_sysctl_value_equal(const char *a, const char *b)
 {
 	char x[256], y[256];
 
@@ -373,7 +373,7 @@ int sysctl_value_equal(const char *a, const char *b)
 	return strcmp(x, y) == 0;
 }
 
-int fs_pread_all(int fd, void *buf, size_t len, uint64_t off)
+int hi_fs_pread_all(int fd, void *buf, size_t len, uint64_t off)
 {
 	size_t done = 0;
 

@@ -14,67 +14,67 @@
 
 /* Read at most cap-1 bytes of path into buf, NUL-terminated; *len gets the
  * length (may be NULL). Returns 0, or -1 with errno (E2BIG: larger). */
-int fs_read(const char *path, char *buf, size_t cap, size_t *len);
+int hi_fs_read(const char *path, char *buf, size_t cap, size_t *len);
 
 /* The reason for a failed fs_read, for a message: names a non-regular
  * file, a link and the size limit, else strerror. */
-const char *fs_read_why(int e);
+const char *hi_fs_read_why(int e);
 
 /* "a FIFO", "a symbolic link", ... for st_mode. */
-const char *fs_kind_name(unsigned mode);
+const char *hi_fs_kind_name(unsigned mode);
 
 /* 0 when path is a regular file or absent; -1 with why ("PATH is a FIFO,
  * not a regular file") and errno (ELOOP for a link, else FS_ENOTREG)
  * otherwise. Never opens it. */
-int fs_check_regular(const char *path, char *why, size_t whylen);
+int hi_fs_check_regular(const char *path, char *why, size_t whylen);
 
 /* Read the first cap-1 bytes of path at most (a prefix is all the caller
  * needs: /proc/cpuinfo's first CPU), NUL-terminated. Returns 0 or -1. */
-int fs_read_prefix(const char *path, char *buf, size_t cap, size_t *len);
+int hi_fs_read_prefix(const char *path, char *buf, size_t cap, size_t *len);
 
 /* Write s to an existing file (sysfs, procfs) in one write(2). Returns 0 or
  * -1 with errno. */
-int fs_write(const char *path, const char *s);
+int hi_fs_write(const char *path, const char *s);
 /* The same for len bytes of data (selinuxfs load takes a whole policy in
  * one write at offset 0). */
-int fs_write_once(const char *path, const void *data, size_t len);
+int hi_fs_write_once(const char *path, const void *data, size_t len);
 
 /* Create or replace path with s, mode 0644, creating parent directories
  * (mode 0755). Returns 0 or -1 with errno. */
-int fs_write_new(const char *path, const char *s);
+int hi_fs_write_new(const char *path, const char *s);
 
 /* mount(2), and under hardinit.debug one line with the target, the
  * result and the time it took (finding the mounts that make the kernel
  * wait). Returns what mount(2) returns, errno kept. */
-int fs_mount(const char *source, const char *target, const char *fstype,
+int hi_fs_mount(const char *source, const char *target, const char *fstype,
 	     unsigned long flags, const void *data);
 
 /* mkdir -p, mode for every directory created. Returns 0 or -1 with errno. */
-int fs_mkdir_p(const char *path, unsigned mode);
+int hi_fs_mkdir_p(const char *path, unsigned mode);
 
 /* "kernel.kptr_restrict" or "kernel/kptr_restrict" -> PROC/sys/kernel/kptr_restrict.
  * Returns 0, or -1 when the key is malformed ("..", empty parts) or too long. */
-int sysctl_path(char *out, size_t outlen, const char *proc, const char *key);
+int hi_sysctl_path(char *out, size_t outlen, const char *proc, const char *key);
 
 /* Read a sysctl's value, trailing newline removed; whitespace runs (as in
  * multi-value sysctls) collapsed to one space. Returns 0 or -1 with errno
  * (ENOENT: this kernel has no such sysctl). */
-int sysctl_read(const char *proc, const char *key, char *buf, size_t cap);
+int hi_sysctl_read(const char *proc, const char *key, char *buf, size_t cap);
 
 /* Write a sysctl. Returns 0 or -1 with errno. */
-int sysctl_write(const char *proc, const char *key, const char *value);
+int hi_sysctl_write(const char *proc, const char *key, const char *value);
 
 /* The same, relative to a directory fd of proc ("/proc"): it stays valid
  * while the mounts move (the early sysctl writer runs across the switch). */
-int sysctl_read_at(int proc_fd, const char *key, char *buf, size_t cap);
-int sysctl_write_at(int proc_fd, const char *key, const char *value);
+int hi_sysctl_read_at(int proc_fd, const char *key, char *buf, size_t cap);
+int hi_sysctl_write_at(int proc_fd, const char *key, const char *value);
 
 /* Read exactly LEN bytes at offset OFF of FD (a block device, for the
  * superblock, LUKS2 and LVM2 readers), retrying short reads and EINTR.
  * Returns 0, or -1 on an error or end of device before LEN bytes. */
-int fs_pread_all(int fd, void *buf, size_t len, uint64_t off);
+int hi_fs_pread_all(int fd, void *buf, size_t len, uint64_t off);
 
 /* Compare two sysctl values ignoring whitespace differences. */
-int sysctl_value_equal(const char *a, const char *b);
+int hi_sysctl_value_equal(const char *a, const char *b);
 
 #endif

@@ -12,13 +12,13 @@ static bool sys_word_is(const char *sys, const char *rel, const char *want)
 	char path[512], buf[HYPERVISOR_FILE_MAX];
 
 	if ((size_t)snprintf(path, sizeof path, "%s/%s", sys, rel) >= sizeof path ||
-	    fs_read(path, buf, sizeof buf, NULL) < 0)
+	    hi_fs_read(path, buf, sizeof buf, NULL) < 0)
 		return false;
 	buf[strcspn(buf, "\n")] = '\0';
 	return strcmp(buf, want) == 0;
 }
 
-bool hypervisor_xen_pv(const char *sys)
+bool hi_hypervisor_xen_pv(const char *sys)
 {
 	return sys_word_is(sys, "hypervisor/type", "xen") && sys_word_is(sys, "hypervisor/guest_type", "PV");
 }

@@ -21,6 +21,6 @@
 
 /* True when SYS/hypervisor/type reads "xen" and SYS/hypervisor/guest_type
  * "PV". PVH and HVM guests run on the real CPU's protections: false. */
-bool hypervisor_xen_pv(const char *sys);
+bool hi_hypervisor_xen_pv(const char *sys);
 
 #endif

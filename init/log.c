@@ -29,10 +29,10 @@ static int debug_enabled;
 /* The kernel echoes kmsg lines below this level to the console itself. */
 static int console_level = 7;
 
-void log_set_console_fd(int fd) { console_fd = fd; }
-void log_set_kmsg_enabled(int enabled) { kmsg_enabled = enabled; }
-void log_set_debug(int enabled) { debug_enabled = enabled; }
-void log_set_console_level(int level) { console_level = level; }
+void hi_log_set_console_fd(int fd) { console_fd = fd; }
+void hi_log_set_kmsg_enabled(int enabled) { kmsg_enabled = enabled; }
+void hi_log_set_debug(int enabled) { debug_enabled = enabled; }
+void hi_log_set_console_level(int level) { console_level = level; }
 
 /* Write to the console ourselves only where the kernel will not: before
  * /dev/kmsg is open, and for warnings and errors that a quiet console
@@ -93,7 +93,7 @@ static void kmsg_line(int prio, const char *msg)
 
 static void open_kmsg_locked(const char *dev);
 
-void log_open_kmsg(const char *dev)
+void hi_log_open_kmsg(const char *dev)
 {
 	pthread_mutex_lock(&log_lock);
 	open_kmsg_locked(dev);
@@ -120,7 +120,7 @@ static void open_kmsg_locked(const char *dev)
 	n_early = 0;
 }
 
-void log_close_kmsg(void)
+void hi_log_close_kmsg(void)
 {
 	pthread_mutex_lock(&log_lock);
 	if (kmsg_fd >= 0)
@@ -129,7 +129,7 @@ void log_close_kmsg(void)
 	pthread_mutex_unlock(&log_lock);
 }
 
-int log_name_invisible(char *s, size_t cap)
+int hi_log_name_invisible(char *s, size_t cap)
 {
 	static const char bom[] = "\xef\xbb\xbf", name[] = "<UTF-8 byte-order mark>";
 	int n = 0;
@@ -147,7 +147,7 @@ int log_name_invisible(char *s, size_t cap)
 	return n;
 }
 
-void log_msg(int prio, const char *fmt, ...)
+void hi_log_msg(int prio, const char *fmt, ...)
 {
 	char msg[LOG_LINE_MAX];
 	va_list ap;
@@ -161,7 +161,7 @@ void log_msg(int prio, const char *fmt, ...)
 	for (char *p = msg; *p; p++)
 		if (*p == '\n' || *p == '\r')
 			*p = ' ';
-	log_name_invisible(msg, sizeof msg);
+	hi_log_name_invisible(msg, sizeof msg);
 
 	pthread_mutex_lock(&log_lock);
 	if (console_wants(prio)) {

@@ -17,7 +17,7 @@ static void copy_field(char *dst, size_t cap, const char *src)
 	snprintf(dst, cap, "%s", src ? src : "");
 }
 
-const char *const report_status_names[N_REPORT_STATUS + 1] = {
+const char *const hi_report_status_names[N_REPORT_STATUS + 1] = {
 	[REPORT_OK] = "ok", [REPORT_APPLIED] = "applied", [REPORT_ALREADY] = "already",
 	[REPORT_ABSENT] = "absent", [REPORT_REFUSED] = "refused", [REPORT_FAILED] = "failed",
 	[REPORT_WARN] = "warn", [REPORT_SKIPPED] = "skipped", [REPORT_INFO] = "info",
@@ -28,15 +28,15 @@ const char *const report_status_names[N_REPORT_STATUS + 1] = {
 	[REPORT_HYPERVISOR] = "hypervisor", [N_REPORT_STATUS] = NULL,
 };
 
-int report_status_of(const char *word)
+int hi_report_status_of(const char *word)
 {
 	for (int i = 0; word && i < N_REPORT_STATUS; i++)
-		if (strcmp(word, report_status_names[i]) == 0)
+		if (strcmp(word, hi_report_status_names[i]) == 0)
 			return i;
 	return -1;
 }
 
-void report_add(struct report *r, const char *stage, const char *key,
+void hi_report_add(struct report *r, const char *stage, const char *key,
 		const char *status, const char *fmt, ...)
 {
 	va_list ap;
@@ -45,7 +45,7 @@ void report_add(struct report *r, const char *stage, const char *key,
 		r->dropped++;
 		return;
 	}
-	if (report_status_of(status) < 0)
+	if (hi_report_status_of(status) < 0)
 		log_warn("report: %s %s has the status '%s', which is not in report_status_names "
 			 "(init/report.c); this is a bug of hardinit, report it", stage, key, status ? status : "");
 	struct report_item *it = &r->items[r->n_items++];
@@ -57,7 +57,7 @@ void report_add(struct report *r, const char *stage, const char *key,
 	va_end(ap);
 }
 
-const struct report_item *report_find(const struct report *r, const char *stage, const char *key)
+const struct report_item *hi_report_find(const struct report *r, const char *stage, const char *key)
 {
 	for (size_t i = 0; i < r->n_items; i++)
 		if (strcmp(r->items[i].stage, stage) == 0 && strcmp(r->items[i].key, key) == 0)
@@ -67,32 +67,32 @@ const struct report_item *report_find(const struct report *r, const char *stage,
 
 static void format_json(const struct report *r, struct sink *s)
 {
-	sink_printf(s, "{\n  \"version\": \"%s\",\n", HARDINIT_VERSION);
-	sink_printf(s, "  \"start_ns\": %llu,\n  \"exec_ns\": %llu,\n",
+	hi_sink_printf(s, "{\n  \"version\": \"%s\",\n", HARDINIT_VERSION);
+	hi_sink_printf(s, "  \"start_ns\": %llu,\n  \"exec_ns\": %llu,\n",
 	    (unsigned long long)r->start_ns, (unsigned long long)r->exec_ns);
-	sink_printf(s, "  \"stages\": [\n");
+	hi_sink_printf(s, "  \"stages\": [\n");
 	for (size_t i = 0; i < r->n_stages; i++) {
 		const struct report_stage *st = &r->stages[i];
-		sink_printf(s, "    {\"name\": ");
-		sink_json_string(s, st->name);
-		sink_printf(s, ", \"result\": \"%s\", \"duration_us\": %llu}%s\n",
+		hi_sink_printf(s, "    {\"name\": ");
+		hi_sink_json_string(s, st->name);
+		hi_sink_printf(s, ", \"result\": \"%s\", \"duration_us\": %llu}%s\n",
 		    st->result == 0 ? "ok" : "failed",
 		    (unsigned long long)(st->duration_ns / 1000), i + 1 < r->n_stages ? "," : "");
 	}
-	sink_printf(s, "  ],\n  \"items\": [\n");
+	hi_sink_printf(s, "  ],\n  \"items\": [\n");
 	for (size_t i = 0; i < r->n_items; i++) {
 		const struct report_item *it = &r->items[i];
-		sink_printf(s, "    {\"stage\": ");
-		sink_json_string(s, it->stage);
-		sink_printf(s, ", \"key\": ");
-		sink_json_string(s, it->key);
-		sink_printf(s, ", \"value\": ");
-		sink_json_string(s, it->value);
-		sink_printf(s, ", \"status\": ");
-		sink_json_string(s, it->status);
-		sink_printf(s, "}%s\n", i + 1 < r->n_items ? "," : "");
+		hi_sink_printf(s, "    {\"stage\": ");
+		hi_sink_json_string(s, it->stage);
+		hi_sink_printf(s, ", \"key\": ");
+		hi_sink_json_string(s, it->key);
+		hi_sink_printf(s, ", \"value\": ");
+		hi_sink_json_string(s, it->value);
+		hi_sink_printf(s, ", \"status\": ");
+		hi_sink_json_string(s, it->status);
+		hi_sink_printf(s, "}%s\n", i + 1 < r->n_items ? "," : "");
 	}
-	sink_printf(s, "  ],\n  \"dropped_items\": %zu\n}\n", r->dropped);
+	hi_sink_printf(s, "  ],\n  \"dropped_items\": %zu\n}\n", r->dropped);
 }
 
 static void format_text(const struct report *r, struct sink *s)
@@ -100,15 +100,15 @@ static void format_text(const struct report *r, struct sink *s)
 	for (size_t i = 0; i < r->n_stages; i++) {
 		const struct report_stage *st = &r->stages[i];
 		char ms[CLOCK_MS_MAX];
-		sink_printf(s, "stage %-11s %-7s %10s ms\n", st->name, st->result == 0 ? "ok" : "failed",
-			    clock_format_ms(ms, sizeof ms, st->duration_ns));
+		hi_sink_printf(s, "stage %-11s %-7s %10s ms\n", st->name, st->result == 0 ? "ok" : "failed",
+			    hi_clock_format_ms(ms, sizeof ms, st->duration_ns));
 	}
 	for (size_t i = 0; i < r->n_items; i++) {
 		const struct report_item *it = &r->items[i];
-		sink_printf(s, "%s %s %s %s\n", it->stage, it->key, it->status, it->value);
+		hi_sink_printf(s, "%s %s %s %s\n", it->stage, it->key, it->status, it->value);
 	}
 	if (r->dropped)
-		sink_printf(s, "report dropped %zu items (limit %d)\n", r->dropped, REPORT_MAX_ITEMS);
+		hi_sink_printf(s, "report dropped %zu items (limit %d)\n", r->dropped, REPORT_MAX_ITEMS);
 }
 
 static int write_one(const struct report *r, const char *dir, const char *name,
@@ -118,19 +118,19 @@ static int write_one(const struct report *r, const char *dir, const char *name,
 	struct sink s;
 	char path[512];
 
-	sink_init(&s, buf, sizeof buf);
+	hi_sink_init(&s, buf, sizeof buf);
 	format(r, &s);
 	if (s.full) {
 		errno = E2BIG;
 		return -1;
 	}
 	snprintf(path, sizeof path, "%s/%s", dir, name);
-	return fs_write_new(path, buf);
+	return hi_fs_write_new(path, buf);
 }
 
-int report_write(const struct report *r, const char *dir)
+int hi_report_write(const struct report *r, const char *dir)
 {
-	if (fs_mkdir_p(dir, 0755) < 0)
+	if (hi_fs_mkdir_p(dir, 0755) < 0)
 		return -1;
 	if (write_one(r, dir, "report.json", format_json) < 0)
 		return -1;

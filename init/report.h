@@ -31,10 +31,10 @@ enum report_status {
 	N_REPORT_STATUS
 };
 
-extern const char *const report_status_names[N_REPORT_STATUS + 1];
+extern const char *const hi_report_status_names[N_REPORT_STATUS + 1];
 
 /* The status a word names, or -1. */
-int report_status_of(const char *word);
+int hi_report_status_of(const char *word);
 
 /* One fact: stage "sysctl", key "kernel.kptr_restrict", value "2",
  * status "applied" (a word of report_status_names). */
@@ -65,16 +65,16 @@ struct report {
 /* Add a fact (formatted value). Never fails: overflow is counted; a
  * status word not in report_status_names is kept as given, with a warning
  * (a bug: the tests find every word a stage passes). */
-void report_add(struct report *r, const char *stage, const char *key,
+void hi_report_add(struct report *r, const char *stage, const char *key,
 		const char *status, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
 
 /* Find the first item of stage/key; NULL if none. */
-const struct report_item *report_find(const struct report *r,
+const struct report_item *hi_report_find(const struct report *r,
 				      const char *stage, const char *key);
 
 /* Write report.json (machine-readable) and report.txt (one line per fact)
  * into dir, creating it. Returns 0 or -1 with errno. */
-int report_write(const struct report *r, const char *dir);
+int hi_report_write(const struct report *r, const char *dir);
 
 #endif

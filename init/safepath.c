@@ -14,7 +14,7 @@
 
 static bool force_fallback;
 
-void safe_force_fallback(bool on)
+void hi_safe_force_fallback(bool on)
 {
 	force_fallback = on;
 }
@@ -118,7 +118,7 @@ static int link_as_eloop(int fd, int dirfd, const char *rel)
 	return fd;
 }
 
-int safe_openat(int dirfd, const char *rel, int flags, mode_t mode)
+int hi_safe_openat(int dirfd, const char *rel, int flags, mode_t mode)
 {
 	while (*rel == '/')
 		rel++;
@@ -132,13 +132,13 @@ int safe_openat(int dirfd, const char *rel, int flags, mode_t mode)
 	return link_as_eloop(refuse_link_fd(walk_beneath(dirfd, rel, flags, mode)), dirfd, rel);
 }
 
-int safe_open(const char *root, const char *rel, int flags, mode_t mode)
+int hi_safe_open(const char *root, const char *rel, int flags, mode_t mode)
 {
 	int rootfd = open(root[0] ? root : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 
 	if (rootfd < 0)
 		return -1;
-	int fd = safe_openat(rootfd, rel, flags, mode);
+	int fd = hi_safe_openat(rootfd, rel, flags, mode);
 	close_keep_errno(rootfd);
 	return fd;
 }
@@ -173,14 +173,14 @@ static int split_last(const char *rel, char *buf, size_t cap, const char **paren
 	return 0;
 }
 
-int safe_mkdir(const char *root, const char *rel, mode_t mode)
+int hi_safe_mkdir(const char *root, const char *rel, mode_t mode)
 {
 	char buf[SAFE_PATH_MAX];
 	const char *parent, *name;
 
 	if (split_last(rel, buf, sizeof buf, &parent, &name) < 0)
 		return -1;
-	int pfd = safe_open(root, parent, O_PATH | O_DIRECTORY, 0);
+	int pfd = hi_safe_open(root, parent, O_PATH | O_DIRECTORY, 0);
 	if (pfd < 0)
 		return -1;
 	int fd = -1;
@@ -230,7 +230,7 @@ static int find_link_at(int dirfd, const char *rel, char *out, size_t outlen)
 	return 0;
 }
 
-int safe_find_link(const char *root, const char *rel, char *out, size_t outlen)
+int hi_safe_find_link(const char *root, const char *rel, char *out, size_t outlen)
 {
 	int rootfd = open(root[0] ? root : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 
@@ -241,7 +241,7 @@ int safe_find_link(const char *root, const char *rel, char *out, size_t outlen)
 	return r;
 }
 
-char *safe_fd_path(char *out, size_t outlen, const char *proc, int fd)
+char *hi_safe_fd_path(char *out, size_t outlen, const char *proc, int fd)
 {
 	int n = snprintf(out, outlen, "%s/self/fd/%d", proc, fd);
 

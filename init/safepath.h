@@ -21,28 +21,28 @@
  * is hardinit's own (/, /root, a test's temporary directory) and is
  * followed. Returns an fd, or -1 with errno: ELOOP when a component is a
  * symbolic link, EXDEV for "..", the open's own error otherwise. */
-int safe_open(const char *root, const char *rel, int flags, mode_t mode);
+int hi_safe_open(const char *root, const char *rel, int flags, mode_t mode);
 
 /* The same, below an open directory. */
-int safe_openat(int dirfd, const char *rel, int flags, mode_t mode);
+int hi_safe_openat(int dirfd, const char *rel, int flags, mode_t mode);
 
 /* Create the directory rel below root (its parent must exist and be
  * reached without links), mode as given (the umask applies). Returns an
  * O_RDONLY|O_DIRECTORY fd of the new directory, or -1 with errno (EEXIST
  * when something is there already, ELOOP for a link on the way). */
-int safe_mkdir(const char *root, const char *rel, mode_t mode);
+int hi_safe_mkdir(const char *root, const char *rel, mode_t mode);
 
 /* For a message after ELOOP: the first component of rel below root that
  * is a symbolic link, as "/tmp -> /etc" (the path as the root sees it and
  * the link's target). Returns 1 with out filled, 0 when none is a link. */
-int safe_find_link(const char *root, const char *rel, char *out, size_t outlen);
+int hi_safe_find_link(const char *root, const char *rel, char *out, size_t outlen);
 
 /* The path that names fd for mount(2) and the like: PROC/self/fd/N, which
  * the kernel resolves to the very directory the fd holds. Returns out, or
  * NULL when it does not fit. */
-char *safe_fd_path(char *out, size_t outlen, const char *proc, int fd);
+char *hi_safe_fd_path(char *out, size_t outlen, const char *proc, int fd);
 
 /* Tests: take the component walk even where openat2 exists. */
-void safe_force_fallback(bool on);
+void hi_safe_force_fallback(bool on);
 
 #endif

@@ -43,7 +43,7 @@ static void compress(struct sha256 *s, const uint8_t *p)
 		s->h[i] += v[i];
 }
 
-void sha256_init(struct sha256 *s)
+void hi_sha256_init(struct sha256 *s)
 {
 	static const uint32_t iv[8] = {
 		0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
@@ -53,7 +53,7 @@ void sha256_init(struct sha256 *s)
 	s->fill = 0;
 }
 
-void sha256_update(struct sha256 *s, const void *data, size_t len)
+void hi_sha256_update(struct sha256 *s, const void *data, size_t len)
 {
 	const uint8_t *p = data;
 
@@ -73,17 +73,17 @@ void sha256_update(struct sha256 *s, const void *data, size_t len)
 	}
 }
 
-void sha256_final(struct sha256 *s, uint8_t out[SHA256_BYTES])
+void hi_sha256_final(struct sha256 *s, uint8_t out[SHA256_BYTES])
 {
 	uint64_t bits = s->len * 8;
 	uint8_t pad = 0x80, zero = 0, len_be[8];
 
-	sha256_update(s, &pad, 1);
+	hi_sha256_update(s, &pad, 1);
 	while (s->fill != 56)
-		sha256_update(s, &zero, 1);
+		hi_sha256_update(s, &zero, 1);
 	for (int i = 0; i < 8; i++)
 		len_be[i] = (uint8_t)(bits >> (56 - 8 * i));
-	sha256_update(s, len_be, 8);
+	hi_sha256_update(s, len_be, 8);
 	for (int i = 0; i < 8; i++) {
 		out[4 * i] = (uint8_t)(s->h[i] >> 24);
 		out[4 * i + 1] = (uint8_t)(s->h[i] >> 16);
@@ -92,16 +92,16 @@ void sha256_final(struct sha256 *s, uint8_t out[SHA256_BYTES])
 	}
 }
 
-void sha256(const void *data, size_t len, uint8_t out[SHA256_BYTES])
+void hi_sha256(const void *data, size_t len, uint8_t out[SHA256_BYTES])
 {
 	struct sha256 s;
 
-	sha256_init(&s);
-	sha256_update(&s, data, len);
-	sha256_final(&s, out);
+	hi_sha256_init(&s);
+	hi_sha256_update(&s, data, len);
+	hi_sha256_final(&s, out);
 }
 
-char *hex_encode(char *out, const uint8_t *data, size_t n)
+char *hi_hex_encode(char *out, const uint8_t *data, size_t n)
 {
 	static const char digits[] = "0123456789abcdef";
 
@@ -124,7 +124,7 @@ static int nibble(char c)
 	return -1;
 }
 
-int hex_decode(uint8_t *out, size_t n, const char *hex)
+int hi_hex_decode(uint8_t *out, size_t n, const char *hex)
 {
 	for (size_t i = 0; i < n; i++) {
 		int hi = nibble(hex[2 * i]), lo = hi < 0 ? -1 : nibble(hex[2 * i + 1]);

@@ -19,17 +19,17 @@ struct sha256 {
 	size_t fill;
 };
 
-void sha256_init(struct sha256 *s);
-void sha256_update(struct sha256 *s, const void *data, size_t len);
-void sha256_final(struct sha256 *s, uint8_t out[SHA256_BYTES]);
+void hi_sha256_init(struct sha256 *s);
+void hi_sha256_update(struct sha256 *s, const void *data, size_t len);
+void hi_sha256_final(struct sha256 *s, uint8_t out[SHA256_BYTES]);
 
 /* One call: out = SHA-256(data). */
-void sha256(const void *data, size_t len, uint8_t out[SHA256_BYTES]);
+void hi_sha256(const void *data, size_t len, uint8_t out[SHA256_BYTES]);
 
 /* Lower-case hex of n bytes into out (2n+1 bytes). Returns out. */
-char *hex_encode(char *out, const uint8_t *data, size_t n);
+char *hi_hex_encode(char *out, const uint8_t *data, size_t n);
 
 /* Parse exactly 2n hex digits into n bytes. Returns 0, or -1. */
-int hex_decode(uint8_t *out, size_t n, const char *hex);
+int hi_hex_decode(uint8_t *out, size_t n, const char *hex);
 
 #endif

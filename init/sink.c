@@ -3,7 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-void sink_init(struct sink *s, char *buf, size_t cap)
+void hi_sink_init(struct sink *s, char *buf, size_t cap)
 {
 	s->buf = buf;
 	s->cap = cap;
@@ -13,7 +13,7 @@ void sink_init(struct sink *s, char *buf, size_t cap)
 		buf[0] = '\0';
 }
 
-void sink_printf(struct sink *s, const char *fmt, ...)
+void hi_sink_printf(struct sink *s, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -29,24 +29,24 @@ void sink_printf(struct sink *s, const char *fmt, ...)
 	s->len += (size_t)n;
 }
 
-void sink_json_string(struct sink *s, const char *str)
+void hi_sink_json_string(struct sink *s, const char *str)
 {
 	/* A byte at a time, not a printf each: report.json has thousands. */
-	sink_putc(s, '"');
+	hi_sink_putc(s, '"');
 	for (const unsigned char *p = (const unsigned char *)str; *p; p++) {
 		if (*p == '"' || *p == '\\') {
-			sink_putc(s, '\\');
-			sink_putc(s, (char)*p);
+			hi_sink_putc(s, '\\');
+			hi_sink_putc(s, (char)*p);
 		} else if (*p < 0x20) {
-			sink_printf(s, "\\u%04x", *p);
+			hi_sink_printf(s, "\\u%04x", *p);
 		} else {
-			sink_putc(s, (char)*p);
+			hi_sink_putc(s, (char)*p);
 		}
 	}
-	sink_putc(s, '"');
+	hi_sink_putc(s, '"');
 }
 
-void sink_putc(struct sink *s, char c)
+void hi_sink_putc(struct sink *s, char c)
 {
 	if (s->full)
 		return;

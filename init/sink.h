@@ -12,14 +12,14 @@ struct sink {
 	bool full;
 };
 
-void sink_init(struct sink *s, char *buf, size_t cap);
-void sink_printf(struct sink *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void hi_sink_init(struct sink *s, char *buf, size_t cap);
+void hi_sink_printf(struct sink *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* One character, without a printf per character (the report's JSON
  * strings: a vsnprintf each cost about 5 ms of a boot under -icount). */
-void sink_putc(struct sink *s, char c);
+void hi_sink_putc(struct sink *s, char c);
 
 /* str as a JSON string, quotes included: '"' and '\\' escaped, control
  * bytes as \u00XX. The one JSON escaper (report.json, audit --json). */
-void sink_json_string(struct sink *s, const char *str);
+void hi_sink_json_string(struct sink *s, const char *str);
 
 #endif

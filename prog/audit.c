@@ -50,12 +50,12 @@ static void check_sysctl(struct audit *a, const char *key, const char *expected,
 	char live[128], what[128];
 
 	snprintf(what, sizeof what, "sysctl %s", key);
-	if (sysctl_read(a->proc, key, live, sizeof live) < 0) {
+	if (hi_sysctl_read(a->proc, key, live, sizeof live) < 0) {
 		/* Absent at boot is reported then; it is drift only if required. */
 		add(a, what, expected, errno == ENOENT ? "absent" : strerror(errno), required || errno != ENOENT);
 		return;
 	}
-	add(a, what, expected, live, !sysctl_value_equal(live, expected));
+	add(a, what, expected, live, !hi_sysctl_value_equal(live, expected));
 }
 
 /* A line of report.txt: "stage key status value...". */
@@ -117,7 +117,7 @@ static void check_selinux(struct audit *a, const struct report_line *r)
 		snprintf(expected, sizeof expected, "%s", r->value);
 		expected[strcspn(expected, " ")] = '\0';
 		snprintf(path, sizeof path, "%s/fs/selinux/enforce", a->sys);
-		if (fs_read(path, live, sizeof live, NULL) < 0) {
+		if (hi_fs_read(path, live, sizeof live, NULL) < 0) {
 			add(a, "selinux mode", expected, "selinuxfs unreadable", 1);
 			return;
 		}
@@ -132,7 +132,7 @@ static void check_selinux(struct audit *a, const struct report_line *r)
 		int want = strncmp(eq + 1, "on", 2) == 0 || eq[1] == '1';
 		snprintf(path, sizeof path, "%s/fs/selinux/booleans/%s", a->sys, name);
 		snprintf(what, sizeof what, "selinux boolean %s", name);
-		if (fs_read(path, live, sizeof live, NULL) < 0) {
+		if (hi_fs_read(path, live, sizeof live, NULL) < 0) {
 			add(a, what, want ? "on" : "off", "absent", 1);
 			return;
 		}
@@ -161,7 +161,7 @@ static void check_seccomp(struct audit *a, const struct report_line *r)
 		return;
 	snprintf(path, sizeof path, "%s/1/status", a->proc);
 	const char *line = NULL;
-	if (fs_read(path, status, sizeof status, NULL) == 0)
+	if (hi_fs_read(path, status, sizeof status, NULL) == 0)
 		line = strstr(status, "\nSeccomp:");
 	int mode = line ? atoi(line + 9) : -1;
 	add(a, "TIOCSTI seccomp filter in PID 1", "filter", mode == 2 ? "filter" : mode < 0 ? "unreadable" : "none",
@@ -180,7 +180,7 @@ static void check_firmware(struct audit *a, const struct report_line *r)
 	if (strcmp(r->stage, "firmware") || (strcmp(r->key, "secure_boot") && strcmp(r->key, "uki") &&
 					      strcmp(r->key, "lockdown")))
 		return;
-	firmware_read(a->sys, &f);
+	hi_firmware_read(a->sys, &f);
 	snprintf(booted, sizeof booted, "%s", r->value);
 	booted[strcspn(booted, " ")] = '\0';
 	if (strcmp(r->key, "secure_boot") == 0) {
@@ -215,13 +215,13 @@ static void check_ima_appraise(struct audit *a, const struct report_line *r)
 	if (strcmp(r->stage, "ima") || strcmp(r->key, "appraise_mode"))
 		return;
 	snprintf(path, sizeof path, "%s/cmdline", a->proc);
-	if (fs_read(path, text, sizeof text, &len) < 0 || cmdline_parse(&cmd, text, len, err, sizeof err) < 0) {
+	if (hi_fs_read(path, text, sizeof text, &len) < 0 || hi_cmdline_parse(&cmd, text, len, err, sizeof err) < 0) {
 		add(a, "IMA appraisal (ima_appraise= of the kernel)", "enforce", "kernel command line unreadable", 1);
 		return;
 	}
-	enum ima_appraise_mode m = ima_appraise_cmdline(&cmd, &word);
-	bool disarmed = ima_appraise_disarmed(m);
-	snprintf(actual, sizeof actual, disarmed ? "%s (ima_appraise=%.40s)" : "enforce", ima_appraise_mode_name(m),
+	enum ima_appraise_mode m = hi_ima_appraise_cmdline(&cmd, &word);
+	bool disarmed = hi_ima_appraise_disarmed(m);
+	snprintf(actual, sizeof actual, disarmed ? "%s (ima_appraise=%.40s)" : "enforce", hi_ima_appraise_mode_name(m),
 		 word ? word : "");
 	add(a, "IMA appraisal (ima_appraise= of the kernel)", "enforce", actual, disarmed);
 }
@@ -230,7 +230,7 @@ static int read_report(struct audit *a, const char *path)
 {
 	static char text[AUDIT_REPORT_MAX];
 
-	if (fs_read(path, text, sizeof text, NULL) < 0) {
+	if (hi_fs_read(path, text, sizeof text, NULL) < 0) {
 		snprintf(a->error, sizeof a->error,
 			 "cannot read the boot report %s: %s; was this system booted by hardinit?", path, strerror(errno));
 		return -1;
@@ -262,7 +262,7 @@ static void check_caps(struct audit *a, const struct config *c)
 		return;
 	snprintf(path, sizeof path, "%s/1/status", a->proc);
 	const char *line = NULL;
-	if (fs_read(path, status, sizeof status, NULL) == 0)
+	if (hi_fs_read(path, status, sizeof status, NULL) == 0)
 		line = strstr(status, "\nCapBnd:");
 	if (!line) {
 		add(a, "capabilities of PID 1", "readable", "unreadable", 1);
@@ -288,7 +288,7 @@ static void check_mount_shared(struct audit *a, const struct config *c)
 	if (!c->mount_shared)
 		return;
 	snprintf(path, sizeof path, "%s/1/mountinfo", a->proc);
-	int found = mountinfo_find_file(path, "/", &m);
+	int found = hi_mountinfo_find_file(path, "/", &m);
 	if (found < 0)
 		add(a, "mount propagation /", "shared", errno == E2BIG ? "mountinfo over the limit" :
 		    "mountinfo unreadable", 1);
@@ -315,13 +315,13 @@ static void verity_booted_setup(const struct config *c, const char *report_path,
 	struct verity_params p;
 	char err[VERITY_ERR_MAX], *save = NULL;
 
-	verity_params_defaults(&p);
-	if (verity_options_parse(c->verity_options, &p, err, sizeof err) < 0 || !p.corruption_set)
+	hi_verity_params_defaults(&p);
+	if (hi_verity_options_parse(c->verity_options, &p, err, sizeof err) < 0 || !p.corruption_set)
 		p.on_corruption = c->verity_on_corruption;
 	snprintf(v->hash, sizeof v->hash, "%s", c->verity_roothash);
-	snprintf(v->mode, sizeof v->mode, "%s", verity_corruption_name(p.on_corruption));
-	verity_options_words(&p, v->options, sizeof v->options);
-	if (fs_read(report_path, text, sizeof text, NULL) < 0)
+	snprintf(v->mode, sizeof v->mode, "%s", hi_verity_corruption_name(p.on_corruption));
+	hi_verity_options_words(&p, v->options, sizeof v->options);
+	if (hi_fs_read(report_path, text, sizeof text, NULL) < 0)
 		return;
 	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		struct report_line r;
@@ -354,13 +354,13 @@ static void check_verity(struct audit *a, const struct config *c, const char *re
 	name[0] = '\0';
 	if (stat("/", &st) == 0) {
 		snprintf(path, sizeof path, "%s/dev/block/%u:%u/dm/name", a->sys, major(st.st_dev), minor(st.st_dev));
-		if (fs_read(path, name, sizeof name, NULL) == 0)
+		if (hi_fs_read(path, name, sizeof name, NULL) == 0)
 			name[strcspn(name, "\n")] = '\0';
 	}
 	add(a, "/ on the verity device", "dm root", name[0] ? name : "not a dm device", strcmp(name, "root") != 0);
-	int fd = dm_control_open("/dev", a->sys, 0, why, sizeof why);
-	if (fd < 0 || dm_target_text(fd, "root", 1, table, sizeof table, type, sizeof type) < 0 ||
-	    dm_target_text(fd, "root", 0, status, sizeof status, NULL, 0) < 0) {
+	int fd = hi_dm_control_open("/dev", a->sys, 0, why, sizeof why);
+	if (fd < 0 || hi_dm_target_text(fd, "root", 1, table, sizeof table, type, sizeof type) < 0 ||
+	    hi_dm_target_text(fd, "root", 0, status, sizeof status, NULL, 0) < 0) {
 		add(a, "verity table of root", "verity", fd < 0 ? why : strerror(errno), 1);
 		if (fd >= 0)
 			close(fd);
@@ -368,15 +368,15 @@ static void check_verity(struct audit *a, const struct config *c, const char *re
 	}
 	close(fd);
 	add(a, "verity target of root", "verity", type, strcmp(type, "verity") != 0);
-	if (verity_table_root_hash(table, live, sizeof live) < 0)
+	if (hi_verity_table_root_hash(table, live, sizeof live) < 0)
 		snprintf(live, sizeof live, "unreadable");
 	add(a, "verity root hash", want.hash[0] ? want.hash : "any", live, want.hash[0] && strcasecmp(want.hash, live) != 0);
-	verity_params_defaults(&p);
-	bool readable = verity_table_options(table, &p) == 0;
-	const char *mode = readable ? verity_corruption_name(p.on_corruption) : "unreadable";
+	hi_verity_params_defaults(&p);
+	bool readable = hi_verity_table_options(table, &p) == 0;
+	const char *mode = readable ? hi_verity_corruption_name(p.on_corruption) : "unreadable";
 	add(a, "verity on corruption", want.mode, mode, strcmp(want.mode, mode) != 0);
 	if (readable)
-		verity_options_words(&p, words, sizeof words);
+		hi_verity_options_words(&p, words, sizeof words);
 	else
 		snprintf(words, sizeof words, "unreadable");
 	add(a, "verity options", want.options, words, strcmp(want.options, words) != 0);
@@ -399,7 +399,7 @@ static void read_tpm_report(const char *report_path, struct tpm_report *t)
 	char *save = NULL;
 
 	memset(t, 0, sizeof *t);
-	if (fs_read(report_path, text, sizeof text, NULL) < 0)
+	if (hi_fs_read(report_path, text, sizeof text, NULL) < 0)
 		return;
 	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		struct report_line r;
@@ -409,7 +409,7 @@ static void read_tpm_report(const char *report_path, struct tpm_report *t)
 			t->no_tpm = strcmp(r.status, "skipped") == 0 && strncmp(r.value, "no TPM", 6) == 0;
 			snprintf(t->tpm, sizeof t->tpm, "%s %s", r.status, r.value);
 		} else if (strcmp(r.key, "initial") == 0 && strlen(r.value) == 64) {
-			t->have_initial = hex_decode(t->initial, 32, r.value) == 0;
+			t->have_initial = hi_hex_decode(t->initial, 32, r.value) == 0;
 		}
 	}
 }
@@ -447,13 +447,13 @@ static void check_tpm(struct audit *a, const struct config *c, const char *repor
 		add(a, what, "measured", actual, 1);
 		return;
 	}
-	if (measure_log_replay(log, pcr, start, value, why, sizeof why) < 0) {
+	if (hi_measure_log_replay(log, pcr, start, value, why, sizeof why) < 0) {
 		add(a, what, "a log that replays", why, 1);
 		return;
 	}
-	hex_encode(want, value, 32);
+	hi_hex_encode(want, value, 32);
 	snprintf(rel, sizeof rel, "%s/class/tpm/tpm0/pcr-sha256/%u", a->sys, pcr);
-	if (fs_read(rel, live, sizeof live, NULL) < 0) {
+	if (hi_fs_read(rel, live, sizeof live, NULL) < 0) {
 		add(a, what, want, "unreadable in sysfs", 1);
 		return;
 	}
@@ -476,7 +476,7 @@ static void check_pcrphase(struct audit *a, const char *report_path)
 	static const char *const words[] = { PCRPHASE_ENTER, PCRPHASE_LEAVE };
 	char *save = NULL, what[64], actual[200];
 
-	if (fs_read(report_path, text, sizeof text, NULL) < 0)
+	if (hi_fs_read(report_path, text, sizeof text, NULL) < 0)
 		return;
 	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		struct report_line r;
@@ -499,10 +499,10 @@ static void note_cpu_vulnerabilities(struct audit *a)
 {
 	char path[512], meltdown[128];
 
-	if (!hypervisor_xen_pv(a->sys))
+	if (!hi_hypervisor_xen_pv(a->sys))
 		return;
 	snprintf(path, sizeof path, "%s/devices/system/cpu/vulnerabilities/meltdown", a->sys);
-	if (fs_read(path, meltdown, sizeof meltdown, NULL) < 0)
+	if (hi_fs_read(path, meltdown, sizeof meltdown, NULL) < 0)
 		snprintf(meltdown, sizeof meltdown, "unreadable");
 	meltdown[strcspn(meltdown, "\n")] = '\0';
 	snprintf(a->cpu_vuln_note, sizeof a->cpu_vuln_note, "%s (meltdown: %.100s)", HYPERVISOR_VULN_NOTE, meltdown);
@@ -579,13 +579,13 @@ static int emit(const struct audit *a, const struct audit_options *o)
 	/* A failed audit has no text to show; the other formats say it failed. */
 	if (o->format == AUDIT_TEXT && !a->success)
 		return 0;
-	sink_init(&s, out, sizeof out);
+	hi_sink_init(&s, out, sizeof out);
 	if (o->format == AUDIT_PROMETHEUS)
-		audit_format_prometheus(a, &s);
+		hi_audit_format_prometheus(a, &s);
 	else if (o->format == AUDIT_JSON)
-		audit_format_json(a, &s);
+		hi_audit_format_json(a, &s);
 	else
-		audit_format_text(a, &s);
+		hi_audit_format_text(a, &s);
 	if (s.full) {
 		fprintf(stderr, "hardinit audit: the output exceeds its limit of %d bytes; nothing written\n",
 			AUDIT_OUTPUT_MAX);
@@ -598,14 +598,14 @@ static int emit(const struct audit *a, const struct audit_options *o)
 		fwrite(s.buf, 1, s.len, stdout);
 		return fflush(stdout) == 0 ? 0 : -1;
 	}
-	if (audit_write_atomic(path, s.buf, s.len, err, sizeof err) < 0) {
+	if (hi_audit_write_atomic(path, s.buf, s.len, err, sizeof err) < 0) {
 		fprintf(stderr, "hardinit audit: %s\n", err);
 		return -1;
 	}
 	return 0;
 }
 
-int audit_main(int argc, char **argv)
+int hi_audit_main(int argc, char **argv)
 {
 	static struct audit a;
 	static struct config cfg;
@@ -619,8 +619,8 @@ int audit_main(int argc, char **argv)
 	a.sys = "/sys";
 	if (parse_options(&a, &o, argc, argv) < 0)
 		return 2;
-	config_defaults(&cfg);
-	bool config_read = config_load(&cfg, o.config_path, "", err, sizeof err) == 0;
+	hi_config_defaults(&cfg);
+	bool config_read = hi_config_load(&cfg, o.config_path, "", err, sizeof err) == 0;
 	if (!config_read) {
 		snprintf(a.error, sizeof a.error, "%s", err);
 	} else {
@@ -636,7 +636,7 @@ int audit_main(int argc, char **argv)
 	note_cpu_vulnerabilities(&a);
 	for (size_t i = 0; i < a.n; i++)
 		a.drifts += a.items[i].drift;
-	audit_posture(&a, &cfg, config_read, o.config_path, boot_json_path(o.report_path, json_path, sizeof json_path),
+	hi_audit_posture(&a, &cfg, config_read, o.config_path, boot_json_path(o.report_path, json_path, sizeof json_path),
 		      o.profile_dir);
 	if (a.error[0])
 		fprintf(stderr, "hardinit audit: %s\n", a.error);

@@ -40,7 +40,7 @@ static const struct item_kind {
 	{ "kernel lockdown", "firmware", "lockdown" },
 };
 
-const char *audit_item_kind(const char *what, char *name, size_t cap)
+const char *hi_audit_item_kind(const char *what, char *name, size_t cap)
 {
 	for (size_t i = 0; i < sizeof item_kinds / sizeof item_kinds[0]; i++) {
 		const struct item_kind *k = &item_kinds[i];
@@ -101,7 +101,7 @@ static const struct rule_id {
 	{ "selinux", "mode", "selinux_state" },
 };
 
-const char *audit_rule_id(const char *kind, const char *name)
+const char *hi_audit_rule_id(const char *kind, const char *name)
 {
 	for (size_t i = 0; i < sizeof rule_ids / sizeof rule_ids[0]; i++)
 		if (strcmp(rule_ids[i].kind, kind) == 0 && strcmp(rule_ids[i].name, name) == 0)
@@ -111,16 +111,16 @@ const char *audit_rule_id(const char *kind, const char *name)
 
 /* ---- text ----------------------------------------------------------------- */
 
-void audit_format_text(const struct audit *a, struct sink *s)
+void hi_audit_format_text(const struct audit *a, struct sink *s)
 {
 	for (size_t i = 0; i < a->n; i++) {
 		const struct audit_item *it = &a->items[i];
-		sink_printf(s, "%-5s %-44s expected %-18s actual %s\n", it->drift ? "drift" : "ok",
+		hi_sink_printf(s, "%-5s %-44s expected %-18s actual %s\n", it->drift ? "drift" : "ok",
 			    it->what, it->expected, it->actual);
 	}
 	if (a->cpu_vuln_note[0])
-		sink_printf(s, "note  %-44s %s\n", "cpu vulnerabilities", a->cpu_vuln_note);
-	sink_printf(s, "audit: %zu checked, %zu ok, %d drift%s\n", a->n, a->n - (size_t)a->drifts, a->drifts,
+		hi_sink_printf(s, "note  %-44s %s\n", "cpu vulnerabilities", a->cpu_vuln_note);
+	hi_sink_printf(s, "audit: %zu checked, %zu ok, %d drift%s\n", a->n, a->n - (size_t)a->drifts, a->drifts,
 		    a->dropped ? " (some items over the limit were not checked)" : "");
 }
 
@@ -129,9 +129,9 @@ void audit_format_text(const struct audit *a, struct sink *s)
 static void json_string_or_null(struct sink *s, const char *str)
 {
 	if (str && *str)
-		sink_json_string(s, str);
+		hi_sink_json_string(s, str);
 	else
-		sink_printf(s, "null");
+		hi_sink_printf(s, "null");
 }
 
 static const char *json_bool(int v)
@@ -141,65 +141,65 @@ static const char *json_bool(int v)
 
 static void seconds(struct sink *s, uint64_t us)
 {
-	sink_printf(s, "%llu.%06llu", (unsigned long long)(us / 1000000), (unsigned long long)(us % 1000000));
+	hi_sink_printf(s, "%llu.%06llu", (unsigned long long)(us / 1000000), (unsigned long long)(us % 1000000));
 }
 
 static void json_items(const struct audit *a, struct sink *s)
 {
 	char name[96];
 
-	sink_printf(s, "  \"items\": [");
+	hi_sink_printf(s, "  \"items\": [");
 	for (size_t i = 0; i < a->n; i++) {
 		const struct audit_item *it = &a->items[i];
-		const char *kind = audit_item_kind(it->what, name, sizeof name);
-		sink_printf(s, "%s\n    {\"item\": ", i ? "," : "");
-		sink_json_string(s, it->what);
-		sink_printf(s, ", \"kind\": ");
-		sink_json_string(s, kind);
-		sink_printf(s, ", \"name\": ");
-		sink_json_string(s, name);
-		sink_printf(s, ", \"rule\": ");
-		json_string_or_null(s, audit_rule_id(kind, name));
-		sink_printf(s, ", \"expected\": ");
-		sink_json_string(s, it->expected);
-		sink_printf(s, ", \"actual\": ");
-		sink_json_string(s, it->actual);
-		sink_printf(s, ", \"status\": \"%s\"}", it->drift ? "drift" : "ok");
+		const char *kind = hi_audit_item_kind(it->what, name, sizeof name);
+		hi_sink_printf(s, "%s\n    {\"item\": ", i ? "," : "");
+		hi_sink_json_string(s, it->what);
+		hi_sink_printf(s, ", \"kind\": ");
+		hi_sink_json_string(s, kind);
+		hi_sink_printf(s, ", \"name\": ");
+		hi_sink_json_string(s, name);
+		hi_sink_printf(s, ", \"rule\": ");
+		json_string_or_null(s, hi_audit_rule_id(kind, name));
+		hi_sink_printf(s, ", \"expected\": ");
+		hi_sink_json_string(s, it->expected);
+		hi_sink_printf(s, ", \"actual\": ");
+		hi_sink_json_string(s, it->actual);
+		hi_sink_printf(s, ", \"status\": \"%s\"}", it->drift ? "drift" : "ok");
 	}
-	sink_printf(s, "%s],\n", a->n ? "\n  " : "");
+	hi_sink_printf(s, "%s],\n", a->n ? "\n  " : "");
 }
 
 static void json_states(const struct audit *a, struct sink *s)
 {
-	sink_printf(s, "  \"states\": [");
+	hi_sink_printf(s, "  \"states\": [");
 	for (size_t i = 0; i < a->n_states; i++) {
 		const struct audit_state *st = &a->states[i];
-		sink_printf(s, "%s\n    {\"kind\": ", i ? "," : "");
-		sink_json_string(s, st->kind);
-		sink_printf(s, ", \"name\": ");
-		sink_json_string(s, st->name);
-		sink_printf(s, ", \"configured\": %s, \"engaged\": %s, \"state\": ", json_bool(st->configured),
+		hi_sink_printf(s, "%s\n    {\"kind\": ", i ? "," : "");
+		hi_sink_json_string(s, st->kind);
+		hi_sink_printf(s, ", \"name\": ");
+		hi_sink_json_string(s, st->name);
+		hi_sink_printf(s, ", \"configured\": %s, \"engaged\": %s, \"state\": ", json_bool(st->configured),
 			    json_bool(st->engaged));
-		sink_json_string(s, st->state);
-		sink_printf(s, "}");
+		hi_sink_json_string(s, st->state);
+		hi_sink_printf(s, "}");
 	}
-	sink_printf(s, "%s],\n", a->n_states ? "\n  " : "");
+	hi_sink_printf(s, "%s],\n", a->n_states ? "\n  " : "");
 }
 
 static void json_stages(const struct audit *a, struct sink *s)
 {
-	sink_printf(s, "  \"stages\": [");
+	hi_sink_printf(s, "  \"stages\": [");
 	for (size_t i = 0; i < a->n_stages; i++) {
 		const struct audit_stage *st = &a->stages[i];
-		sink_printf(s, "%s\n    {\"name\": ", i ? "," : "");
-		sink_json_string(s, st->name);
-		sink_printf(s, ", \"result\": ");
-		sink_json_string(s, st->result);
-		sink_printf(s, ", \"duration_seconds\": ");
+		hi_sink_printf(s, "%s\n    {\"name\": ", i ? "," : "");
+		hi_sink_json_string(s, st->name);
+		hi_sink_printf(s, ", \"result\": ");
+		hi_sink_json_string(s, st->result);
+		hi_sink_printf(s, ", \"duration_seconds\": ");
 		seconds(s, st->duration_us);
-		sink_printf(s, "}");
+		hi_sink_printf(s, "}");
 	}
-	sink_printf(s, "%s],\n", a->n_stages ? "\n  " : "");
+	hi_sink_printf(s, "%s],\n", a->n_stages ? "\n  " : "");
 }
 
 /* What the audit says beside its checks, neither ok nor drift: today the
@@ -207,41 +207,41 @@ static void json_stages(const struct audit *a, struct sink *s)
  * hypervisor's (hypervisor.h), the same words the text output prints. */
 static void json_notes(const struct audit *a, struct sink *s)
 {
-	sink_printf(s, "  \"notes\": [");
+	hi_sink_printf(s, "  \"notes\": [");
 	if (a->cpu_vuln_note[0]) {
-		sink_printf(s, "\n    {\"topic\": \"cpu_vulnerabilities\", \"owner\": \"hypervisor\", \"text\": ");
-		sink_json_string(s, a->cpu_vuln_note);
-		sink_printf(s, "}\n  ");
+		hi_sink_printf(s, "\n    {\"topic\": \"cpu_vulnerabilities\", \"owner\": \"hypervisor\", \"text\": ");
+		hi_sink_json_string(s, a->cpu_vuln_note);
+		hi_sink_printf(s, "}\n  ");
 	}
-	sink_printf(s, "],\n");
+	hi_sink_printf(s, "],\n");
 }
 
-void audit_format_json(const struct audit *a, struct sink *s)
+void hi_audit_format_json(const struct audit *a, struct sink *s)
 {
-	sink_printf(s, "{\n  \"schema\": %d,\n  \"hardinit_version\": ", AUDIT_JSON_SCHEMA);
-	sink_json_string(s, HARDINIT_VERSION);
-	sink_printf(s, ",\n  \"boot_version\": ");
+	hi_sink_printf(s, "{\n  \"schema\": %d,\n  \"hardinit_version\": ", AUDIT_JSON_SCHEMA);
+	hi_sink_json_string(s, HARDINIT_VERSION);
+	hi_sink_printf(s, ",\n  \"boot_version\": ");
 	json_string_or_null(s, a->boot_version);
-	sink_printf(s, ",\n  \"profile\": ");
-	sink_json_string(s, a->profile);
-	sink_printf(s, ",\n  \"config_digest\": ");
+	hi_sink_printf(s, ",\n  \"profile\": ");
+	hi_sink_json_string(s, a->profile);
+	hi_sink_printf(s, ",\n  \"config_digest\": ");
 	json_string_or_null(s, a->config_digest);
-	sink_printf(s, ",\n  \"success\": %s,\n  \"error\": ", json_bool(a->success));
+	hi_sink_printf(s, ",\n  \"success\": %s,\n  \"error\": ", json_bool(a->success));
 	json_string_or_null(s, a->error);
-	sink_printf(s, ",\n  \"checked\": %zu,\n  \"drift\": %d,\n  \"dropped\": %zu,\n", a->n, a->drifts, a->dropped);
+	hi_sink_printf(s, ",\n  \"checked\": %zu,\n  \"drift\": %d,\n  \"dropped\": %zu,\n", a->n, a->drifts, a->dropped);
 	json_items(a, s);
 	json_states(a, s);
-	sink_printf(s, "  \"selinux\": {\"enforcing\": %s, \"policy_loaded\": %s, \"enforcing_wanted\": %s},\n",
+	hi_sink_printf(s, "  \"selinux\": {\"enforcing\": %s, \"policy_loaded\": %s, \"enforcing_wanted\": %s},\n",
 		    a->selinux_enforcing < 0 ? "null" : json_bool(a->selinux_enforcing),
 		    json_bool(a->selinux_policy_loaded), json_bool(a->selinux_wanted));
 	json_stages(a, s);
 	json_notes(a, s);
-	sink_printf(s, "  \"boot_duration_seconds\": ");
+	hi_sink_printf(s, "  \"boot_duration_seconds\": ");
 	if (a->have_boot_json)
 		seconds(s, a->boot_ns / 1000);
 	else
-		sink_printf(s, "null");
-	sink_printf(s, "\n}\n");
+		hi_sink_printf(s, "null");
+	hi_sink_printf(s, "\n}\n");
 }
 
 /* ---- Prometheus: node_exporter's textfile format ---------------------------- */
@@ -252,24 +252,24 @@ static void prom_value(struct sink *s, const char *v)
 {
 	for (; *v; v++) {
 		if (*v == '\\' || *v == '"')
-			sink_printf(s, "\\%c", *v);
+			hi_sink_printf(s, "\\%c", *v);
 		else if (*v == '\n')
-			sink_printf(s, "\\n");
+			hi_sink_printf(s, "\\n");
 		else
-			sink_printf(s, "%c", *v);
+			hi_sink_printf(s, "%c", *v);
 	}
 }
 
 static void prom_label(struct sink *s, const char *sep, const char *key, const char *value)
 {
-	sink_printf(s, "%s%s=\"", sep, key);
+	hi_sink_printf(s, "%s%s=\"", sep, key);
 	prom_value(s, value);
-	sink_printf(s, "\"");
+	hi_sink_printf(s, "\"");
 }
 
 static void prom_family(struct sink *s, const char *name, const char *help)
 {
-	sink_printf(s, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name);
+	hi_sink_printf(s, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name);
 }
 
 static int same_item_labels(const struct audit_item *x, const struct audit_item *y)
@@ -297,15 +297,15 @@ static void prom_checks(const struct audit *a, struct sink *s)
 		const struct audit_item *it = &a->items[i];
 		if (seen_before(a, i))
 			continue;
-		const char *kind = audit_item_kind(it->what, name, sizeof name);
-		const char *rule = audit_rule_id(kind, name);
+		const char *kind = hi_audit_item_kind(it->what, name, sizeof name);
+		const char *rule = hi_audit_rule_id(kind, name);
 		prom_label(s, "hardinit_check_ok{", "kind", kind);
 		prom_label(s, ",", "name", name);
 		if (rule)
 			prom_label(s, ",", "rule", rule);
 		prom_label(s, ",", "expected", it->expected);
 		prom_label(s, ",", "actual", it->actual);
-		sink_printf(s, "} %d\n", it->drift ? 0 : 1);
+		hi_sink_printf(s, "} %d\n", it->drift ? 0 : 1);
 	}
 }
 
@@ -326,11 +326,11 @@ static void prom_states(const struct audit *a, struct sink *s)
 			const struct audit_state *st = &a->states[i];
 			if (strcmp(st->kind, m->kind) != 0)
 				continue;
-			sink_printf(s, "%s", m->metric);
+			hi_sink_printf(s, "%s", m->metric);
 			prom_label(s, "{", "name", st->name);
 			prom_label(s, ",", "configured", st->configured ? "yes" : "no");
 			prom_label(s, ",", "state", st->state);
-			sink_printf(s, "} %d\n", st->engaged ? 1 : 0);
+			hi_sink_printf(s, "} %d\n", st->engaged ? 1 : 0);
 		}
 	}
 }
@@ -338,11 +338,11 @@ static void prom_states(const struct audit *a, struct sink *s)
 static void prom_selinux(const struct audit *a, struct sink *s)
 {
 	prom_family(s, "hardinit_selinux_enforcing", "1 when SELinux is enforcing, 0 when permissive or not active.");
-	sink_printf(s, "hardinit_selinux_enforcing %d\n", a->selinux_enforcing > 0);
+	hi_sink_printf(s, "hardinit_selinux_enforcing %d\n", a->selinux_enforcing > 0);
 	prom_family(s, "hardinit_selinux_enforcing_wanted", "1 when the boot set SELinux enforcing or the booted config asks for it.");
-	sink_printf(s, "hardinit_selinux_enforcing_wanted %d\n", a->selinux_wanted > 0);
+	hi_sink_printf(s, "hardinit_selinux_enforcing_wanted %d\n", a->selinux_wanted > 0);
 	prom_family(s, "hardinit_selinux_policy_loaded", "1 when the kernel has an SELinux policy loaded.");
-	sink_printf(s, "hardinit_selinux_policy_loaded %d\n", a->selinux_policy_loaded > 0);
+	hi_sink_printf(s, "hardinit_selinux_policy_loaded %d\n", a->selinux_policy_loaded > 0);
 }
 
 static void prom_stages(const struct audit *a, struct sink *s)
@@ -351,16 +351,16 @@ static void prom_stages(const struct audit *a, struct sink *s)
 	for (size_t i = 0; i < a->n_stages; i++) {
 		prom_label(s, "hardinit_boot_stage_duration_seconds{", "stage", a->stages[i].name);
 		prom_label(s, ",", "result", a->stages[i].result);
-		sink_printf(s, "} ");
+		hi_sink_printf(s, "} ");
 		seconds(s, a->stages[i].duration_us);
-		sink_printf(s, "\n");
+		hi_sink_printf(s, "\n");
 	}
 	if (!a->have_boot_json)
 		return;
 	prom_family(s, "hardinit_boot_duration_seconds", "Time from hardinit's first instruction to the exec of the real init.");
-	sink_printf(s, "hardinit_boot_duration_seconds ");
+	hi_sink_printf(s, "hardinit_boot_duration_seconds ");
 	seconds(s, a->boot_ns / 1000);
-	sink_printf(s, "\n");
+	hi_sink_printf(s, "\n");
 }
 
 /* Always one sample, so a rule can tell "the kernel's" (0) from a missing
@@ -370,29 +370,29 @@ static void prom_cpu_vulnerabilities(const struct audit *a, struct sink *s)
 	prom_family(s, "hardinit_cpu_vulnerabilities_hypervisor",
 		    "1 on a Xen PV guest, whose CPU-vulnerability lines are the hypervisor's to mitigate (neither ok nor drift here), 0 when they are this kernel's.");
 	if (!a->cpu_vuln_note[0]) {
-		sink_printf(s, "hardinit_cpu_vulnerabilities_hypervisor 0\n");
+		hi_sink_printf(s, "hardinit_cpu_vulnerabilities_hypervisor 0\n");
 		return;
 	}
 	prom_label(s, "hardinit_cpu_vulnerabilities_hypervisor{", "note", a->cpu_vuln_note);
-	sink_printf(s, "} 1\n");
+	hi_sink_printf(s, "} 1\n");
 }
 
-void audit_format_prometheus(const struct audit *a, struct sink *s)
+void hi_audit_format_prometheus(const struct audit *a, struct sink *s)
 {
 	prom_family(s, "hardinit_info", "The hardinit that audits, the one that booted, the shipped profile the booted config equals and its SHA-256.");
 	prom_label(s, "hardinit_info{", "version", HARDINIT_VERSION);
 	prom_label(s, ",", "boot_version", a->boot_version[0] ? a->boot_version : "unknown");
 	prom_label(s, ",", "profile", a->profile);
 	prom_label(s, ",", "config_digest", a->config_digest[0] ? a->config_digest : "unknown");
-	sink_printf(s, "} 1\n");
+	hi_sink_printf(s, "} 1\n");
 	prom_family(s, "hardinit_audit_success", "1 when the audit could read the booted config and the boot report and ran its checks.");
-	sink_printf(s, "hardinit_audit_success %d\n", a->success ? 1 : 0);
+	hi_sink_printf(s, "hardinit_audit_success %d\n", a->success ? 1 : 0);
 	prom_family(s, "hardinit_audit_checks", "Checks the audit ran.");
-	sink_printf(s, "hardinit_audit_checks %zu\n", a->n);
+	hi_sink_printf(s, "hardinit_audit_checks %zu\n", a->n);
 	prom_family(s, "hardinit_audit_dropped_checks", "Checks over the audit's limit, not run.");
-	sink_printf(s, "hardinit_audit_dropped_checks %zu\n", a->dropped);
+	hi_sink_printf(s, "hardinit_audit_dropped_checks %zu\n", a->dropped);
 	prom_family(s, "hardinit_drift_checks", "Checks whose live state differs from what hardinit set at boot.");
-	sink_printf(s, "hardinit_drift_checks %d\n", a->drifts);
+	hi_sink_printf(s, "hardinit_drift_checks %d\n", a->drifts);
 	prom_checks(a, s);
 	prom_states(a, s);
 	prom_selinux(a, s);
@@ -494,7 +494,7 @@ static void read_stage(struct audit *a, const char *p, const char *end)
 	a->stages[a->n_stages++] = st;
 }
 
-int audit_read_boot_json(struct audit *a, const char *text)
+int hi_audit_read_boot_json(struct audit *a, const char *text)
 {
 	const char *end = text + strlen(text);
 	const char *p = json_key(text, end, "stages");
@@ -556,7 +556,7 @@ static void sync_dir(const char *dir)
 	}
 }
 
-int audit_write_atomic(const char *path, const char *text, size_t len, char *err, size_t errlen)
+int hi_audit_write_atomic(const char *path, const char *text, size_t len, char *err, size_t errlen)
 {
 	char dir[512], tmp[600];
 	const char *slash = strrchr(path, '/');

@@ -23,23 +23,23 @@ enum audit_format { AUDIT_TEXT, AUDIT_JSON, AUDIT_PROMETHEUS };
 /* The kind of a check ("sysctl", "capability", ...) and its name within
  * the kind ("kernel.kptr_restrict"), from its description. name gets a
  * NUL-terminated copy (at most cap-1 bytes). */
-const char *audit_item_kind(const char *what, char *name, size_t cap);
+const char *hi_audit_item_kind(const char *what, char *name, size_t cap);
 
 /* The ComplianceAsCode/OpenSCAP rule id of a check, or NULL. */
-const char *audit_rule_id(const char *kind, const char *name);
+const char *hi_audit_rule_id(const char *kind, const char *name);
 
 /* Render the audit. The sink's full flag says the bound was hit. */
-void audit_format_text(const struct audit *a, struct sink *s);
-void audit_format_json(const struct audit *a, struct sink *s);
-void audit_format_prometheus(const struct audit *a, struct sink *s);
+void hi_audit_format_text(const struct audit *a, struct sink *s);
+void hi_audit_format_json(const struct audit *a, struct sink *s);
+void hi_audit_format_prometheus(const struct audit *a, struct sink *s);
 
 /* Fill a->stages, a->boot_ns and a->boot_version from report.json text.
  * Returns 0, or -1 when the text has no readable "stages" array. */
-int audit_read_boot_json(struct audit *a, const char *text);
+int hi_audit_read_boot_json(struct audit *a, const char *text);
 
 /* Replace path with len bytes of text atomically: a temporary file in the
  * same directory, fsync, rename, then fsync the directory. A reader sees
  * the old file or the new one, never a part. Returns 0, or -1 with err. */
-int audit_write_atomic(const char *path, const char *text, size_t len, char *err, size_t errlen);
+int hi_audit_write_atomic(const char *path, const char *text, size_t len, char *err, size_t errlen);
 
 #endif

@@ -34,7 +34,7 @@ static void lock_sysctl(struct audit *a, const char *name, const char *key, cons
 {
 	char live[64];
 
-	if (sysctl_read(a->proc, key, live, sizeof live) < 0) {
+	if (hi_sysctl_read(a->proc, key, live, sizeof live) < 0) {
 		add_state(a, "lock", name, configured, false, errno == ENOENT ? "absent" : "unreadable");
 		return;
 	}
@@ -49,7 +49,7 @@ static void lock_lockdown(struct audit *a, const struct config *c)
 	char path[512], text[128];
 
 	snprintf(path, sizeof path, "%s/kernel/security/lockdown", a->sys);
-	int level = fs_read(path, text, sizeof text, NULL) == 0 ? lockdown_parse_current(text) : -1;
+	int level = hi_fs_read(path, text, sizeof text, NULL) == 0 ? hi_lockdown_parse_current(text) : -1;
 	int want = c->lockdown == LOCKDOWN_NONE ? 1 : (int)c->lockdown;
 	add_state(a, "lock", "lockdown", c->lockdown != LOCKDOWN_NONE, level >= want,
 		  level < 0 ? "unreadable" : names[level]);
@@ -66,7 +66,7 @@ static void collect_locks(struct audit *a, const struct config *c)
 
 /* selinuxfs's class/ directory is empty until the first policy load
  * fills it (security/selinux/selinuxfs.c, sel_make_policy_nodes). */
-static int selinux_policy_loaded(const struct audit *a)
+static int hi_selinux_policy_loaded(const struct audit *a)
 {
 	char path[512];
 	int found = 0;
@@ -86,8 +86,8 @@ static void collect_selinux(struct audit *a, const struct config *c, bool config
 	char path[512], live[16];
 
 	snprintf(path, sizeof path, "%s/fs/selinux/enforce", a->sys);
-	a->selinux_enforcing = fs_read(path, live, sizeof live, NULL) == 0 ? atoi(live) != 0 : -1;
-	a->selinux_policy_loaded = selinux_policy_loaded(a);
+	a->selinux_enforcing = hi_fs_read(path, live, sizeof live, NULL) == 0 ? atoi(live) != 0 : -1;
+	a->selinux_policy_loaded = hi_selinux_policy_loaded(a);
 	a->selinux_wanted = config_read && c->selinux_mode == SELINUX_ENFORCING;
 	/* mode = config: the boot decided from the root's /etc/selinux/config
 	 * and the report's "selinux mode" check says what it set. */
@@ -100,9 +100,9 @@ static void collect_stages(struct audit *a, const char *boot_json_path)
 {
 	static char text[AUDIT_BOOT_JSON_MAX];
 
-	if (!boot_json_path || fs_read(boot_json_path, text, sizeof text, NULL) < 0)
+	if (!boot_json_path || hi_fs_read(boot_json_path, text, sizeof text, NULL) < 0)
 		return;
-	if (audit_read_boot_json(a, text) < 0)
+	if (hi_audit_read_boot_json(a, text) < 0)
 		fprintf(stderr, "hardinit audit: %s has no readable stage times; the stage durations are left out\n",
 			boot_json_path);
 }
@@ -115,8 +115,8 @@ static int profile_matches(const char *path, const char *booted)
 	static char text[CONFIG_MAX_FILE_BYTES];
 	char err[CONFIG_ERR_MAX];
 
-	config_defaults(&prof);
-	if (config_load(&prof, path, "", err, sizeof err) < 0 || config_format(&prof, text, sizeof text) < 0)
+	hi_config_defaults(&prof);
+	if (hi_config_load(&prof, path, "", err, sizeof err) < 0 || hi_config_format(&prof, text, sizeof text) < 0)
 		return 0;
 	return strcmp(text, booted) == 0;
 }
@@ -129,7 +129,7 @@ static void find_profile(struct audit *a, const struct config *c, const char *pr
 
 	snprintf(a->profile, sizeof a->profile, "unknown");
 	DIR *d = profile_dir ? opendir(profile_dir) : NULL;
-	if (!d || config_format(c, booted, sizeof booted) < 0) {
+	if (!d || hi_config_format(c, booted, sizeof booted) < 0) {
 		if (d)
 			closedir(d);
 		return;
@@ -157,13 +157,13 @@ static void digest_config(struct audit *a, const char *config_path)
 
 	uint8_t digest[SHA256_BYTES];
 
-	if (fs_read(config_path, text, sizeof text, &len) == 0) {
-		sha256(text, len, digest);
-		hex_encode(a->config_digest, digest, SHA256_BYTES);
+	if (hi_fs_read(config_path, text, sizeof text, &len) == 0) {
+		hi_sha256(text, len, digest);
+		hi_hex_encode(a->config_digest, digest, SHA256_BYTES);
 	}
 }
 
-void audit_posture(struct audit *a, const struct config *c, bool config_read,
+void hi_audit_posture(struct audit *a, const struct config *c, bool config_read,
 		   const char *config_path, const char *boot_json_path, const char *profile_dir)
 {
 	collect_selinux(a, c, config_read);

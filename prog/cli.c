@@ -107,7 +107,7 @@ static size_t kernel_words(const struct config *c, const char **out, size_t max)
 	size_t n = 0;
 
 	for (size_t i = 0; i < c->n_kernel_opts && n < max; i++)
-		if (arch_reads_word(arch_native(), c->kernel_opts[i].word))
+		if (hi_arch_reads_word(hi_arch_native(), c->kernel_opts[i].word))
 			out[n++] = c->kernel_opts[i].word;
 	if (needs_security_word(c) && n < max)
 		out[n++] = "security=selinux";
@@ -128,7 +128,7 @@ static int check_words(const char *path, const char *cmdline, const char *const 
 	snprintf(buf, sizeof buf, "%s", cmdline);
 	for (char *w = strtok_r(buf, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save))
 		for (size_t i = 0; i < n; i++)
-			if (kernel_word_contradicts(w, want[i])) {
+			if (hi_kernel_word_contradicts(w, want[i])) {
 				fprintf(stderr, "hardinit: word %s contradicts %s that %s asks for; drop the word or "
 					"change the [kernel] section of %s\n", w, want[i], path, path);
 				return 1;
@@ -142,9 +142,9 @@ static int check_config(const char *path, bool print_words, const char *cmdline)
 	char err[CONFIG_ERR_MAX + 128];
 	const char *words[CONFIG_MAX_KERNEL_OPTS + 1];
 
-	config_defaults(&cfg);
-	if (config_load(&cfg, path, "", err, CONFIG_ERR_MAX) < 0) {
-		config_explain(err, sizeof err);
+	hi_config_defaults(&cfg);
+	if (hi_config_load(&cfg, path, "", err, CONFIG_ERR_MAX) < 0) {
+		hi_config_explain(err, sizeof err);
 		fprintf(stderr, "hardinit: %s\n", err);
 		return 1;
 	}
@@ -193,15 +193,15 @@ static int config_set(int argc, char **argv)
 		fprintf(stderr, "hardinit: usage: hardinit config-set FILE SECTION.KEY=VALUE...\n");
 		return 2;
 	}
-	if (fs_read(argv[0], text, sizeof text, &len) < 0) {
+	if (hi_fs_read(argv[0], text, sizeof text, &len) < 0) {
 		fprintf(stderr, "hardinit: config-set: cannot read %s: %s; give a regular file of at most %d bytes\n",
 			argv[0], errno == E2BIG ? "too large" : strerror(errno), CONFIG_MAX_FILE_BYTES);
 		return 1;
 	}
-	int n = config_edit(text, len, argv[0], "", (const char *const *)argv + 1, (size_t)argc - 1,
+	int n = hi_config_edit(text, len, argv[0], "", (const char *const *)argv + 1, (size_t)argc - 1,
 			    out, sizeof out, err, CONFIG_ERR_MAX);
 	if (n < 0) {
-		config_explain(err, sizeof err);
+		hi_config_explain(err, sizeof err);
 		fprintf(stderr, "hardinit: config-set: %s\n", err);
 		return 1;
 	}
@@ -237,15 +237,15 @@ static int parse_dry_run(struct boot *b, int argc, char **argv)
  * status is 1 where the boot would take the failure action. */
 static int dry_run(struct boot *b)
 {
-	int rc = boot_run_stages(b);
-	if (rc == 0 && (rc = boot_handoff(b)) < 0)
+	int rc = hi_boot_run_stages(b);
+	if (rc == 0 && (rc = hi_boot_handoff(b)) < 0)
 		b->failed_stage = "handoff";
 	if (rc < 0) {
 		struct failure_plan plan;
-		failure_decide(b, b->failed_stage, &plan);
+		hi_failure_decide(b, b->failed_stage, &plan);
 		log_err("%s", b->err);
 		log_err("at boot this would take the failure action: %s (from the %s)",
-			config_failure_action_name(plan.action), plan.source);
+			hi_config_failure_action_name(plan.action), plan.source);
 		return 1;
 	}
 	return 0;
@@ -256,11 +256,11 @@ static int cmd_dry_run(int argc, char **argv)
 	static struct boot b;
 	static char *no_args[] = { "/sbin/init", NULL };
 
-	boot_init_paths(&b, MODE_DRY_RUN);
+	hi_boot_init_paths(&b, MODE_DRY_RUN);
 	snprintf(b.newroot, sizeof b.newroot, "/");
 	b.argc = 1;
 	b.argv = no_args;
-	log_set_kmsg_enabled(0);
+	hi_log_set_kmsg_enabled(0);
 	if (parse_dry_run(&b, argc, argv) < 0)
 		return 2;
 	return dry_run(&b);
@@ -293,11 +293,11 @@ static int cmd_limits(void)
 	return 0;
 }
 
-int cli_main(int argc, char **argv)
+int hi_cli_main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : NULL;
 
-	log_set_kmsg_enabled(0);
+	hi_log_set_kmsg_enabled(0);
 	if (!cmd || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
 		fputs(usage, cmd ? stdout : stderr);
 		return cmd ? 0 : 2;
@@ -315,11 +315,11 @@ int cli_main(int argc, char **argv)
 	if (strcmp(cmd, "dry-run") == 0 || strcmp(cmd, "--dry-run") == 0)
 		return cmd_dry_run(argc - 2, argv + 2);
 	if (strcmp(cmd, "private-tmp") == 0)
-		return polytmp_main(argc - 1, argv + 1);
+		return hi_polytmp_main(argc - 1, argv + 1);
 	if (strcmp(cmd, "audit") == 0)
-		return audit_main(argc - 1, argv + 1);
+		return hi_audit_main(argc - 1, argv + 1);
 	if (strcmp(cmd, "predict") == 0)
-		return predict_main(argc - 2, argv + 2);
+		return hi_predict_main(argc - 2, argv + 2);
 	fprintf(stderr, "hardinit: unknown command '%s'; see hardinit --help\n", cmd);
 	return 2;
 }

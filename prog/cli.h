@@ -3,9 +3,9 @@
 #ifndef HARDINIT_CLI_H
 #define HARDINIT_CLI_H
 
-int cli_main(int argc, char **argv);
+int hi_cli_main(int argc, char **argv);
 
 /* hardinit predict (prog/predict.c): the PCR a boot will produce. */
-int predict_main(int argc, char **argv);
+int hi_predict_main(int argc, char **argv);
 
 #endif

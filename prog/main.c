@@ -50,7 +50,7 @@ static void run_emergency_shell(struct boot *b)
 		log_err("starting emergency shell %s; exit it to reboot", shells[i]);
 		pid_t pid = fork();
 		if (pid == 0) {
-			boot_pace_end(b);
+			hi_boot_pace_end(b);
 			char *const argv[] = { (char *)shells[i], strstr(shells[i], "busybox") ? "sh" : NULL, NULL };
 			setsid();
 			execv(shells[i], argv);
@@ -72,10 +72,10 @@ static void __attribute__((noreturn)) fail_boot(struct boot *b, const char *fail
 {
 	struct failure_plan plan;
 
-	failure_decide(b, failed_stage, &plan);
+	hi_failure_decide(b, failed_stage, &plan);
 	enum failure_action action = plan.action;
 	log_err("%s", b->err[0] ? b->err : "boot failed");
-	log_err("taking the failure action: %s (from the %s)", config_failure_action_name(action), plan.source);
+	log_err("taking the failure action: %s (from the %s)", hi_config_failure_action_name(action), plan.source);
 	sync();
 	if (action == FAIL_SHELL) {
 		run_emergency_shell(b);
@@ -111,8 +111,8 @@ static void __attribute__((noreturn)) pid1_main(int argc, char **argv, char **en
 {
 	static struct boot b;
 
-	b.rep.start_ns = boottime_ns();
-	boot_init_paths(&b, pid1_mode());
+	b.rep.start_ns = hi_boottime_ns();
+	hi_boot_init_paths(&b, pid1_mode());
 	b.argc = argc;
 	b.argv = argv;
 	b.envp = envp;
@@ -120,8 +120,8 @@ static void __attribute__((noreturn)) pid1_main(int argc, char **argv, char **en
 	 * PID 1 (the kernel would panic). */
 	signal(SIGPIPE, SIG_IGN);
 
-	if (boot_run_stages(&b) == 0) {
-		boot_handoff(&b);
+	if (hi_boot_run_stages(&b) == 0) {
+		hi_boot_handoff(&b);
 		b.failed_stage = "handoff";
 	}
 	fail_boot(&b, b.failed_stage);
@@ -131,5 +131,5 @@ int main(int argc, char **argv, char **envp)
 {
 	if (getpid() == 1)
 		pid1_main(argc, argv, envp);
-	return cli_main(argc, argv);
+	return hi_cli_main(argc, argv);
 }

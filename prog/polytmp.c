@@ -49,9 +49,9 @@ static int usage(void)
 static int parent_ready(const char *parent)
 {
 	char why[128];
-	enum parent_state s = poly_parent_check(parent, why, sizeof why);
+	enum parent_state s = hi_poly_parent_check(parent, why, sizeof why);
 
-	if (s == PARENT_MISSING && poly_parent_create(parent) == 0)
+	if (s == PARENT_MISSING && hi_poly_parent_create(parent) == 0)
 		return 0;
 	if (s == PARENT_OK)
 		return 0;
@@ -97,7 +97,7 @@ static int drop_to(const struct passwd *pw)
 	return 0;
 }
 
-int polytmp_main(int argc, char **argv)
+int hi_polytmp_main(int argc, char **argv)
 {
 	const char *polydir = "/tmp";
 	char parent[CONFIG_PATH_MAX], src[64];
@@ -119,7 +119,7 @@ int polytmp_main(int argc, char **argv)
 	if (!pw)
 		return fail(argv[i], errno ? errno : ENOENT);
 	const struct ns_entry *entry;
-	if (poly_parent_for(NULL, polydir, &entry, parent, sizeof parent) < 0)
+	if (hi_poly_parent_for(NULL, polydir, &entry, parent, sizeof parent) < 0)
 		return fail(polydir, ENAMETOOLONG);
 	if (parent_ready(parent) < 0)
 		return 1;

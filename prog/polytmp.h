@@ -7,6 +7,6 @@
 /* argv: [private-tmp] [--dir POLYDIR] USER COMMAND [ARGS...]. Never
  * returns on success (execs COMMAND as USER); returns 1 after printing
  * one line on stderr otherwise, 2 on bad usage. */
-int polytmp_main(int argc, char **argv);
+int hi_polytmp_main(int argc, char **argv);
 
 #endif

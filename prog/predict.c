@@ -92,12 +92,12 @@ static int hash_file(const char *path, size_t max, uint8_t d[32], const char *wh
 	}
 	char *buf = malloc((size_t)st.st_size + 1);
 	size_t len = 0;
-	if (!buf || fs_read(path, buf, (size_t)st.st_size + 1, &len) < 0) {
+	if (!buf || hi_fs_read(path, buf, (size_t)st.st_size + 1, &len) < 0) {
 		fprintf(stderr, "hardinit: predict: cannot read the %s %s: %s\n", what, path, strerror(errno));
 		free(buf);
 		return -1;
 	}
-	sha256(buf, len, d);
+	hi_sha256(buf, len, d);
 	free(buf);
 	return 0;
 }
@@ -110,17 +110,17 @@ static int ima_policy(struct boot *b, const char *path)
 	char why[160];
 	size_t len = 0;
 
-	if (fs_read(path, text, sizeof text, &len) < 0) {
+	if (hi_fs_read(path, text, sizeof text, &len) < 0) {
 		fprintf(stderr, "hardinit: predict: cannot read the IMA policy %s: %s\n", path,
 			errno == E2BIG ? "larger than 64 KiB (IMA_POLICY_MAX_BYTES)" : strerror(errno));
 		return -1;
 	}
-	if (ima_policy_rules(text, len, rules, IMA_POLICY_MAX_RULES, why, sizeof why) < 0) {
+	if (hi_ima_policy_rules(text, len, rules, IMA_POLICY_MAX_RULES, why, sizeof why) < 0) {
 		fprintf(stderr, "hardinit: predict: the IMA policy %s does not parse: %s; the boot would not load it\n",
 			path, why);
 		return -1;
 	}
-	sha256(text, len, b->ima_policy_sha256);
+	hi_sha256(text, len, b->ima_policy_sha256);
 	b->ima_policy_loaded = true;
 	return 0;
 }
@@ -130,7 +130,7 @@ static int ima_policy(struct boot *b, const char *path)
  * switch the root's file when the config reads it. */
 static int effective_config(struct boot *b, const struct predict_opts *o)
 {
-	if (stage_early(b) < 0 || stage_config(b) < 0)
+	if (hi_stage_early(b) < 0 || hi_stage_config(b) < 0)
 		return -1;
 	if (!b->cfg.read_root_config)
 		return 0;
@@ -140,7 +140,7 @@ static int effective_config(struct boot *b, const struct predict_opts *o)
 		return -1;
 	}
 	b->switched = true;
-	return stage_config(b);
+	return hi_stage_config(b);
 }
 
 static void json_event(struct sink *s, const char *text, bool first)
@@ -149,10 +149,10 @@ static void json_event(struct sink *s, const char *text, bool first)
 	char hex[SHA256_HEX];
 	const char *name = text + strlen("hardinit:");
 
-	sha256(text, strlen(text), d);
-	sink_printf(s, "%s\n    {\"name\":\"%.*s\",\"text\":", first ? "" : ",", (int)strcspn(name, ":"), name);
-	sink_json_string(s, text);
-	sink_printf(s, ",\"digests\":{\"sha256\":\"%s\"}}", hex_encode(hex, d, 32));
+	hi_sha256(text, strlen(text), d);
+	hi_sink_printf(s, "%s\n    {\"name\":\"%.*s\",\"text\":", first ? "" : ",", (int)strcspn(name, ":"), name);
+	hi_sink_json_string(s, text);
+	hi_sink_printf(s, ",\"digests\":{\"sha256\":\"%s\"}}", hi_hex_encode(hex, d, 32));
 }
 
 static int write_out(const char *path, const char *text, size_t len)
@@ -174,7 +174,7 @@ static int predict(struct boot *b, const struct predict_opts *o)
 	uint8_t start[32] = { 0 }, value[32];
 	struct sink s;
 
-	if (o->initial && (strlen(o->initial) != 64 || hex_decode(start, 32, o->initial) < 0))
+	if (o->initial && (strlen(o->initial) != 64 || hi_hex_decode(start, 32, o->initial) < 0))
 		return usage_error("--initial must be 64 hex digits (the PCR's SHA-256 value before hardinit)"), 1;
 	if (effective_config(b, o) < 0)
 		goto failed;
@@ -186,7 +186,7 @@ static int predict(struct boot *b, const struct predict_opts *o)
 		return 1;
 	b->verity_data_image = o->data_image;
 	b->verity_hash_image = o->hash_image;
-	if (stage_verity(b) < 0)
+	if (hi_stage_verity(b) < 0)
 		goto failed;
 	if (b->root_hash[0] && !b->verity_setup[0]) {
 		fprintf(stderr, "hardinit: predict: / is on verity (root hash %.16s...): give "
@@ -201,21 +201,21 @@ static int predict(struct boot *b, const struct predict_opts *o)
 		b->selinux_policy_hashed = true;
 	}
 	for (int i = 0; i < EV_COUNT; i++) {
-		measure_event_for(b, (enum measure_event_id)i, texts[i], sizeof texts[i]);
+		hi_measure_event_for(b, (enum measure_event_id)i, texts[i], sizeof texts[i]);
 		ptr[i] = texts[i];
 	}
-	measure_replay_texts(ptr, EV_COUNT, start, value);
+	hi_measure_replay_texts(ptr, EV_COUNT, start, value);
 
-	sink_init(&s, out, sizeof out);
-	sink_printf(&s, "{\n  \"format\":\"hardinit-predict\",\n  \"version\":\"%s\",\n  \"pcr\":%d,\n"
+	hi_sink_init(&s, out, sizeof out);
+	hi_sink_printf(&s, "{\n  \"format\":\"hardinit-predict\",\n  \"version\":\"%s\",\n  \"pcr\":%d,\n"
 		    "  \"bank\":\"sha256\",\n", HARDINIT_VERSION, b->cfg.tpm_pcr);
-	sink_printf(&s, "  \"initial\":\"%s\",\n", hex_encode(hex, start, 32));
-	sink_printf(&s, "  \"value\":\"%s\",\n  \"cmdline\":", hex_encode(hex, value, 32));
-	sink_json_string(&s, o->cmdline ? o->cmdline : "");
-	sink_printf(&s, ",\n  \"events\":[");
+	hi_sink_printf(&s, "  \"initial\":\"%s\",\n", hi_hex_encode(hex, start, 32));
+	hi_sink_printf(&s, "  \"value\":\"%s\",\n  \"cmdline\":", hi_hex_encode(hex, value, 32));
+	hi_sink_json_string(&s, o->cmdline ? o->cmdline : "");
+	hi_sink_printf(&s, ",\n  \"events\":[");
 	for (int i = 0; i < EV_COUNT; i++)
 		json_event(&s, texts[i], i == 0);
-	sink_printf(&s, "\n  ]\n}\n");
+	hi_sink_printf(&s, "\n  ]\n}\n");
 	if (s.full) {
 		fprintf(stderr, "hardinit: predict: the prediction is larger than %d bytes\n", PREDICT_OUT_MAX);
 		return 1;
@@ -226,7 +226,7 @@ failed:
 	return 1;
 }
 
-int predict_main(int argc, char **argv)
+int hi_predict_main(int argc, char **argv)
 {
 	static struct boot b;
 	static char *no_args[] = { "/sbin/init", NULL };
@@ -234,7 +234,7 @@ int predict_main(int argc, char **argv)
 
 	if (parse(&o, argc, argv) < 0)
 		return 2;
-	boot_init_paths(&b, MODE_DRY_RUN);
+	hi_boot_init_paths(&b, MODE_DRY_RUN);
 	snprintf(b.newroot, sizeof b.newroot, "%s", o.root ? o.root : "/nonexistent");
 	snprintf(b.config_path, sizeof b.config_path, "%s", o.config);
 	b.cmdline_text = o.cmdline ? o.cmdline : "";
@@ -242,6 +242,6 @@ int predict_main(int argc, char **argv)
 	b.argv = no_args;
 	/* The stages' dry-run lines are dry-run's; predict says only what
 	 * fails (b.err, one line). */
-	log_set_console_fd(-1);
+	hi_log_set_console_fd(-1);
 	return predict(&b, &o);
 }

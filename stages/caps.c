@@ -28,7 +28,7 @@ static const char *const umh_keys[] = {
 	"kernel.usermodehelper.bset",
 };
 
-int umh_parse(const char *text, uint32_t words[2])
+int hi_umh_parse(const char *text, uint32_t words[2])
 {
 	char *end;
 	const char *p = text;
@@ -46,13 +46,13 @@ int umh_parse(const char *text, uint32_t words[2])
 	return *p == '\0' || *p == '\n' ? 0 : -1;
 }
 
-void umh_clear(uint32_t words[2], uint64_t drop)
+void hi_umh_clear(uint32_t words[2], uint64_t drop)
 {
 	words[0] &= ~(uint32_t)(drop & 0xffffffffu);
 	words[1] &= ~(uint32_t)(drop >> 32);
 }
 
-void umh_format(const uint32_t words[2], char *out, size_t cap)
+void hi_umh_format(const uint32_t words[2], char *out, size_t cap)
 {
 	snprintf(out, cap, "%" PRIu32 "\t%" PRIu32, words[0], words[1]);
 }
@@ -63,13 +63,13 @@ static const char *cap_name(int cap)
 	return n ? n : "unknown";
 }
 
-int caps_drop_mask(struct boot *b, int last_cap, uint64_t *mask)
+int hi_caps_drop_mask(struct boot *b, int last_cap, uint64_t *mask)
 {
 	*mask = 0;
 	for (size_t i = 0; i < b->cfg.n_cap_drop && i < CONFIG_MAX_CAPS; i++) {
 		int cap = b->cfg.cap_drop[i];
 		if (cap < 0 || cap > last_cap || cap > 63)
-			return boot_error(b, "caps: capability %d (%s) is above this kernel's cap_last_cap %d; "
+			return hi_boot_error(b, "caps: capability %d (%s) is above this kernel's cap_last_cap %d; "
 					  "remove it from [capabilities] drop or boot a newer kernel",
 					  cap, cap >= 0 ? cap_name(cap) : "negative", last_cap);
 		*mask |= (uint64_t)1 << cap;
@@ -82,7 +82,7 @@ static int read_last_cap(struct boot *b)
 	char buf[32];
 	char *end;
 
-	if (sysctl_read(b->proc, "kernel.cap_last_cap", buf, sizeof buf) < 0) {
+	if (hi_sysctl_read(b->proc, "kernel.cap_last_cap", buf, sizeof buf) < 0) {
 		/* Only kernels before 3.2 lack the file; assume the headers'. */
 		log_warn("caps: cannot read kernel.cap_last_cap (%s); assuming %d",
 			 strerror(errno), CAP_LAST_CAP);
@@ -101,29 +101,29 @@ static int shrink_one_umh(struct boot *b, const char *key, uint64_t drop)
 	char buf[64], value[64];
 	uint32_t words[2], after[2];
 
-	if (sysctl_read(b->proc, key, buf, sizeof buf) < 0)
-		return boot_error(b, "caps: cannot read %s (%s); kernel-spawned helpers would keep "
+	if (hi_sysctl_read(b->proc, key, buf, sizeof buf) < 0)
+		return hi_boot_error(b, "caps: cannot read %s (%s); kernel-spawned helpers would keep "
 				  "every capability; check that proc is mounted", key, strerror(errno));
-	if (umh_parse(buf, words) < 0)
-		return boot_error(b, "caps: %s reads '%s', not two 32-bit words; report this as a bug",
+	if (hi_umh_parse(buf, words) < 0)
+		return hi_boot_error(b, "caps: %s reads '%s', not two 32-bit words; report this as a bug",
 				  key, buf);
-	umh_clear(words, drop);
-	umh_format(words, value, sizeof value);
-	if (sysctl_write(b->proc, key, value) < 0)
-		return boot_error(b, "caps: cannot write %s (%s); it needs CAP_SETPCAP and "
+	hi_umh_clear(words, drop);
+	hi_umh_format(words, value, sizeof value);
+	if (hi_sysctl_write(b->proc, key, value) < 0)
+		return hi_boot_error(b, "caps: cannot write %s (%s); it needs CAP_SETPCAP and "
 				  "CAP_SYS_MODULE, so it must run before anything drops them",
 				  key, strerror(errno));
 	/* Writes can only clear bits; the read-back shows what the kernel
 	 * kept. Every dropped bit must be clear. */
-	if (sysctl_read(b->proc, key, buf, sizeof buf) < 0 || umh_parse(buf, after) < 0 ||
+	if (hi_sysctl_read(b->proc, key, buf, sizeof buf) < 0 || hi_umh_parse(buf, after) < 0 ||
 	    (after[0] & (uint32_t)drop) || (after[1] & (uint32_t)(drop >> 32)))
-		return boot_error(b, "caps: %s still grants dropped capabilities after the write "
+		return hi_boot_error(b, "caps: %s still grants dropped capabilities after the write "
 				  "(reads '%s'); report this as a kernel or hardinit bug", key, buf);
-	report_add(&b->rep, "caps", key, "applied", "%s", buf);
+	hi_report_add(&b->rep, "caps", key, "applied", "%s", buf);
 	return 0;
 }
 
-int caps_shrink_umh(struct boot *b, uint64_t drop)
+int hi_caps_shrink_umh(struct boot *b, uint64_t drop)
 {
 	for (size_t i = 0; i < sizeof umh_keys / sizeof umh_keys[0]; i++)
 		if (shrink_one_umh(b, umh_keys[i], drop) < 0)
@@ -146,51 +146,51 @@ static int drop_bounding_and_inheritable(struct boot *b, uint64_t drop, int last
 	uint64_t before = bounding_set_now(last_cap);
 
 	if (capng_get_caps_process() != 0)
-		return boot_error(b, "caps: libcap-ng cannot read this process's capabilities (%s)",
+		return hi_boot_error(b, "caps: libcap-ng cannot read this process's capabilities (%s)",
 				  strerror(errno));
 	if (capng_have_capability(CAPNG_EFFECTIVE, CAP_SETPCAP) != 1)
-		return boot_error(b, "caps: CAP_SETPCAP is not effective, so the bounding set cannot "
+		return hi_boot_error(b, "caps: CAP_SETPCAP is not effective, so the bounding set cannot "
 				  "shrink; run hardinit as PID 1 with full capabilities");
 	for (int c = 0; c <= last_cap && c < 64; c++)
 		if (drop & ((uint64_t)1 << c))
 			capng_update(CAPNG_DROP, CAPNG_BOUNDING_SET | CAPNG_INHERITABLE, (unsigned)c);
 	int rc = capng_apply(CAPNG_SELECT_BOUNDS);
 	if (rc != 0)
-		return boot_error(b, "caps: dropping from the bounding set failed (libcap-ng %d: %s)",
+		return hi_boot_error(b, "caps: dropping from the bounding set failed (libcap-ng %d: %s)",
 				  rc, strerror(errno));
 	rc = capng_apply(CAPNG_SELECT_CAPS);
 	if (rc != 0)
-		return boot_error(b, "caps: clearing the inheritable set failed (libcap-ng %d: %s)",
+		return hi_boot_error(b, "caps: clearing the inheritable set failed (libcap-ng %d: %s)",
 				  rc, strerror(errno));
 
 	/* Check with the kernel itself, not with libcap-ng's copy. */
 	uint64_t after = bounding_set_now(last_cap);
 	if (after & drop)
-		return boot_error(b, "caps: the bounding set still holds %#" PRIx64 " after the drop; "
+		return hi_boot_error(b, "caps: the bounding set still holds %#" PRIx64 " after the drop; "
 				  "report this as a bug", after & drop);
 	for (int c = 0; c <= last_cap && c < 64; c++) {
 		uint64_t bit = (uint64_t)1 << c;
 		if (!(drop & bit))
 			continue;
-		report_add(&b->rep, "caps", cap_name(c), (before & bit) ? "applied" : "already",
+		hi_report_add(&b->rep, "caps", cap_name(c), (before & bit) ? "applied" : "already",
 			   "dropped (usermodehelper, bounding, inheritable)");
 		log_debug("caps: dropped %s", cap_name(c));
 	}
 	/* The same hex form as CapBnd in /proc/PID/status. */
-	report_add(&b->rep, "caps", "bounding_set", "info", "%016" PRIx64, after);
+	hi_report_add(&b->rep, "caps", "bounding_set", "info", "%016" PRIx64, after);
 	log_info("caps: bounding set now %016" PRIx64, after);
 	return 0;
 }
 
-int stage_caps(struct boot *b)
+int hi_stage_caps(struct boot *b)
 {
 	int last_cap = read_last_cap(b);
 	uint64_t drop;
 
-	if (caps_drop_mask(b, last_cap, &drop) < 0)
+	if (hi_caps_drop_mask(b, last_cap, &drop) < 0)
 		return -1;
 	if (drop == 0) {
-		report_add(&b->rep, "caps", "drop", "skipped", "nothing configured");
+		hi_report_add(&b->rep, "caps", "drop", "skipped", "nothing configured");
 		return 0;
 	}
 	if (b->mode == MODE_DRY_RUN) {
@@ -200,7 +200,7 @@ int stage_caps(struct boot *b)
 					 cap_name(c));
 		return 0;
 	}
-	if (caps_shrink_umh(b, drop) < 0)
+	if (hi_caps_shrink_umh(b, drop) < 0)
 		return -1;
 	return drop_bounding_and_inheritable(b, drop, last_cap);
 }

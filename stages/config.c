@@ -27,9 +27,9 @@
 #define ROOT_CONFIG "etc/hardinit.conf"
 
 /* One line for a config error; a byte-order mark it quotes is named. */
-void config_explain(char *err, size_t cap)
+void hi_config_explain(char *err, size_t cap)
 {
-	if (log_name_invisible(err, cap) > 0) {
+	if (hi_log_name_invisible(err, cap) > 0) {
 		size_t n = strlen(err);
 		snprintf(err + n, cap - n, "; save the file as UTF-8 without a byte-order mark");
 	}
@@ -41,15 +41,15 @@ static int load_file(struct boot *b, const char *path, const char *root)
 
 	/* A FIFO (or socket, device, link) where the config should be is
 	 * refused before it is opened: the root must not stall PID 1. */
-	if (fs_check_regular(path, why, sizeof why) < 0)
-		return boot_error(b, "config: %s; hardinit does not read it (it could block the boot); "
+	if (hi_fs_check_regular(path, why, sizeof why) < 0)
+		return hi_boot_error(b, "config: %s; hardinit does not read it (it could block the boot); "
 				  "make it a regular file", why);
-	if (config_load(&b->cfg, path, root, err, CONFIG_ERR_MAX) < 0) {
-		config_explain(err, sizeof err);
-		return boot_error(b, "config: %s", err);
+	if (hi_config_load(&b->cfg, path, root, err, CONFIG_ERR_MAX) < 0) {
+		hi_config_explain(err, sizeof err);
+		return hi_boot_error(b, "config: %s", err);
 	}
 	log_info("config: read %s", path);
-	report_add(&b->rep, "config", "file", "ok", "%s", path);
+	hi_report_add(&b->rep, "config", "file", "ok", "%s", path);
 	return 0;
 }
 
@@ -57,11 +57,11 @@ static int load_file(struct boot *b, const char *path, const char *root)
  * No file is allowed: the defaults are the baseline profile. */
 static int load_initramfs_config(struct boot *b)
 {
-	config_defaults(&b->cfg);
+	hi_config_defaults(&b->cfg);
 	struct stat st;
 	if (lstat(b->config_path, &st) < 0 && errno == ENOENT) {
 		log_info("config: %s not found; the baseline defaults apply", b->config_path);
-		report_add(&b->rep, "config", "file", "absent", "%s (baseline defaults apply)", b->config_path);
+		hi_report_add(&b->rep, "config", "file", "absent", "%s (baseline defaults apply)", b->config_path);
 		return 0;
 	}
 	return load_file(b, b->config_path, "");
@@ -73,12 +73,12 @@ static int load_root_config(struct boot *b)
 {
 	char path[BOOT_PATH_MAX];
 
-	if (!boot_path(path, sizeof path, b->newroot, ROOT_CONFIG))
-		return boot_error(b, "config: root path %s is too long; shorten it", b->newroot);
+	if (!hi_boot_path(path, sizeof path, b->newroot, ROOT_CONFIG))
+		return hi_boot_error(b, "config: root path %s is too long; shorten it", b->newroot);
 	struct stat st;
 	if (lstat(path, &st) < 0 && errno == ENOENT) {
 		log_info("config: read_root_config is set but %s does not exist; the initramfs's config stands", path);
-		report_add(&b->rep, "config", "root_file", "absent", "%s", path);
+		hi_report_add(&b->rep, "config", "root_file", "absent", "%s", path);
 		return 0;
 	}
 	return load_file(b, path, b->newroot);
@@ -101,18 +101,18 @@ static int override_anchored(struct boot *b, const char *key, const char *value)
 	bool locked = b->cfg.lock_cmdline;
 
 	b->cfg.lock_cmdline = true;
-	int rc = config_override(&b->cfg, key, value, err, sizeof err);
+	int rc = hi_config_override(&b->cfg, key, value, err, sizeof err);
 	b->cfg.lock_cmdline = locked;
 	if (rc > 0) {
 		/* Not the lock's own advice: lock_cmdline does not decide here. */
 		char *advice = strstr(err, "; change the config file");
 		if (advice)
 			*advice = '\0';
-		return boot_error(b, "config: %s; the initramfs embeds a verity root hash, so the command line cannot change "
+		return hi_boot_error(b, "config: %s; the initramfs embeds a verity root hash, so the command line cannot change "
 				  "or weaken [verity] whatever lock_cmdline says: remove the word, or rebuild the initramfs "
 				  "(hardinit-mkinitramfs --verity-*)", err);
 	}
-	return rc < 0 ? boot_error(b, "config: %s", err) : 0;
+	return rc < 0 ? hi_boot_error(b, "config: %s", err) : 0;
 }
 
 static int apply_overrides(struct boot *b)
@@ -132,19 +132,19 @@ static int apply_overrides(struct boot *b)
 			if (override_anchored(b, key, value) < 0)
 				return -1;
 		} else {
-			rc = config_override(&b->cfg, key, value, err, sizeof err);
+			rc = hi_config_override(&b->cfg, key, value, err, sizeof err);
 		}
 		if (rc < 0)
-			return boot_error(b, "config: %s", err);
+			return hi_boot_error(b, "config: %s", err);
 		if (rc > 0) {
 			log_warn("config: %s", err);
 			if (last_run(b))
-				report_add(&b->rep, "config", key, "refused", "%s", value);
+				hi_report_add(&b->rep, "config", key, "refused", "%s", value);
 			continue;
 		}
 		log_info("config: override hardinit.%s=%s applied", key, value);
 		if (last_run(b))
-			report_add(&b->rep, "config", key, "applied", "%s", value);
+			hi_report_add(&b->rep, "config", key, "applied", "%s", value);
 	}
 	return 0;
 }
@@ -154,16 +154,16 @@ static void report_facts(struct boot *b)
 {
 	const struct config *c = &b->cfg;
 
-	report_add(&b->rep, "config", "lock_cmdline", "info", "%s", c->lock_cmdline ? "yes" : "no");
-	report_add(&b->rep, "config", "failure_action", "info", "%s",
-		   config_failure_action_name(c->failure_action));
-	report_add(&b->rep, "config", "selinux_mode", "info", "%s", config_selinux_mode_name(c->selinux_mode));
-	report_add(&b->rep, "config", "sysctls", "info", "%zu", c->n_sysctls);
-	report_add(&b->rep, "config", "caps_dropped", "info", "%zu", c->n_cap_drop);
-	report_add(&b->rep, "config", "kernel_checks", "info", "%zu", c->n_kernel_opts);
+	hi_report_add(&b->rep, "config", "lock_cmdline", "info", "%s", c->lock_cmdline ? "yes" : "no");
+	hi_report_add(&b->rep, "config", "failure_action", "info", "%s",
+		   hi_config_failure_action_name(c->failure_action));
+	hi_report_add(&b->rep, "config", "selinux_mode", "info", "%s", hi_config_selinux_mode_name(c->selinux_mode));
+	hi_report_add(&b->rep, "config", "sysctls", "info", "%zu", c->n_sysctls);
+	hi_report_add(&b->rep, "config", "caps_dropped", "info", "%zu", c->n_cap_drop);
+	hi_report_add(&b->rep, "config", "kernel_checks", "info", "%zu", c->n_kernel_opts);
 }
 
-int stage_config(struct boot *b)
+int hi_stage_config(struct boot *b)
 {
 	int rc;
 

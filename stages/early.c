@@ -61,9 +61,9 @@ static int mount_api(struct boot *b, const struct api_mount *m)
 	if (!m->magic && is_mountpoint(path))
 		return 0;
 	if (mkdir(path, 0755) < 0 && errno != EEXIST)
-		return boot_error(b, "cannot create %s: %s; the initramfs or root must have it", path, strerror(errno));
+		return hi_boot_error(b, "cannot create %s: %s; the initramfs or root must have it", path, strerror(errno));
 	if (mount(m->what, path, m->what, m->flags, m->data) < 0)
-		return boot_error(b, "cannot mount %s on %s: %s; check that the kernel has %s", m->what, path,
+		return hi_boot_error(b, "cannot mount %s on %s: %s; check that the kernel has %s", m->what, path,
 				  strerror(errno), m->what);
 	return 0;
 }
@@ -77,7 +77,7 @@ static int fd_is_open(int fd)
  * with: "/" opened read-only holds them instead (a write to it fails with
  * EBADF, nothing can block), so no later open() lands on 0-2. Never a
  * pipe: one nobody reads blocks its writer after 64 KiB, for ever. */
-int console_std_fds(const char *dev, int only_closed, char *what, size_t whatlen)
+int hi_console_std_fds(const char *dev, int only_closed, char *what, size_t whatlen)
 {
 	char path[BOOT_PATH_MAX + 16];
 	int in, out;
@@ -124,18 +124,18 @@ static void ensure_std_fds(struct boot *b, bool mounted)
 	char what[BOOT_PATH_MAX * 2 + 64];
 
 	if (mounted) {
-		bool ok = console_std_fds(b->dev, 0, what, sizeof what) == 0;
+		bool ok = hi_console_std_fds(b->dev, 0, what, sizeof what) == 0;
 		bool console = ok && !strstr(what, "no console");
-		report_add(&b->rep, "early", "stdio", console ? "ok" : "warn", "%s", what);
+		hi_report_add(&b->rep, "early", "stdio", console ? "ok" : "warn", "%s", what);
 		/* fd 2 is then /dev/kmsg or /dev/null: every line reaches the
 		 * kernel log through log_open_kmsg already, once is enough. */
 		if (!console)
-			log_set_console_fd(-1);
+			hi_log_set_console_fd(-1);
 		if (ok)
 			return;
 	} else if (fd_is_open(0) && fd_is_open(1) && fd_is_open(2)) {
 		return;
-	} else if (console_std_fds(b->dev, 1, what, sizeof what) == 0) {
+	} else if (hi_console_std_fds(b->dev, 1, what, sizeof what) == 0) {
 		return;
 	}
 	int fd = open("/", O_RDONLY | O_DIRECTORY);
@@ -150,8 +150,8 @@ static void read_console_level(struct boot *b)
 {
 	char buf[64];
 
-	if (sysctl_read(b->proc, "kernel.printk", buf, sizeof buf) == 0)
-		log_set_console_level(atoi(buf));
+	if (hi_sysctl_read(b->proc, "kernel.printk", buf, sizeof buf) == 0)
+		hi_log_set_console_level(atoi(buf));
 }
 
 static int read_cmdline(struct boot *b)
@@ -162,19 +162,19 @@ static int read_cmdline(struct boot *b)
 	if (b->cmdline_text) {
 		len = strlen(b->cmdline_text);
 		if (len >= sizeof text)
-			return boot_error(b, "kernel command line is too long (limit %d bytes)", CMDLINE_MAX_BYTES);
+			return hi_boot_error(b, "kernel command line is too long (limit %d bytes)", CMDLINE_MAX_BYTES);
 		memcpy(text, b->cmdline_text, len + 1);
 	} else {
 		snprintf(path, sizeof path, "%s/cmdline", b->proc);
-		if (fs_read(path, text, sizeof text, &len) < 0)
-			return boot_error(b, "cannot read %s: %s; is /proc mounted?", path, strerror(errno));
+		if (hi_fs_read(path, text, sizeof text, &len) < 0)
+			return hi_boot_error(b, "cannot read %s: %s; is /proc mounted?", path, strerror(errno));
 	}
-	if (cmdline_parse(&b->cmd, text, len, err, sizeof err) < 0)
-		return boot_error(b, "bad kernel command line: %s", err);
+	if (hi_cmdline_parse(&b->cmd, text, len, err, sizeof err) < 0)
+		return hi_boot_error(b, "bad kernel command line: %s", err);
 	return 0;
 }
 
-int stage_early(struct boot *b)
+int hi_stage_early(struct boot *b)
 {
 	if (b->mode != MODE_DRY_RUN) {
 		umask(022);
@@ -186,8 +186,8 @@ int stage_early(struct boot *b)
 				return -1;
 		ensure_std_fds(b, true);
 		read_console_level(b);
-		log_open_kmsg(b->dev);
-		boot_pace_start(b);
+		hi_log_open_kmsg(b->dev);
+		hi_boot_pace_start(b);
 	}
 	if (read_cmdline(b) < 0)
 		return -1;
@@ -195,7 +195,7 @@ int stage_early(struct boot *b)
 	for (size_t i = 0; i < b->cmd.n_overrides; i++)
 		if (strcmp(b->cmd.overrides[i].key, "debug") == 0)
 			debug = true;
-	log_set_debug(debug);
+	hi_log_set_debug(debug);
 	log_notice("hardinit %s starting (%s)", HARDINIT_VERSION,
 		 b->mode == MODE_INITRAMFS ? "initramfs" : b->mode == MODE_ON_ROOT ? "on root" : "dry run");
 	if (b->mode == MODE_DRY_RUN)

@@ -25,21 +25,21 @@
 
 static const char *const lockdown_level_names[] = { "none", "integrity", "confidentiality" };
 
-long efivar_read(const char *efivars, const char *name, unsigned char *buf, size_t cap)
+long hi_efivar_read(const char *efivars, const char *name, unsigned char *buf, size_t cap)
 {
-	return efivar_read_attr(efivars, name, NULL, buf, cap);
+	return hi_efivar_read_attr(efivars, name, NULL, buf, cap);
 }
 
-long efivar_read_attr(const char *efivars, const char *name, unsigned *attr, unsigned char *buf, size_t cap)
+long hi_efivar_read_attr(const char *efivars, const char *name, unsigned *attr, unsigned char *buf, size_t cap)
 {
 	char path[BOOT_PATH_MAX], raw[EFIVAR_FILE_MAX + 1];
 	size_t len = 0;
 
-	if (!boot_path(path, sizeof path, efivars, name)) {
+	if (!hi_boot_path(path, sizeof path, efivars, name)) {
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	if (fs_read(path, raw, sizeof raw, &len) < 0)
+	if (hi_fs_read(path, raw, sizeof raw, &len) < 0)
 		return -1;
 	if (len < 4) {
 		errno = EINVAL;
@@ -56,7 +56,7 @@ long efivar_read_attr(const char *efivars, const char *name, unsigned *attr, uns
 	return (long)(len - 4);
 }
 
-void efivar_text(const unsigned char *data, size_t len, char *out, size_t cap)
+void hi_efivar_text(const unsigned char *data, size_t len, char *out, size_t cap)
 {
 	size_t n = 0;
 
@@ -74,11 +74,11 @@ void efivar_text(const unsigned char *data, size_t len, char *out, size_t cap)
 static void read_text_var(const char *efivars, const char *name, char *out, size_t cap)
 {
 	unsigned char data[2 * EFIVAR_TEXT_MAX];
-	long n = efivar_read(efivars, name, data, sizeof data);
+	long n = hi_efivar_read(efivars, name, data, sizeof data);
 
 	out[0] = '\0';
 	if (n > 0)
-		efivar_text(data, (size_t)n, out, cap);
+		hi_efivar_text(data, (size_t)n, out, cap);
 }
 
 /* What makes the kernel's EFI stub (drivers/firmware/efi/libstub/
@@ -91,23 +91,23 @@ static void secure_boot_downgrades(const char *efivars, struct firmware_facts *f
 	unsigned char v[8];
 	unsigned attr = 0;
 
-	if (efivar_read(efivars, "SetupMode-" EFI_GLOBAL_GUID, v, sizeof v) == 1 && v[0] == 1)
+	if (hi_efivar_read(efivars, "SetupMode-" EFI_GLOBAL_GUID, v, sizeof v) == 1 && v[0] == 1)
 		f->setup_mode = true;
-	if (efivar_read_attr(efivars, "MokSBStateRT-" EFI_SHIM_LOCK_GUID, &attr, v, sizeof v) >= 1 &&
+	if (hi_efivar_read_attr(efivars, "MokSBStateRT-" EFI_SHIM_LOCK_GUID, &attr, v, sizeof v) >= 1 &&
 	    v[0] == 1 && !(attr & EFI_VARIABLE_NON_VOLATILE))
 		f->shim_insecure = true;
 	if (f->setup_mode || f->shim_insecure)
 		f->secure_boot = 0;
 }
 
-const char *firmware_secure_boot_word(const struct firmware_facts *f)
+const char *hi_firmware_secure_boot_word(const struct firmware_facts *f)
 {
 	if (!f->efi)
 		return "no-efi";
 	return f->secure_boot == 1 ? "on" : f->secure_boot == 0 ? "off" : "unknown";
 }
 
-void firmware_read(const char *sys, struct firmware_facts *f)
+void hi_firmware_read(const char *sys, struct firmware_facts *f)
 {
 	char efi[BOOT_PATH_MAX], efivars[BOOT_PATH_MAX], path[BOOT_PATH_MAX];
 	char text[LOCKDOWN_TEXT_MAX];
@@ -117,15 +117,15 @@ void firmware_read(const char *sys, struct firmware_facts *f)
 	memset(f, 0, sizeof *f);
 	f->secure_boot = -1;
 	f->lockdown = -1;
-	if (boot_path(path, sizeof path, sys, "kernel/security/lockdown") &&
-	    fs_read(path, text, sizeof text, NULL) == 0)
-		f->lockdown = lockdown_parse_current(text);
-	if (!boot_path(efi, sizeof efi, sys, "firmware/efi") || stat(efi, &st) < 0 || !S_ISDIR(st.st_mode))
+	if (hi_boot_path(path, sizeof path, sys, "kernel/security/lockdown") &&
+	    hi_fs_read(path, text, sizeof text, NULL) == 0)
+		f->lockdown = hi_lockdown_parse_current(text);
+	if (!hi_boot_path(efi, sizeof efi, sys, "firmware/efi") || stat(efi, &st) < 0 || !S_ISDIR(st.st_mode))
 		return;
 	f->efi = true;
-	if (!boot_path(efivars, sizeof efivars, efi, "efivars"))
+	if (!hi_boot_path(efivars, sizeof efivars, efi, "efivars"))
 		return;
-	long n = efivar_read(efivars, "SecureBoot-" EFI_GLOBAL_GUID, sb, sizeof sb);
+	long n = hi_efivar_read(efivars, "SecureBoot-" EFI_GLOBAL_GUID, sb, sizeof sb);
 	if (n == 1) {
 		f->efivars = true;
 		f->secure_boot = sb[0] == 1;
@@ -145,7 +145,7 @@ static bool dir_is_empty(const char *path)
 
 	/* The efivars mount point of sysfs is an empty directory until
 	 * efivarfs is mounted on it; SecureBoot exists on every UEFI. */
-	return boot_path(probe, sizeof probe, path, "SecureBoot-" EFI_GLOBAL_GUID) &&
+	return hi_boot_path(probe, sizeof probe, path, "SecureBoot-" EFI_GLOBAL_GUID) &&
 	       access(probe, F_OK) < 0 && errno == ENOENT;
 }
 
@@ -158,7 +158,7 @@ static int efivarfs_mount(const struct boot *b, char *dir, size_t cap)
 {
 	struct stat st;
 
-	if (!boot_path(dir, cap, b->sys, "firmware/efi/efivars") || stat(dir, &st) < 0 ||
+	if (!hi_boot_path(dir, cap, b->sys, "firmware/efi/efivars") || stat(dir, &st) < 0 ||
 	    !S_ISDIR(st.st_mode) || !dir_is_empty(dir))
 		return 0;
 	if (b->mode == MODE_DRY_RUN || getpid() != 1)
@@ -176,20 +176,20 @@ static const char *lockdown_name(int level)
 	return level >= 0 && level < 3 ? lockdown_level_names[level] : "unknown";
 }
 
-void firmware_report(struct boot *b, const struct firmware_facts *f)
+void hi_firmware_report(struct boot *b, const struct firmware_facts *f)
 {
-	const char *sb = firmware_secure_boot_word(f);
+	const char *sb = hi_firmware_secure_boot_word(f);
 	const char *why = f->shim_insecure ? " (SecureBoot=1, but shim validation disabled: MokSBStateRT=1)"
 			  : f->setup_mode  ? " (SecureBoot=1, but the firmware is in setup mode: SetupMode=1)" : "";
 	bool uki = f->stub[0] != '\0';
 
-	report_add(&b->rep, "firmware", "efi", "info", "%s", f->efi ? "yes" : "no");
-	report_add(&b->rep, "firmware", "secure_boot", why[0] ? "warn" : "info", "%s%s", sb, why);
-	report_add(&b->rep, "firmware", "uki", uki && f->secure_boot != 1 ? "warn" : "info", "%s%s%s",
+	hi_report_add(&b->rep, "firmware", "efi", "info", "%s", f->efi ? "yes" : "no");
+	hi_report_add(&b->rep, "firmware", "secure_boot", why[0] ? "warn" : "info", "%s%s", sb, why);
+	hi_report_add(&b->rep, "firmware", "uki", uki && f->secure_boot != 1 ? "warn" : "info", "%s%s%s",
 		   uki ? "yes " : "no", uki ? "stub=" : "", uki ? f->stub : "");
 	if (f->loader[0])
-		report_add(&b->rep, "firmware", "loader", "info", "%s", f->loader);
-	report_add(&b->rep, "firmware", "lockdown", "info", "%s", lockdown_name(f->lockdown));
+		hi_report_add(&b->rep, "firmware", "loader", "info", "%s", f->loader);
+	hi_report_add(&b->rep, "firmware", "lockdown", "info", "%s", lockdown_name(f->lockdown));
 	log_info("firmware: %s, Secure Boot %s%s, %s, kernel lockdown %s",
 		 f->efi ? "UEFI" : "no UEFI", f->efi ? sb : "n/a", why,
 		 uki ? "started from a unified kernel image" : "not a unified kernel image",
@@ -202,17 +202,17 @@ void firmware_report(struct boot *b, const struct firmware_facts *f)
 			 why, f->shim_insecure ? " (mokutil --enable-validation)" : "");
 }
 
-int stage_firmware(struct boot *b)
+int hi_stage_firmware(struct boot *b)
 {
 	struct firmware_facts f;
 	char dir[BOOT_PATH_MAX];
 
-	(void)securityfs_ensure(b);
+	(void)hi_securityfs_ensure(b);
 	int mounted = efivarfs_mount(b, dir, sizeof dir);
-	firmware_read(b->sys, &f);
+	hi_firmware_read(b->sys, &f);
 	if (mounted && umount(dir) < 0)
 		log_warn("firmware: cannot unmount efivarfs from %s: %s; it stays read-only", dir, strerror(errno));
-	firmware_report(b, &f);
+	hi_firmware_report(b, &f);
 	snprintf(b->stub_pcr_kernel, sizeof b->stub_pcr_kernel, "%s", f.stub_pcr);
 	return 0;
 }

@@ -30,26 +30,26 @@ struct firmware_facts {
 /* An efivarfs file's value (the 4-byte attribute header skipped) into
  * buf. Returns its length, or -1 with errno (EINVAL: shorter than the
  * header; E2BIG: larger than cap). */
-long efivar_read(const char *efivars, const char *name, unsigned char *buf, size_t cap);
+long hi_efivar_read(const char *efivars, const char *name, unsigned char *buf, size_t cap);
 /* The same, with the variable's attributes (EFI_VARIABLE_*) in *attr. */
-long efivar_read_attr(const char *efivars, const char *name, unsigned *attr, unsigned char *buf, size_t cap);
+long hi_efivar_read_attr(const char *efivars, const char *name, unsigned *attr, unsigned char *buf, size_t cap);
 
 /* A UTF-16LE variable (LoaderInfo, StubInfo) as ASCII; other characters
  * become '?'; stops at a NUL; always NUL-terminated. */
-void efivar_text(const unsigned char *data, size_t len, char *out, size_t cap);
+void hi_efivar_text(const unsigned char *data, size_t len, char *out, size_t cap);
 
 /* Everything under sys (SYS/firmware/efi, SYS/kernel/security/lockdown);
  * reads only. Secure Boot is what the kernel's EFI stub concludes: on only
  * with SecureBoot=1, SetupMode not 1, and no volatile MokSBStateRT=1
  * (shim told to stop validating: mokutil --disable-validation). */
-void firmware_read(const char *sys, struct firmware_facts *f);
+void hi_firmware_read(const char *sys, struct firmware_facts *f);
 
 struct boot;
 /* The facts as report items (stage "firmware") and one log line; a
  * warning for a UKI without Secure Boot. */
-void firmware_report(struct boot *b, const struct firmware_facts *f);
+void hi_firmware_report(struct boot *b, const struct firmware_facts *f);
 
 /* "on", "off", "unknown" or "no-efi": the report's and audit's word. */
-const char *firmware_secure_boot_word(const struct firmware_facts *f);
+const char *hi_firmware_secure_boot_word(const struct firmware_facts *f);
 
 #endif

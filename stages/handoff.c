@@ -33,7 +33,7 @@ static int root_stat(struct boot *b, const char *path, struct stat *st, char *re
 
 	snprintf(cur, sizeof cur, "%s", path);
 	for (int hop = 0; hop < INIT_LINK_HOPS; hop++) {
-		if (!boot_path(full, sizeof full, b->newroot, cur))
+		if (!hi_boot_path(full, sizeof full, b->newroot, cur))
 			return -1;
 		ssize_t n = readlink(full, target, sizeof target - 1);
 		if (n <= 0) {
@@ -73,7 +73,7 @@ static bool shebang_interpreter(const char *file, char *out, size_t outlen)
 	char head[SHEBANG_MAX];
 
 	out[0] = '\0';
-	if (fs_read_prefix(file, head, sizeof head, NULL) < 0 || strncmp(head, "#!", 2) != 0)
+	if (hi_fs_read_prefix(file, head, sizeof head, NULL) < 0 || strncmp(head, "#!", 2) != 0)
 		return false;
 	const char *p = head + 2;
 	while (*p == ' ' || *p == '\t')
@@ -133,7 +133,7 @@ static void clean_console(struct boot *b)
 {
 	char what[BOOT_PATH_MAX * 2 + 64];
 
-	if (console_std_fds(b->dev, 0, what, sizeof what) == 0 && strstr(what, "no console"))
+	if (hi_console_std_fds(b->dev, 0, what, sizeof what) == 0 && strstr(what, "no console"))
 		log_warn("the real init gets %s", what);
 	setsid();
 }
@@ -189,7 +189,7 @@ static const char *choose_init(struct boot *b, const char **tried, size_t *n_tri
 	return NULL;
 }
 
-int handoff_exec(struct boot *b)
+int hi_handoff_exec(struct boot *b)
 {
 	const char *tried[8];
 	size_t n_tried;
@@ -199,9 +199,9 @@ int handoff_exec(struct boot *b)
 	if (b->mode == MODE_DRY_RUN) {
 		log_info("dry run: would exec %s with %d argument(s) from the kernel", init ? init : "(no init found)", b->argc - 1);
 		if (!init && script_why[0])
-			return boot_error(b, "no init can be executed in %s: %s", b->newroot, script_why);
+			return hi_boot_error(b, "no init can be executed in %s: %s", b->newroot, script_why);
 		if (!init)
-			return boot_error(b, "no init found in %s", b->newroot);
+			return hi_boot_error(b, "no init found in %s", b->newroot);
 		return 0;
 	}
 	if (init) {
@@ -209,11 +209,11 @@ int handoff_exec(struct boot *b)
 		/* After setsid(): a new session makes a new scheduler autogroup,
 		 * which waits for an RCU grace period, 4-30 ms of guest time
 		 * when not expedited. */
-		boot_pace_end(b);
-		log_close_kmsg();
+		hi_boot_pace_end(b);
+		hi_log_close_kmsg();
 		close_other_fds();
 		try_exec(b, init);
-		log_open_kmsg(b->dev);
+		hi_log_open_kmsg(b->dev);
 		/* The chosen init failed at exec: give the rest of the list a chance. */
 		for (size_t i = 0; i < sizeof default_inits / sizeof default_inits[0]; i++)
 			if (strcmp(default_inits[i], init) != 0 && usable(b, default_inits[i]))
@@ -225,6 +225,6 @@ int handoff_exec(struct boot *b)
 		strncat(list, i + 1 < n_tried ? ", " : "", sizeof list - strlen(list) - 1);
 	}
 	if (script_why[0])
-		return boot_error(b, "no init could be executed (tried %s): %s", list, script_why);
-	return boot_error(b, "no init could be executed (tried %s); install one in the root or set init=", list);
+		return hi_boot_error(b, "no init could be executed (tried %s): %s", list, script_why);
+	return hi_boot_error(b, "no init could be executed (tried %s); install one in the root or set init=", list);
 }

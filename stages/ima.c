@@ -41,7 +41,7 @@ static bool is_space(char c)
 	return c == ' ' || c == '\t';
 }
 
-long ima_policy_rules(const char *text, size_t len, struct ima_rule *rules, size_t max,
+long hi_ima_policy_rules(const char *text, size_t len, struct ima_rule *rules, size_t max,
 		      char *why, size_t whylen)
 {
 	size_t n = 0, pos = 0;
@@ -93,7 +93,7 @@ static int write_rules(struct boot *b, const char *path, const struct ima_rule *
 	int fd = open(path, O_WRONLY | O_CLOEXEC);
 
 	if (fd < 0)
-		return boot_problem(b, b->cfg.ima_require, STAGE, "policy", "IMA: cannot open %s: %s; a policy was loaded before hardinit, or "
+		return hi_boot_problem(b, b->cfg.ima_require, STAGE, "policy", "IMA: cannot open %s: %s; a policy was loaded before hardinit, or "
 				   "the kernel has no IMA", path, strerror(errno));
 	for (long i = 0; i < n; i++) {
 		char rule[IMA_RULE_MAX + 1];
@@ -101,18 +101,18 @@ static int write_rules(struct boot *b, const char *path, const struct ima_rule *
 		if (write(fd, rule, (size_t)len) != len) {
 			int e = errno;
 			close(fd);   /* the kernel now discards every rule written */
-			return boot_problem(b, b->cfg.ima_require, STAGE, "policy", "IMA: the kernel rejected rule %ld (line %u: '%.80s'): %s; no "
+			return hi_boot_problem(b, b->cfg.ima_require, STAGE, "policy", "IMA: the kernel rejected rule %ld (line %u: '%.80s'): %s; no "
 					   "IMA policy was loaded: fix the rule (the kernel log says which "
 					   "word) and rebuild the image", i + 1, rules[i].line, rules[i].text,
 					   strerror(e));
 		}
 	}
 	if (close(fd) < 0)
-		return boot_problem(b, b->cfg.ima_require, STAGE, "policy", "IMA: loading the policy failed at close: %s", strerror(errno));
+		return hi_boot_problem(b, b->cfg.ima_require, STAGE, "policy", "IMA: loading the policy failed at close: %s", strerror(errno));
 	return 1;
 }
 
-long ima_policy_appraise_rules(const struct ima_rule *rules, long n)
+long hi_ima_policy_appraise_rules(const struct ima_rule *rules, long n)
 {
 	long count = 0;
 
@@ -135,7 +135,7 @@ static bool is_ima_appraise_key(const char *key, size_t len)
 	return true;
 }
 
-enum ima_appraise_mode ima_appraise_cmdline(const struct cmdline *c, const char **word)
+enum ima_appraise_mode hi_ima_appraise_cmdline(const struct cmdline *c, const char **word)
 {
 	const char *value = NULL;
 
@@ -171,12 +171,12 @@ enum ima_appraise_mode ima_appraise_cmdline(const struct cmdline *c, const char 
 	return IMA_APPRAISE_INVALID;
 }
 
-bool ima_appraise_disarmed(enum ima_appraise_mode m)
+bool hi_ima_appraise_disarmed(enum ima_appraise_mode m)
 {
 	return m == IMA_APPRAISE_OFF || m == IMA_APPRAISE_LOG || m == IMA_APPRAISE_FIX;
 }
 
-const char *ima_appraise_mode_name(enum ima_appraise_mode m)
+const char *hi_ima_appraise_mode_name(enum ima_appraise_mode m)
 {
 	static const char *const names[] = { "enforce (no ima_appraise= word)", "enforce",
 					      "enforce (the kernel rejects the value)", "off", "log", "fix" };
@@ -198,16 +198,16 @@ static bool ima_strict(const struct boot *b)
 static int check_appraise_mode(struct boot *b, long appraise_rules)
 {
 	const char *word = NULL;
-	enum ima_appraise_mode m = ima_appraise_cmdline(&b->cmd, &word);
+	enum ima_appraise_mode m = hi_ima_appraise_cmdline(&b->cmd, &word);
 
 	if (appraise_rules == 0)
 		return 0;
-	if (!ima_appraise_disarmed(m)) {
-		report_add(&b->rep, STAGE, "appraise_mode", "ok", "%s, %ld appraise rules", ima_appraise_mode_name(m),
+	if (!hi_ima_appraise_disarmed(m)) {
+		hi_report_add(&b->rep, STAGE, "appraise_mode", "ok", "%s, %ld appraise rules", hi_ima_appraise_mode_name(m),
 			   appraise_rules);
 		return 0;
 	}
-	return boot_problem(b, ima_strict(b), STAGE, "appraise_mode",
+	return hi_boot_problem(b, ima_strict(b), STAGE, "appraise_mode",
 			    "IMA: the kernel command line says ima_appraise=%.40s, so the kernel %s what the "
 			    "policy's %ld appraise rules would refuse; remove the word from the boot loader's "
 			    "command line", word, m == IMA_APPRAISE_OFF ? "allows without a look" : "only logs",
@@ -250,21 +250,21 @@ static int set_key_perm(long key)
 static int lock_keyring(struct boot *b, long ring, int certs)
 {
 	if (syscall(SYS_keyctl, KEYCTL_RESTRICT_KEYRING, ring, NULL, NULL) < 0)
-		return boot_problem(b, ima_strict(b), STAGE, "keyring", "IMA: cannot restrict the %s keyring: %s; "
+		return hi_boot_problem(b, ima_strict(b), STAGE, "keyring", "IMA: cannot restrict the %s keyring: %s; "
 				    "a later root process could add its own key to it; the kernel needs "
 				    "KEYCTL_RESTRICT_KEYRING (Linux 4.12)", IMA_KEYRING_NAME, strerror(errno));
 	if (set_key_perm(ring) < 0)
-		return boot_problem(b, ima_strict(b), STAGE, "keyring", "IMA: cannot take write and setattr from the "
+		return hi_boot_problem(b, ima_strict(b), STAGE, "keyring", "IMA: cannot take write and setattr from the "
 				    "%s keyring: %s; a later root process could change it", IMA_KEYRING_NAME,
 				    strerror(errno));
-	report_add(&b->rep, STAGE, "keyring", "ok", "%s restricted, perm %08x, %d certificates: no later key, link "
+	hi_report_add(&b->rep, STAGE, "keyring", "ok", "%s restricted, perm %08x, %d certificates: no later key, link "
 		   "or permission change", IMA_KEYRING_NAME, IMA_KEY_PERM_VIEW_READ_SEARCH, certs);
 	return 0;
 }
 
 /* The certificates of b->ima_certs into the "_ima" keyring, made in
  * root's user keyring (add_key(2), keyctl(2): no keyutils), which is then
- * locked. Returns the number added, or -1 after boot_problem() under
+ * locked. Returns the number added, or -1 after hi_boot_problem() under
  * [ima] require. */
 static int load_certs(struct boot *b)
 {
@@ -279,20 +279,20 @@ static int load_certs(struct boot *b)
 	long ring = user < 0 ? -1 : syscall(SYS_add_key, "keyring", IMA_KEYRING_NAME, NULL, 0, user);
 	if (ring < 0) {
 		closedir(d);
-		return boot_problem(b, b->cfg.ima_require, STAGE, "certs", "IMA: cannot make the %s keyring: %s",
+		return hi_boot_problem(b, b->cfg.ima_require, STAGE, "certs", "IMA: cannot make the %s keyring: %s",
 				    IMA_KEYRING_NAME, strerror(errno)) < 0 ? -1 : 0;
 	}
 	while ((de = readdir(d)) && n < IMA_CERTS_MAX) {
 		char path[BOOT_PATH_MAX];
 		size_t len = 0;
 		long key = -1;
-		if (de->d_name[0] == '.' || !boot_path(path, sizeof path, b->ima_certs, de->d_name))
+		if (de->d_name[0] == '.' || !hi_boot_path(path, sizeof path, b->ima_certs, de->d_name))
 			continue;
-		if (fs_read(path, der, sizeof der, &len) < 0 ||
+		if (hi_fs_read(path, der, sizeof der, &len) < 0 ||
 		    (key = syscall(SYS_add_key, "asymmetric", NULL, der, len, ring)) < 0) {
 			int e = errno;
 			closedir(d);
-			return boot_problem(b, b->cfg.ima_require, STAGE, "certs", "IMA: certificate %s not added: %s; "
+			return hi_boot_problem(b, b->cfg.ima_require, STAGE, "certs", "IMA: certificate %s not added: %s; "
 					    "it must be a DER X.509 certificate of at most 16 KiB", path,
 					    e == E2BIG ? "too large" : strerror(e)) < 0 ? -1 : 0;
 		}
@@ -300,37 +300,37 @@ static int load_certs(struct boot *b)
 		if (set_key_perm(key) < 0) {
 			int e = errno;
 			closedir(d);
-			return boot_problem(b, ima_strict(b), STAGE, "keyring", "IMA: cannot take write and setattr from "
+			return hi_boot_problem(b, ima_strict(b), STAGE, "keyring", "IMA: cannot take write and setattr from "
 					    "certificate %s: %s; a later root process could revoke it", path,
 					    strerror(e)) < 0 ? -1 : 0;
 		}
-		report_add(&b->rep, STAGE, "cert", "applied", "%s in %s", de->d_name, IMA_KEYRING_NAME);
+		hi_report_add(&b->rep, STAGE, "cert", "applied", "%s in %s", de->d_name, IMA_KEYRING_NAME);
 		n++;
 	}
 	closedir(d);
 	return lock_keyring(b, ring, n) < 0 ? -1 : n;
 }
 
-int stage_ima(struct boot *b)
+int hi_stage_ima(struct boot *b)
 {
 	static char text[IMA_POLICY_MAX_BYTES + 1];
 	static struct ima_rule rules[IMA_POLICY_MAX_RULES];
 	char path[BOOT_PATH_MAX], why[160];
 	size_t len = 0;
 
-	if (fs_read(b->ima_policy, text, sizeof text, &len) < 0) {
+	if (hi_fs_read(b->ima_policy, text, sizeof text, &len) < 0) {
 		if (errno == ENOENT && !b->cfg.ima_require) {
-			report_add(&b->rep, STAGE, "policy", "skipped", "no IMA policy in the image");
+			hi_report_add(&b->rep, STAGE, "policy", "skipped", "no IMA policy in the image");
 			return 0;
 		}
-		return boot_problem(b, b->cfg.ima_require, STAGE, "policy", "IMA: cannot read the policy %s: %s; build the image with "
+		return hi_boot_problem(b, b->cfg.ima_require, STAGE, "policy", "IMA: cannot read the policy %s: %s; build the image with "
 				   "hardinit-mkinitramfs --ima-policy FILE", b->ima_policy,
 				   errno == E2BIG ? "larger than 64 KiB (IMA_POLICY_MAX_BYTES)" : strerror(errno));
 	}
-	long n = ima_policy_rules(text, len, rules, IMA_POLICY_MAX_RULES, why, sizeof why);
+	long n = hi_ima_policy_rules(text, len, rules, IMA_POLICY_MAX_RULES, why, sizeof why);
 	if (n < 0)
-		return boot_problem(b, b->cfg.ima_require, STAGE, "policy", "IMA: the policy %s does not parse: %s", b->ima_policy, why);
-	if (check_appraise_mode(b, ima_policy_appraise_rules(rules, n)) < 0)
+		return hi_boot_problem(b, b->cfg.ima_require, STAGE, "policy", "IMA: the policy %s does not parse: %s", b->ima_policy, why);
+	if (check_appraise_mode(b, hi_ima_policy_appraise_rules(rules, n)) < 0)
 		return -1;
 	if (b->mode == MODE_DRY_RUN) {
 		log_info("would load the IMA policy %s (%ld rules) into securityfs", b->ima_policy, n);
@@ -339,25 +339,25 @@ int stage_ima(struct boot *b)
 	/* Keys first: an appraise rule takes effect with the policy. */
 	if (load_certs(b) < 0)
 		return -1;
-	if (securityfs_ensure(b) < 0 || !boot_path(path, sizeof path, b->sys, "kernel/security/ima/policy"))
-		return boot_problem(b, b->cfg.ima_require, STAGE, "policy", "IMA: securityfs is not available at %s/kernel/security", b->sys);
-	uint64_t start = boottime_ns();
+	if (hi_securityfs_ensure(b) < 0 || !hi_boot_path(path, sizeof path, b->sys, "kernel/security/ima/policy"))
+		return hi_boot_problem(b, b->cfg.ima_require, STAGE, "policy", "IMA: securityfs is not available at %s/kernel/security", b->sys);
+	uint64_t start = hi_boottime_ns();
 	int rc = write_rules(b, path, rules, n);
 	if (rc <= 0)
 		return rc;
 	char ms[CLOCK_MS_MAX], hex[SHA256_HEX];
-	sha256(text, len, b->ima_policy_sha256);
+	hi_sha256(text, len, b->ima_policy_sha256);
 	b->ima_policy_loaded = true;
-	clock_format_ms(ms, sizeof ms, boottime_ns() - start);
+	hi_clock_format_ms(ms, sizeof ms, hi_boottime_ns() - start);
 	/* Without IMA_WRITE_POLICY the kernel removes the file once a policy
 	 * is in: that is the lock, and it is checked rather than assumed. */
 	bool one_way = access(path, F_OK) != 0;
-	report_add(&b->rep, STAGE, "policy", "applied", "%ld rules, sha256 %s", n,
-		   hex_encode(hex, b->ima_policy_sha256, SHA256_BYTES));
-	report_add(&b->rep, STAGE, "policy_lock", one_way ? "ok" : "info", "%s",
+	hi_report_add(&b->rep, STAGE, "policy", "applied", "%ld rules, sha256 %s", n,
+		   hi_hex_encode(hex, b->ima_policy_sha256, SHA256_BYTES));
+	hi_report_add(&b->rep, STAGE, "policy_lock", one_way ? "ok" : "info", "%s",
 		   one_way ? "one-way: the kernel takes no other policy until reboot"
 			   : "the kernel still takes policy writes (IMA_WRITE_POLICY)");
-	report_add(&b->rep, STAGE, "load_ms", "ok", "%s", ms);
+	hi_report_add(&b->rep, STAGE, "load_ms", "ok", "%s", ms);
 	log_info("IMA: loaded %ld rules from %s in %s ms%s", n, b->ima_policy, ms, one_way ? " (one-way)" : "");
 	return 0;
 }

@@ -22,7 +22,7 @@
 
 /* Does any rule of the policy appraise ("appraise ...", not
  * "dont_appraise")? Returns their count. */
-long ima_policy_appraise_rules(const struct ima_rule *rules, long n);
+long hi_ima_policy_appraise_rules(const struct ima_rule *rules, long n);
 
 /* The kernel's appraisal mode after its command line. With
  * IMA_APPRAISE_BOOTPARAM (Debian) ima_appraise is a core_param: names
@@ -41,11 +41,11 @@ enum ima_appraise_mode {
 
 /* The mode the words leave; *word (may be NULL) gets the deciding word's
  * value, NULL when none. */
-enum ima_appraise_mode ima_appraise_cmdline(const struct cmdline *c, const char **word);
+enum ima_appraise_mode hi_ima_appraise_cmdline(const struct cmdline *c, const char **word);
 
 /* True for off, log and fix: appraisal reports but refuses nothing. */
-bool ima_appraise_disarmed(enum ima_appraise_mode m);
+bool hi_ima_appraise_disarmed(enum ima_appraise_mode m);
 
-const char *ima_appraise_mode_name(enum ima_appraise_mode m);
+const char *hi_ima_appraise_mode_name(enum ima_appraise_mode m);
 
 #endif

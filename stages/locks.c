@@ -21,7 +21,7 @@
 static const char *const lockdown_names[] = { "none", "integrity", "confidentiality" };
 #define LOCKDOWN_FILE_MAX 128
 
-int lockdown_parse_current(const char *text)
+int hi_lockdown_parse_current(const char *text)
 {
 	const char *open = strchr(text, '[');
 	const char *close = open ? strchr(open, ']') : NULL;
@@ -35,12 +35,12 @@ int lockdown_parse_current(const char *text)
 	return -1;
 }
 
-int securityfs_ensure(const struct boot *b)
+int hi_securityfs_ensure(const struct boot *b)
 {
 	char dir[BOOT_PATH_MAX], lsm[BOOT_PATH_MAX];
 
-	if (!boot_path(dir, sizeof dir, b->sys, "kernel/security") ||
-	    !boot_path(lsm, sizeof lsm, dir, "lsm"))
+	if (!hi_boot_path(dir, sizeof dir, b->sys, "kernel/security") ||
+	    !hi_boot_path(lsm, sizeof lsm, dir, "lsm"))
 		return -1;
 	if (access(lsm, F_OK) == 0)
 		return 0;
@@ -60,24 +60,24 @@ int securityfs_ensure(const struct boot *b)
  * Absent means the feature is not built in, so there is nothing to lock. */
 static int lock_sysctl(struct boot *b, const char *key, const char *value, const char *what)
 {
-	struct sysctl_io io = sysctl_io_proc(b->proc);
+	struct sysctl_io io = hi_sysctl_io_proc(b->proc);
 	struct sysctl_result r;
 
 	if (b->mode == MODE_DRY_RUN) {
-		sysctl_check_one(&io, key, value, &r);
+		hi_sysctl_check_one(&io, key, value, &r);
 		log_info("locks: would set %s = %s (%s; now %s)", key, value, what,
 			 r.outcome == SYSCTL_ABSENT ? "absent" : r.before);
 		return 0;
 	}
-	sysctl_apply_one(&io, key, value, &r);
-	report_add(&b->rep, "locks", key, sysctl_outcome_name(r.outcome), "%s",
+	hi_sysctl_apply_one(&io, key, value, &r);
+	hi_report_add(&b->rep, "locks", key, hi_sysctl_outcome_name(r.outcome), "%s",
 		   r.outcome == SYSCTL_ABSENT ? "not built into this kernel" : r.after);
 	if (r.outcome == SYSCTL_ABSENT) {
 		log_info("locks: %s absent: this kernel has no %s to lock", key, what);
 		return 0;
 	}
 	if (r.outcome == SYSCTL_REFUSED)
-		return boot_error(b, "locks: %s = %s refused (%s; it reads %s); %s stays open",
+		return hi_boot_error(b, "locks: %s = %s refused (%s; it reads %s); %s stays open",
 				  key, value, r.err ? strerror(r.err) : "read back differs",
 				  r.after[0] ? r.after : "nothing", what);
 	log_info("locks: %s = %s (%s)", key, r.after, what);
@@ -88,7 +88,7 @@ static int lock_sysctl(struct boot *b, const char *key, const char *value, const
  * already above the configured one is kept. */
 static int lock_ptrace(struct boot *b, int scope)
 {
-	struct sysctl_io io = sysctl_io_proc(b->proc);
+	struct sysctl_io io = hi_sysctl_io_proc(b->proc);
 	struct sysctl_result r;
 	char value[8], now[SYSCTL_VALUE_MAX];
 	const char *key = "kernel.yama.ptrace_scope";
@@ -99,16 +99,16 @@ static int lock_ptrace(struct boot *b, int scope)
 		return 0;
 	}
 	if (io.read(io.ctx, key, now, sizeof now) == 0 && atoi(now) > scope) {
-		report_add(&b->rep, "locks", key, "already", "%s", now);
+		hi_report_add(&b->rep, "locks", key, "already", "%s", now);
 		return 0;
 	}
-	sysctl_apply_one(&io, key, value, &r);
-	report_add(&b->rep, "locks", key, sysctl_outcome_name(r.outcome), "%s", r.after);
+	hi_sysctl_apply_one(&io, key, value, &r);
+	hi_report_add(&b->rep, "locks", key, hi_sysctl_outcome_name(r.outcome), "%s", r.after);
 	if (r.outcome == SYSCTL_ABSENT)
-		return boot_error(b, "locks: %s is absent (Yama is not active on this kernel); "
+		return hi_boot_error(b, "locks: %s is absent (Yama is not active on this kernel); "
 				  "add yama to lsm= or set [locks] ptrace_scope = -1", key);
 	if (r.outcome == SYSCTL_REFUSED)
-		return boot_error(b, "locks: %s = %d refused (%s; it reads %s)", key, scope,
+		return hi_boot_error(b, "locks: %s = %d refused (%s; it reads %s)", key, scope,
 				  r.err ? strerror(r.err) : "read back differs", r.after[0] ? r.after : "nothing");
 	return 0;
 }
@@ -125,31 +125,31 @@ static int raise_lockdown(struct boot *b, enum lockdown_level want)
 		log_info("locks: would raise lockdown to %s", name);
 		return 0;
 	}
-	if (securityfs_ensure(b) < 0 ||
-	    !boot_path(path, sizeof path, b->sys, "kernel/security/lockdown") ||
-	    fs_read(path, buf, sizeof buf, NULL) < 0)
-		return boot_error(b, "locks: lockdown %s is configured but %s/kernel/security/lockdown "
+	if (hi_securityfs_ensure(b) < 0 ||
+	    !hi_boot_path(path, sizeof path, b->sys, "kernel/security/lockdown") ||
+	    hi_fs_read(path, buf, sizeof buf, NULL) < 0)
+		return hi_boot_error(b, "locks: lockdown %s is configured but %s/kernel/security/lockdown "
 				  "cannot be read (%s); the lockdown LSM must be active (lsm=) and "
 				  "securityfs mounted, or set [locks] lockdown = none",
 				  name, b->sys, strerror(errno));
-	int current = lockdown_parse_current(buf);
+	int current = hi_lockdown_parse_current(buf);
 	if (current < 0)
-		return boot_error(b, "locks: cannot parse the lockdown level '%s'", buf);
+		return hi_boot_error(b, "locks: cannot parse the lockdown level '%s'", buf);
 	if (current >= (int)want) {
-		report_add(&b->rep, "locks", "lockdown", "already", "%s", lockdown_names[current]);
+		hi_report_add(&b->rep, "locks", "lockdown", "already", "%s", lockdown_names[current]);
 		return 0;
 	}
-	if (fs_write(path, name) < 0)
-		return boot_error(b, "locks: raising lockdown from %s to %s failed: %s",
+	if (hi_fs_write(path, name) < 0)
+		return hi_boot_error(b, "locks: raising lockdown from %s to %s failed: %s",
 				  lockdown_names[current], name, strerror(errno));
-	if (fs_read(path, buf, sizeof buf, NULL) < 0 || lockdown_parse_current(buf) < (int)want)
-		return boot_error(b, "locks: lockdown reads '%s' after writing %s", buf, name);
+	if (hi_fs_read(path, buf, sizeof buf, NULL) < 0 || hi_lockdown_parse_current(buf) < (int)want)
+		return hi_boot_error(b, "locks: lockdown reads '%s' after writing %s", buf, name);
 	log_info("locks: lockdown raised from %s to %s", lockdown_names[current], name);
-	report_add(&b->rep, "locks", "lockdown", "applied", "%s", name);
+	hi_report_add(&b->rep, "locks", "lockdown", "applied", "%s", name);
 	return 0;
 }
 
-int stage_locks(struct boot *b)
+int hi_stage_locks(struct boot *b)
 {
 	if (b->cfg.lock_modules &&
 	    lock_sysctl(b, "kernel.modules_disabled", "1", "module loading") < 0)

@@ -49,7 +49,7 @@
 #include "dm.h"
 #include "dm_udev.h"
 
-int luks_read_line(int fd, char *out, size_t cap, int timeout_ms)
+int hi_luks_read_line(int fd, char *out, size_t cap, int timeout_ms)
 {
 	size_t n = 0;
 	bool too_long = false;
@@ -93,7 +93,7 @@ struct dev_ctx {
 static int dev_read(void *ctx, uint64_t off, void *buf, size_t len)
 {
 	struct dev_ctx *d = ctx;
-	return fs_pread_all(d->fd, buf, len, off);
+	return hi_fs_pread_all(d->fd, buf, len, off);
 }
 
 static uint64_t now_ms(void)
@@ -109,7 +109,7 @@ static uint64_t now_ms(void)
 static int find_by_uuid(struct boot *b, const char *uuid, char *node, size_t cap, dev_t *devnum)
 {
 	char dir[BOOT_PATH_MAX];
-	DIR *d = opendir(boot_path(dir, sizeof dir, b->sys, "class/block") ? dir : "");
+	DIR *d = opendir(hi_boot_path(dir, sizeof dir, b->sys, "class/block") ? dir : "");
 	struct dirent *e;
 	int found = -1;
 
@@ -119,14 +119,14 @@ static int find_by_uuid(struct boot *b, const char *uuid, char *node, size_t cap
 		if (e->d_name[0] == '.' || !strncmp(e->d_name, "dm-", 3) || !strncmp(e->d_name, "loop", 4) ||
 		    !strncmp(e->d_name, "ram", 3))
 			continue;
-		if (!boot_path(node, cap, b->dev, e->d_name))
+		if (!hi_boot_path(node, cap, b->dev, e->d_name))
 			continue;
 		int fd = open(node, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
 			continue;
 		uint8_t hdr[LUKS2_BIN_SIZE];
 		struct stat st;
-		if (pread(fd, hdr, sizeof hdr, 0) == (ssize_t)sizeof hdr && luks2_is_luks2(hdr, sizeof hdr) &&
+		if (pread(fd, hdr, sizeof hdr, 0) == (ssize_t)sizeof hdr && hi_luks2_is_luks2(hdr, sizeof hdr) &&
 		    hdr[0] == 'L' && !strncasecmp((const char *)hdr + 168, uuid, LUKS_UUID_MAX) &&
 		    fstat(fd, &st) == 0 && S_ISBLK(st.st_mode)) {
 			*devnum = st.st_rdev;
@@ -154,7 +154,7 @@ static int wait_device(struct boot *b, const struct luks_volume *v, char *node, 
 static int prompt_begin(struct boot *b, struct termios *saved, bool *tty)
 {
 	char path[BOOT_PATH_MAX];
-	int fd = open(boot_path(path, sizeof path, b->dev, "console") ? path : "", O_RDWR | O_NOCTTY | O_CLOEXEC);
+	int fd = open(hi_boot_path(path, sizeof path, b->dev, "console") ? path : "", O_RDWR | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
 	*tty = tcgetattr(fd, saved) == 0;
@@ -208,7 +208,7 @@ static void key_drop(long serial)
 static int ask(int con, const char *prompt, char *out, size_t cap, int timeout_ms)
 {
 	say(con, prompt);
-	int len = luks_read_line(con, out, cap, timeout_ms);
+	int len = hi_luks_read_line(con, out, cap, timeout_ms);
 	say(con, "\n");
 	return len;
 }
@@ -229,14 +229,14 @@ static int unlock_tpm2(struct boot *b, const struct luks_volume *v, const struct
 	if (!has)
 		return 1;
 	struct tpm_dev d = { -1, TPM_DEV_TIMEOUT_MS };
-	if (boot_path(path, sizeof path, b->dev, "tpmrm0"))
+	if (hi_boot_path(path, sizeof path, b->dev, "tpmrm0"))
 		d.fd = open(path, O_RDWR | O_CLOEXEC);
 	if (d.fd < 0) {
 		log_warn("luks: %s: it has a TPM2 token but there is no TPM (%s: %s); asking for the passphrase",
 			 v->name, path, strerror(errno));
 		return 1;
 	}
-	if (luks_tpm2_wants_pin(h)) {
+	if (hi_luks_tpm2_wants_pin(h)) {
 		struct termios saved;
 		bool tty = false;
 		int con = prompt_begin(b, &saved, &tty);
@@ -247,7 +247,7 @@ static int unlock_tpm2(struct boot *b, const struct luks_volume *v, const struct
 			prompt_end(con, &saved, tty);
 		}
 	}
-	int rc = luks_tpm2_open(h, tpm_dev_xfer, &d, len >= 0 ? pin : NULL, dev_read, dc, afalg_decrypt_sectors, vk,
+	int rc = hi_luks_tpm2_open(h, hi_tpm_dev_xfer, &d, len >= 0 ? pin : NULL, dev_read, dc, hi_afalg_decrypt_sectors, vk,
 				vklen, slot, &token, &pcrs, err, sizeof err);
 	explicit_bzero(pin, sizeof pin);
 	close(d.fd);
@@ -256,8 +256,8 @@ static int unlock_tpm2(struct boot *b, const struct luks_volume *v, const struct
 		return 1;
 	}
 	char ms[CLOCK_MS_MAX];
-	report_add(&b->rep, "luks", "unseal_ms", "info", "%s (%s)",
-		   clock_format_ms(ms, sizeof ms, luks_tpm2_unseal_ns()), v->name);
+	hi_report_add(&b->rep, "luks", "unseal_ms", "info", "%s (%s)",
+		   hi_clock_format_ms(ms, sizeof ms, hi_luks_tpm2_unseal_ns()), v->name);
 	size_t n = (size_t)snprintf(how, howcap, "tpm2 (token %d, PCRs", token);
 	for (unsigned i = 0; i < 24 && n < howcap; i++)
 		if (pcrs & 1u << i)
@@ -279,13 +279,13 @@ static void measure_volume(struct boot *b, const struct luks_volume *v, const ui
 
 	int tlen = snprintf(text, sizeof text, "cryptsetup:%s:%s", v->name, v->uuid);
 	struct tpm_dev d = { -1, TPM_DEV_TIMEOUT_MS };
-	if (boot_path(path, sizeof path, b->dev, "tpmrm0"))
+	if (hi_boot_path(path, sizeof path, b->dev, "tpmrm0"))
 		d.fd = open(path, O_RDWR | O_CLOEXEC);
 	if (d.fd < 0)
 		snprintf(err, sizeof err, "%s: %s", path, strerror(errno));
-	long rc = d.fd < 0 ? -1 : tpm_extend_measure(tpm_dev_xfer, &d, LUKS_TPM2_PCR, vk, vklen, text, (size_t)tlen,
+	long rc = d.fd < 0 ? -1 : hi_tpm_extend_measure(hi_tpm_dev_xfer, &d, LUKS_TPM2_PCR, vk, vklen, text, (size_t)tlen,
 						    &done, err, sizeof err);
-	tpm_digests_banks(&done, banks, sizeof banks);
+	hi_tpm_digests_banks(&done, banks, sizeof banks);
 	explicit_bzero(&done, sizeof done);
 	if (d.fd >= 0)
 		close(d.fd);
@@ -294,7 +294,7 @@ static void measure_volume(struct boot *b, const struct luks_volume *v, const ui
 			 "is not prevented in this boot", v->name, LUKS_TPM2_PCR, err, LUKS_TPM2_PCR);
 		return;
 	}
-	report_add(&b->rep, "luks", "pcr15", "extended", "PCR %d with the identity of %s (UUID %s), banks %s",
+	hi_report_add(&b->rep, "luks", "pcr15", "extended", "PCR %d with the identity of %s (UUID %s), banks %s",
 		   LUKS_TPM2_PCR, v->name, v->uuid, banks);
 }
 
@@ -314,13 +314,13 @@ static int unlock(struct boot *b, const struct luks_volume *v, const struct luks
 	char *pass = mmap(NULL, LUKS2_PASS_MAX + 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	if (pass == MAP_FAILED)
-		return boot_error(b, "luks: %s: no memory for the passphrase; add memory", v->name);
+		return hi_boot_error(b, "luks: %s: no memory for the passphrase; add memory", v->name);
 	mlock(pass, LUKS2_PASS_MAX + 1);
 	madvise(pass, LUKS2_PASS_MAX + 1, MADV_DONTDUMP);
 	int con = prompt_begin(b, &saved, &tty);
 	if (con < 0) {
 		munmap(pass, LUKS2_PASS_MAX + 1);
-		return boot_error(b, "luks: %s: cannot open the console to ask its passphrase: %s; boot with a console",
+		return hi_boot_error(b, "luks: %s: cannot open the console to ask its passphrase: %s; boot with a console",
 				  v->name, strerror(errno));
 	}
 	int rc = 1;
@@ -333,7 +333,7 @@ static int unlock(struct boot *b, const struct luks_volume *v, const struct luks
 				 timeout / 1000, LUKS2_PASS_MAX);
 			continue;
 		}
-		rc = luks2_open_passphrase(h, (const uint8_t *)pass, (size_t)len, dev_read, dc, afalg_decrypt_sectors, vk,
+		rc = hi_luks2_open_passphrase(h, (const uint8_t *)pass, (size_t)len, dev_read, dc, hi_afalg_decrypt_sectors, vk,
 					   vklen, slot, err, sizeof err);
 		explicit_bzero(pass, LUKS2_PASS_MAX + 1);
 		if (rc == 1)
@@ -344,9 +344,9 @@ static int unlock(struct boot *b, const struct luks_volume *v, const struct luks
 	munlock(pass, LUKS2_PASS_MAX + 1);
 	munmap(pass, LUKS2_PASS_MAX + 1);
 	if (rc < 0)
-		return boot_error(b, "luks: %s (UUID %s): %s; check the volume with cryptsetup luksDump", v->name, v->uuid, err);
+		return hi_boot_error(b, "luks: %s (UUID %s): %s; check the volume with cryptsetup luksDump", v->name, v->uuid, err);
 	if (rc > 0)
-		return boot_error(b, "luks: %s (UUID %s): no keyslot opened after %d tries; boot again and give the passphrase",
+		return hi_boot_error(b, "luks: %s (UUID %s): no keyslot opened after %d tries; boot again and give the passphrase",
 				  v->name, v->uuid, tries);
 	return 0;
 }
@@ -357,12 +357,12 @@ static int unlock(struct boot *b, const struct luks_volume *v, const struct luks
 static void mapper_node(struct boot *b, const char *name, dev_t dev)
 {
 	char path[BOOT_PATH_MAX], rel[LUKS_NAME_MAX + 8], why[256];
-	if (boot_path(path, sizeof path, b->dev, "mapper"))
+	if (hi_boot_path(path, sizeof path, b->dev, "mapper"))
 		mkdir(path, 0755);
 	snprintf(rel, sizeof rel, "mapper/%s", name);
-	if (boot_path(path, sizeof path, b->dev, rel) && mknod(path, S_IFBLK | 0600, dev) < 0 && errno != EEXIST)
+	if (hi_boot_path(path, sizeof path, b->dev, rel) && mknod(path, S_IFBLK | 0600, dev) < 0 && errno != EEXIST)
 		log_warn("luks: cannot create %s: %s", path, strerror(errno));
-	if (dm_udev_db_write(b->run, major(dev), minor(dev), why, sizeof why) < 0)
+	if (hi_dm_udev_db_write(b->run, major(dev), minor(dev), why, sizeof why) < 0)
 		log_warn("luks: %s; the real root's udev will not link /dev/disk/* to %s, and systemd units naming it wait for it",
 			 why, name);
 }
@@ -381,30 +381,30 @@ static int open_volume(struct boot *b, int ctl, const struct luks_volume *v)
 
 	dc.fd = wait_device(b, v, node, sizeof node, &dev);
 	if (dc.fd < 0)
-		return boot_error(b, "luks: %s: no device with LUKS UUID %s after %d s; check rd.luks.uuid= or the "
+		return hi_boot_error(b, "luks: %s: no device with LUKS UUID %s after %d s; check rd.luks.uuid= or the "
 				  "crypttab, and that the disk's driver is in the initramfs", v->name, v->uuid,
 				  LUKS_DEVICE_WAIT_MS / 1000);
-	if (luks2_hdr_read(dev_read, &dc, &h, note, sizeof note, err, sizeof err) < 0) {
-		boot_error(b, "luks: %s on %s: %s; restore the header from a backup (cryptsetup luksHeaderRestore)",
+	if (hi_luks2_hdr_read(dev_read, &dc, &h, note, sizeof note, err, sizeof err) < 0) {
+		hi_boot_error(b, "luks: %s on %s: %s; restore the header from a backup (cryptsetup luksHeaderRestore)",
 			   v->name, node, err);
 		goto out;
 	}
 	if (note[0])
 		log_warn("luks: %s on %s: %s; repair it with cryptsetup repair", v->name, node, note);
 	if (ioctl(dc.fd, BLKGETSIZE64, &bytes) < 0) {
-		boot_error(b, "luks: %s: cannot read the size of %s: %s", v->name, node, strerror(errno));
+		hi_boot_error(b, "luks: %s: cannot read the size of %s: %s", v->name, node, strerror(errno));
 		goto out;
 	}
-	const struct luks2_digest *d = luks2_segment_digest(&h, 0);
-	luks2_key_desc(v->uuid, d ? (int)(d - h.digest) : 0, desc, sizeof desc);
+	const struct luks2_digest *d = hi_luks2_segment_digest(&h, 0);
+	hi_luks2_key_desc(v->uuid, d ? (int)(d - h.digest) : 0, desc, sizeof desc);
 	snprintf(devnum, sizeof devnum, "%u:%u", major(dev), minor(dev));
-	if (luks2_dm_table(&h, &v->o.dm, devnum, bytes, desc, table, sizeof table, &sectors, err, sizeof err) < 0) {
-		boot_error(b, "luks: %s on %s: %s", v->name, node, err);
+	if (hi_luks2_dm_table(&h, &v->o.dm, devnum, bytes, desc, table, sizeof table, &sectors, err, sizeof err) < 0) {
+		hi_boot_error(b, "luks: %s on %s: %s", v->name, node, err);
 		goto out;
 	}
 	uint8_t *vk = mmap(NULL, LUKS2_KEY_MAX, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (vk == MAP_FAILED) {
-		boot_error(b, "luks: %s: no memory for the key", v->name);
+		hi_boot_error(b, "luks: %s: no memory for the key", v->name);
 		goto out;
 	}
 	mlock(vk, LUKS2_KEY_MAX);
@@ -412,30 +412,30 @@ static int open_volume(struct boot *b, int ctl, const struct luks_volume *v)
 	if (unlock(b, v, &h, &dc, vk, &vklen, &slot, how, sizeof how) == 0) {
 		if (!strncmp(how, "tpm2", 4))
 			measure_volume(b, v, vk, vklen);
-		uint64_t dm_start = boottime_ns();
+		uint64_t dm_start = hi_boottime_ns();
 		long key = key_add(desc, vk, vklen);
 		explicit_bzero(vk, LUKS2_KEY_MAX);
-		luks2_dm_uuid(v->uuid, v->name, dmuuid, sizeof dmuuid);
+		hi_luks2_dm_uuid(v->uuid, v->name, dmuuid, sizeof dmuuid);
 		if (key < 0) {
-			boot_error(b, "luks: %s: the kernel keyring refused the volume key: %s; the kernel needs CONFIG_KEYS",
+			hi_boot_error(b, "luks: %s: the kernel keyring refused the volume key: %s; the kernel needs CONFIG_KEYS",
 				   v->name, strerror(errno));
 		} else {
 			struct dm_target crypt = { 0, sectors, "crypt", table };
-			int made = dm_create_table(ctl, v->name, dmuuid, &crypt, 1, v->o.dm.readonly, &mapped, &step);
+			int made = hi_dm_create_table(ctl, v->name, dmuuid, &crypt, 1, v->o.dm.readonly, &mapped, &step);
 			int saved = errno;
 			key_drop(key);
 			if (made < 0) {
-				boot_error(b, "luks: %s: device-mapper %s: %s; is dm-crypt (and its cipher) in the initramfs?",
+				hi_boot_error(b, "luks: %s: device-mapper %s: %s; is dm-crypt (and its cipher) in the initramfs?",
 					   v->name, step, strerror(saved));
 			} else {
 				mapper_node(b, v->name, mapped);
 				/* The key into the keyring, the table loaded, the device
 				 * resumed and its node: what the volume costs past the KDF. */
 				char ms[CLOCK_MS_MAX];
-				report_add(&b->rep, "luks", "dm_ms", "info", "%s (%s)",
-					   clock_format_ms(ms, sizeof ms, boottime_ns() - dm_start), v->name);
+				hi_report_add(&b->rep, "luks", "dm_ms", "info", "%s (%s)",
+					   hi_clock_format_ms(ms, sizeof ms, hi_boottime_ns() - dm_start), v->name);
 				log_notice("luks: %s opened (keyslot %d, %s) as /dev/mapper/%s", v->name, slot, how, v->name);
-				report_add(&b->rep, "luks", v->name, "opened", "UUID %s on %s, keyslot %d, %s, /dev/mapper/%s",
+				hi_report_add(&b->rep, "luks", v->name, "opened", "UUID %s on %s, keyslot %d, %s, /dev/mapper/%s",
 					   v->uuid, node, slot, how, v->name);
 				rc = 0;
 			}
@@ -445,7 +445,7 @@ static int open_volume(struct boot *b, int ctl, const struct luks_volume *v)
 	munlock(vk, LUKS2_KEY_MAX);
 	munmap(vk, LUKS2_KEY_MAX);
 out:
-	luks2_hdr_free(&h);
+	hi_luks2_hdr_free(&h);
 	close(dc.fd);
 	return rc;
 }
@@ -461,17 +461,17 @@ static int read_crypttab(struct boot *b, struct luks_plan *ct)
 	if (!slash)
 		return 0;
 	snprintf(path, sizeof path, "%.*s/%s", (int)(slash - b->config_path), b->config_path, LUKS_CRYPTTAB);
-	int r = fs_read(path, text, sizeof text, &len);
+	int r = hi_fs_read(path, text, sizeof text, &len);
 	if (r < 0 && errno == ENOENT)
 		return 0;
 	if (r < 0)
-		return boot_error(b, "luks: cannot read %s: %s; rebuild the initramfs (--crypttab)", path, strerror(errno));
-	if (luks_crypttab_parse(text, len, ct, err, sizeof err) < 0)
-		return boot_error(b, "luks: %s: %s; fix it and rebuild the initramfs", path, err);
+		return hi_boot_error(b, "luks: cannot read %s: %s; rebuild the initramfs (--crypttab)", path, strerror(errno));
+	if (hi_luks_crypttab_parse(text, len, ct, err, sizeof err) < 0)
+		return hi_boot_error(b, "luks: %s: %s; fix it and rebuild the initramfs", path, err);
 	return 0;
 }
 
-int stage_luks(struct boot *b)
+int hi_stage_luks(struct boot *b)
 {
 	struct luks_plan ct, plan;
 	char err[LUKS_ERR_MAX], why[200];
@@ -480,8 +480,8 @@ int stage_luks(struct boot *b)
 		return -1;
 	if (b->mode != MODE_INITRAMFS)
 		memset(&ct, 0, sizeof ct);
-	if (luks_plan_resolve(&b->cmd, &ct, &plan, err, sizeof err) < 0)
-		return boot_error(b, "luks: %s; fix the kernel command line", err);
+	if (hi_luks_plan_resolve(&b->cmd, &ct, &plan, err, sizeof err) < 0)
+		return hi_boot_error(b, "luks: %s; fix the kernel command line", err);
 	if (plan.n == 0)
 		return 0;
 	for (size_t i = 0; i < plan.n; i++)
@@ -494,9 +494,9 @@ int stage_luks(struct boot *b)
 				   plan.v[i].name);
 		return 0;
 	}
-	int ctl = dm_control_open(b->dev, b->sys, 1, why, sizeof why);
+	int ctl = hi_dm_control_open(b->dev, b->sys, 1, why, sizeof why);
 	if (ctl < 0)
-		return boot_error(b, "luks: %s; the initramfs needs dm-mod and dm-crypt (hardinit-mkinitramfs --crypttab or --luks)",
+		return hi_boot_error(b, "luks: %s; the initramfs needs dm-mod and dm-crypt (hardinit-mkinitramfs --crypttab or --luks)",
 				  why);
 	int rc = 0;
 	for (size_t i = 0; i < plan.n && rc == 0; i++)

@@ -15,7 +15,7 @@
  * waiting at most timeout_ms for each byte). Returns its length, or -1
  * (timeout, end of input, too long). The bytes read are wiped from every
  * other buffer. */
-int luks_read_line(int fd, char *out, size_t cap, int timeout_ms);
+int hi_luks_read_line(int fd, char *out, size_t cap, int timeout_ms);
 
 /* The systemd-tpm2 tokens of h, tried in order (stages/luks_tpm2.c): each
  * unsealed through xfer, the secret base64-encoded as systemd-cryptenroll
@@ -24,13 +24,13 @@ int luks_read_line(int fd, char *out, size_t cap, int timeout_ms);
  * with vk, *slot and *token set; 1 when h has no systemd-tpm2 token; 2
  * when the TPM refused every token (err: why, for the fallback's
  * warning); -1 error (err). *pcrs gets the PCRs the opening token binds. */
-int luks_tpm2_open(const struct luks2_hdr *h, tpm_xfer_fn xfer, void *xctx, const char *pin, luks2_read_fn rd,
+int hi_luks_tpm2_open(const struct luks2_hdr *h, tpm_xfer_fn xfer, void *xctx, const char *pin, luks2_read_fn rd,
 		   void *rctx, luks2_decrypt_fn dec, uint8_t *vk, size_t *vklen, int *slot, int *token, uint32_t *pcrs,
 		   char *err, size_t errlen);
 /* The time the last token's unseal took at the TPM (ns), the keyslot's
  * KDF not included: the report's luks unseal_ms. */
-uint64_t luks_tpm2_unseal_ns(void);
+uint64_t hi_luks_tpm2_unseal_ns(void);
 /* Does h have a systemd-tpm2 token that wants a PIN? */
-bool luks_tpm2_wants_pin(const struct luks2_hdr *h);
+bool hi_luks_tpm2_wants_pin(const struct luks2_hdr *h);
 
 #endif

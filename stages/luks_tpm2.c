@@ -15,13 +15,13 @@
 /* The last tpm2_unseal's time (CreatePrimary to Unseal), for the report. */
 static uint64_t unseal_ns;
 
-uint64_t luks_tpm2_unseal_ns(void)
+uint64_t hi_luks_tpm2_unseal_ns(void)
 {
 	return unseal_ns;
 }
 
 /* One token: 0 opened, 2 refused by the TPM, -1 error. */
-static int try_token(const struct luks2_hdr *h, const struct luks2_tpm2_token *t, tpm_xfer_fn xfer, void *xctx,
+static int try_token(const struct luks2_hdr *h, const struct hi_luks2_tpm2_token *t, tpm_xfer_fn xfer, void *xctx,
 		     const char *pin, luks2_read_fn rd, void *rctx, luks2_decrypt_fn dec, uint8_t *vk, size_t *vklen,
 		     int *slot, char *err, size_t errlen)
 {
@@ -43,18 +43,18 @@ static int try_token(const struct luks2_hdr *h, const struct luks2_tpm2_token *t
 	madvise(page, 4096, MADV_DONTDUMP);
 	uint8_t *secret = page;
 	char *pass = (char *)page + 1024;
-	uint64_t start = boottime_ns();
-	int u = tpm2_unseal(xfer, xctx, &q, secret, TPM2_SECRET_MAX, &slen, err, errlen);
-	unseal_ns = boottime_ns() - start;
+	uint64_t start = hi_boottime_ns();
+	int u = hi_tpm2_unseal(xfer, xctx, &q, secret, TPM2_SECRET_MAX, &slen, err, errlen);
+	unseal_ns = hi_boottime_ns() - start;
 	if (u == TPM2_POLICY_CHANGED || u == TPM2_PIN_WRONG) {
 		rc = 2;
 	} else if (u == TPM2_UNSEALED) {
-		int plen = luks2_base64_encode(secret, slen, pass, 1024);
+		int plen = hi_luks2_base64_encode(secret, slen, pass, 1024);
 		rc = -1;
 		for (int k = 0; k < LUKS2_KEYSLOTS_MAX && plen > 0; k++) {
 			if (!(t->keyslots & 1u << k))
 				continue;
-			int o = luks2_keyslot_open(h, k, (const uint8_t *)pass, (size_t)plen, rd, rctx, dec, vk, vklen, err,
+			int o = hi_luks2_keyslot_open(h, k, (const uint8_t *)pass, (size_t)plen, rd, rctx, dec, vk, vklen, err,
 						   errlen);
 			if (o == 0) {
 				*slot = k;
@@ -71,22 +71,22 @@ static int try_token(const struct luks2_hdr *h, const struct luks2_tpm2_token *t
 	return rc;
 }
 
-bool luks_tpm2_wants_pin(const struct luks2_hdr *h)
+bool hi_luks_tpm2_wants_pin(const struct luks2_hdr *h)
 {
-	static struct luks2_tpm2_token t;
+	static struct hi_luks2_tpm2_token t;
 	char err[LUKS2_ERR_MAX];
 	for (int i = 0; i < LUKS2_TOKENS_MAX; i++)
 		if (h->token[i].used && !strcmp(h->token[i].type, "systemd-tpm2") &&
-		    luks2_tpm2_token(h, i, &t, err, sizeof err) == 0 && t.pin)
+		    hi_luks2_tpm2_token(h, i, &t, err, sizeof err) == 0 && t.pin)
 			return true;
 	return false;
 }
 
-int luks_tpm2_open(const struct luks2_hdr *h, tpm_xfer_fn xfer, void *xctx, const char *pin, luks2_read_fn rd,
+int hi_luks_tpm2_open(const struct luks2_hdr *h, tpm_xfer_fn xfer, void *xctx, const char *pin, luks2_read_fn rd,
 		   void *rctx, luks2_decrypt_fn dec, uint8_t *vk, size_t *vklen, int *slot, int *token, uint32_t *pcrs,
 		   char *err, size_t errlen)
 {
-	static struct luks2_tpm2_token t;    /* 3 KiB: not on PID 1's stack */
+	static struct hi_luks2_tpm2_token t;    /* 3 KiB: not on PID 1's stack */
 	char why[LUKS2_ERR_MAX];
 	int rc = 1;
 
@@ -94,7 +94,7 @@ int luks_tpm2_open(const struct luks2_hdr *h, tpm_xfer_fn xfer, void *xctx, cons
 	for (int i = 0; i < LUKS2_TOKENS_MAX; i++) {
 		if (!h->token[i].used || strcmp(h->token[i].type, "systemd-tpm2") != 0)
 			continue;
-		if (luks2_tpm2_token(h, i, &t, why, sizeof why) < 0) {
+		if (hi_luks2_tpm2_token(h, i, &t, why, sizeof why) < 0) {
 			snprintf(err, errlen, "token %d: %s", i, why);
 			rc = -1;
 			continue;

@@ -61,7 +61,7 @@ static int lvm_root_names(const char *root, char *vg, size_t vgcap, char *lv, si
 		return 0;
 	const char *rest = root + 5;
 	if (strncmp(rest, "mapper/", 7) == 0)
-		return lvm2_dm_name_split(rest + 7, vg, vgcap, lv, lvcap) == 0;
+		return hi_lvm2_dm_name_split(rest + 7, vg, vgcap, lv, lvcap) == 0;
 	const char *slash = strchr(rest, '/');
 	if (!slash || strchr(slash + 1, '/') || (size_t)(slash - rest) >= vgcap || strlen(slash + 1) >= lvcap)
 		return 0;
@@ -70,7 +70,7 @@ static int lvm_root_names(const char *root, char *vg, size_t vgcap, char *lv, si
 	for (size_t i = 0; i < sizeof not_vgs / sizeof not_vgs[0]; i++)
 		if (!strcmp(vg, not_vgs[i]))
 			return 0;
-	return lvm2_name_valid(vg) && lvm2_name_valid(lv);
+	return hi_lvm2_name_valid(vg) && hi_lvm2_name_valid(lv);
 }
 
 /* The disks are read as lvm2's label scan reads them: the first
@@ -102,8 +102,8 @@ static int fd_read(void *ctx, uint64_t off, void *buf, size_t len)
 	size_t done = 0;
 
 	if (!d->spin)
-		return fs_pread_all(fd, buf, len, off);
-	uint64_t deadline = boottime_ns() + LVM_SPIN_NS;
+		return hi_fs_pread_all(fd, buf, len, off);
+	uint64_t deadline = hi_boottime_ns() + LVM_SPIN_NS;
 	while (done < len) {
 		struct iovec iov = { (char *)buf + done, len - done };
 		long n = syscall(SYS_preadv2, fd, &iov, 1, (long)(off + done), 0L, RWF_NOWAIT);
@@ -113,10 +113,10 @@ static int fd_read(void *ctx, uint64_t off, void *buf, size_t len)
 		}
 		if (n == 0)
 			return -1;   /* past the end */
-		if (errno == EINTR || (errno == EAGAIN && boottime_ns() < deadline))
+		if (errno == EINTR || (errno == EAGAIN && hi_boottime_ns() < deadline))
 			continue;
 		/* Not cached in time, or no RWF_NOWAIT for this device or kernel. */
-		return fs_pread_all(fd, (char *)buf + done, len - done, off + done);
+		return hi_fs_pread_all(fd, (char *)buf + done, len - done, off + done);
 	}
 	return 0;
 }
@@ -138,7 +138,7 @@ static int sys_block_read(struct boot *b, const char *name, const char *file, ch
 	char path[BOOT_PATH_MAX + 160];
 
 	snprintf(path, sizeof path, "%s/class/block/%s/%s", b->sys, name, file);
-	if (fs_read(path, buf, cap, NULL) < 0)
+	if (hi_fs_read(path, buf, cap, NULL) < 0)
 		return -1;
 	buf[strcspn(buf, "\n")] = '\0';
 	return 0;
@@ -189,7 +189,7 @@ static void scan_device(struct lvm_scan *s, struct lvm_dev *d)
 	char why[LVM2_ERR_MAX];
 	struct lvm2_label label;
 
-	int rc = lvm2_pv_read(fd_read, d, &label, text, sizeof text, why, sizeof why);
+	int rc = hi_lvm2_pv_read(fd_read, d, &label, text, sizeof text, why, sizeof why);
 	if (rc < 0 && s->n_bad++ == 0)
 		snprintf(s->bad, sizeof s->bad, "%s: %s", d->name, why);
 	if (rc <= 0)
@@ -205,7 +205,7 @@ static void scan_device(struct lvm_scan *s, struct lvm_dev *d)
 		return;
 	if (len != parsed_len || memcmp(text, parsed, len) != 0) {
 		parsed_len = (size_t)-1;
-		if (lvm2_meta_parse(text, len, &vg, why, sizeof why) < 0) {
+		if (hi_lvm2_meta_parse(text, len, &vg, why, sizeof why) < 0) {
 			if (s->n_bad++ == 0)
 				snprintf(s->bad, sizeof s->bad, "%s: %s", d->name, why);
 			return;
@@ -307,29 +307,29 @@ static void sleep_ms(long ms)
 static int wait_for_vg(struct boot *b, struct lvm_scan *s, const char *dev[], const char *what, const char *spec)
 {
 	int timeout = b->cmd.rootwait ? b->cfg.rootwait_timeout : b->cfg.root_timeout;
-	uint64_t deadline = boottime_ns() + (uint64_t)timeout * 1000000000u;
+	uint64_t deadline = hi_boottime_ns() + (uint64_t)timeout * 1000000000u;
 	unsigned missing = 0;
 
 	for (;;) {
 		s->have_vg = 0;
-		s->scan_start = boottime_ns();
+		s->scan_start = hi_boottime_ns();
 		scan(b, s);
-		s->scan_end = boottime_ns();
+		s->scan_end = hi_boottime_ns();
 		if (s->have_vg && match_pvs(s, dev, &missing) == 0)
 			return 0;
-		if (boottime_ns() >= deadline)
+		if (hi_boottime_ns() >= deadline)
 			break;
 		sleep_ms(LVM_POLL_MS);
 	}
 	if (s->n_bad)
 		log_err("lvm: a damaged PV was skipped: %s", s->bad);
 	if (!s->have_vg)
-		return boot_error(b, "lvm: %s=%s names volume group %s, which no disk holds (%u block devices, %u PVs seen in %d s); check %s=, or add the disk's driver to the image (hardinit-mkinitramfs --modules)%s",
+		return hi_boot_error(b, "lvm: %s=%s names volume group %s, which no disk holds (%u block devices, %u PVs seen in %d s); check %s=, or add the disk's driver to the image (hardinit-mkinitramfs --modules)%s",
 				  what, spec, s->vg_name, s->n_devs, s->n_pvs, timeout, what,
 				  b->cmd.rootwait ? "" : "; rootwait waits longer");
 	char id[LVM2_ID_LEN + 8];
-	lvm2_id_format(s->vg.pvs[missing].id, id, sizeof id);
-	return boot_error(b, "lvm: volume group %s is missing PV %s (%s of %u, seqno %llu); attach that disk or add its driver to the image",
+	hi_lvm2_id_format(s->vg.pvs[missing].id, id, sizeof id);
+	return hi_boot_error(b, "lvm: volume group %s is missing PV %s (%s of %u, seqno %llu); attach that disk or add its driver to the image",
 			  s->vg.name, id, s->vg.pvs[missing].name, s->vg.n_pvs, (unsigned long long)s->vg.seqno);
 }
 
@@ -341,17 +341,17 @@ static int make_nodes(struct boot *b, const char *dm_name, dev_t dev, const stru
 
 	snprintf(path, sizeof path, "%s/mapper", b->dev);
 	if (mkdir(path, 0755) < 0 && errno != EEXIST)
-		return boot_error(b, "lvm: cannot create %s: %s", path, strerror(errno));
+		return hi_boot_error(b, "lvm: cannot create %s: %s", path, strerror(errno));
 	snprintf(path, sizeof path, "%s/mapper/%s", b->dev, dm_name);
 	if (mknod(path, S_IFBLK | 0600, dev) < 0 && errno != EEXIST)
-		return boot_error(b, "lvm: cannot create %s: %s", path, strerror(errno));
+		return hi_boot_error(b, "lvm: cannot create %s: %s", path, strerror(errno));
 	snprintf(path, sizeof path, "%s/%s", b->dev, s->vg.name);
 	if (mkdir(path, 0755) < 0 && errno != EEXIST)
-		return boot_error(b, "lvm: cannot create %s: %s", path, strerror(errno));
+		return hi_boot_error(b, "lvm: cannot create %s: %s", path, strerror(errno));
 	snprintf(path, sizeof path, "%s/%s/%s", b->dev, s->vg.name, s->lv_name);
 	snprintf(target, sizeof target, "../mapper/%s", dm_name);
 	if (symlink(target, path) < 0 && errno != EEXIST)
-		return boot_error(b, "lvm: cannot create %s: %s", path, strerror(errno));
+		return hi_boot_error(b, "lvm: cannot create %s: %s", path, strerror(errno));
 	return 0;
 }
 
@@ -363,37 +363,37 @@ static int activate(struct boot *b, struct lvm_scan *s, const struct lvm2_lv *lv
 	const char *step;
 	dev_t dev;
 
-	if (lvm2_dm_name(s->vg.name, lv->name, dm_name, sizeof dm_name) < 0 ||
-	    lvm2_dm_uuid(&s->vg, lv, uuid, sizeof uuid) < 0)
-		return boot_error(b, "lvm: %s/%s: the device-mapper name is longer than %d bytes; rename the LV",
+	if (hi_lvm2_dm_name(s->vg.name, lv->name, dm_name, sizeof dm_name) < 0 ||
+	    hi_lvm2_dm_uuid(&s->vg, lv, uuid, sizeof uuid) < 0)
+		return hi_boot_error(b, "lvm: %s/%s: the device-mapper name is longer than %d bytes; rename the LV",
 				  s->vg.name, lv->name, LVM_DM_NAME_MAX - 1);
 	for (unsigned i = 0; i < n; i++)
 		dt[i] = (struct dm_target){ t[i].start, t[i].length, t[i].type, t[i].params };
-	int fd = dm_control_open(b->dev, b->sys, 1, why, sizeof why);
+	int fd = hi_dm_control_open(b->dev, b->sys, 1, why, sizeof why);
 	if (fd < 0)
-		return boot_error(b, "lvm: %s; build the image with dm-mod (hardinit-mkinitramfs --modules dm-mod)", why);
-	int rc = dm_create_table(fd, dm_name, uuid, dt, n, !lv->writable, &dev, &step);
+		return hi_boot_error(b, "lvm: %s; build the image with dm-mod (hardinit-mkinitramfs --modules dm-mod)", why);
+	int rc = hi_dm_create_table(fd, dm_name, uuid, dt, n, !lv->writable, &dev, &step);
 	int err = errno;
 	close(fd);
 	if (rc < 0) {
 		if (err == EEXIST || err == EBUSY)
-			return boot_error(b, "lvm: %s: a device-mapper device named %s already exists; boot again", step, dm_name);
-		return boot_error(b, "lvm: the kernel refused the table of %s/%s (%s: %s); the kernel log (device-mapper:) says why",
+			return hi_boot_error(b, "lvm: %s: a device-mapper device named %s already exists; boot again", step, dm_name);
+		return hi_boot_error(b, "lvm: the kernel refused the table of %s/%s (%s: %s); the kernel log (device-mapper:) says why",
 				  s->vg.name, lv->name, step, strerror(err));
 	}
 	if (make_nodes(b, dm_name, dev, s) < 0)
 		return -1;
 	/* So the real root's udev and systemd take the device as lvm2's. */
-	if (dm_udev_db_write(b->run, major(dev), minor(dev), why, sizeof why) < 0)
+	if (hi_dm_udev_db_write(b->run, major(dev), minor(dev), why, sizeof why) < 0)
 		log_warn("lvm: %s; the real root's udev will not link /dev/disk/* to %s, and systemd units naming it wait for it",
 			 why, dm_name);
 	if (!strcmp(what, "root")) {
-		report_add(&b->rep, "lvm", "lv", "ok", "%s/%s", s->vg.name, lv->name);
-		report_add(&b->rep, "lvm", "dm_name", "ok", "%s", dm_name);
-		report_add(&b->rep, "lvm", "targets", "info", "%u %s", n, n == 1 ? t[0].type : "segments");
-		report_add(&b->rep, "lvm", "pvs", "info", "%u", s->vg.n_pvs);
+		hi_report_add(&b->rep, "lvm", "lv", "ok", "%s/%s", s->vg.name, lv->name);
+		hi_report_add(&b->rep, "lvm", "dm_name", "ok", "%s", dm_name);
+		hi_report_add(&b->rep, "lvm", "targets", "info", "%u %s", n, n == 1 ? t[0].type : "segments");
+		hi_report_add(&b->rep, "lvm", "pvs", "info", "%u", s->vg.n_pvs);
 	} else {
-		report_add(&b->rep, "lvm", "resume_lv", "ok", "%s/%s as %s", s->vg.name, lv->name, dm_name);
+		hi_report_add(&b->rep, "lvm", "resume_lv", "ok", "%s/%s as %s", s->vg.name, lv->name, dm_name);
 	}
 	log_notice("lvm: activated %s/%s as /dev/mapper/%s (%u target%s over %u PV%s, seqno %llu)", s->vg.name,
 		   lv->name, dm_name, n, n == 1 ? "" : "s", s->vg.n_pvs, s->vg.n_pvs == 1 ? "" : "s",
@@ -405,7 +405,7 @@ static int activate(struct boot *b, struct lvm_scan *s, const struct lvm2_lv *lv
  * the VG (labels, metadata, parse) and the setup (table, ioctls, nodes). */
 static void report_ms(struct boot *b, const char *key, uint64_t ns)
 {
-	report_add(&b->rep, "lvm", key, "info", "%llu.%03llu", (unsigned long long)(ns / 1000000),
+	hi_report_add(&b->rep, "lvm", key, "info", "%llu.%03llu", (unsigned long long)(ns / 1000000),
 		   (unsigned long long)(ns / 1000 % 1000));
 }
 
@@ -425,47 +425,47 @@ static int activate_spec(struct boot *b, const char *what, const char *spec)
 		log_info("dry run: would activate LVM logical volume %s/%s for %s=%s", s.vg_name, s.lv_name, what, spec);
 		return 0;
 	}
-	uint64_t start = boottime_ns();
+	uint64_t start = hi_boottime_ns();
 	if (wait_for_vg(b, &s, dev, what, spec) < 0)
 		return -1;
-	const struct lvm2_lv *lv = lvm2_lv_find(&s.vg, s.lv_name);
+	const struct lvm2_lv *lv = hi_lvm2_lv_find(&s.vg, s.lv_name);
 	if (!lv)
-		return boot_error(b, "lvm: volume group %s has no logical volume %s (seqno %llu, %u LVs); check %s=",
+		return hi_boot_error(b, "lvm: volume group %s has no logical volume %s (seqno %llu, %u LVs); check %s=",
 				  s.vg.name, s.lv_name, (unsigned long long)s.vg.seqno, s.vg.n_lvs, what);
 	if (!lv->visible)
-		return boot_error(b, "lvm: %s/%s is a hidden LV (part of another LV); %s= must name a visible one",
+		return hi_boot_error(b, "lvm: %s/%s is a hidden LV (part of another LV); %s= must name a visible one",
 				  s.vg.name, s.lv_name, what);
-	int n = lvm2_lv_table(&s.vg, lv, dev, t, LVM_MAX_TARGETS, why, sizeof why);
+	int n = hi_lvm2_lv_table(&s.vg, lv, dev, t, LVM_MAX_TARGETS, why, sizeof why);
 	if (n < 0)
-		return boot_error(b, "lvm: %s; put %s on a linear or striped LV, or boot this one with an initramfs that carries lvm2",
+		return hi_boot_error(b, "lvm: %s; put %s on a linear or striped LV, or boot this one with an initramfs that carries lvm2",
 				  why, strcmp(what, "root") ? "swap" : "/");
 	if (activate(b, &s, lv, t, (unsigned)n, what) < 0)
 		return -1;
 	if (!strcmp(what, "root")) {
 		report_ms(b, "wait_ms", s.scan_start - start);
 		report_ms(b, "scan_ms", s.scan_end - s.scan_start);
-		report_ms(b, "setup_ms", boottime_ns() - s.scan_end);
+		report_ms(b, "setup_ms", hi_boottime_ns() - s.scan_end);
 	}
 	return 0;
 }
 
-int lvm_spec_mapper(const char *spec, char *out, size_t cap)
+int hi_lvm_spec_mapper(const char *spec, char *out, size_t cap)
 {
 	char vg[LVM2_NAME_MAX], lv[LVM2_NAME_MAX], dm_name[LVM_DM_NAME_MAX];
 
 	if (!spec || !strncmp(spec, "/dev/mapper/", 12) || !lvm_root_names(spec, vg, sizeof vg, lv, sizeof lv))
 		return 0;
-	if (lvm2_dm_name(vg, lv, dm_name, sizeof dm_name) < 0 ||
+	if (hi_lvm2_dm_name(vg, lv, dm_name, sizeof dm_name) < 0 ||
 	    (size_t)snprintf(out, cap, "/dev/mapper/%s", dm_name) >= cap)
 		return 0;
 	return 1;
 }
 
-int stage_lvm(struct boot *b)
+int hi_stage_lvm(struct boot *b)
 {
 	static char root_spec[BOOT_PATH_MAX];   /* /dev/VG/LV as the root stage matches it */
 	bool noresume = false;
-	const char *resume = cmdline_get(&b->cmd, "resume", NULL);
+	const char *resume = hi_cmdline_get(&b->cmd, "resume", NULL);
 
 	if (!b->cfg.root_lvm)
 		return 0;
@@ -474,13 +474,13 @@ int stage_lvm(struct boot *b)
 	/* resume= on an LV: activated so resume_check (the root stage) can
 	 * read its swap signature; not with noresume or a swap file, which
 	 * resume_check does not read. */
-	cmdline_get(&b->cmd, "noresume", &noresume);
-	if (resume && !noresume && !cmdline_get(&b->cmd, "resume_offset", NULL) &&
+	hi_cmdline_get(&b->cmd, "noresume", &noresume);
+	if (resume && !noresume && !hi_cmdline_get(&b->cmd, "resume_offset", NULL) &&
 	    (!b->cmd.root || strcmp(resume, b->cmd.root) != 0) && activate_spec(b, "resume", resume) < 0)
 		return -1;
 	/* /dev/VG/LV is lvm2's link to /dev/mapper/VG-LV: the root stage
 	 * finds that by the dm device's name. */
-	if (b->mode != MODE_DRY_RUN && lvm_spec_mapper(b->cmd.root, root_spec, sizeof root_spec))
+	if (b->mode != MODE_DRY_RUN && hi_lvm_spec_mapper(b->cmd.root, root_spec, sizeof root_spec))
 		b->cmd.root = root_spec;
 	return 0;
 }

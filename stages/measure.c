@@ -38,16 +38,16 @@
 
 #define STAGE "measure"
 
-const char *const measure_event_names[EV_COUNT] = {
+const char *const hi_measure_event_names[EV_COUNT] = {
 	[EV_IMA] = "ima-policy", [EV_VERITY] = "verity-root-hash", [EV_CONFIG] = "config",
 	[EV_SELINUX] = "selinux-policy", [EV_HANDOFF] = "handoff",
 };
 
-void measure_event_text(char *out, size_t cap, const char *name, const uint8_t digest[32])
+void hi_measure_event_text(char *out, size_t cap, const char *name, const uint8_t digest[32])
 {
 	char hex[SHA256_HEX];
 
-	snprintf(out, cap, "hardinit:%s:%s", name, hex_encode(hex, digest, 32));
+	snprintf(out, cap, "hardinit:%s:%s", name, hi_hex_encode(hex, digest, 32));
 }
 
 /* The effective config's digest: config_format's text, the file
@@ -56,24 +56,24 @@ static void config_event(const struct boot *b, char *out, size_t cap)
 {
 	static char config[MEASURE_CONFIG_TEXT_MAX];
 	uint8_t d[SHA256_BYTES];
-	int len = config_format(&b->cfg, config, sizeof config);
+	int len = hi_config_format(&b->cfg, config, sizeof config);
 
 	if (len < 0) {
-		snprintf(out, cap, "hardinit:%s:unformattable", measure_event_names[EV_CONFIG]);
+		snprintf(out, cap, "hardinit:%s:unformattable", hi_measure_event_names[EV_CONFIG]);
 		return;
 	}
-	sha256(config, (size_t)len, d);
-	measure_event_text(out, cap, measure_event_names[EV_CONFIG], d);
+	hi_sha256(config, (size_t)len, d);
+	hi_measure_event_text(out, cap, hi_measure_event_names[EV_CONFIG], d);
 }
 
-void measure_event_for(const struct boot *b, enum measure_event_id id, char *out, size_t cap)
+void hi_measure_event_for(const struct boot *b, enum measure_event_id id, char *out, size_t cap)
 {
-	const char *name = measure_event_names[id];
+	const char *name = hi_measure_event_names[id];
 
 	switch (id) {
 	case EV_IMA:
 		if (b->ima_policy_loaded)
-			measure_event_text(out, cap, name, b->ima_policy_sha256);
+			hi_measure_event_text(out, cap, name, b->ima_policy_sha256);
 		else
 			snprintf(out, cap, "hardinit:%s:none", name);
 		return;
@@ -87,7 +87,7 @@ void measure_event_for(const struct boot *b, enum measure_event_id id, char *out
 		return;
 	case EV_SELINUX:
 		if (b->selinux_policy_hashed)
-			measure_event_text(out, cap, name, b->selinux_policy_sha256);
+			hi_measure_event_text(out, cap, name, b->selinux_policy_sha256);
 		else
 			snprintf(out, cap, "hardinit:%s:none", name);
 		return;
@@ -95,17 +95,17 @@ void measure_event_for(const struct boot *b, enum measure_event_id id, char *out
 	case EV_COUNT:
 		break;
 	}
-	snprintf(out, cap, "hardinit:%s:%s", measure_event_names[EV_HANDOFF], HARDINIT_VERSION);
+	snprintf(out, cap, "hardinit:%s:%s", hi_measure_event_names[EV_HANDOFF], HARDINIT_VERSION);
 }
 
-void measure_replay_texts(const char *const *texts, size_t n, const uint8_t start[32], uint8_t value[32])
+void hi_measure_replay_texts(const char *const *texts, size_t n, const uint8_t start[32], uint8_t value[32])
 {
 	uint8_t d[SHA256_BYTES];
 
 	memcpy(value, start, 32);
 	for (size_t i = 0; i < n; i++) {
-		sha256(texts[i], strlen(texts[i]), d);
-		tpm_replay_sha256(value, d);
+		hi_sha256(texts[i], strlen(texts[i]), d);
+		hi_tpm_replay_sha256(value, d);
 	}
 }
 
@@ -116,10 +116,10 @@ static void log_line(struct sink *s, unsigned pcr, const struct measure_event *e
 	const struct tpm_digests *d = &e->digests;
 	char hex[2 * TPM_DIGEST_MAX + 1];
 
-	sink_printf(s, "event %u %s", pcr, e->text);
+	hi_sink_printf(s, "event %u %s", pcr, e->text);
 	for (size_t i = 0; i < d->n; i++)
-		sink_printf(s, " %s=%s", tpm_alg_name(d->d[i].alg), hex_encode(hex, d->d[i].bytes, d->d[i].size));
-	sink_printf(s, "\n");
+		hi_sink_printf(s, " %s=%s", hi_tpm_alg_name(d->d[i].alg), hi_hex_encode(hex, d->d[i].bytes, d->d[i].size));
+	hi_sink_printf(s, "\n");
 }
 
 /* JSON-SEQ (RFC 7464): a record separator before each record. */
@@ -128,23 +128,23 @@ static void cel_record(struct sink *s, unsigned pcr, const struct measure_event 
 	const struct tpm_digests *d = &e->digests;
 	char hex[2 * TPM_DIGEST_MAX + 1];
 
-	sink_printf(s, "\x1e{\"pcr\":%u,\"digests\":[", pcr);
+	hi_sink_printf(s, "\x1e{\"pcr\":%u,\"digests\":[", pcr);
 	for (size_t i = 0; i < d->n; i++)
-		sink_printf(s, "%s{\"hashAlg\":\"%s\",\"digest\":\"%s\"}", i ? "," : "",
-			    tpm_alg_name(d->d[i].alg), hex_encode(hex, d->d[i].bytes, d->d[i].size));
-	sink_printf(s, "],\"content_type\":\"systemd\",\"content\":{\"string\":");
-	sink_json_string(s, e->text);
-	sink_printf(s, "}}\n");
+		hi_sink_printf(s, "%s{\"hashAlg\":\"%s\",\"digest\":\"%s\"}", i ? "," : "",
+			    hi_tpm_alg_name(d->d[i].alg), hi_hex_encode(hex, d->d[i].bytes, d->d[i].size));
+	hi_sink_printf(s, "],\"content_type\":\"systemd\",\"content\":{\"string\":");
+	hi_sink_json_string(s, e->text);
+	hi_sink_printf(s, "}}\n");
 }
 
 static int write_logs(struct boot *b, const char *own, const char *cel, size_t cel_len)
 {
 	char path[BOOT_PATH_MAX + 64];
 
-	if (!boot_path(path, sizeof path, b->run, MEASURE_LOG) || fs_write_new(path, own) < 0)
+	if (!hi_boot_path(path, sizeof path, b->run, MEASURE_LOG) || hi_fs_write_new(path, own) < 0)
 		return -1;
-	if (!boot_path(path, sizeof path, b->run, "log/systemd") || fs_mkdir_p(path, 0755) < 0 ||
-	    !boot_path(path, sizeof path, b->run, MEASURE_SYSTEMD_LOG))
+	if (!hi_boot_path(path, sizeof path, b->run, "log/systemd") || hi_fs_mkdir_p(path, 0755) < 0 ||
+	    !hi_boot_path(path, sizeof path, b->run, MEASURE_SYSTEMD_LOG))
 		return -1;
 	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0)
@@ -164,10 +164,10 @@ static int write_logs(struct boot *b, const char *own, const char *cel, size_t c
 /* ---- the stage ------------------------------------------------------------------ */
 
 /* A decoder's result as one line: a TPM code decoded, or the parse error. */
-void tpm_failure_text(long rc, const char *why, char *out, size_t cap)
+void hi_tpm_failure_text(long rc, const char *why, char *out, size_t cap)
 {
 	if (rc > 0)
-		tpm_rc_text((uint32_t)rc, out, cap);
+		hi_tpm_rc_text((uint32_t)rc, out, cap);
 	else
 		snprintf(out, cap, "%s", why);
 }
@@ -179,41 +179,41 @@ static int record(struct boot *b, const struct measure_queue *q)
 	struct sink so, sc;
 	char err[200];
 
-	sink_init(&so, own, sizeof own);
-	sink_init(&sc, cel, sizeof cel);
+	hi_sink_init(&so, own, sizeof own);
+	hi_sink_init(&sc, cel, sizeof cel);
 	const char *initial = q->initial[0] ? q->initial : "unknown";
-	sink_printf(&so, "# hardinit measurements (hardinit(8)): each event's text was extended into "
+	hi_sink_printf(&so, "# hardinit measurements (hardinit(8)): each event's text was extended into "
 		    "PCR %u with TPM2_PCR_Event, hashed by the TPM in every bank\ninitial %u sha256 %s\n",
 		    q->pcr, q->pcr, initial);
 	/* The PCR's value before the first event, for hardinit audit: the
 	 * reset value unless something (a UKI's stub) extended it before. */
-	report_add(&b->rep, STAGE, "initial", "info", "%s", initial);
+	hi_report_add(&b->rep, STAGE, "initial", "info", "%s", initial);
 	for (size_t i = 0; i < q->n_done; i++) {
 		const struct measure_event *e = &q->events[i];
 		log_line(&so, q->pcr, e);
 		cel_record(&sc, q->pcr, e);
-		report_add(&b->rep, STAGE, e->name, "ok", "PCR %u, %zu banks", q->pcr, e->digests.n);
+		hi_report_add(&b->rep, STAGE, e->name, "ok", "PCR %u, %zu banks", q->pcr, e->digests.n);
 	}
 	if (q->rc != 0) {
-		tpm_failure_text(q->rc, q->why, err, sizeof err);
+		hi_tpm_failure_text(q->rc, q->why, err, sizeof err);
 		write_logs(b, own, cel, sc.len);
-		return boot_problem(b, b->cfg.tpm_require, STAGE, "tpm", "TPM %s: %s failed: %s; the log keeps the "
+		return hi_boot_problem(b, b->cfg.tpm_require, STAGE, "tpm", "TPM %s: %s failed: %s; the log keeps the "
 				    "events before it%s", q->dev, q->failed_what, err, q->stuck ? "; the hand-off "
 				    "waits for the kernel's own timeout of that command" : "");
 	}
 	if (so.full || sc.full || write_logs(b, own, cel, sc.len) < 0)
-		return boot_problem(b, b->cfg.tpm_require, STAGE, "tpm", "TPM: the measurements were extended but the event log could not be "
+		return hi_boot_problem(b, b->cfg.tpm_require, STAGE, "tpm", "TPM: the measurements were extended but the event log could not be "
 				   "written under %s; a verifier cannot replay PCR %u this boot", b->run, q->pcr);
-	report_add(&b->rep, STAGE, "banks", "info", "%zu active", q->banks.n);
+	hi_report_add(&b->rep, STAGE, "banks", "info", "%zu active", q->banks.n);
 	return 0;
 }
 
-int stage_measure(struct boot *b)
+int hi_stage_measure(struct boot *b)
 {
 	char ms[CLOCK_MS_MAX];
 
 	if (!b->cfg.tpm_measure) {
-		report_add(&b->rep, STAGE, "tpm", "skipped", "[tpm] measure = no");
+		hi_report_add(&b->rep, STAGE, "tpm", "skipped", "[tpm] measure = no");
 		return 0;
 	}
 	if (b->mode == MODE_DRY_RUN) {
@@ -221,29 +221,29 @@ int stage_measure(struct boot *b)
 			 "the SELinux policy and the hand-off", b->cfg.tpm_pcr);
 		return 0;
 	}
-	uint64_t start = boottime_ns();
-	int rc = measure_queue_finish(b);
-	const struct measure_queue *q = measure_queue_get();
+	uint64_t start = hi_boottime_ns();
+	int rc = hi_measure_queue_finish(b);
+	const struct measure_queue *q = hi_measure_queue_get();
 	if (q->no_tpm) {
 		if (!b->cfg.tpm_require) {
-			report_add(&b->rep, STAGE, "tpm", "skipped", "no TPM (%s/tpmrm0, %s/tpm0)", b->dev, b->dev);
+			hi_report_add(&b->rep, STAGE, "tpm", "skipped", "no TPM (%s/tpmrm0, %s/tpm0)", b->dev, b->dev);
 			log_info("no TPM: nothing measured");
 			return 0;
 		}
-		return boot_problem(b, b->cfg.tpm_require, STAGE, "tpm", "no TPM at %s/tpmrm0 or %s/tpm0, and [tpm] require = yes; boot with a "
+		return hi_boot_problem(b, b->cfg.tpm_require, STAGE, "tpm", "no TPM at %s/tpmrm0 or %s/tpm0, and [tpm] require = yes; boot with a "
 				   "TPM or set require = no", b->dev, b->dev);
 	}
 	if (!q->started)
 		return rc;   /* the thread did not start: said, and decided, already */
 	if (rc < 0)
-		return boot_problem(b, b->cfg.tpm_require, STAGE, "tpm", "TPM %s: the measuring thread did not end within "
+		return hi_boot_problem(b, b->cfg.tpm_require, STAGE, "tpm", "TPM %s: the measuring thread did not end within "
 				    "%d ms of the last event queued; nothing is logged, and the hand-off may wait for "
 				    "the kernel's TPM timeout", q->dev, MEASURE_TPM_TIMEOUT_MS + 1000);
 	rc = record(b, q);
 	/* extend_ms: what the measurements cost the boot (the wait for the
 	 * thread and the logs); tpm_ms: the thread's own time at the TPM. */
-	report_add(&b->rep, STAGE, "extend_ms", "info", "%s", clock_format_ms(ms, sizeof ms, boottime_ns() - start));
-	report_add(&b->rep, STAGE, "tpm_ms", "info", "%s", clock_format_ms(ms, sizeof ms, q->busy_ns));
+	hi_report_add(&b->rep, STAGE, "extend_ms", "info", "%s", hi_clock_format_ms(ms, sizeof ms, hi_boottime_ns() - start));
+	hi_report_add(&b->rep, STAGE, "tpm_ms", "info", "%s", hi_clock_format_ms(ms, sizeof ms, q->busy_ns));
 	return rc;
 }
 
@@ -268,12 +268,12 @@ static int check_initial(const char *line, unsigned pcr, const uint8_t start[32]
 	}
 	if (strcmp(hex, "unknown") == 0)
 		return 0;
-	if (hex_decode(v, 32, hex) < 0) {
+	if (hi_hex_decode(v, 32, hex) < 0) {
 		snprintf(why, whylen, "the initial value '%.20s' is not 64 hex digits", hex);
 		return -1;
 	}
 	if (memcmp(v, start, 32) != 0) {
-		snprintf(why, whylen, "the log starts from %.12s..., not %.12s...", hex, hex_encode(want, start, 32));
+		snprintf(why, whylen, "the log starts from %.12s..., not %.12s...", hex, hi_hex_encode(want, start, 32));
 		return -1;
 	}
 	return 0;
@@ -330,26 +330,26 @@ static int check_event(char *line, size_t k, unsigned pcr, uint8_t value[32], ch
 		snprintf(why, whylen, "an event after handoff: '%.40s'", text);
 		return -1;
 	}
-	snprintf(prefix, sizeof prefix, "hardinit:%s:", measure_event_names[k]);
+	snprintf(prefix, sizeof prefix, "hardinit:%s:", hi_measure_event_names[k]);
 	if (strncmp(text, prefix, strlen(prefix)) != 0) {
-		snprintf(why, whylen, "event %zu is '%.30s', expected %s", k + 1, text, measure_event_names[k]);
+		snprintf(why, whylen, "event %zu is '%.30s', expected %s", k + 1, text, hi_measure_event_names[k]);
 		return -1;
 	}
-	if (!sha || strlen(sha) != 64 || hex_decode(logged, 32, sha) < 0) {
-		snprintf(why, whylen, "event %zu (%s) has no sha256 digest", k + 1, measure_event_names[k]);
+	if (!sha || strlen(sha) != 64 || hi_hex_decode(logged, 32, sha) < 0) {
+		snprintf(why, whylen, "event %zu (%s) has no sha256 digest", k + 1, hi_measure_event_names[k]);
 		return -1;
 	}
-	sha256(text, strlen(text), digest);
+	hi_sha256(text, strlen(text), digest);
 	if (memcmp(digest, logged, 32) != 0) {
 		snprintf(why, whylen, "event %zu (%s): its text does not hash to its digest %.12s...", k + 1,
-			 measure_event_names[k], hex_encode(hex, logged, 32));
+			 hi_measure_event_names[k], hi_hex_encode(hex, logged, 32));
 		return -1;
 	}
-	tpm_replay_sha256(value, digest);
+	hi_tpm_replay_sha256(value, digest);
 	return 0;
 }
 
-int measure_log_check(char *text, unsigned pcr, const uint8_t start[32], uint8_t value[32], char *why, size_t whylen)
+int hi_measure_log_check(char *text, unsigned pcr, const uint8_t start[32], uint8_t value[32], char *why, size_t whylen)
 {
 	bool have_initial = false;
 	size_t k = 0;
@@ -385,20 +385,20 @@ int measure_log_check(char *text, unsigned pcr, const uint8_t start[32], uint8_t
 		return -1;
 	}
 	if (k < EV_COUNT) {
-		snprintf(why, whylen, "cut short: %zu of %d events, no %s", k, EV_COUNT, measure_event_names[k]);
+		snprintf(why, whylen, "cut short: %zu of %d events, no %s", k, EV_COUNT, hi_measure_event_names[k]);
 		return -1;
 	}
 	return 0;
 }
 
-int measure_log_replay(const char *path, unsigned pcr, const uint8_t start[32], uint8_t value[32], char *why,
+int hi_measure_log_replay(const char *path, unsigned pcr, const uint8_t start[32], uint8_t value[32], char *why,
 		       size_t whylen)
 {
 	static char text[MEASURE_LOG_MAX];
 
-	if (fs_read(path, text, sizeof text, NULL) < 0) {
+	if (hi_fs_read(path, text, sizeof text, NULL) < 0) {
 		snprintf(why, whylen, "cannot read %s: %s", path, strerror(errno));
 		return -1;
 	}
-	return measure_log_check(text, pcr, start, value, why, whylen);
+	return hi_measure_log_check(text, pcr, start, value, why, whylen);
 }

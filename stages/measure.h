@@ -43,18 +43,18 @@ struct ima_rule {
 /* Split an IMA policy into its rules: one a line, white space trimmed, '#'
  * comments and blank lines dropped. Returns the count, or -1 (why says what
  * is wrong: a control byte, a rule too long, more than max rules). */
-long ima_policy_rules(const char *text, size_t len, struct ima_rule *rules, size_t max,
+long hi_ima_policy_rules(const char *text, size_t len, struct ima_rule *rules, size_t max,
 		      char *why, size_t whylen);
 
 /* The event data hardinit extends: "hardinit:NAME:HEX(digest)". A verifier
  * recomputes each bank's digest as that bank's hash of this text. */
-void measure_event_text(char *out, size_t cap, const char *name, const uint8_t digest[32]);
+void hi_measure_event_text(char *out, size_t cap, const char *name, const uint8_t digest[32]);
 
 /* The events, in the one order the boot extends them and a verifier
  * expects them: the log of a complete boot has each once, ending with
  * "handoff". */
 enum measure_event_id { EV_IMA, EV_VERITY, EV_CONFIG, EV_SELINUX, EV_HANDOFF, EV_COUNT };
-extern const char *const measure_event_names[EV_COUNT];
+extern const char *const hi_measure_event_names[EV_COUNT];
 
 /* The text of event id from what the boot b holds: the IMA policy the ima
  * stage loaded (its sha256, or "none"), the verity setup the verity stage
@@ -63,12 +63,12 @@ extern const char *const measure_event_names[EV_COUNT];
  * loaded, the version. The one home of what is measured: the measuring
  * thread (stages/measure_queue.c) extends it, hardinit predict
  * (prog/predict.c) computes the PCR from it. */
-void measure_event_for(const struct boot *b, enum measure_event_id id, char *out, size_t cap);
+void hi_measure_event_for(const struct boot *b, enum measure_event_id id, char *out, size_t cap);
 
 /* The PCR value after extending the events' texts (each hashed with
  * SHA-256) into a PCR that held start: what the TPM's SHA-256 bank holds
  * after TPM2_PCR_Event with each text. */
-void measure_replay_texts(const char *const *texts, size_t n, const uint8_t start[32], uint8_t value[32]);
+void hi_measure_replay_texts(const char *const *texts, size_t n, const uint8_t start[32], uint8_t value[32]);
 
 /* The check and replay hardinit audit does on the text of the log
  * (NUL-terminated; changed in place). Nothing in the log is trusted for
@@ -77,10 +77,10 @@ void measure_replay_texts(const char *const *texts, size_t n, const uint8_t star
  * event's sha256 digest is recomputed from its text, and the events must
  * be the whole sequence of measure_event_names in order. Returns 0 and
  * the sha256 value the PCR must hold, or -1 (why says what is wrong). */
-int measure_log_check(char *text, unsigned pcr, const uint8_t start[32], uint8_t value[32], char *why, size_t whylen);
+int hi_measure_log_check(char *text, unsigned pcr, const uint8_t start[32], uint8_t value[32], char *why, size_t whylen);
 
 /* measure_log_check on the file at path (at most MEASURE_LOG_MAX bytes). */
-int measure_log_replay(const char *path, unsigned pcr, const uint8_t start[32], uint8_t value[32], char *why,
+int hi_measure_log_replay(const char *path, unsigned pcr, const uint8_t start[32], uint8_t value[32], char *why,
 		       size_t whylen);
 
 #endif

@@ -50,7 +50,7 @@ static struct measure_queue queue;
 /* MEASURE_TPM_TIMEOUT_MS; a unit test shortens it. */
 static int timeout_ms = MEASURE_TPM_TIMEOUT_MS;
 
-void measure_queue_set_timeout_ms(int ms)
+void hi_measure_queue_set_timeout_ms(int ms)
 {
 	timeout_ms = ms > 0 ? ms : MEASURE_TPM_TIMEOUT_MS;
 }
@@ -65,7 +65,7 @@ static int tpm_open(const struct boot *b, char *path, size_t cap)
 	static const char *const names[] = { "tpmrm0", "tpm0" };
 
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-		if (!boot_path(path, cap, b->dev, names[i]))
+		if (!hi_boot_path(path, cap, b->dev, names[i]))
 			continue;
 		/* Non-blocking: the kernel then sends the command from a
 		 * worker (tpm-dev-common.c) and write() returns at once; the
@@ -79,7 +79,7 @@ static int tpm_open(const struct boot *b, char *path, size_t cap)
 
 static int ms_left(uint64_t deadline)
 {
-	uint64_t now = boottime_ns();
+	uint64_t now = hi_boottime_ns();
 
 	return now >= deadline ? 0 : (int)((deadline - now + 999999) / 1000000);
 }
@@ -103,7 +103,7 @@ static int wait_fd(int fd, short events, uint64_t deadline)
  * command or did not answer in time. */
 static long tpm_transact(int fd, const uint8_t *cmd, long len, uint8_t *resp, bool *stuck, char *why, size_t whylen)
 {
-	uint64_t deadline = boottime_ns() + (uint64_t)timeout_ms * 1000000u;
+	uint64_t deadline = hi_boottime_ns() + (uint64_t)timeout_ms * 1000000u;
 	size_t done = 0, got = 0;
 
 	if (len < 0) {
@@ -168,7 +168,7 @@ static void initial_value(const char *sys, unsigned pcr, char *hex, size_t cap)
 
 	snprintf(rel, sizeof rel, "class/tpm/tpm0/pcr-sha256/%u", pcr);
 	snprintf(hex, cap, "unknown");
-	if (!boot_path(path, sizeof path, sys, rel) || fs_read(path, buf, sizeof buf, NULL) < 0)
+	if (!hi_boot_path(path, sizeof path, sys, rel) || hi_fs_read(path, buf, sizeof buf, NULL) < 0)
 		return;
 	buf[strcspn(buf, "\n")] = '\0';
 	for (char *c = buf; *c; c++)
@@ -196,7 +196,7 @@ static bool has_bank(const struct tpm_banks *banks, uint16_t alg)
 	return false;
 }
 
-/* The TPM's SHA-256 digest of the event must be sha256(text): the log a
+/* The TPM's SHA-256 digest of the event must be hi_sha256(text): the log a
  * verifier replays holds that hash, and a TPM that hashed something else
  * left a PCR no replay reaches. */
 static int check_answer(const struct measure_event *e, char *why, size_t whylen)
@@ -204,7 +204,7 @@ static int check_answer(const struct measure_event *e, char *why, size_t whylen)
 	uint8_t want[SHA256_BYTES];
 	char got_hex[SHA256_HEX], want_hex[SHA256_HEX];
 
-	sha256(e->text, strlen(e->text), want);
+	hi_sha256(e->text, strlen(e->text), want);
 	for (size_t i = 0; i < e->digests.n; i++) {
 		const struct tpm_digest *d = &e->digests.d[i];
 		if (d->alg != TPM_ALG_SHA256)
@@ -212,7 +212,7 @@ static int check_answer(const struct measure_event *e, char *why, size_t whylen)
 		if (memcmp(d->bytes, want, SHA256_BYTES) == 0)
 			return 0;
 		snprintf(why, whylen, "its SHA-256 digest %.16s... is not sha256 of the event text, %.16s...; a faulty "
-			 "TPM or not a TPM", hex_encode(got_hex, d->bytes, SHA256_BYTES), hex_encode(want_hex, want, SHA256_BYTES));
+			 "TPM or not a TPM", hi_hex_encode(got_hex, d->bytes, SHA256_BYTES), hi_hex_encode(want_hex, want, SHA256_BYTES));
 		return -1;
 	}
 	snprintf(why, whylen, "its answer has no SHA-256 digest");
@@ -239,10 +239,10 @@ static void *measure_main(void *arg)
 	static uint8_t cmd[TPM_CMD_MAX], resp[TPM_CMD_MAX];
 	struct measure_queue *q = arg;
 	struct measure_event *e;
-	uint64_t start = boottime_ns();
+	uint64_t start = hi_boottime_ns();
 
-	long n = tpm_transact(q->fd, cmd, tpm_cmd_get_pcr_banks(cmd, sizeof cmd), resp, &q->stuck, q->why, sizeof q->why);
-	long rc = n < 0 ? -1 : tpm_resp_pcr_banks(resp, (size_t)n, &q->banks, q->why, sizeof q->why);
+	long n = tpm_transact(q->fd, cmd, hi_tpm_cmd_get_pcr_banks(cmd, sizeof cmd), resp, &q->stuck, q->why, sizeof q->why);
+	long rc = n < 0 ? -1 : hi_tpm_resp_pcr_banks(resp, (size_t)n, &q->banks, q->why, sizeof q->why);
 	if (rc == 0 && !has_bank(&q->banks, TPM_ALG_SHA256)) {
 		snprintf(q->why, sizeof q->why, "it has no active SHA-256 bank (%zu other%s); enable the SHA-256 "
 			 "bank in the firmware's TPM settings", q->banks.n, q->banks.n == 1 ? "" : "s");
@@ -254,10 +254,10 @@ static void *measure_main(void *arg)
 	}
 	initial_value(q->sys, q->pcr, q->initial, sizeof q->initial);
 	while ((e = next_event(q))) {
-		uint64_t sent = boottime_ns();
-		long len = tpm_cmd_pcr_event(cmd, sizeof cmd, q->pcr, e->text, strlen(e->text));
+		uint64_t sent = hi_boottime_ns();
+		long len = hi_tpm_cmd_pcr_event(cmd, sizeof cmd, q->pcr, e->text, strlen(e->text));
 		n = tpm_transact(q->fd, cmd, len, resp, &q->stuck, q->why, sizeof q->why);
-		rc = n < 0 ? -1 : tpm_resp_pcr_event(resp, (size_t)n, &e->digests, q->why, sizeof q->why);
+		rc = n < 0 ? -1 : hi_tpm_resp_pcr_event(resp, (size_t)n, &e->digests, q->why, sizeof q->why);
 		if (rc == 0 && check_answer(e, q->why, sizeof q->why) < 0)
 			rc = -1;
 		if (rc != 0) {
@@ -267,14 +267,14 @@ static void *measure_main(void *arg)
 			break;
 		}
 		log_debug("measure: %s extended into PCR %u in %llu us", e->name, q->pcr,
-			  (unsigned long long)((boottime_ns() - sent) / 1000));
+			  (unsigned long long)((hi_boottime_ns() - sent) / 1000));
 		pthread_mutex_lock(&q->lock);
 		q->n_done++;
 		pthread_cond_broadcast(&q->progressed);
 		pthread_mutex_unlock(&q->lock);
 	}
 out:
-	q->busy_ns = boottime_ns() - start;
+	q->busy_ns = hi_boottime_ns() - start;
 	pthread_mutex_lock(&q->lock);
 	q->ended = true;
 	pthread_cond_broadcast(&q->progressed);
@@ -291,15 +291,15 @@ static void push(struct measure_queue *q, struct boot *b, enum measure_event_id 
 		return;
 	pthread_mutex_lock(&q->lock);
 	struct measure_event *e = &q->events[q->n_queued];
-	e->name = measure_event_names[id];
-	measure_event_for(b, id, e->text, sizeof e->text);
+	e->name = hi_measure_event_names[id];
+	hi_measure_event_for(b, id, e->text, sizeof e->text);
 	q->queued[id] = true;
 	q->n_queued++;
 	pthread_cond_signal(&q->changed);
 	pthread_mutex_unlock(&q->lock);
 }
 
-void measure_queue_events(struct boot *b, unsigned which)
+void hi_measure_queue_events(struct boot *b, unsigned which)
 {
 	struct measure_queue *q = &queue;
 
@@ -328,7 +328,7 @@ static void deadline_after(struct timespec *ts, clockid_t clock, int ms)
 	}
 }
 
-struct measure_queue *measure_queue_get(void)
+struct measure_queue *hi_measure_queue_get(void)
 {
 	return &queue;
 }
@@ -341,7 +341,7 @@ static int start(struct boot *b)
 	/* Only a test runs boots one after another; one whose thread never
 	 * ended still owns the queue. */
 	if (q->started && !q->joined)
-		return boot_problem(b, b->cfg.tpm_require, "measure", "tpm", "TPM: the measuring thread of an earlier "
+		return hi_boot_problem(b, b->cfg.tpm_require, "measure", "tpm", "TPM: the measuring thread of an earlier "
 				    "boot is still running");
 	memset(q, 0, sizeof *q);
 	q->active = true;
@@ -369,7 +369,7 @@ static int start(struct boot *b)
 	if (rc != 0) {
 		close(q->fd);
 		q->fd = -1;
-		return boot_problem(b, b->cfg.tpm_require, "measure", "tpm", "TPM %s: cannot start the measuring thread: %s",
+		return hi_boot_problem(b, b->cfg.tpm_require, "measure", "tpm", "TPM %s: cannot start the measuring thread: %s",
 				    q->dev, strerror(rc));
 	}
 	q->started = true;
@@ -387,22 +387,22 @@ static int queue_stage(struct boot *b, unsigned which, bool before_root_config)
 	if (!queue.active && start(b) < 0)
 		return -1;
 	if (queue.started)
-		measure_queue_events(b, which);
+		hi_measure_queue_events(b, which);
 	return 0;
 }
 
-int stage_measure_root(struct boot *b)
+int hi_stage_measure_root(struct boot *b)
 {
 	return queue_stage(b, MEASURE_ROOT_EVENTS, b->mode == MODE_INITRAMFS);
 }
 
-int stage_measure_policy(struct boot *b)
+int hi_stage_measure_policy(struct boot *b)
 {
 	/* The root's events too, if measure_root left them: one order. */
 	return queue_stage(b, MEASURE_ROOT_EVENTS | MEASURE_POLICY_EVENTS, false);
 }
 
-int measure_queue_finish(struct boot *b)
+int hi_measure_queue_finish(struct boot *b)
 {
 	struct measure_queue *q = &queue;
 	struct timespec deadline;
@@ -415,7 +415,7 @@ int measure_queue_finish(struct boot *b)
 		return 0;
 	/* Whatever an earlier stage did not queue (a mode without it), in
 	 * the same order, then the last event. */
-	measure_queue_events(b, MEASURE_ROOT_EVENTS | MEASURE_POLICY_EVENTS | MEASURE_HANDOFF_EVENT);
+	hi_measure_queue_events(b, MEASURE_ROOT_EVENTS | MEASURE_POLICY_EVENTS | MEASURE_HANDOFF_EVENT);
 	pthread_mutex_lock(&q->lock);
 	q->closed = true;
 	pthread_cond_signal(&q->changed);
@@ -423,9 +423,9 @@ int measure_queue_finish(struct boot *b)
 	/* The thread bounds each command by timeout_ms: the one under way
 	 * has ended by then, with an answer or a timeout. A second more. */
 	deadline_after(&deadline, CLOCK_REALTIME, timeout_ms + 1000);
-	uint64_t start_ns = boottime_ns();
+	uint64_t start_ns = hi_boottime_ns();
 	int rc = pthread_timedjoin_np(q->thread, NULL, &deadline);
-	q->waited_ns = boottime_ns() - start_ns;
+	q->waited_ns = hi_boottime_ns() - start_ns;
 	if (rc != 0)
 		return -1;
 	q->joined = true;
@@ -438,7 +438,7 @@ int measure_queue_finish(struct boot *b)
 	return 0;
 }
 
-int measure_queue_wait_root(struct boot *b)
+int hi_measure_queue_wait_root(struct boot *b)
 {
 	struct measure_queue *q = &queue;
 	struct timespec deadline;
@@ -446,7 +446,7 @@ int measure_queue_wait_root(struct boot *b)
 
 	if (!q->active || !q->started || b->mode == MODE_DRY_RUN)
 		return 0;
-	uint64_t start_ns = boottime_ns();
+	uint64_t start_ns = hi_boottime_ns();
 	/* Twice the bound of one command: a TPM that never answers is the
 	 * thread's failure to say (within one bound), a slow one is late. */
 	deadline_after(&deadline, CLOCK_MONOTONIC, 2 * timeout_ms);
@@ -457,7 +457,7 @@ int measure_queue_wait_root(struct boot *b)
 	size_t done = q->n_done;
 	long failed = q->rc;
 	pthread_mutex_unlock(&q->lock);
-	report_add(&b->rep, "measure", "root_wait_ms", "info", "%s", clock_format_ms(ms, sizeof ms, boottime_ns() - start_ns));
+	hi_report_add(&b->rep, "measure", "root_wait_ms", "info", "%s", hi_clock_format_ms(ms, sizeof ms, hi_boottime_ns() - start_ns));
 	if (done >= MEASURE_ROOT_EVENT_COUNT)
 		return 0;
 	/* A failure the thread met is the measure stage's to report, unless
@@ -466,11 +466,11 @@ int measure_queue_wait_root(struct boot *b)
 		return 0;
 	if (failed != 0) {
 		char err[200];
-		tpm_failure_text(failed, q->why, err, sizeof err);
-		return boot_problem(b, true, "measure", "tpm", "TPM %s: %s failed: %s; under [tpm] require = yes the root is "
+		hi_tpm_failure_text(failed, q->why, err, sizeof err);
+		return hi_boot_problem(b, true, "measure", "tpm", "TPM %s: %s failed: %s; under [tpm] require = yes the root is "
 				    "not mounted unmeasured", q->dev, q->failed_what, err);
 	}
-	return boot_problem(b, b->cfg.tpm_require, "measure", "root_wait", "TPM %s: ima-policy and verity-root-hash not "
+	return hi_boot_problem(b, b->cfg.tpm_require, "measure", "root_wait", "TPM %s: ima-policy and verity-root-hash not "
 			    "extended within %d ms; %s", q->dev, 2 * timeout_ms, b->cfg.tpm_require ?
 			    "[tpm] require = yes: the root is not mounted unmeasured" : "the root is mounted unmeasured");
 }

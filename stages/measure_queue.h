@@ -55,14 +55,14 @@ struct measure_queue {
 };
 
 /* Queue the events of which (MEASURE_*_EVENTS), each at most once. */
-void measure_queue_events(struct boot *b, unsigned which);
+void hi_measure_queue_events(struct boot *b, unsigned which);
 
 /* Queue what is left and "handoff", close the queue and join the thread
  * (bounded by MEASURE_TPM_TIMEOUT_MS). 0 when it ended or none was started
  * (q->no_tpm: no TPM), -1 when it did not end in time or could not start. */
-int measure_queue_finish(struct boot *b);
+int hi_measure_queue_finish(struct boot *b);
 
-struct measure_queue *measure_queue_get(void);
+struct measure_queue *hi_measure_queue_get(void);
 
 /* For the root stage, before it mounts: wait until the thread has
  * extended the ima-policy and verity-root-hash events, bounded by
@@ -70,13 +70,13 @@ struct measure_queue *measure_queue_get(void);
  * (no thread: no [tpm] measure, no TPM, read_root_config), or when the
  * thread failed or is late without [tpm] require (a warning; the measure
  * stage reports the failure); -1 (the failure action) with require. */
-int measure_queue_wait_root(struct boot *b);
+int hi_measure_queue_wait_root(struct boot *b);
 
 /* Tests: the bound of each TPM command, instead of MEASURE_TPM_TIMEOUT_MS
  * (<= 0 puts that back). */
-void measure_queue_set_timeout_ms(int ms);
+void hi_measure_queue_set_timeout_ms(int ms);
 
 /* One line for a failure the thread recorded: a TPM code decoded, or why. */
-void tpm_failure_text(long rc, const char *why, char *out, size_t cap);
+void hi_tpm_failure_text(long rc, const char *why, char *out, size_t cap);
 
 #endif

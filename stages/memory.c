@@ -49,7 +49,7 @@ static void word_key(const char *word, char *out, size_t cap)
 	out[i] = '\0';
 }
 
-bool kernel_word_contradicts(const char *word, const char *want)
+bool hi_kernel_word_contradicts(const char *word, const char *want)
 {
 	char k[128], w[128];
 
@@ -68,11 +68,11 @@ bool kernel_word_contradicts(const char *word, const char *want)
 static bool weakener_hit(const struct cmdline *c, const struct arch_weakener *w)
 {
 	bool bare = false;
-	const char *v = cmdline_get(c, w->key, &bare);
+	const char *v = hi_cmdline_get(c, w->key, &bare);
 	return w->value ? (v && strcmp(v, w->value) == 0) : (bare || v);
 }
 
-size_t nx_weakeners_present(const struct cmdline *c, const struct arch *a,
+size_t hi_nx_weakeners_present(const struct cmdline *c, const struct arch *a,
 			    const struct arch_weakener **found, size_t max)
 {
 	size_t n = 0;
@@ -103,7 +103,7 @@ static bool word_in(const char *list, const char *word)
 	return false;
 }
 
-bool cpuinfo_has_flag(const char *cpuinfo, const char *flag)
+bool hi_cpuinfo_has_flag(const char *cpuinfo, const char *flag)
 {
 	for (const char *line = cpuinfo; line && *line;) {
 		if (strncmp(line, "flags", 5) == 0) {
@@ -123,37 +123,37 @@ bool cpuinfo_has_flag(const char *cpuinfo, const char *flag)
 static int check_nx(struct boot *b)
 {
 	static char cpuinfo[CPUINFO_PREFIX_BYTES];
-	const struct arch *a = arch_native();
+	const struct arch *a = hi_arch_native();
 	char path[BOOT_PATH_MAX];
 	const struct arch_weakener *found[8];
-	size_t n = nx_weakeners_present(&b->cmd, a, found, 8);
+	size_t n = hi_nx_weakeners_present(&b->cmd, a, found, 8);
 
 	for (size_t i = 0; i < n; i++) {
 		log_warn("memory: kernel command line has %s%s%s: %s", found[i]->key,
 			 found[i]->value ? "=" : "", found[i]->value ? found[i]->value : "", found[i]->why);
-		report_add(&b->rep, "memory", found[i]->key, "warn", "%s", found[i]->why);
+		hi_report_add(&b->rep, "memory", found[i]->key, "warn", "%s", found[i]->why);
 	}
 
 	if (!a->nx_cpuinfo_flag) {
-		report_add(&b->rep, "memory", "nx", "ok", "execute-never is architectural on %s", a->name);
+		hi_report_add(&b->rep, "memory", "nx", "ok", "execute-never is architectural on %s", a->name);
 		return 0;
 	}
-	if (!boot_path(path, sizeof path, b->proc, "cpuinfo") ||
-	    fs_read_prefix(path, cpuinfo, sizeof cpuinfo, NULL) < 0) {
+	if (!hi_boot_path(path, sizeof path, b->proc, "cpuinfo") ||
+	    hi_fs_read_prefix(path, cpuinfo, sizeof cpuinfo, NULL) < 0) {
 		log_warn("memory: cannot read %s/cpuinfo (%s); NX not verified", b->proc, strerror(errno));
-		report_add(&b->rep, "memory", "nx", "warn", "not verified: cpuinfo unreadable");
+		hi_report_add(&b->rep, "memory", "nx", "warn", "not verified: cpuinfo unreadable");
 		return b->cfg.nx == NX_REQUIRE ?
-			boot_error(b, "memory: NX is required but %s/cpuinfo cannot be read; "
+			hi_boot_error(b, "memory: NX is required but %s/cpuinfo cannot be read; "
 				   "check that proc is mounted or set [memory] nx = warn", b->proc) : 0;
 	}
-	if (cpuinfo_has_flag(cpuinfo, a->nx_cpuinfo_flag)) {
-		report_add(&b->rep, "memory", "nx", "ok", "cpu flag %s present", a->nx_cpuinfo_flag);
+	if (hi_cpuinfo_has_flag(cpuinfo, a->nx_cpuinfo_flag)) {
+		hi_report_add(&b->rep, "memory", "nx", "ok", "cpu flag %s present", a->nx_cpuinfo_flag);
 		return 0;
 	}
-	report_add(&b->rep, "memory", "nx", b->cfg.nx == NX_REQUIRE ? "failed" : "warn",
+	hi_report_add(&b->rep, "memory", "nx", b->cfg.nx == NX_REQUIRE ? "failed" : "warn",
 		   "cpu flag %s missing", a->nx_cpuinfo_flag);
 	if (b->cfg.nx == NX_REQUIRE)
-		return boot_error(b, "memory: the CPU does not report NX (no %s flag in %s/cpuinfo), so "
+		return hi_boot_error(b, "memory: the CPU does not report NX (no %s flag in %s/cpuinfo), so "
 				  "data pages are executable; enable NX/XD in the firmware or hypervisor, "
 				  "or set [memory] nx = warn", a->nx_cpuinfo_flag, b->proc);
 	log_warn("memory: the CPU does not report NX (no %s flag in cpuinfo); data pages are executable",
@@ -163,14 +163,14 @@ static int check_nx(struct boot *b)
 
 static void report_sysctl(struct boot *b, const char *key, const struct sysctl_result *r)
 {
-	const char *status = sysctl_outcome_name(r->outcome);
+	const char *status = hi_sysctl_outcome_name(r->outcome);
 
 	if (r->outcome == SYSCTL_REFUSED || r->outcome == SYSCTL_ABSENT)
 		log_warn("memory: %s not set (%s%s%s; it reads %s)", key, status,
 			 r->err ? ": " : "", r->err ? strerror(r->err) : "", r->after[0] ? r->after : "nothing");
 	else
 		log_debug("memory: %s = %s (%s)", key, r->after, status);
-	report_add(&b->rep, "memory", key, status, "%s", r->after);
+	hi_report_add(&b->rep, "memory", key, status, "%s", r->after);
 }
 
 static const struct { const char *key, *value; } aslr_sysctls[] = {
@@ -185,17 +185,17 @@ static const char *const rnd_bits_sysctls[] = { "vm.mmap_rnd_bits", "vm.mmap_rnd
 
 static void apply_aslr(struct boot *b)
 {
-	struct sysctl_io io = sysctl_io_proc(b->proc);
+	struct sysctl_io io = hi_sysctl_io_proc(b->proc);
 	struct sysctl_result r;
 
 	for (size_t i = 0; i < sizeof aslr_sysctls / sizeof aslr_sysctls[0]; i++) {
 		if (b->mode == MODE_DRY_RUN) {
-			sysctl_check_one(&io, aslr_sysctls[i].key, aslr_sysctls[i].value, &r);
+			hi_sysctl_check_one(&io, aslr_sysctls[i].key, aslr_sysctls[i].value, &r);
 			log_info("memory: would set %s = %s (now %s)", aslr_sysctls[i].key,
 				 aslr_sysctls[i].value, r.before[0] ? r.before : "unreadable");
 			continue;
 		}
-		sysctl_apply_one(&io, aslr_sysctls[i].key, aslr_sysctls[i].value, &r);
+		hi_sysctl_apply_one(&io, aslr_sysctls[i].key, aslr_sysctls[i].value, &r);
 		report_sysctl(b, aslr_sysctls[i].key, &r);
 	}
 	for (size_t i = 0; i < sizeof rnd_bits_sysctls / sizeof rnd_bits_sysctls[0]; i++) {
@@ -204,12 +204,12 @@ static void apply_aslr(struct boot *b)
 			log_info("memory: would raise %s to the kernel's maximum", rnd_bits_sysctls[i]);
 			continue;
 		}
-		const struct arch *a = arch_native();
-		sysctl_raise_to_max(&io, rnd_bits_sysctls[i],
+		const struct arch *a = hi_arch_native();
+		hi_sysctl_raise_to_max(&io, rnd_bits_sysctls[i],
 				    i == 0 ? a->mmap_rnd_bits_max : a->mmap_rnd_compat_bits_max, &best, &r);
 		/* No compat bits without CONFIG_COMPAT: nothing to randomise. */
 		if (r.outcome == SYSCTL_ABSENT && i == 1) {
-			report_add(&b->rep, "memory", rnd_bits_sysctls[i], "absent", "no 32-bit compat");
+			hi_report_add(&b->rep, "memory", rnd_bits_sysctls[i], "absent", "no 32-bit compat");
 			continue;
 		}
 		report_sysctl(b, rnd_bits_sysctls[i], &r);
@@ -230,34 +230,34 @@ static int apply_mdwe(struct boot *b)
 		if (errno == EINVAL) {
 			log_warn("memory: MDWE (W^X for all processes) not available on this kernel "
 				 "(needs Linux 6.3); continuing without it");
-			report_add(&b->rep, "memory", "mdwe", "absent", "needs Linux 6.3");
+			hi_report_add(&b->rep, "memory", "mdwe", "absent", "needs Linux 6.3");
 			return 0;
 		}
 		log_warn("memory: PR_SET_MDWE failed: %s; continuing without W^X", strerror(errno));
-		report_add(&b->rep, "memory", "mdwe", "failed", "%s", strerror(errno));
+		hi_report_add(&b->rep, "memory", "mdwe", "failed", "%s", strerror(errno));
 		return 0;
 	}
 	int now = prctl(PR_GET_MDWE, 0L, 0L, 0L, 0L);
 	if (now < 0 || !(now & PR_MDWE_REFUSE_EXEC_GAIN)) {
-		report_add(&b->rep, "memory", "mdwe", "refused", "PR_GET_MDWE reads %d", now);
+		hi_report_add(&b->rep, "memory", "mdwe", "refused", "PR_GET_MDWE reads %d", now);
 		log_warn("memory: PR_SET_MDWE succeeded but PR_GET_MDWE reads %d", now);
 		return 0;
 	}
 	log_info("memory: MDWE on: no process may map memory writable and executable");
-	report_add(&b->rep, "memory", "mdwe", "applied", "refuse-exec-gain");
+	hi_report_add(&b->rep, "memory", "mdwe", "applied", "refuse-exec-gain");
 	return 0;
 }
 
-int stage_memory(struct boot *b)
+int hi_stage_memory(struct boot *b)
 {
 	if (check_nx(b) < 0)
 		return -1;
 	if (b->cfg.aslr)
 		apply_aslr(b);
 	else
-		report_add(&b->rep, "memory", "aslr", "skipped", "[memory] aslr = no");
+		hi_report_add(&b->rep, "memory", "aslr", "skipped", "[memory] aslr = no");
 	if (b->cfg.mdwe)
 		return apply_mdwe(b);
-	report_add(&b->rep, "memory", "mdwe", "skipped", "[memory] mdwe = no");
+	hi_report_add(&b->rep, "memory", "mdwe", "skipped", "[memory] mdwe = no");
 	return 0;
 }

@@ -89,16 +89,16 @@ static int load_module(struct boot *b, const char *path, const char *listed)
 	if (module_params(b, name, listed, params, sizeof params) < 0) {
 		log_warn("module %s: its parameters from the list and the command line are longer than %d bytes; shorten them",
 			 name, MODULE_PARAMS_MAX - 1);
-		report_add(&b->rep, "modules", name, "failed", "parameters too long");
+		hi_report_add(&b->rep, "modules", name, "failed", "parameters too long");
 		return -1;
 	}
 	if (strcmp(params, listed) != 0)
-		report_add(&b->rep, "modules", "parameters", "info", "%s %s", name, params);
+		hi_report_add(&b->rep, "modules", "parameters", "info", "%s %s", name, params);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0) {
 		log_warn("module %s: cannot open %s: %s; rebuild the initramfs with it", name, path, strerror(errno));
-		report_add(&b->rep, "modules", name, "failed", "missing: %s", strerror(errno));
+		hi_report_add(&b->rep, "modules", name, "failed", "missing: %s", strerror(errno));
 		return -1;
 	}
 	int flags = compressed(path) ? MODULE_INIT_COMPRESSED_FILE_ : 0;
@@ -106,24 +106,24 @@ static int load_module(struct boot *b, const char *path, const char *listed)
 	int saved = errno;
 	close(fd);
 	if (rc == 0) {
-		report_add(&b->rep, "modules", name, "ok", "loaded");
+		hi_report_add(&b->rep, "modules", name, "ok", "loaded");
 		return 1;
 	}
 	if (saved == EEXIST) {
-		report_add(&b->rep, "modules", name, "already", "already loaded");
+		hi_report_add(&b->rep, "modules", name, "already", "already loaded");
 		return 0;
 	}
 	if (saved == ENODEV || saved == ENXIO) {
 		/* The driver has no device here: not an error for a generic image. */
-		report_add(&b->rep, "modules", name, "skipped", "no such device");
+		hi_report_add(&b->rep, "modules", name, "skipped", "no such device");
 		return 0;
 	}
 	log_warn("module %s: the kernel refused it: %s; check it matches this kernel", name, strerror(saved));
-	report_add(&b->rep, "modules", name, "failed", "%s", strerror(saved));
+	hi_report_add(&b->rep, "modules", name, "failed", "%s", strerror(saved));
 	return -1;
 }
 
-int modules_list_parse(char *list, struct module_ref *mods, size_t cap)
+int hi_modules_list_parse(char *list, struct module_ref *mods, size_t cap)
 {
 	char *save = NULL;
 	size_t n = 0;
@@ -145,23 +145,23 @@ int modules_list_parse(char *list, struct module_ref *mods, size_t cap)
 	return (int)n;
 }
 
-int stage_modules(struct boot *b)
+int hi_stage_modules(struct boot *b)
 {
 	static char list[MODULES_LIST_MAX];
 	static struct module_ref mods[MODULES_MAX];
 	int loaded = 0;
 
-	if (fs_read(b->modules_list, list, sizeof list, NULL) < 0) {
+	if (hi_fs_read(b->modules_list, list, sizeof list, NULL) < 0) {
 		if (errno == ENOENT) {
 			log_debug("no module list %s: nothing to load", b->modules_list);
 			return 0;
 		}
-		return boot_error(b, "cannot read the module list %s: %s; rebuild the initramfs",
+		return hi_boot_error(b, "cannot read the module list %s: %s; rebuild the initramfs",
 				  b->modules_list, errno == E2BIG ? "larger than 32 KiB" : strerror(errno));
 	}
-	int count = modules_list_parse(list, mods, MODULES_MAX);
+	int count = hi_modules_list_parse(list, mods, MODULES_MAX);
 	if (count < 0)
-		return boot_error(b, "module list %s has more than %d modules; split the image", b->modules_list, MODULES_MAX);
+		return hi_boot_error(b, "module list %s has more than %d modules; split the image", b->modules_list, MODULES_MAX);
 	for (int i = 0; i < count; i++) {
 		if (b->mode == MODE_DRY_RUN) {
 			log_info("dry run: would load module %s%s%s", mods[i].path,

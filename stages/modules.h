@@ -18,6 +18,6 @@ struct module_ref {
  * blanks skipped, '#' starts a comment line, blank lines are skipped) into
  * at most cap modules, in order. Returns how many, or -1 when there are
  * more than cap. */
-int modules_list_parse(char *list, struct module_ref *mods, size_t cap);
+int hi_modules_list_parse(char *list, struct module_ref *mods, size_t cap);
 
 #endif

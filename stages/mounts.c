@@ -64,9 +64,9 @@ static void flags_text(unsigned long flags, char *out, size_t cap)
 /* Does the mountinfo entry carry every flag of want? */
 static bool entry_has_flags(const struct mountinfo_entry *m, unsigned long want)
 {
-	return (!(want & MS_NOSUID) || mount_opts_has(m->mnt_opts, "nosuid")) &&
-	       (!(want & MS_NODEV) || mount_opts_has(m->mnt_opts, "nodev")) &&
-	       (!(want & MS_NOEXEC) || mount_opts_has(m->mnt_opts, "noexec"));
+	return (!(want & MS_NOSUID) || hi_mount_opts_has(m->mnt_opts, "nosuid")) &&
+	       (!(want & MS_NODEV) || hi_mount_opts_has(m->mnt_opts, "nodev")) &&
+	       (!(want & MS_NOEXEC) || hi_mount_opts_has(m->mnt_opts, "noexec"));
 }
 
 /* Add per-mount flags to an existing mount. MS_REMOUNT|MS_BIND changes the
@@ -77,30 +77,30 @@ static void harden_existing(struct boot *b, const char *path, const char *key, u
 	char text[64];
 
 	flags_text(want, text, sizeof text);
-	if (mountinfo_find(b->proc, path, &m) != 1) {
-		report_add(&b->rep, STAGE, key, "absent", "not a mount point");
+	if (hi_mountinfo_find(b->proc, path, &m) != 1) {
+		hi_report_add(&b->rep, STAGE, key, "absent", "not a mount point");
 		return;
 	}
 	if (entry_has_flags(&m, want)) {
-		report_add(&b->rep, STAGE, key, "already", "%s", text);
+		hi_report_add(&b->rep, STAGE, key, "already", "%s", text);
 		return;
 	}
 	if (b->mode == MODE_DRY_RUN) {
 		log_info("would remount %s with %s", path, text);
 		return;
 	}
-	if (fs_mount(NULL, path, NULL, MS_REMOUNT | MS_BIND | mount_flags_now(path) | want, NULL) < 0) {
+	if (hi_fs_mount(NULL, path, NULL, MS_REMOUNT | MS_BIND | mount_flags_now(path) | want, NULL) < 0) {
 		log_warn("remounting %s with %s failed: %s; it stays without them", path, text,
 			 strerror(errno));
-		report_add(&b->rep, STAGE, key, "failed", "%s: %s", text, strerror(errno));
+		hi_report_add(&b->rep, STAGE, key, "failed", "%s: %s", text, strerror(errno));
 		return;
 	}
-	bool found = mountinfo_find(b->proc, path, &m) == 1;
+	bool found = hi_mountinfo_find(b->proc, path, &m) == 1;
 	bool ok = found && entry_has_flags(&m, want);
 	if (!ok)
 		log_warn("%s: remounted with %s but mountinfo shows '%s'", path, text,
 			 found ? m.mnt_opts : "no mount there");
-	report_add(&b->rep, STAGE, key, ok ? "applied" : "failed", "%s",
+	hi_report_add(&b->rep, STAGE, key, ok ? "applied" : "failed", "%s",
 		   ok ? text : found ? m.mnt_opts : "not in mountinfo");
 }
 
@@ -112,9 +112,9 @@ static void mounts_dev_shm(struct boot *b)
 	unsigned long want = MS_NOSUID | MS_NODEV | (b->cfg.shm_noexec ? MS_NOEXEC : 0);
 	struct mountinfo_entry m;
 
-	if (!boot_path(path, sizeof path, b->dev, "shm"))
+	if (!hi_boot_path(path, sizeof path, b->dev, "shm"))
 		return;
-	if (mountinfo_find(b->proc, path, &m) == 1) {
+	if (hi_mountinfo_find(b->proc, path, &m) == 1) {
 		harden_existing(b, path, "/dev/shm", want);
 		return;
 	}
@@ -125,18 +125,18 @@ static void mounts_dev_shm(struct boot *b)
 	/* POSIX shared memory and semaphores (shm_open, sem_open) live here;
 	 * the early stage mounts /dev only. */
 	if ((mkdir(path, 01777) < 0 && errno != EEXIST) || chmod(path, 01777) < 0 ||
-	    fs_mount("tmpfs", path, "tmpfs", want, "mode=1777") < 0) {
+	    hi_fs_mount("tmpfs", path, "tmpfs", want, "mode=1777") < 0) {
 		log_warn("mounting a tmpfs on %s failed: %s; shm_open() will fail", path, strerror(errno));
-		report_add(&b->rep, STAGE, "/dev/shm", "failed", "%s", strerror(errno));
+		hi_report_add(&b->rep, STAGE, "/dev/shm", "failed", "%s", strerror(errno));
 		return;
 	}
 	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd >= 0) {
-		label_dir(b, fd, "/dev/shm", true, label, sizeof label);
+		hi_label_dir(b, fd, "/dev/shm", true, label, sizeof label);
 		close(fd);
 	}
-	bool ok = mountinfo_find(b->proc, path, &m) == 1 && entry_has_flags(&m, want);
-	report_add(&b->rep, STAGE, "/dev/shm", ok ? "applied" : "failed", "tmpfs %s",
+	bool ok = hi_mountinfo_find(b->proc, path, &m) == 1 && entry_has_flags(&m, want);
+	hi_report_add(&b->rep, STAGE, "/dev/shm", ok ? "applied" : "failed", "tmpfs %s",
 		   ok ? m.mnt_opts : "not in mountinfo");
 }
 
@@ -160,7 +160,7 @@ static void mounts_proc(struct boot *b)
 	struct mountinfo_entry m;
 
 	if (b->cfg.proc_hidepid == HIDEPID_OFF && b->cfg.proc_gid < 0) {
-		report_add(&b->rep, STAGE, "/proc", "skipped", "hidepid off");
+		hi_report_add(&b->rep, STAGE, "/proc", "skipped", "hidepid off");
 		return;
 	}
 	snprintf(data, sizeof data, "hidepid=%s", hidepid_value(b->cfg.proc_hidepid));
@@ -171,24 +171,24 @@ static void mounts_proc(struct boot *b)
 		return;
 	}
 	unsigned long flags = mount_flags_now(b->proc) | MS_NOSUID | MS_NODEV | MS_NOEXEC;
-	if (fs_mount("proc", b->proc, "proc", MS_REMOUNT | flags, data) < 0) {
+	if (hi_fs_mount("proc", b->proc, "proc", MS_REMOUNT | flags, data) < 0) {
 		log_warn("remounting %s with %s failed: %s; every user sees every process",
 			 b->proc, data, strerror(errno));
-		report_add(&b->rep, STAGE, "/proc", "failed", "%s: %s", data, strerror(errno));
+		hi_report_add(&b->rep, STAGE, "/proc", "failed", "%s: %s", data, strerror(errno));
 		return;
 	}
 	/* The kernel shows hidepid by name (5.8+) and gid only when not 0. */
-	snprintf(want, sizeof want, "hidepid=%s", config_hidepid_name(b->cfg.proc_hidepid));
-	bool ok = mountinfo_find(b->proc, b->proc, &m) == 1 &&
-		  (b->cfg.proc_hidepid == HIDEPID_OFF || mount_opts_has(m.super_opts, want) ||
-		   mount_opts_has(m.super_opts, data));
+	snprintf(want, sizeof want, "hidepid=%s", hi_config_hidepid_name(b->cfg.proc_hidepid));
+	bool ok = hi_mountinfo_find(b->proc, b->proc, &m) == 1 &&
+		  (b->cfg.proc_hidepid == HIDEPID_OFF || hi_mount_opts_has(m.super_opts, want) ||
+		   hi_mount_opts_has(m.super_opts, data));
 	if (ok && b->cfg.proc_gid > 0) {
 		snprintf(want, sizeof want, "gid=%d", b->cfg.proc_gid);
-		ok = mount_opts_has(m.super_opts, want);
+		ok = hi_mount_opts_has(m.super_opts, want);
 	}
 	if (!ok)
 		log_warn("%s: remounted with %s but mountinfo shows '%s'", b->proc, data, m.super_opts);
-	report_add(&b->rep, STAGE, "/proc", ok ? "applied" : "failed", "%s", m.super_opts);
+	hi_report_add(&b->rep, STAGE, "/proc", ok ? "applied" : "failed", "%s", m.super_opts);
 }
 
 /* Debian's sysvinit initscripts wipe /tmp at boot (bootclean.sh, TMPTIME
@@ -200,7 +200,7 @@ static void mark_tmpfs_for_initscripts(struct boot *b, int tmpfd)
 {
 	char path[BOOT_PATH_MAX * 2];
 
-	if (!boot_path(path, sizeof path, b->newroot, "lib/init/bootclean.sh") || access(path, F_OK) < 0)
+	if (!hi_boot_path(path, sizeof path, b->newroot, "lib/init/bootclean.sh") || access(path, F_OK) < 0)
 		return;
 	int fd = openat(tmpfd, ".tmpfs", O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0)
@@ -213,19 +213,19 @@ static void mark_tmpfs_for_initscripts(struct boot *b, int tmpfd)
 /* A link or another file where a directory of the root should be: one line
  * naming it (and the link's target), the step skipped. The fix named acts
  * on the link itself, never through it. */
-void mounts_refuse_path(struct boot *b, const char *key, const char *rel, int err)
+void hi_mounts_refuse_path(struct boot *b, const char *key, const char *rel, int err)
 {
 	char link[BOOT_PATH_MAX * 2];
 
-	if (err == ELOOP && safe_find_link(b->newroot, rel, link, sizeof link)) {
+	if (err == ELOOP && hi_safe_find_link(b->newroot, rel, link, sizeof link)) {
 		log_warn("%s: %s is a symbolic link; hardinit does not follow links in the root, so "
 			 "it leaves %s alone; replace the link with a directory", key, link, key);
-		report_add(&b->rep, STAGE, key, "refused", "symbolic link %s", link);
+		hi_report_add(&b->rep, STAGE, key, "refused", "symbolic link %s", link);
 		return;
 	}
 	log_warn("%s: %s cannot be used (%s); hardinit leaves it alone", key, rel,
 		 err == ENOTDIR ? "not a directory" : strerror(err));
-	report_add(&b->rep, STAGE, key, "refused", "%s", err == ENOTDIR ? "not a directory" : strerror(err));
+	hi_report_add(&b->rep, STAGE, key, "refused", "%s", err == ENOTDIR ? "not a directory" : strerror(err));
 }
 
 /* The directory /tmp of the root, resolved without links (created when
@@ -234,17 +234,17 @@ void mounts_refuse_path(struct boot *b, const char *key, const char *rel, int er
 static int open_tmp_dir(struct boot *b, bool create, bool *missing)
 {
 	*missing = false;
-	int fd = safe_open(b->newroot, "tmp", O_PATH | O_DIRECTORY, 0);
+	int fd = hi_safe_open(b->newroot, "tmp", O_PATH | O_DIRECTORY, 0);
 	if (fd >= 0)
 		return fd;
 	int e = errno;
 	if (e != ENOENT) {
-		mounts_refuse_path(b, "/tmp", "tmp", e);
+		hi_mounts_refuse_path(b, "/tmp", "tmp", e);
 	} else if (!create) {
 		*missing = true;
-	} else if ((fd = safe_mkdir(b->newroot, "tmp", 01777)) < 0) {
+	} else if ((fd = hi_safe_mkdir(b->newroot, "tmp", 01777)) < 0) {
 		log_warn("/tmp is missing and cannot be created (%s): no tmpfs on /tmp", strerror(errno));
-		report_add(&b->rep, STAGE, "/tmp", "failed", "mkdir: %s", strerror(errno));
+		hi_report_add(&b->rep, STAGE, "/tmp", "failed", "mkdir: %s", strerror(errno));
 	}
 	return fd;
 }
@@ -255,7 +255,7 @@ static int mount_tmp_fd(struct boot *b, int fd, bool remount, unsigned long want
 
 	/* The fd's own path: the kernel mounts on the directory the fd holds,
 	 * so nothing on the way can be swapped for a link. */
-	if (!safe_fd_path(target, sizeof target, b->proc, fd)) {
+	if (!hi_safe_fd_path(target, sizeof target, b->proc, fd)) {
 		errno = ENAMETOOLONG;
 		return -1;
 	}
@@ -274,24 +274,24 @@ static void tmp_verify(struct boot *b, const char *path, unsigned long want)
 
 	/* The fd taken before the mount holds the covered directory: open
 	 * the new tmpfs's root afresh. */
-	int fd = safe_open(b->newroot, "tmp", O_RDONLY | O_DIRECTORY, 0);
+	int fd = hi_safe_open(b->newroot, "tmp", O_RDONLY | O_DIRECTORY, 0);
 	if (fd >= 0) {
 		/* A new tmpfs root is tmpfs_t until labelled; the policy says tmp_t. */
-		label_dir(b, fd, "/tmp", true, label, sizeof label);
+		hi_label_dir(b, fd, "/tmp", true, label, sizeof label);
 		mark_tmpfs_for_initscripts(b, fd);
 		close(fd);
 	}
-	bool found = mountinfo_find(b->proc, path, &m) == 1;
+	bool found = hi_mountinfo_find(b->proc, path, &m) == 1;
 	bool ok = found && strcmp(m.fstype, "tmpfs") == 0 && entry_has_flags(&m, want);
 	if (!found)
 		log_warn("%s: mounted, but mountinfo has no mount there", path);
 	else if (!ok)
 		log_warn("%s: mounted, but mountinfo shows %s '%s'", path, m.fstype, m.mnt_opts);
 	if (found)
-		report_add(&b->rep, STAGE, "/tmp", ok ? "applied" : "failed", "tmpfs %s %s", m.mnt_opts,
+		hi_report_add(&b->rep, STAGE, "/tmp", ok ? "applied" : "failed", "tmpfs %s %s", m.mnt_opts,
 			   m.super_opts);
 	else
-		report_add(&b->rep, STAGE, "/tmp", "failed", "not in mountinfo");
+		hi_report_add(&b->rep, STAGE, "/tmp", "failed", "not in mountinfo");
 }
 
 static int mounts_tmp(struct boot *b)
@@ -301,23 +301,23 @@ static int mounts_tmp(struct boot *b)
 	struct mountinfo_entry m;
 
 	if (b->cfg.tmp_size[0] == '\0') {
-		report_add(&b->rep, STAGE, "/tmp", "skipped", "no tmp_size");
+		hi_report_add(&b->rep, STAGE, "/tmp", "skipped", "no tmp_size");
 		return 0;
 	}
-	if (!config_tmp_size_valid(b->cfg.tmp_size))
-		return boot_error(b, "[mounts] tmp_size '%s' is not a tmpfs size; write digits with an "
+	if (!hi_config_tmp_size_valid(b->cfg.tmp_size))
+		return hi_boot_error(b, "[mounts] tmp_size '%s' is not a tmpfs size; write digits with an "
 				  "optional k, m, g or %% suffix, e.g. 50%%", b->cfg.tmp_size);
-	if (!boot_path(path, sizeof path, b->newroot, "tmp"))
+	if (!hi_boot_path(path, sizeof path, b->newroot, "tmp"))
 		return 0;
 	flags_text(want, text, sizeof text);
 	bool missing;
 	int fd = open_tmp_dir(b, false, &missing);
 	if (fd < 0 && !missing)
 		return 0;
-	int found = fd >= 0 ? mountinfo_find(b->proc, path, &m) : 0;
+	int found = fd >= 0 ? hi_mountinfo_find(b->proc, path, &m) : 0;
 	if (found == 1 && strcmp(m.fstype, "tmpfs") != 0) {
 		log_warn("%s is already a %s mount; not covering it with a tmpfs", path, m.fstype);
-		report_add(&b->rep, STAGE, "/tmp", "warn", "already %s", m.fstype);
+		hi_report_add(&b->rep, STAGE, "/tmp", "warn", "already %s", m.fstype);
 		close(fd);
 		return 0;
 	}
@@ -335,7 +335,7 @@ static int mounts_tmp(struct boot *b)
 	close(fd);
 	if (r < 0) {
 		log_warn("mounting a tmpfs on %s (%s,%s) failed: %s", path, data, text, strerror(e));
-		report_add(&b->rep, STAGE, "/tmp", "failed", "%s", strerror(e));
+		hi_report_add(&b->rep, STAGE, "/tmp", "failed", "%s", strerror(e));
 		return 0;
 	}
 	tmp_verify(b, path, want);
@@ -347,42 +347,42 @@ static void mounts_shared(struct boot *b)
 	struct mountinfo_entry m;
 
 	if (!b->cfg.mount_shared) {
-		report_add(&b->rep, STAGE, "shared", "skipped", "mount_shared off");
+		hi_report_add(&b->rep, STAGE, "shared", "skipped", "mount_shared off");
 		return;
 	}
 	if (b->mode == MODE_INITRAMFS && !b->switched) {
 		log_warn("not making / shared before the switch: the kernel would then refuse the "
 			 "MS_MOVE of the new root");
-		report_add(&b->rep, STAGE, "shared", "refused", "before the switch");
+		hi_report_add(&b->rep, STAGE, "shared", "refused", "before the switch");
 		return;
 	}
 	if (b->mode == MODE_DRY_RUN) {
 		log_info("would make %s shared, recursively", b->newroot);
 		return;
 	}
-	if (fs_mount(NULL, b->newroot, NULL, MS_SHARED | MS_REC, NULL) < 0) {
+	if (hi_fs_mount(NULL, b->newroot, NULL, MS_SHARED | MS_REC, NULL) < 0) {
 		log_warn("making %s shared failed: %s; per-user mount namespaces will not see "
 			 "later mounts", b->newroot, strerror(errno));
-		report_add(&b->rep, STAGE, "shared", "failed", "%s", strerror(errno));
+		hi_report_add(&b->rep, STAGE, "shared", "failed", "%s", strerror(errno));
 		return;
 	}
-	bool ok = mountinfo_find(b->proc, b->newroot, &m) == 1 && m.shared;
-	report_add(&b->rep, STAGE, "shared", ok ? "applied" : "failed", "%s MS_SHARED|MS_REC", b->newroot);
+	bool ok = hi_mountinfo_find(b->proc, b->newroot, &m) == 1 && m.shared;
+	hi_report_add(&b->rep, STAGE, "shared", ok ? "applied" : "failed", "%s MS_SHARED|MS_REC", b->newroot);
 }
 
-int stage_mounts(struct boot *b)
+int hi_stage_mounts(struct boot *b)
 {
 	char run_path[BOOT_PATH_MAX];
 
 	mounts_dev_shm(b);
-	copy_str(run_path, sizeof run_path, b->run);
+	hi_copy_str(run_path, sizeof run_path, b->run);
 	harden_existing(b, run_path, "/run", MS_NOSUID | MS_NODEV);
 	mounts_proc(b);
 	int rc = mounts_tmp(b);
 	if (rc == 0 && b->cfg.polyinstantiate)
-		rc = mounts_prepare_polydirs(b);
+		rc = hi_mounts_prepare_polydirs(b);
 	else if (rc == 0)
-		report_add(&b->rep, STAGE, "polyinstantiation", "skipped", "polyinstantiate off");
+		hi_report_add(&b->rep, STAGE, "polyinstantiation", "skipped", "polyinstantiate off");
 	/* Last, so every mount made above is in the MS_REC sweep. */
 	if (rc == 0)
 		mounts_shared(b);

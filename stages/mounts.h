@@ -18,6 +18,6 @@
  * warning naming the path and the link's target, a "refused" report item
  * under key; the fix it names never acts through the link. rel is the
  * path below b->newroot, err the errno of the safe open. */
-void mounts_refuse_path(struct boot *b, const char *key, const char *rel, int err);
+void hi_mounts_refuse_path(struct boot *b, const char *key, const char *rel, int err);
 
 #endif

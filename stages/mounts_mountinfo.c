@@ -14,7 +14,7 @@
 
 /* ---- small string helpers -------------------------------------------- */
 
-int copy_str(char *out, size_t cap, const char *s)
+int hi_copy_str(char *out, size_t cap, const char *s)
 {
 	size_t n = strlen(s);
 
@@ -24,7 +24,7 @@ int copy_str(char *out, size_t cap, const char *s)
 	return 0;
 }
 
-bool mount_opts_has(const char *opts, const char *word)
+bool hi_mount_opts_has(const char *opts, const char *word)
 {
 	size_t wl = strlen(word);
 	const char *p = opts;
@@ -41,7 +41,7 @@ bool mount_opts_has(const char *opts, const char *word)
 
 /* ---- mountinfo ------------------------------------------------------- */
 
-void unescape_octal(char *s)
+void hi_unescape_octal(char *s)
 {
 	char *w = s;
 
@@ -69,20 +69,20 @@ static int mountinfo_parse_line(char *line, struct mountinfo_entry *m)
 	for (tok = strtok_r(line, " ", &save); tok; tok = strtok_r(NULL, " ", &save), field++) {
 		if (after_dash) {
 			if (after == 0)
-				copy_str(m->fstype, sizeof m->fstype, tok);
+				hi_copy_str(m->fstype, sizeof m->fstype, tok);
 			else if (after == 2)
-				copy_str(m->super_opts, sizeof m->super_opts, tok);
+				hi_copy_str(m->super_opts, sizeof m->super_opts, tok);
 			after++;
 			continue;
 		}
 		if (field == 4) {
 			/* The limit is the point's, not its escaped form's (\040 is
 			 * four bytes for one blank): unescape in the line first. */
-			unescape_octal(tok);
-			if (copy_str(m->point, sizeof m->point, tok) < 0)
+			hi_unescape_octal(tok);
+			if (hi_copy_str(m->point, sizeof m->point, tok) < 0)
 				return -1;
 		} else if (field == 5) {
-			copy_str(m->mnt_opts, sizeof m->mnt_opts, tok);
+			hi_copy_str(m->mnt_opts, sizeof m->mnt_opts, tok);
 		} else if (field > 5) {
 			if (strcmp(tok, "-") == 0)
 				after_dash = true;
@@ -93,7 +93,7 @@ static int mountinfo_parse_line(char *line, struct mountinfo_entry *m)
 	return after_dash && after >= 1 ? 0 : -1;
 }
 
-int mountinfo_find_text(const char *text, const char *point, struct mountinfo_entry *out)
+int hi_mountinfo_find_text(const char *text, const char *point, struct mountinfo_entry *out)
 {
 	char line[4096];
 	int found = 0;
@@ -116,7 +116,7 @@ int mountinfo_find_text(const char *text, const char *point, struct mountinfo_en
 	return found;
 }
 
-int mountinfo_find_file(const char *path, const char *point, struct mountinfo_entry *out)
+int hi_mountinfo_find_file(const char *path, const char *point, struct mountinfo_entry *out)
 {
 	char *buf = malloc(MOUNTINFO_MAX_BYTES);
 	int rc = -1;
@@ -124,23 +124,23 @@ int mountinfo_find_file(const char *path, const char *point, struct mountinfo_en
 	memset(out, 0, sizeof *out);
 	/* fs_read refuses a file larger than the buffer (E2BIG): a cut
 	 * mountinfo could hide the top-most mount of a point. */
-	if (buf && fs_read(path, buf, MOUNTINFO_MAX_BYTES, NULL) == 0)
-		rc = mountinfo_find_text(buf, point, out);
+	if (buf && hi_fs_read(path, buf, MOUNTINFO_MAX_BYTES, NULL) == 0)
+		rc = hi_mountinfo_find_text(buf, point, out);
 	free(buf);
 	return rc;
 }
 
-int mountinfo_find(const char *proc, const char *point, struct mountinfo_entry *out)
+int hi_mountinfo_find(const char *proc, const char *point, struct mountinfo_entry *out)
 {
 	char path[BOOT_PATH_MAX * 2];
 
 	memset(out, 0, sizeof *out);
-	if (!boot_path(path, sizeof path, proc, "self/mountinfo"))
+	if (!hi_boot_path(path, sizeof path, proc, "self/mountinfo"))
 		return -1;
-	return mountinfo_find_file(path, point, out);
+	return hi_mountinfo_find_file(path, point, out);
 }
 
-void strip_trailing_slashes(char *s)
+void hi_strip_trailing_slashes(char *s)
 {
 	size_t n = strlen(s);
 

@@ -21,21 +21,21 @@ struct mountinfo_entry {
 
 /* Parse mountinfo text; find the last (top-most) entry mounted at point.
  * Returns 1 found, 0 not found. */
-int mountinfo_find_text(const char *text, const char *point, struct mountinfo_entry *out);
+int hi_mountinfo_find_text(const char *text, const char *point, struct mountinfo_entry *out);
 /* Same, reading PROC/self/mountinfo. -1 when unreadable. */
-int mountinfo_find(const char *proc, const char *point, struct mountinfo_entry *out);
+int hi_mountinfo_find(const char *proc, const char *point, struct mountinfo_entry *out);
 /* Same, reading a mountinfo file (hardinit audit: PROC/1/mountinfo),
  * bounded by MOUNTINFO_MAX_BYTES: a larger one is -1, never half-read. */
-int mountinfo_find_file(const char *path, const char *point, struct mountinfo_entry *out);
+int hi_mountinfo_find_file(const char *path, const char *point, struct mountinfo_entry *out);
 /* Is word (e.g. "nosuid" or "hidepid=invisible") one of the
  * comma-separated options? */
-bool mount_opts_has(const char *opts, const char *word);
+bool hi_mount_opts_has(const char *opts, const char *word);
 
 /* "/a/b//" -> "/a/b" (a lone "/" stays). */
-void strip_trailing_slashes(char *s);
+void hi_strip_trailing_slashes(char *s);
 
-int copy_str(char *out, size_t cap, const char *s);   /* 0, or -1 when it does not fit */
+int hi_copy_str(char *out, size_t cap, const char *s);   /* 0, or -1 when it does not fit */
 /* mountinfo and fstab escape blanks as \040: undo that in place. */
-void unescape_octal(char *s);
+void hi_unescape_octal(char *s);
 
 #endif

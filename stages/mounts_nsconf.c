@@ -67,7 +67,7 @@ static int parse_method(const char *field, struct ns_entry *e, char *err, size_t
 	char *save = NULL;
 	size_t i;
 
-	copy_str(buf, sizeof buf, field);
+	hi_copy_str(buf, sizeof buf, field);
 	char *m = strtok_r(buf, ":", &save);
 	for (i = 0; m && i < sizeof methods / sizeof methods[0]; i++)
 		if (strcmp(m, methods[i]) == 0)
@@ -144,7 +144,7 @@ static int set_parent(struct ns_entry *e, char *err, size_t errlen)
 		len = 1;
 	memcpy(e->parent, e->instance_prefix, len);
 	e->parent[len] = '\0';
-	strip_trailing_slashes(e->parent);
+	hi_strip_trailing_slashes(e->parent);
 	if (strcmp(e->parent, "/") == 0) {
 		snprintf(err, errlen, "instance parent of '%s' is /; use a directory such as %s/%s/",
 			 e->instance_prefix, e->polydir, POLY_DEFAULT_PARENT_NAME);
@@ -163,7 +163,7 @@ static bool has_user_vars(const char *s)
 	return strstr(s, "$HOME") != NULL || strstr(s, "$USER") != NULL;
 }
 
-int nsconf_parse_line(const char *line, struct ns_entry *e, char *err, size_t errlen)
+int hi_nsconf_parse_line(const char *line, struct ns_entry *e, char *err, size_t errlen)
 {
 	char buf[NSCONF_MAX_LINE], fields[5][NSCONF_MAX_LINE];
 	const char *p = buf;
@@ -172,7 +172,7 @@ int nsconf_parse_line(const char *line, struct ns_entry *e, char *err, size_t er
 
 	memset(e, 0, sizeof *e);
 	err[0] = '\0';
-	if (copy_str(buf, sizeof buf, line) < 0) {
+	if (hi_copy_str(buf, sizeof buf, line) < 0) {
 		snprintf(err, errlen, "line longer than %d bytes", NSCONF_MAX_LINE);
 		return -1;
 	}
@@ -202,12 +202,12 @@ int nsconf_parse_line(const char *line, struct ns_entry *e, char *err, size_t er
 			 "written with spaces (\"root, adm\") exempts only its first part; write root,adm");
 		warned = true;
 	}
-	if (copy_str(e->polydir, sizeof e->polydir, fields[0]) < 0 ||
-	    copy_str(e->instance_prefix, sizeof e->instance_prefix, fields[1]) < 0) {
+	if (hi_copy_str(e->polydir, sizeof e->polydir, fields[0]) < 0 ||
+	    hi_copy_str(e->instance_prefix, sizeof e->instance_prefix, fields[1]) < 0) {
 		snprintf(err, errlen, "path longer than %d bytes", CONFIG_PATH_MAX - 1);
 		return -1;
 	}
-	strip_trailing_slashes(e->polydir);
+	hi_strip_trailing_slashes(e->polydir);
 	/* "" quoted is a field: pam_namespace would polyinstantiate nothing. */
 	if (!e->polydir[0]) {
 		snprintf(err, errlen, "the polydir is empty; name a directory such as /tmp");
@@ -257,14 +257,14 @@ static int nsconf_load_file(struct boot *b, struct ns_conf *c, const char *path,
 
 	if (!buf)
 		return -1;
-	if (fs_read(path, buf, NSCONF_MAX_FILE_BYTES + 1, &len) < 0) {
+	if (hi_fs_read(path, buf, NSCONF_MAX_FILE_BYTES + 1, &len) < 0) {
 		int e = errno;
 		free(buf);
 		if (e == ENOENT)
 			return 0;
 		log_warn("%s: not read (%s%s); pam_namespace still reads it, so check it by hand",
-			 path, fs_read_why(e), e == E2BIG ? ": 64 KiB" : "");
-		report_add(&b->rep, STAGE, name, "warn", "not read: %s", fs_read_why(e));
+			 path, hi_fs_read_why(e), e == E2BIG ? ": 64 KiB" : "");
+		hi_report_add(&b->rep, STAGE, name, "warn", "not read: %s", hi_fs_read_why(e));
 		return -1;
 	}
 	c->n_files++;
@@ -280,16 +280,16 @@ static int nsconf_load_file(struct boot *b, struct ns_conf *c, const char *path,
 			rc = -1;
 			break;
 		}
-		int r = nsconf_parse_line(line, &e, err, sizeof err);
+		int r = hi_nsconf_parse_line(line, &e, err, sizeof err);
 		snprintf(e.source, sizeof e.source, "%s:%u", name, no);
 		if (r < 0) {
 			c->n_invalid++;
 			log_warn("%s:%u: %s; pam_namespace refuses every session while this line is there",
 				 path, no, err);
-			report_add(&b->rep, STAGE, e.source, "invalid", "%s", err);
+			hi_report_add(&b->rep, STAGE, e.source, "invalid", "%s", err);
 		} else if (r == 2) {
 			log_warn("%s:%u: %s", path, no, err);
-			report_add(&b->rep, STAGE, e.source, "warn", "%s", err);
+			hi_report_add(&b->rep, STAGE, e.source, "warn", "%s", err);
 		}
 		if (r == 0 || r == 2) {
 			if (c->n >= NSCONF_MAX_ENTRIES) {
@@ -311,7 +311,7 @@ static int cmp_names(const void *a, const void *b)
 	return strcmp((const char *)a, (const char *)b);
 }
 
-int nsconf_load(struct boot *b, struct ns_conf *c)
+int hi_nsconf_load(struct boot *b, struct ns_conf *c)
 {
 	char path[BOOT_PATH_MAX * 2], dirpath[BOOT_PATH_MAX * 2];
 	static char names[NSCONF_MAX_FILES][256];
@@ -319,11 +319,11 @@ int nsconf_load(struct boot *b, struct ns_conf *c)
 	int rc = 0;
 
 	memset(c, 0, sizeof *c);
-	if (!boot_path(path, sizeof path, b->newroot, "/etc/security/namespace.conf") ||
-	    !boot_path(dirpath, sizeof dirpath, b->newroot, "/etc/security/namespace.d"))
+	if (!hi_boot_path(path, sizeof path, b->newroot, "/etc/security/namespace.conf") ||
+	    !hi_boot_path(dirpath, sizeof dirpath, b->newroot, "/etc/security/namespace.d"))
 		return -1;
 	if (access(path, F_OK) < 0)
-		report_add(&b->rep, STAGE, "namespace.conf", "absent",
+		hi_report_add(&b->rep, STAGE, "namespace.conf", "absent",
 			   "pam_namespace (Debian's 1.5.2) fails sessions without it");
 	if (nsconf_load_file(b, c, path, "namespace.conf") < 0)
 		rc = -1;
@@ -359,13 +359,13 @@ int nsconf_load(struct boot *b, struct ns_conf *c)
 
 /* A user in list_of_uids that does not exist is skipped by pam_namespace
  * with a log line: an exemption with a typo silently stops exempting. */
-void nsconf_check_users(struct boot *b, const struct ns_conf *c)
+void hi_nsconf_check_users(struct boot *b, const struct ns_conf *c)
 {
 	char path[BOOT_PATH_MAX * 2];
 	char *pw = malloc(PASSWD_MAX_BYTES);
 
-	if (!pw || !boot_path(path, sizeof path, b->newroot, "/etc/passwd") ||
-	    fs_read(path, pw, PASSWD_MAX_BYTES, NULL) < 0) {
+	if (!pw || !hi_boot_path(path, sizeof path, b->newroot, "/etc/passwd") ||
+	    hi_fs_read(path, pw, PASSWD_MAX_BYTES, NULL) < 0) {
 		free(pw);
 		return;
 	}

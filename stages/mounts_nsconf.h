@@ -49,15 +49,15 @@ struct ns_conf {
 /* Parse one line (no newline). Returns 1 for a blank or comment line, 0
  * with e filled for a valid line, -1 with err set ("why; what to do") for
  * a line pam_namespace would refuse (which fails every session). */
-int nsconf_parse_line(const char *line, struct ns_entry *e, char *err, size_t errlen);
+int hi_nsconf_parse_line(const char *line, struct ns_entry *e, char *err, size_t errlen);
 
 /* Read ROOT/etc/security/namespace.conf and the namespace.d .conf files (sorted by
  * name, as pam_namespace does), bounded by the NSCONF_ limits. Invalid
  * lines are logged, reported and counted, not kept. Returns 0, or -1 when
  * a limit was hit (logged; what was read is kept). */
-int nsconf_load(struct boot *b, struct ns_conf *c);
+int hi_nsconf_load(struct boot *b, struct ns_conf *c);
 
 /* Warn about the users namespace.conf names that /etc/passwd lacks. */
-void nsconf_check_users(struct boot *b, const struct ns_conf *c);
+void hi_nsconf_check_users(struct boot *b, const struct ns_conf *c);
 
 #endif

@@ -38,24 +38,24 @@
 
 /* ---- instance parents ------------------------------------------------- */
 
-const char *poly_parent_state_name(enum parent_state s)
+const char *hi_poly_parent_state_name(enum parent_state s)
 {
 	static const char *const names[] = { "ok", "missing", "not a directory", "wrong mode",
 					     "wrong owner", "unreadable", "a symbolic link" };
 	return names[s];
 }
 
-enum parent_state poly_parent_check_at(const char *root, const char *rel, char *why, size_t whylen)
+enum parent_state hi_poly_parent_check_at(const char *root, const char *rel, char *why, size_t whylen)
 {
 	struct stat st;
 	char link[CONFIG_PATH_MAX * 2];
 
 	why[0] = '\0';
-	int fd = safe_open(root, rel, O_PATH, 0);
+	int fd = hi_safe_open(root, rel, O_PATH, 0);
 	if (fd < 0) {
 		int e = errno;
 		if (e == ELOOP) {
-			if (safe_find_link(root, rel, link, sizeof link))
+			if (hi_safe_find_link(root, rel, link, sizeof link))
 				snprintf(why, whylen, "a symbolic link on the way (%s)", link);
 			else
 				snprintf(why, whylen, "a symbolic link on the way");
@@ -76,7 +76,7 @@ enum parent_state poly_parent_check_at(const char *root, const char *rel, char *
 		return PARENT_ERROR;
 	}
 	if (!S_ISDIR(st.st_mode)) {
-		snprintf(why, whylen, "%s", fs_kind_name(st.st_mode));
+		snprintf(why, whylen, "%s", hi_fs_kind_name(st.st_mode));
 		return PARENT_NOT_DIR;
 	}
 	/* pam_namespace's check_inst_parent: owner root, no rwx bits at all. */
@@ -91,16 +91,16 @@ enum parent_state poly_parent_check_at(const char *root, const char *rel, char *
 	return PARENT_OK;
 }
 
-enum parent_state poly_parent_check(const char *path, char *why, size_t whylen)
+enum parent_state hi_poly_parent_check(const char *path, char *why, size_t whylen)
 {
-	return poly_parent_check_at("/", path, why, whylen);
+	return hi_poly_parent_check_at("/", path, why, whylen);
 }
 
-int poly_parent_create_at(const char *root, const char *rel)
+int hi_poly_parent_create_at(const char *root, const char *rel)
 {
 	struct stat st;
 
-	int fd = safe_mkdir(root, rel, 0);
+	int fd = hi_safe_mkdir(root, rel, 0);
 	if (fd < 0)
 		return -1;
 	/* mkdir leaves the group of a setgid parent and its setgid bit; the
@@ -119,9 +119,9 @@ fail:;
 	return -1;
 }
 
-int poly_parent_create(const char *path)
+int hi_poly_parent_create(const char *path)
 {
-	int fd = poly_parent_create_at("/", path);
+	int fd = hi_poly_parent_create_at("/", path);
 
 	if (fd < 0)
 		return -1;
@@ -129,14 +129,14 @@ int poly_parent_create(const char *path)
 	return 0;
 }
 
-int poly_parent_for(const struct ns_conf *c, const char *polydir,
+int hi_poly_parent_for(const struct ns_conf *c, const char *polydir,
 		    const struct ns_entry **e, char *out, size_t outlen)
 {
 	*e = NULL;
 	for (size_t i = 0; c && i < c->n; i++) {
 		if (!c->entries[i].per_user && strcmp(c->entries[i].polydir, polydir) == 0) {
 			*e = &c->entries[i];
-			return copy_str(out, outlen, c->entries[i].parent);
+			return hi_copy_str(out, outlen, c->entries[i].parent);
 		}
 	}
 	int n = snprintf(out, outlen, "%s/%s", strcmp(polydir, "/") ? polydir : "",
@@ -145,7 +145,7 @@ int poly_parent_for(const struct ns_conf *c, const char *polydir,
 }
 
 /* The longest mount point of fstab, other than /, that path lies under. */
-bool fstab_mount_point_for(const char *fstab, const char *path, char *best, size_t bestlen)
+bool hi_fstab_mount_point_for(const char *fstab, const char *path, char *best, size_t bestlen)
 {
 	char line[1024];
 	bool found = false;
@@ -163,12 +163,12 @@ bool fstab_mount_point_for(const char *fstab, const char *path, char *best, size
 			char *type = strtok_r(NULL, " \t", &save);
 			if (spec && file && type && spec[0] != '#' && file[0] == '/' &&
 			    strcmp(type, "swap") != 0) {
-				unescape_octal(file);
-				strip_trailing_slashes(file);
+				hi_unescape_octal(file);
+				hi_strip_trailing_slashes(file);
 				size_t fl = strlen(file);
 				if (strcmp(file, "/") != 0 && strncmp(path, file, fl) == 0 &&
 				    (path[fl] == '/' || path[fl] == '\0') && fl > best_len &&
-				    copy_str(best, bestlen, file) == 0) {
+				    hi_copy_str(best, bestlen, file) == 0) {
 					best_len = fl;
 					found = true;
 				}
@@ -179,7 +179,7 @@ bool fstab_mount_point_for(const char *fstab, const char *path, char *best, size
 	return found;
 }
 
-int poly_mounted_later(struct boot *b, const char *path, char *mnt, size_t mntlen)
+int hi_poly_mounted_later(struct boot *b, const char *path, char *mnt, size_t mntlen)
 {
 	char fpath[BOOT_PATH_MAX * 2], point[BOOT_PATH_MAX * 2];
 	char *fstab = malloc(FSTAB_MAX_BYTES);
@@ -187,27 +187,27 @@ int poly_mounted_later(struct boot *b, const char *path, char *mnt, size_t mntle
 	int rc = 0;
 
 	mnt[0] = '\0';
-	if (!fstab || !boot_path(fpath, sizeof fpath, b->newroot, "/etc/fstab")) {
+	if (!fstab || !hi_boot_path(fpath, sizeof fpath, b->newroot, "/etc/fstab")) {
 		free(fstab);
 		return -1;
 	}
-	if (fs_read(fpath, fstab, FSTAB_MAX_BYTES, NULL) < 0) {
+	if (hi_fs_read(fpath, fstab, FSTAB_MAX_BYTES, NULL) < 0) {
 		rc = errno == ENOENT ? 0 : -1;
 		if (rc < 0)
 			log_warn("%s: not read (%s); instance parents on file systems it lists are "
-				 "treated as on the root", fpath, fs_read_why(errno));
-	} else if (fstab_mount_point_for(fstab, path, mnt, mntlen)) {
+				 "treated as on the root", fpath, hi_fs_read_why(errno));
+	} else if (hi_fstab_mount_point_for(fstab, path, mnt, mntlen)) {
 		/* Listed; is it mounted already (by us, or by the kernel)? */
-		if (!boot_path(point, sizeof point, b->newroot, mnt))
+		if (!hi_boot_path(point, sizeof point, b->newroot, mnt))
 			rc = -1;
 		else
-			rc = mountinfo_find(b->proc, point, &m) == 1 ? 0 : 1;
+			rc = hi_mountinfo_find(b->proc, point, &m) == 1 ? 0 : 1;
 	}
 	free(fstab);
 	return rc;
 }
 
-int poly_tmpfiles_format(const char paths[][CONFIG_PATH_MAX], size_t n, char *out, size_t cap)
+int hi_poly_tmpfiles_format(const char paths[][CONFIG_PATH_MAX], size_t n, char *out, size_t cap)
 {
 	size_t used = 0;
 	int w = snprintf(out, cap,
@@ -246,7 +246,7 @@ static bool root_init_is_systemd(struct boot *b)
 
 	if (b->cfg.init[0])
 		return strstr(b->cfg.init, "systemd") != NULL;
-	if (!boot_path(path, sizeof path, b->newroot, "/sbin/init"))
+	if (!hi_boot_path(path, sizeof path, b->newroot, "/sbin/init"))
 		return false;
 	ssize_t n = readlink(path, target, sizeof target - 1);
 	if (n <= 0)
@@ -261,19 +261,19 @@ static void poly_defer(struct poly_run *run, const char *parent)
 		if (strcmp(run->deferred[i], parent) == 0)
 			return;
 	if (run->n_deferred < POLY_MAX_DEFERRED)
-		copy_str(run->deferred[run->n_deferred++], CONFIG_PATH_MAX, parent);
+		hi_copy_str(run->deferred[run->n_deferred++], CONFIG_PATH_MAX, parent);
 }
 
 static void poly_missing(struct boot *b, const char *key, struct poly_run *run,
 			 const char *parent, const char *fspath, bool configured)
 {
 	char mnt[CONFIG_PATH_MAX], label[256];
-	int later = poly_mounted_later(b, parent, mnt, sizeof mnt);
+	int later = hi_poly_mounted_later(b, parent, mnt, sizeof mnt);
 
 	if (later == 1) {
 		log_info("%s: instance parent %s is on %s, which the real init mounts later; left to it",
 			 key, parent, mnt);
-		report_add(&b->rep, STAGE, key, "deferred", "%s on %s (mounted later)", parent, mnt);
+		hi_report_add(&b->rep, STAGE, key, "deferred", "%s on %s (mounted later)", parent, mnt);
 		if (configured)
 			poly_defer(run, parent);
 		return;
@@ -281,31 +281,31 @@ static void poly_missing(struct boot *b, const char *key, struct poly_run *run,
 	if (!configured) {
 		log_warn("%s: instance parent %s is missing; pam_namespace fails that line's sessions; "
 			 "create it: mkdir -m 000 %s (owner root)", key, parent, parent);
-		report_add(&b->rep, STAGE, key, "missing", "%s", parent);
+		hi_report_add(&b->rep, STAGE, key, "missing", "%s", parent);
 		return;
 	}
 	if (b->mode == MODE_DRY_RUN) {
 		log_info("would create %s mode 0000 root:root", fspath);
 		return;
 	}
-	int fd = poly_parent_create_at(b->newroot, parent);
+	int fd = hi_poly_parent_create_at(b->newroot, parent);
 	if (fd < 0) {
 		int e = errno;
 		if (e == EROFS) {
 			log_info("%s: %s cannot be created on the read-only root; left to the real init",
 				 key, parent);
-			report_add(&b->rep, STAGE, key, "deferred", "%s (read-only root)", parent);
+			hi_report_add(&b->rep, STAGE, key, "deferred", "%s (read-only root)", parent);
 			poly_defer(run, parent);
 			return;
 		}
 		log_warn("%s: creating instance parent %s failed: %s%s", key, parent, strerror(e),
 			 e == ENOENT ? " (the polydir does not exist)" : "");
-		report_add(&b->rep, STAGE, key, "failed", "%s: %s", parent, strerror(e));
+		hi_report_add(&b->rep, STAGE, key, "failed", "%s: %s", parent, strerror(e));
 		return;
 	}
-	label_dir(b, fd, parent, true, label, sizeof label);
+	hi_label_dir(b, fd, parent, true, label, sizeof label);
 	close(fd);
-	report_add(&b->rep, STAGE, key, "created", "%s 0000 root:root %s", parent, label);
+	hi_report_add(&b->rep, STAGE, key, "created", "%s 0000 root:root %s", parent, label);
 }
 
 /* One instance parent: create it when missing and configured, report it
@@ -316,20 +316,20 @@ static void poly_prepare(struct boot *b, struct poly_run *run, const char *polyd
 	char key[REPORT_KEY_MAX], fspath[BOOT_PATH_MAX * 2], why[640], label[256];
 
 	snprintf(key, sizeof key, "polydir %s", polydir);
-	if (!boot_path(fspath, sizeof fspath, b->newroot, parent)) {
-		report_add(&b->rep, STAGE, key, "failed", "path too long");
+	if (!hi_boot_path(fspath, sizeof fspath, b->newroot, parent)) {
+		hi_report_add(&b->rep, STAGE, key, "failed", "path too long");
 		return;
 	}
-	enum parent_state s = poly_parent_check_at(b->newroot, parent, why, sizeof why);
+	enum parent_state s = hi_poly_parent_check_at(b->newroot, parent, why, sizeof why);
 	switch (s) {
 	case PARENT_OK: {
-		int fd = b->mode == MODE_DRY_RUN ? -1 : safe_open(b->newroot, parent, O_RDONLY | O_DIRECTORY, 0);
-		int r = fd < 0 ? 2 : label_dir(b, fd, parent, configured, label, sizeof label);
+		int fd = b->mode == MODE_DRY_RUN ? -1 : hi_safe_open(b->newroot, parent, O_RDONLY | O_DIRECTORY, 0);
+		int r = fd < 0 ? 2 : hi_label_dir(b, fd, parent, configured, label, sizeof label);
 		if (fd >= 0)
 			close(fd);
 		if (r == 1 || r < 0)
 			log_warn("%s: instance parent %s has label %s", key, parent, label);
-		report_add(&b->rep, STAGE, key, r == 1 || r < 0 ? "warn" : "ok", "%s 0000 root %s",
+		hi_report_add(&b->rep, STAGE, key, r == 1 || r < 0 ? "warn" : "ok", "%s 0000 root %s",
 			   parent, r == 2 ? "(selinux off)" : label);
 		return;
 	}
@@ -340,17 +340,17 @@ static void poly_prepare(struct boot *b, struct poly_run *run, const char *polyd
 		/* The usual fix (chown, chmod) would act on the link's target. */
 		log_warn("%s: instance parent %s: %s; hardinit does not follow links in the root and "
 			 "leaves it alone; replace the link with a real directory", key, parent, why);
-		report_add(&b->rep, STAGE, key, "refused", "%s: %s", parent, why);
+		hi_report_add(&b->rep, STAGE, key, "refused", "%s: %s", parent, why);
 		return;
 	case PARENT_ERROR:
 		/* Under a file system mounted later, even lstat can fail. */
 		log_warn("%s: instance parent %s: %s", key, parent, why);
-		report_add(&b->rep, STAGE, key, "failed", "%s: %s", parent, why);
+		hi_report_add(&b->rep, STAGE, key, "failed", "%s: %s", parent, why);
 		return;
 	default:
 		log_warn("%s: instance parent %s is %s; pam_namespace refuses the sessions of this "
 			 "polydir; fix it: chown root %s && chmod 000 %s", key, parent, why, parent, parent);
-		report_add(&b->rep, STAGE, key, "wrong", "%s: %s", parent, why);
+		hi_report_add(&b->rep, STAGE, key, "wrong", "%s: %s", parent, why);
 		return;
 	}
 }
@@ -369,10 +369,10 @@ static void poly_write_tmpfiles(struct boot *b, struct poly_run *run)
 				 run->deferred[i]);
 		return;
 	}
-	if (!boot_path(path, sizeof path, b->run, POLY_TMPFILES_NAME) ||
+	if (!hi_boot_path(path, sizeof path, b->run, POLY_TMPFILES_NAME) ||
 	    !(text = malloc(TMPFILES_MAX_BYTES)))
 		return;
-	int n = poly_tmpfiles_format((const char (*)[CONFIG_PATH_MAX])run->deferred,
+	int n = hi_poly_tmpfiles_format((const char (*)[CONFIG_PATH_MAX])run->deferred,
 				     run->n_deferred, text, TMPFILES_MAX_BYTES);
 	/* The directory first, with the policy's label for /run/tmpfiles.d
 	 * (systemd_tmpfiles_conf_t in refpolicy): the file then inherits it.
@@ -385,13 +385,13 @@ static void poly_write_tmpfiles(struct boot *b, struct poly_run *run)
 		log_warn("%s: the deferred parents do not fit or contain blanks; create them by hand", path);
 	} else if (b->mode == MODE_DRY_RUN) {
 		log_info("would write %s:\n%s", path, text);
-	} else if (fs_mkdir_p(dir, 0755) < 0 || label_path_as(b, dir, dir, S_IFDIR) < 0 ||
-		   fs_write_new(path, text) < 0) {
+	} else if (hi_fs_mkdir_p(dir, 0755) < 0 || hi_label_path_as(b, dir, dir, S_IFDIR) < 0 ||
+		   hi_fs_write_new(path, text) < 0) {
 		log_warn("writing %s failed: %s; the deferred instance parents will be missing",
 			 path, strerror(errno));
-		report_add(&b->rep, STAGE, "tmpfiles.d", "failed", "%s", strerror(errno));
+		hi_report_add(&b->rep, STAGE, "tmpfiles.d", "failed", "%s", strerror(errno));
 	} else {
-		report_add(&b->rep, STAGE, "tmpfiles.d", "applied", "%s: %zu entries", path,
+		hi_report_add(&b->rep, STAGE, "tmpfiles.d", "applied", "%s: %zu entries", path,
 			   run->n_deferred);
 	}
 	free(text);
@@ -401,15 +401,15 @@ static bool polydir_configured(const struct boot *b, const char *polydir)
 {
 	for (size_t i = 0; i < b->cfg.n_polydirs; i++) {
 		char p[CONFIG_PATH_MAX];
-		copy_str(p, sizeof p, b->cfg.polydirs[i]);
-		strip_trailing_slashes(p);
+		hi_copy_str(p, sizeof p, b->cfg.polydirs[i]);
+		hi_strip_trailing_slashes(p);
 		if (strcmp(p, polydir) == 0)
 			return true;
 	}
 	return false;
 }
 
-int mounts_prepare_polydirs(struct boot *b)
+int hi_mounts_prepare_polydirs(struct boot *b)
 {
 	struct ns_conf *c = calloc(1, sizeof *c);
 	struct poly_run *run = calloc(1, sizeof *run);
@@ -418,24 +418,24 @@ int mounts_prepare_polydirs(struct boot *b)
 	if (!c || !run) {
 		free(c);
 		free(run);
-		return boot_error(b, "out of memory reading namespace.conf");
+		return hi_boot_error(b, "out of memory reading namespace.conf");
 	}
-	nsconf_load(b, c);
-	nsconf_check_users(b, c);
+	hi_nsconf_load(b, c);
+	hi_nsconf_check_users(b, c);
 	for (size_t i = 0; i < b->cfg.n_polydirs; i++) {
 		char polydir[CONFIG_PATH_MAX], parent[CONFIG_PATH_MAX];
 		const struct ns_entry *e;
-		copy_str(polydir, sizeof polydir, b->cfg.polydirs[i]);
-		strip_trailing_slashes(polydir);
+		hi_copy_str(polydir, sizeof polydir, b->cfg.polydirs[i]);
+		hi_strip_trailing_slashes(polydir);
 		if (polydir[0] != '/' || strstr(polydir, "..") || strcmp(polydir, "/") == 0) {
-			rc = boot_error(b, "[mounts] polydir '%s' must be an absolute path other than /, "
+			rc = hi_boot_error(b, "[mounts] polydir '%s' must be an absolute path other than /, "
 					"without '..'", polydir);
 			break;
 		}
-		if (poly_parent_for(c, polydir, &e, parent, sizeof parent) < 0)
+		if (hi_poly_parent_for(c, polydir, &e, parent, sizeof parent) < 0)
 			continue;
 		if (e && e->method == NS_TMPFS) {
-			report_add(&b->rep, STAGE, polydir, "ok", "tmpfs method: no instance parent");
+			hi_report_add(&b->rep, STAGE, polydir, "ok", "tmpfs method: no instance parent");
 			continue;
 		}
 		if (!e)
@@ -447,7 +447,7 @@ int mounts_prepare_polydirs(struct boot *b)
 	for (size_t i = 0; rc == 0 && i < c->n; i++) {
 		const struct ns_entry *e = &c->entries[i];
 		if (e->per_user) {
-			report_add(&b->rep, STAGE, e->source, "skipped",
+			hi_report_add(&b->rep, STAGE, e->source, "skipped",
 				   "%s: per-user ($HOME/$USER), made at login, not preparable at boot",
 				   e->polydir);
 			continue;

@@ -27,41 +27,41 @@ enum parent_state {
 };
 /* The state of rel below root, resolved without following any link (why
  * names the link and its target for PARENT_LINK). */
-enum parent_state poly_parent_check_at(const char *root, const char *rel, char *why, size_t whylen);
+enum parent_state hi_poly_parent_check_at(const char *root, const char *rel, char *why, size_t whylen);
 /* The same for a whole path below "/". */
-enum parent_state poly_parent_check(const char *path, char *why, size_t whylen);
-const char *poly_parent_state_name(enum parent_state s);
+enum parent_state hi_poly_parent_check(const char *path, char *why, size_t whylen);
+const char *hi_poly_parent_state_name(enum parent_state s);
 
 /* Create rel below root (its parent must exist) with mode 000, root:root,
  * through an fd and without following a link at any component. Returns
  * the new directory's fd (O_RDONLY, for its label), or -1 with errno. */
-int poly_parent_create_at(const char *root, const char *rel);
+int hi_poly_parent_create_at(const char *root, const char *rel);
 /* The same for a whole path below "/"; returns 0 or -1. */
-int poly_parent_create(const char *path);
+int hi_poly_parent_create(const char *path);
 
 /* The instance parent hardinit uses for polydir: the matching
  * namespace.conf entry's, else polydir/POLY_DEFAULT_PARENT_NAME. e gets
  * the entry, or NULL. Returns 0, -1 when the result does not fit. */
-int poly_parent_for(const struct ns_conf *c, const char *polydir,
+int hi_poly_parent_for(const struct ns_conf *c, const char *polydir,
 		    const struct ns_entry **e, char *out, size_t outlen);
 
 /* Is path (as the root sees it, e.g. "/var/tmp/tmp-inst") on a file
  * system that ROOT/etc/fstab lists and that is not mounted yet? mnt gets
  * the fstab mount point. Returns 1 yes, 0 no, -1 fstab unreadable (not
  * an error for a root without one: 0 then). */
-int poly_mounted_later(struct boot *b, const char *path, char *mnt, size_t mntlen);
+int hi_poly_mounted_later(struct boot *b, const char *path, char *mnt, size_t mntlen);
 /* The parser behind it, for tests/fuzz/fuzz_fstab.c: the longest mount
  * point of the fstab text, other than /, that path lies under. */
-bool fstab_mount_point_for(const char *fstab, const char *path, char *best, size_t bestlen);
+bool hi_fstab_mount_point_for(const char *fstab, const char *path, char *best, size_t bestlen);
 
 /* The systemd-tmpfiles lines for the parents it must finish ("d PATH 0000
  * root root -"). Returns the length, or -1 when cap is too small. */
-int poly_tmpfiles_format(const char paths[][CONFIG_PATH_MAX], size_t n, char *out, size_t cap);
+int hi_poly_tmpfiles_format(const char paths[][CONFIG_PATH_MAX], size_t n, char *out, size_t cap);
 
 /* The polyinstantiation part of the stage alone (no mounts): read
  * namespace.conf, create or check the instance parents, write the
  * tmpfiles.d drop-in for the deferred ones. Returns 0, or -1 with b->err
  * for a config error. */
-int mounts_prepare_polydirs(struct boot *b);
+int hi_mounts_prepare_polydirs(struct boot *b);
 
 #endif

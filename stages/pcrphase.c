@@ -33,7 +33,7 @@
 
 #define STAGE "pcrphase"
 
-int pcrphase_condition(const char *stub_pcr, char *why, size_t whylen)
+int hi_pcrphase_condition(const char *stub_pcr, char *why, size_t whylen)
 {
 	char *end;
 
@@ -55,7 +55,7 @@ int pcrphase_condition(const char *stub_pcr, char *why, size_t whylen)
 	return 1;
 }
 
-long pcrphase_cel_record(char *out, size_t cap, const char *word, const struct tpm_digests *d)
+long hi_pcrphase_cel_record(char *out, size_t cap, const char *word, const struct tpm_digests *d)
 {
 	char hex[2 * TPM_DIGEST_MAX + 1];
 	size_t n = 0;
@@ -64,7 +64,7 @@ long pcrphase_cel_record(char *out, size_t cap, const char *word, const struct t
 	for (size_t i = 0; w >= 0 && (size_t)w < cap - n && i < d->n; i++) {
 		n += (size_t)w;
 		w = snprintf(out + n, cap - n, "%s{\"hashAlg\":\"%s\",\"digest\":\"%s\"}", i ? "," : "",
-			     tpm_alg_name(d->d[i].alg), hex_encode(hex, d->d[i].bytes, d->d[i].size));
+			     hi_tpm_alg_name(d->d[i].alg), hi_hex_encode(hex, d->d[i].bytes, d->d[i].size));
 	}
 	if (w < 0 || (size_t)w >= cap - n)
 		return -1;
@@ -80,10 +80,10 @@ long pcrphase_cel_record(char *out, size_t cap, const char *word, const struct t
 static int cel_append(struct boot *b, const char *word, const struct tpm_digests *d)
 {
 	char path[BOOT_PATH_MAX + 64], rec[1024];
-	long len = pcrphase_cel_record(rec, sizeof rec, word, d);
+	long len = hi_pcrphase_cel_record(rec, sizeof rec, word, d);
 
-	if (len < 0 || !boot_path(path, sizeof path, b->run, "log/systemd") || fs_mkdir_p(path, 0755) < 0 ||
-	    !boot_path(path, sizeof path, b->run, MEASURE_SYSTEMD_LOG))
+	if (len < 0 || !hi_boot_path(path, sizeof path, b->run, "log/systemd") || hi_fs_mkdir_p(path, 0755) < 0 ||
+	    !hi_boot_path(path, sizeof path, b->run, MEASURE_SYSTEMD_LOG))
 		return -1;
 	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0)
@@ -98,14 +98,14 @@ static int extend_phase(struct boot *b, const char *word)
 	char why[200], path[BOOT_PATH_MAX] = "", err[200] = "", banks[80];
 	struct tpm_digests done;
 
-	int c = pcrphase_condition(b->stub_pcr_kernel, why, sizeof why);
+	int c = hi_pcrphase_condition(b->stub_pcr_kernel, why, sizeof why);
 	if (c == 0) {
-		report_add(&b->rep, STAGE, word, "skipped", "%s", why);
+		hi_report_add(&b->rep, STAGE, word, "skipped", "%s", why);
 		log_debug("pcrphase: %s not extended: %s", word, why);
 		return 0;
 	}
 	if (c < 0) {
-		report_add(&b->rep, STAGE, word, "warn", "not extended: %s", why);
+		hi_report_add(&b->rep, STAGE, word, "warn", "not extended: %s", why);
 		log_warn("pcrphase: %s not extended into PCR %d: %s; a policy over PCR %d will not unseal",
 			 word, PCRPHASE_PCR, why, PCRPHASE_PCR);
 		return 0;
@@ -115,22 +115,22 @@ static int extend_phase(struct boot *b, const char *word)
 		return 0;
 	}
 	struct tpm_dev d = { -1, MEASURE_TPM_TIMEOUT_MS };
-	if (boot_path(path, sizeof path, b->dev, "tpmrm0"))
+	if (hi_boot_path(path, sizeof path, b->dev, "tpmrm0"))
 		d.fd = open(path, O_RDWR | O_CLOEXEC);
 	if (d.fd < 0) {
 		/* systemd-pcrphase --graceful: no TPM, nothing to extend. */
-		report_add(&b->rep, STAGE, word, "skipped", "no TPM (%s: %s)", path, strerror(errno));
+		hi_report_add(&b->rep, STAGE, word, "skipped", "no TPM (%s: %s)", path, strerror(errno));
 		return 0;
 	}
-	long rc = tpm_extend_measure(tpm_dev_xfer, &d, PCRPHASE_PCR, NULL, 0, word, strlen(word), &done, err,
+	long rc = hi_tpm_extend_measure(hi_tpm_dev_xfer, &d, PCRPHASE_PCR, NULL, 0, word, strlen(word), &done, err,
 				     sizeof err);
 	close(d.fd);
 	if (rc != 0)
-		return boot_problem(b, b->cfg.tpm_require, STAGE, word, "pcrphase: extending PCR %d with '%s' failed: "
+		return hi_boot_problem(b, b->cfg.tpm_require, STAGE, word, "pcrphase: extending PCR %d with '%s' failed: "
 				    "TPM %s: %s; a policy over PCR %d will not unseal this boot", PCRPHASE_PCR, word,
 				    path, err, PCRPHASE_PCR);
-	tpm_digests_banks(&done, banks, sizeof banks);
-	report_add(&b->rep, STAGE, word, "extended", "PCR %d (banks %s)", PCRPHASE_PCR, banks);
+	hi_tpm_digests_banks(&done, banks, sizeof banks);
+	hi_report_add(&b->rep, STAGE, word, "extended", "PCR %d (banks %s)", PCRPHASE_PCR, banks);
 	log_info("pcrphase: extended PCR index %d with '%s' (banks %s)", PCRPHASE_PCR, word, banks);
 	if (cel_append(b, word, &done) < 0)
 		log_warn("pcrphase: the record of '%s' could not be added to %s/%s; PCR %d was extended", word,
@@ -138,12 +138,12 @@ static int extend_phase(struct boot *b, const char *word)
 	return 0;
 }
 
-int stage_pcrphase_enter(struct boot *b)
+int hi_stage_pcrphase_enter(struct boot *b)
 {
 	return extend_phase(b, PCRPHASE_ENTER);
 }
 
-int stage_pcrphase_leave(struct boot *b)
+int hi_stage_pcrphase_leave(struct boot *b)
 {
 	return extend_phase(b, PCRPHASE_LEAVE);
 }

@@ -21,11 +21,11 @@
  * UKI into PCR 11); 0 skip (no stub measured: PCR 11 may mean something
  * else); -1 refuse (the stub named another PCR, or not a number: why says
  * so), as systemd-pcrphase refuses. */
-int pcrphase_condition(const char *stub_pcr, char *why, size_t whylen);
+int hi_pcrphase_condition(const char *stub_pcr, char *why, size_t whylen);
 
 /* The CEL-JSON record (JSON-SEQ: a record separator first) systemd's
  * userspace event log has for a phase, /run/log/systemd/tpm2-measure.log.
  * Returns its length, or -1 when it does not fit. */
-long pcrphase_cel_record(char *out, size_t cap, const char *word, const struct tpm_digests *d);
+long hi_pcrphase_cel_record(char *out, size_t cap, const char *word, const struct tpm_digests *d);
 
 #endif

@@ -130,7 +130,7 @@ static void collect_paths(const struct boot *b)
 	add_path(b->cmd.init ? b->cmd.init : b->cfg.init[0] ? b->cfg.init : "sbin/init");
 }
 
-int stage_prefetch(struct boot *b)
+int hi_stage_prefetch(struct boot *b)
 {
 	pthread_attr_t attr;
 
@@ -161,7 +161,7 @@ int stage_prefetch(struct boot *b)
 	return 0;
 }
 
-int stage_prefetch_join(struct boot *b)
+int hi_stage_prefetch_join(struct boot *b)
 {
 	struct timespec deadline;
 	size_t found = 0, late = 0;
@@ -185,7 +185,7 @@ int stage_prefetch_join(struct boot *b)
 		close(pf.root_fd);
 	pf.root_fd = -1;
 	if (pf.n > 0)
-		report_add(&b->rep, "prefetch", "paths", late ? "warn" : "info", "%zu looked up, %zu found%s",
+		hi_report_add(&b->rep, "prefetch", "paths", late ? "warn" : "info", "%zu looked up, %zu found%s",
 			   pf.n, found, late ? ", some still waiting" : "");
 	pf.n = 0;
 	return 0;

@@ -20,9 +20,9 @@ static void log_stage_times(const struct boot *b)
 		const struct report_stage *st = &b->rep.stages[i];
 		total += st->duration_ns;
 		log_notice("stage %-10s %s %8s ms", st->name, st->result < 0 ? "failed" : "ok",
-			   clock_format_ms(ms, sizeof ms, st->duration_ns));
+			   hi_clock_format_ms(ms, sizeof ms, st->duration_ns));
 	}
-	log_notice("hardening done in %s ms", clock_format_ms(ms, sizeof ms, total));
+	log_notice("hardening done in %s ms", hi_clock_format_ms(ms, sizeof ms, total));
 }
 
 static void print_items(const struct boot *b)
@@ -33,12 +33,12 @@ static void print_items(const struct boot *b)
 	}
 }
 
-int stage_report(struct boot *b)
+int hi_stage_report(struct boot *b)
 {
 	static char conf[REPORT_CONFIG_MAX];
 	char dir[BOOT_PATH_MAX + 16], path[BOOT_PATH_MAX + 32];
 
-	b->rep.exec_ns = boottime_ns();
+	b->rep.exec_ns = hi_boottime_ns();
 	log_stage_times(b);
 	if (b->mode == MODE_DRY_RUN) {
 		print_items(b);
@@ -47,12 +47,12 @@ int stage_report(struct boot *b)
 	snprintf(dir, sizeof dir, "%s/hardinit", b->run);
 	/* A report that cannot be written loses information, not security:
 	 * warn and boot. */
-	if (report_write(&b->rep, dir) < 0) {
+	if (hi_report_write(&b->rep, dir) < 0) {
 		log_warn("cannot write the boot report to %s: %s", dir, strerror(errno));
 		return 0;
 	}
-	if (config_format(&b->cfg, conf, sizeof conf) < 0 ||
-	    fs_write_new(boot_path(path, sizeof path, dir, "config"), conf) < 0)
+	if (hi_config_format(&b->cfg, conf, sizeof conf) < 0 ||
+	    hi_fs_write_new(hi_boot_path(path, sizeof path, dir, "config"), conf) < 0)
 		log_warn("cannot save the effective config to %s/config; hardinit audit will need --config", dir);
 	log_info("report written to %s/report.json", dir);
 	return 0;

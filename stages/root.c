@@ -53,7 +53,7 @@ static int skip_device(struct boot *b, const char *name)
 			return 1;
 	}
 	snprintf(path, sizeof path, "%s/class/block/%s/size", b->sys, name);
-	if (fs_read(path, buf, sizeof buf, NULL) == 0 && strtoull(buf, NULL, 10) == 0)
+	if (hi_fs_read(path, buf, sizeof buf, NULL) == 0 && strtoull(buf, NULL, 10) == 0)
 		return 1;
 	return 0;
 }
@@ -76,7 +76,7 @@ static int read_sys_attr(struct boot *b, const char *name, const char *attr, cha
 	char path[BOOT_PATH_MAX + 96];
 
 	snprintf(path, sizeof path, "%s/class/block/%s/%s", b->sys, name, attr);
-	if (fs_read(path, buf, cap, NULL) < 0)
+	if (hi_fs_read(path, buf, cap, NULL) < 0)
 		return -1;
 	buf[strcspn(buf, "\n")] = '\0';
 	return 0;
@@ -106,7 +106,7 @@ static int match_partition(struct boot *b, const char *name, const struct root_s
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return 0;
-	int rc = probe_partition(fd, (unsigned)atoi(num), (unsigned)atoi(ss), &pi);
+	int rc = hi_probe_partition(fd, (unsigned)atoi(num), (unsigned)atoi(ss), &pi);
 	close(fd);
 	if (rc < 0)
 		return 0;
@@ -125,7 +125,7 @@ static int probe_dev(struct boot *b, struct seen_dev *d)
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -1;   /* the node may not be there yet: try again */
-	probe_fs(fd, &d->fs);
+	hi_probe_fs(fd, &d->fs);
 	close(fd);
 	d->probed = 1;
 	return 0;
@@ -180,16 +180,16 @@ static int choose_between(struct boot *b, struct root_search *s, struct seen_dev
 		size_t used = strlen(list);
 		snprintf(list + used, sizeof list - used, "%s%s/%s (TYPE=%s UUID=%s)", i ? ", " : "", b->dev,
 			 m[i]->name, m[i]->fs.type[0] ? m[i]->fs.type : "unknown", m[i]->fs.uuid);
-		report_add(&b->rep, "root", m[i]->name, "duplicate", "matches %s", spec_text);
+		hi_report_add(&b->rep, "root", m[i]->name, "duplicate", "matches %s", spec_text);
 	}
 	if (b->cfg.root_duplicates != ROOT_DUP_WARN)
-		return boot_error(b, "root=%s matches %zu devices: %s; refusing to choose between them (a disk "
+		return hi_boot_error(b, "root=%s matches %zu devices: %s; refusing to choose between them (a disk "
 				  "with a colliding label could take over the boot); relabel or remove one, name "
 				  "the device by another root= (PARTUUID=...), or set [boot] root_duplicates = warn",
 				  spec_text, n, list);
 	log_warn("root=%s matches %zu devices: %s; taking %s/%s, the first by name (root_duplicates = warn)",
 		 spec_text, n, list, b->dev, m[0]->name);
-	report_add(&b->rep, "root", "duplicates", "warn", "%zu devices match; took %s", n, m[0]->name);
+	hi_report_add(&b->rep, "root", "duplicates", "warn", "%zu devices match; took %s", n, m[0]->name);
 	snprintf(s->found, sizeof s->found, "%s/%s", b->dev, m[0]->name);
 	s->found_fs = m[0]->fs;
 	return 1;
@@ -238,7 +238,7 @@ static void list_seen(struct boot *b, struct root_search *s)
 		const struct seen_dev *d = &s->devs[i];
 		log_err("  seen %s: TYPE=%s UUID=%s LABEL=%s", d->name,
 			d->fs.type[0] ? d->fs.type : "unknown", d->fs.uuid, d->fs.label);
-		report_add(&b->rep, "root", d->name, "info", "TYPE=%s UUID=%s LABEL=%s",
+		hi_report_add(&b->rep, "root", d->name, "info", "TYPE=%s UUID=%s LABEL=%s",
 			   d->fs.type, d->fs.uuid, d->fs.label);
 	}
 }
@@ -253,7 +253,7 @@ static void sleep_ms(long ms)
 static int wait_for_root(struct boot *b, struct root_search *s, const char *spec_text)
 {
 	int timeout = b->cmd.rootwait ? b->cfg.rootwait_timeout : b->cfg.root_timeout;
-	uint64_t start = boottime_ns();
+	uint64_t start = hi_boottime_ns();
 	uint64_t deadline = start + (uint64_t)timeout * 1000000000u;
 	uint64_t next_progress = start + (uint64_t)ROOT_PROGRESS_SECS * 1000000000u;
 	long poll_ms = ROOT_POLL_MIN_MS;
@@ -262,10 +262,10 @@ static int wait_for_root(struct boot *b, struct root_search *s, const char *spec
 		int found = find_root(b, s, spec_text);
 		if (found != 0)
 			return found > 0 ? 0 : -1;
-		uint64_t now = boottime_ns();
+		uint64_t now = hi_boottime_ns();
 		if (now >= deadline) {
 			list_seen(b, s);
-			return boot_error(b, "root device %s did not appear within %d s; check root= against the devices listed above, or add its driver to the initramfs%s",
+			return hi_boot_error(b, "root device %s did not appear within %d s; check root= against the devices listed above, or add its driver to the initramfs%s",
 					  spec_text, timeout, b->cmd.rootwait ? "" : " (rootwait waits longer)");
 		}
 		if (now >= next_progress) {
@@ -274,18 +274,18 @@ static int wait_for_root(struct boot *b, struct root_search *s, const char *spec
 			next_progress += (uint64_t)ROOT_PROGRESS_SECS * 1000000000u;
 		}
 		sleep_ms(poll_ms);
-		poll_ms = root_poll_next_ms(poll_ms);
+		poll_ms = hi_root_poll_next_ms(poll_ms);
 	}
 }
 
-long root_poll_next_ms(long ms)
+long hi_root_poll_next_ms(long ms)
 {
 	if (ms < ROOT_POLL_MIN_MS)
 		return ROOT_POLL_MIN_MS;
 	return ms >= ROOT_POLL_MAX_MS / 2 ? ROOT_POLL_MAX_MS : ms * 2;
 }
 
-int root_kmsg_pick(const char *records, const char *devname, char *out, size_t outlen)
+int hi_root_kmsg_pick(const char *records, const char *devname, char *out, size_t outlen)
 {
 	char want1[48], want2[48];
 	int found = 0;
@@ -324,7 +324,7 @@ static int klog_says_damaged(const char *klog)
 	return 0;
 }
 
-void root_mount_message(char *out, size_t outlen, const char *dev, const char *types, int err,
+void hi_root_mount_message(char *out, size_t outlen, const char *dev, const char *types, int err,
 			const char *klog)
 {
 	/* EUCLEAN is also EFSCORRUPTED, what ext4 and xfs return for a
@@ -371,7 +371,7 @@ static int kmsg_about(struct boot *b, const char *devpath, char *out, size_t out
 	}
 	if (text) {
 		text[used] = '\0';
-		found = root_kmsg_pick(text, name, out, outlen);
+		found = hi_root_kmsg_pick(text, name, out, outlen);
 	}
 	if (fd >= 0)
 		close(fd);
@@ -393,39 +393,39 @@ static int mount_root(struct boot *b, struct root_search *s)
 	else if (s->found_fs.type[0])
 		snprintf(types, sizeof types, "%s", s->found_fs.type);
 	else
-		return boot_error(b, "cannot tell the file system on %s (ext2/3/4, xfs, btrfs, erofs, squashfs are recognised); add rootfstype=", s->found);
+		return hi_boot_error(b, "cannot tell the file system on %s (ext2/3/4, xfs, btrfs, erofs, squashfs are recognised); add rootfstype=", s->found);
 	/* What protects the root is measured before it is mounted. */
-	if (measure_queue_wait_root(b) < 0)
+	if (hi_measure_queue_wait_root(b) < 0)
 		return -1;
 	if (mkdir(b->newroot, 0755) < 0 && errno != EEXIST)
-		return boot_error(b, "cannot create %s: %s", b->newroot, strerror(errno));
+		return hi_boot_error(b, "cannot create %s: %s", b->newroot, strerror(errno));
 	char *save = NULL;
 	int tries = 0;
 	for (char *t = strtok_r(types, ",", &save); t && tries < ROOT_FSTYPES_MAX; t = strtok_r(NULL, ",", &save), tries++) {
-		if (fs_mount(s->found, b->newroot, t, flags, data) == 0) {
+		if (hi_fs_mount(s->found, b->newroot, t, flags, data) == 0) {
 			log_notice("mounted root %s (%s) on %s %s", s->found, t, b->newroot, flags & MS_RDONLY ? "read-only" : "read-write");
-			report_add(&b->rep, "root", "device", "ok", "%s", s->found);
-			report_add(&b->rep, "root", "fstype", "ok", "%s", t);
-			report_add(&b->rep, "root", "mode", "ok", "%s", flags & MS_RDONLY ? "ro" : "rw");
+			hi_report_add(&b->rep, "root", "device", "ok", "%s", s->found);
+			hi_report_add(&b->rep, "root", "fstype", "ok", "%s", t);
+			hi_report_add(&b->rep, "root", "mode", "ok", "%s", flags & MS_RDONLY ? "ro" : "rw");
 			return 0;
 		}
 		last_errno = errno;
 	}
 	char klog[512], msg[BOOT_ERR_MAX];
 	int said = kmsg_about(b, s->found, klog, sizeof klog);
-	root_mount_message(msg, sizeof msg, s->found, b->cmd.rootfstype ? b->cmd.rootfstype : s->found_fs.type,
+	hi_root_mount_message(msg, sizeof msg, s->found, b->cmd.rootfstype ? b->cmd.rootfstype : s->found_fs.type,
 			   last_errno, said ? klog : NULL);
-	return boot_error(b, "%s", msg);
+	return hi_boot_error(b, "%s", msg);
 }
 
-int root_device_wait(struct boot *b, const char *spec_text, char *found, size_t cap)
+int hi_root_device_wait(struct boot *b, const char *spec_text, char *found, size_t cap)
 {
 	static struct root_search s;
 	char err[256];
 
 	memset(&s, 0, sizeof s);
-	if (root_spec_parse(&s.spec, spec_text, err, sizeof err) < 0)
-		return boot_error(b, "%s", err);
+	if (hi_root_spec_parse(&s.spec, spec_text, err, sizeof err) < 0)
+		return hi_boot_error(b, "%s", err);
 	if (wait_for_root(b, &s, spec_text) < 0)
 		return -1;
 	snprintf(found, cap, "%s", s.found);
@@ -443,26 +443,26 @@ static int mount_verity_root(struct boot *b, struct root_search *s)
 	snprintf(s->found, sizeof s->found, "%s", b->root_device);
 	int fd = open(s->found, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return boot_error(b, "cannot open the verity root %s: %s", s->found, strerror(errno));
-	probe_fs(fd, &s->found_fs);
+		return hi_boot_error(b, "cannot open the verity root %s: %s", s->found, strerror(errno));
+	hi_probe_fs(fd, &s->found_fs);
 	close(fd);
 	if (b->cmd.rw)
 		log_warn("rw ignored: a verity root is read-only");
 	return mount_root(b, s);
 }
 
-int stage_root(struct boot *b)
+int hi_stage_root(struct boot *b)
 {
 	static struct root_search s;
 	char err[256];
 
 	memset(&s, 0, sizeof s);
-	if (resume_check(b) < 0)
+	if (hi_resume_check(b) < 0)
 		return -1;
 	if (b->root_device[0])
 		return mount_verity_root(b, &s);
-	if (root_spec_parse(&s.spec, b->cmd.root, err, sizeof err) < 0)
-		return boot_error(b, "%s", err);
+	if (hi_root_spec_parse(&s.spec, b->cmd.root, err, sizeof err) < 0)
+		return hi_boot_error(b, "%s", err);
 	if (b->mode == MODE_DRY_RUN) {
 		log_info("dry run: would wait up to %d s for root %s and mount it %s on %s",
 			 b->cmd.rootwait ? b->cfg.rootwait_timeout : b->cfg.root_timeout, b->cmd.root,

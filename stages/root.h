@@ -15,19 +15,19 @@
 /* From /dev/kmsg records ("prio,seq,usec,flags;text\n", continuation lines
  * starting with a blank), the text of the last one that names the device
  * ("vda", as in "EXT4-fs (vda): ..."). Returns 1 with out filled, 0 none. */
-int root_kmsg_pick(const char *records, const char *devname, char *out, size_t outlen);
+int hi_root_kmsg_pick(const char *records, const char *devname, char *out, size_t outlen);
 
 /* The one line for a root that did not mount: a damaged file system
  * (EUCLEAN, EIO, EBADMSG, or a kernel line about its journal, checksums,
  * superblock...) points to the kernel log and fsck, not to rootfstype= and
  * rootflags=; klog (may be NULL) is quoted when the kernel said why. */
-void root_mount_message(char *out, size_t outlen, const char *dev, const char *types, int err,
+void hi_root_mount_message(char *out, size_t outlen, const char *dev, const char *types, int err,
 			const char *klog);
 
 /* Wait, bounded as for root=, for the device spec_text names (path, UUID=,
  * PARTUUID=, LABEL=, PARTLABEL=, MAJ:MIN); found gets its node. Returns 0,
- * or -1 after boot_error(). */
-int root_device_wait(struct boot *b, const char *spec_text, char *found, size_t cap);
+ * or -1 after hi_boot_error(). */
+int hi_root_device_wait(struct boot *b, const char *spec_text, char *found, size_t cap);
 
 /* The device wait's poll step: 1, 2, 4, 8, 16, then 20 ms. A disk appears
  * within milliseconds of its driver's probe, so a fixed 20 ms step cost up
@@ -36,6 +36,6 @@ int root_device_wait(struct boot *b, const char *spec_text, char *found, size_t 
  * still polls every 20 ms. */
 #define ROOT_POLL_MIN_MS 1
 #define ROOT_POLL_MAX_MS 20
-long root_poll_next_ms(long ms);
+long hi_root_poll_next_ms(long ms);
 
 #endif

@@ -18,25 +18,25 @@
 #include "root_probe.h"
 #include "stages.h"
 
-int resume_check(struct boot *b)
+int hi_resume_check(struct boot *b)
 {
 	bool noresume = false;
-	const char *spec = cmdline_get(&b->cmd, "resume", NULL);
+	const char *spec = hi_cmdline_get(&b->cmd, "resume", NULL);
 	char node[BOOT_PATH_MAX], mapper[BOOT_PATH_MAX];
 	struct fs_info fi;
 
-	cmdline_get(&b->cmd, "noresume", &noresume);
+	hi_cmdline_get(&b->cmd, "noresume", &noresume);
 	if (!spec || !spec[0])
 		return 0;
 	if (noresume) {
-		report_add(&b->rep, "resume", "hibernation", "skipped", "noresume: %s not checked", spec);
+		hi_report_add(&b->rep, "resume", "hibernation", "skipped", "noresume: %s not checked", spec);
 		return 0;
 	}
-	if (cmdline_get(&b->cmd, "resume_offset", NULL)) {
+	if (hi_cmdline_get(&b->cmd, "resume_offset", NULL)) {
 		/* A swap file: its header is inside a file system hardinit
 		 * would have to mount first. */
 		log_warn("resume=%s with resume_offset= (a swap file): not checked for a hibernated system; hardinit never resumes one", spec);
-		report_add(&b->rep, "resume", "hibernation", "warn", "swap file on %s not checked", spec);
+		hi_report_add(&b->rep, "resume", "hibernation", "warn", "swap file on %s not checked", spec);
 		return 0;
 	}
 	if (b->mode == MODE_DRY_RUN) {
@@ -44,20 +44,20 @@ int resume_check(struct boot *b)
 		return 0;
 	}
 	/* resume=/dev/VG/LV: the lvm stage activated it as lvm2 names it. */
-	if (root_device_wait(b, lvm_spec_mapper(spec, mapper, sizeof mapper) ? mapper : spec, node, sizeof node) < 0)
+	if (hi_root_device_wait(b, hi_lvm_spec_mapper(spec, mapper, sizeof mapper) ? mapper : spec, node, sizeof node) < 0)
 		return -1;
 	int fd = open(node, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return boot_error(b, "cannot open resume device %s (resume=%s): %s; fix resume= or boot with noresume",
+		return hi_boot_error(b, "cannot open resume device %s (resume=%s): %s; fix resume= or boot with noresume",
 				  node, spec, strerror(errno));
-	int found = probe_fs(fd, &fi) == 0;
+	int found = hi_probe_fs(fd, &fi) == 0;
 	close(fd);
 	if (found && strcmp(fi.type, "swsuspend") == 0)
-		return boot_error(b, "resume=%s (%s) holds a hibernated system: hardinit does not resume hibernation, "
+		return hi_boot_error(b, "resume=%s (%s) holds a hibernated system: hardinit does not resume hibernation, "
 				  "and booting over it would lose that session and write its file systems under it; "
 				  "boot an initramfs that resumes it (Debian's initrd.img), or add noresume to discard it",
 				  spec, node);
-	report_add(&b->rep, "resume", "hibernation", "ok", "%s (%s): %s", spec, node,
+	hi_report_add(&b->rep, "resume", "hibernation", "ok", "%s (%s): %s", spec, node,
 		   found ? (strcmp(fi.type, "swap") == 0 ? "swap, no hibernated system" : fi.type) : "no swap signature");
 	return 0;
 }

@@ -91,7 +91,7 @@ static bool embedded_path(const struct boot *b, char *out, size_t outlen, const 
 {
 	char rel[64];
 	snprintf(rel, sizeof rel, "%s/%s", SELINUX_EMBED_RUN_DIR, name);
-	return boot_path(out, outlen, b->run, rel) != NULL;
+	return hi_boot_path(out, outlen, b->run, rel) != NULL;
 }
 
 static void embedded_type(const struct boot *b, char *out, size_t outlen)
@@ -99,7 +99,7 @@ static void embedded_type(const struct boot *b, char *out, size_t outlen)
 	char path[BOOT_PATH_MAX], buf[CONFIG_NAME_MAX];
 
 	out[0] = '\0';
-	if (!embedded_path(b, path, sizeof path, "type") || fs_read(path, buf, sizeof buf, NULL) < 0)
+	if (!embedded_path(b, path, sizeof path, "type") || hi_fs_read(path, buf, sizeof buf, NULL) < 0)
 		return;
 	buf[strcspn(buf, " \t\r\n")] = '\0';
 	snprintf(out, outlen, "%s", buf);
@@ -114,14 +114,14 @@ static bool root_policy(const struct boot *b, int kernel_max, struct policy_choi
 	if (!pc->type[0] || strchr(pc->type, '/') || strcmp(pc->type, "..") == 0)
 		return false;
 	snprintf(rel, sizeof rel, "etc/selinux/%s/policy/policy", pc->type);
-	if (!boot_path(pc->searched, sizeof pc->searched, b->newroot, rel))
+	if (!hi_boot_path(pc->searched, sizeof pc->searched, b->newroot, rel))
 		return false;
 	for (int v = kernel_max; v >= SELINUX_POLICY_VERS_MIN; v--) {
 		int n = snprintf(path, sizeof path, "%s.%d", pc->searched, v);
 		if (n > 0 && (size_t)n < sizeof path && is_file(path)) {
 			snprintf(pc->path, sizeof pc->path, "%s", path);
 			snprintf(rel, sizeof rel, "etc/selinux/%s/contexts/files/file_contexts", pc->type);
-			boot_path(pc->fc_path, sizeof pc->fc_path, b->newroot, rel);
+			hi_boot_path(pc->fc_path, sizeof pc->fc_path, b->newroot, rel);
 			return true;
 		}
 	}
@@ -158,7 +158,7 @@ static bool choose_policy(const struct boot *b, const struct selinux_file_config
 	} else if (pc->type[0]) {
 		char rel[BOOT_PATH_MAX];
 		snprintf(rel, sizeof rel, "etc/selinux/%s/contexts/files/file_contexts", pc->type);
-		boot_path(pc->fc_path, sizeof pc->fc_path, b->newroot, rel);
+		hi_boot_path(pc->fc_path, sizeof pc->fc_path, b->newroot, rel);
 	}
 	return true;
 }
@@ -185,9 +185,9 @@ static void no_policy_reason(const struct policy_choice *pc, int kernel_max, cha
  * else a warning and the boot goes on without a policy. */
 static int load_failed(struct boot *b, const struct selinux_decision *d, const char *msg)
 {
-	report_add(&b->rep, "selinux", "load", "failed", "%s", msg);
+	hi_report_add(&b->rep, "selinux", "load", "failed", "%s", msg);
 	if (d->fatal_on_failure)
-		return boot_error(b, "%s (SELinux is required: %s)", msg,
+		return hi_boot_error(b, "%s (SELinux is required: %s)", msg,
 				  b->cfg.selinux_require ? "[selinux] require = yes" : d->why);
 	log_warn("%s; continuing without a policy, since %s allows permissive", msg, d->why);
 	return 0;
@@ -197,7 +197,7 @@ static int mount_selinuxfs(struct boot *b, char *mnt, size_t mntlen, char *why, 
 {
 	struct statfs sfs;
 
-	if (!boot_path(mnt, mntlen, b->sys, "fs/selinux")) {
+	if (!hi_boot_path(mnt, mntlen, b->sys, "fs/selinux")) {
 		snprintf(why, whylen, "the path %s/fs/selinux is too long", b->sys);
 		return -1;
 	}
@@ -218,8 +218,8 @@ static bool policy_loaded(const struct boot *b)
 {
 	char path[BOOT_PATH_MAX], buf[ATTR_CURRENT_MAX];
 
-	if (!boot_path(path, sizeof path, b->proc, "self/attr/current") ||
-	    fs_read(path, buf, sizeof buf, NULL) < 0)
+	if (!hi_boot_path(path, sizeof path, b->proc, "self/attr/current") ||
+	    hi_fs_read(path, buf, sizeof buf, NULL) < 0)
 		return false;
 	buf[strcspn(buf, "\n")] = '\0';
 	return buf[0] && strcmp(buf, "kernel") != 0;
@@ -233,11 +233,11 @@ static int kernel_load_policy(const struct boot *b, const void *data, size_t len
 {
 	char path[BOOT_PATH_MAX];
 
-	if (!boot_path(path, sizeof path, b->sys, "fs/selinux/load")) {
+	if (!hi_boot_path(path, sizeof path, b->sys, "fs/selinux/load")) {
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	return fs_write_once(path, data, len);
+	return hi_fs_write_once(path, data, len);
 }
 
 static int load_policy_file(struct boot *b, const struct selinux_decision *d,
@@ -247,7 +247,7 @@ static int load_policy_file(struct boot *b, const struct selinux_decision *d,
 	struct stat st;
 	unsigned version = 0;
 	int fd, rc = -1;
-	uint64_t start = boottime_ns();
+	uint64_t start = hi_boottime_ns();
 
 	/* O_NONBLOCK and the type check: a FIFO swapped in as the policy
 	 * must not block PID 1. */
@@ -255,7 +255,7 @@ static int load_policy_file(struct boot *b, const struct selinux_decision *d,
 	int e = fd < 0 || fstat(fd, &st) < 0 ? errno : S_ISREG(st.st_mode) ? 0 : FS_ENOTREG;
 	if (e) {
 		snprintf(msg, sizeof msg, "SELinux: cannot read the policy %s: %s; reinstall it",
-			 pc->path, fs_read_why(e));
+			 pc->path, hi_fs_read_why(e));
 		goto out;
 	}
 	if (st.st_size < SELINUX_POLICY_HEADER_MIN || (uint64_t)st.st_size > SELINUX_POLICY_MAX_BYTES) {
@@ -269,7 +269,7 @@ static int load_policy_file(struct boot *b, const struct selinux_decision *d,
 		snprintf(msg, sizeof msg, "SELinux: cannot map the policy %s: %s", pc->path, strerror(errno));
 		goto out;
 	}
-	if (selinux_policy_header(map, (size_t)st.st_size, &version, why, sizeof why) < 0) {
+	if (hi_selinux_policy_header(map, (size_t)st.st_size, &version, why, sizeof why) < 0) {
 		snprintf(msg, sizeof msg, "SELinux: %.200s is not a binary policy: %.160s; reinstall "
 			 "the policy package or rebuild it (semodule -B)", pc->path, why);
 	} else if (kernel_load_policy(b, map, (size_t)st.st_size) < 0) {
@@ -281,7 +281,7 @@ static int load_policy_file(struct boot *b, const struct selinux_decision *d,
 		rc = 0;
 		/* Hashed only for the measure stage: 3 MiB of SHA-256 is not free. */
 		if (b->cfg.tpm_measure) {
-			sha256(map, (size_t)st.st_size, b->selinux_policy_sha256);
+			hi_sha256(map, (size_t)st.st_size, b->selinux_policy_sha256);
 			b->selinux_policy_hashed = true;
 		}
 	}
@@ -292,13 +292,13 @@ out:
 	if (rc < 0)
 		return load_failed(b, d, msg) < 0 ? -1 : 1;
 
-	clock_format_ms(ms, sizeof ms, boottime_ns() - start);
-	report_add(&b->rep, "selinux", "policy", "ok", "%s", pc->path);
-	report_add(&b->rep, "selinux", "policy_type", "info", "%s%s", pc->type,
+	hi_clock_format_ms(ms, sizeof ms, hi_boottime_ns() - start);
+	hi_report_add(&b->rep, "selinux", "policy", "ok", "%s", pc->path);
+	hi_report_add(&b->rep, "selinux", "policy_type", "info", "%s%s", pc->type,
 		   pc->embedded ? " (embedded in the initramfs)" : "");
-	report_add(&b->rep, "selinux", "policy_version", "info", "%u", version);
-	report_add(&b->rep, "selinux", "policy_bytes", "info", "%lld", (long long)st.st_size);
-	report_add(&b->rep, "selinux", "load_ms", "ok", "%s", ms);
+	hi_report_add(&b->rep, "selinux", "policy_version", "info", "%u", version);
+	hi_report_add(&b->rep, "selinux", "policy_bytes", "info", "%lld", (long long)st.st_size);
+	hi_report_add(&b->rep, "selinux", "load_ms", "ok", "%s", ms);
 	log_info("SELinux: loaded %s (version %u, %lld bytes) in %s ms", pc->path, version,
 		 (long long)st.st_size, ms);
 	return 0;
@@ -310,20 +310,20 @@ static int set_mode(struct boot *b, const struct selinux_decision *d)
 	const char *name = d->enforcing ? "enforcing" : "permissive";
 
 	if (now == (d->enforcing ? 1 : 0)) {
-		report_add(&b->rep, "selinux", "enforce", "already", "%s (%s)", name, d->why);
+		hi_report_add(&b->rep, "selinux", "enforce", "already", "%s (%s)", name, d->why);
 		return 0;
 	}
 	if (security_setenforce(d->enforcing ? 1 : 0) < 0) {
 		char msg[BOOT_ERR_MAX];
 		snprintf(msg, sizeof msg, "SELinux: cannot switch to %s: %s", name, strerror(errno));
-		report_add(&b->rep, "selinux", "enforce", "failed", "%s", msg);
+		hi_report_add(&b->rep, "selinux", "enforce", "failed", "%s", msg);
 		if (d->enforcing)
-			return boot_error(b, "%s; the kernel stays permissive, which the config does "
+			return hi_boot_error(b, "%s; the kernel stays permissive, which the config does "
 					  "not allow", msg);
 		log_warn("%s; the kernel stays enforcing", msg);
 		return 0;
 	}
-	report_add(&b->rep, "selinux", "enforce", "applied", "%s (%s)", name, d->why);
+	hi_report_add(&b->rep, "selinux", "enforce", "applied", "%s (%s)", name, d->why);
 	return 0;
 }
 
@@ -343,17 +343,17 @@ static void set_booleans(struct boot *b)
 		if (errno == ENOENT) {
 			log_warn("SELinux: boolean %s: the loaded policy has no such boolean; ignored "
 				 "(check the names with getsebool -a for this policy)", sb->name);
-			report_add(&b->rep, "selinux", "boolean", "absent", "%s", sb->name);
+			hi_report_add(&b->rep, "selinux", "boolean", "absent", "%s", sb->name);
 		} else {
 			log_warn("SELinux: boolean %s: cannot set it: %s", sb->name, strerror(errno));
-			report_add(&b->rep, "selinux", "boolean", "failed", "%s: %s", sb->name, strerror(errno));
+			hi_report_add(&b->rep, "selinux", "boolean", "failed", "%s: %s", sb->name, strerror(errno));
 		}
 	}
 	if (!pending)
 		return;
 	if (security_commit_booleans() < 0) {
 		log_warn("SELinux: cannot commit %zu booleans: %s", pending, strerror(errno));
-		report_add(&b->rep, "selinux", "booleans_commit", "failed", "%s", strerror(errno));
+		hi_report_add(&b->rep, "selinux", "booleans_commit", "failed", "%s", strerror(errno));
 		return;
 	}
 	for (size_t i = 0; i < c->n_booleans; i++) {
@@ -362,7 +362,7 @@ static void set_booleans(struct boot *b)
 		if (active < 0)
 			continue;
 		bool ok = active == (sb->value ? 1 : 0);
-		report_add(&b->rep, "selinux", "boolean", ok ? "applied" : "failed", "%s=%s",
+		hi_report_add(&b->rep, "selinux", "boolean", ok ? "applied" : "failed", "%s=%s",
 			   sb->name, active ? "on" : "off");
 		if (!ok)
 			log_warn("SELinux: boolean %s reads back %d after the commit", sb->name, active);
@@ -380,12 +380,12 @@ static void warn_systemd_mode(struct boot *b, const struct selinux_decision *d,
 	const char *later;
 
 	if (kernel_enforcing && (kernel_enforcing[0] == '0' || kernel_enforcing[0] == '1'))
-		later = selinux_parse_enforcing(kernel_enforcing) == 1 ? "enforcing" : "permissive";
+		later = hi_selinux_parse_enforcing(kernel_enforcing) == 1 ? "enforcing" : "permissive";
 	else if (file->mode == SEFILE_ENFORCING)
 		later = "enforcing";
 	else
 		later = "permissive";   /* permissive, disabled (6.4+ cannot disable), unknown, absent */
-	report_add(&b->rep, "selinux", "systemd_mode", "info", "%s", later);
+	hi_report_add(&b->rep, "selinux", "systemd_mode", "info", "%s", later);
 	if (strcmp(later, d->enforcing ? "enforcing" : "permissive") != 0)
 		log_warn("SELinux: hardinit set %s, but a systemd real init will reload the policy and "
 			 "set %s (from %s); make SELINUX= in /etc/selinux/config say %s",
@@ -400,9 +400,9 @@ static int selinuxfs_absent(struct boot *b)
 			  "not active; Debian's kernels start AppArmor by default: boot with "
 			  "security=selinux (or an lsm= list with selinux)";
 
-	report_add(&b->rep, "selinux", "kernel", "absent", "selinuxfs not in /proc/filesystems");
+	hi_report_add(&b->rep, "selinux", "kernel", "absent", "selinuxfs not in /proc/filesystems");
 	if (b->cfg.selinux_require)
-		return boot_error(b, "%s (SELinux is required: [selinux] require = yes)", msg);
+		return hi_boot_error(b, "%s (SELinux is required: [selinux] require = yes)", msg);
 	log_warn("%s; continuing without SELinux", msg);
 	return 0;
 }
@@ -412,10 +412,10 @@ static bool selinux_in_kernel(const struct boot *b)
 	char path[BOOT_PATH_MAX];
 	static char text[FILESYSTEMS_MAX_BYTES];
 
-	if (!boot_path(path, sizeof path, b->proc, "filesystems") ||
-	    fs_read(path, text, sizeof text, NULL) < 0)
+	if (!hi_boot_path(path, sizeof path, b->proc, "filesystems") ||
+	    hi_fs_read(path, text, sizeof text, NULL) < 0)
 		return false;
-	return selinux_fs_listed(text, "selinuxfs");
+	return hi_selinux_fs_listed(text, "selinuxfs");
 }
 
 static int dry_run(struct boot *b, const struct selinux_decision *d,
@@ -427,35 +427,35 @@ static int dry_run(struct boot *b, const struct selinux_decision *d,
 	if (!choose_policy(b, file, SELINUX_POLICY_VERS_ASSUMED, &pc)) {
 		no_policy_reason(&pc, SELINUX_POLICY_VERS_ASSUMED, reason, sizeof reason);
 		log_info("dry run: %s", reason);
-		report_add(&b->rep, "selinux", "load", "skipped", "dry run: no policy found");
+		hi_report_add(&b->rep, "selinux", "load", "skipped", "dry run: no policy found");
 		return 0;
 	}
 	log_info("dry run: would load %s (type %s) %s, set %zu booleans, %s", pc.path, pc.type,
 		 d->enforcing ? "enforcing" : "permissive", b->cfg.n_booleans,
 		 b->cfg.selinux_relabel ? "relabel /dev, /dev/shm, /run" : "not relabel");
-	report_add(&b->rep, "selinux", "load", "skipped", "dry run: %s", pc.path);
+	hi_report_add(&b->rep, "selinux", "load", "skipped", "dry run: %s", pc.path);
 	return 0;
 }
 
-int stage_selinux(struct boot *b)
+int hi_stage_selinux(struct boot *b)
 {
 	struct selinux_file_config file;
 	struct selinux_decision d;
 	struct policy_choice pc;
 	char err[CONFIG_ERR_MAX], mnt[BOOT_PATH_MAX], emb[BOOT_PATH_MAX];
-	const char *kernel_enforcing = cmdline_get(&b->cmd, "enforcing", NULL);
+	const char *kernel_enforcing = hi_cmdline_get(&b->cmd, "enforcing", NULL);
 
-	if (selinux_config_read(b->newroot, &file, err, sizeof err) < 0) {
+	if (hi_selinux_config_read(b->newroot, &file, err, sizeof err) < 0) {
 		if (b->cfg.selinux_require)
-			return boot_error(b, "SELinux: %s (SELinux is required)", err);
+			return hi_boot_error(b, "SELinux: %s (SELinux is required)", err);
 		log_warn("SELinux: %s; going on as if it were absent", err);
 		memset(&file, 0, sizeof file);
 	}
 	bool have_embedded = embedded_path(b, emb, sizeof emb, "policy") && is_file(emb);
-	selinux_decide(&d, kernel_enforcing, &b->cfg, &file, have_embedded);
+	hi_selinux_decide(&d, kernel_enforcing, &b->cfg, &file, have_embedded);
 	if (d.warning[0])
 		log_warn("%s", d.warning);
-	report_add(&b->rep, "selinux", "mode", d.action == SEACT_SKIP ? "skipped" : "info", "%s (%s)",
+	hi_report_add(&b->rep, "selinux", "mode", d.action == SEACT_SKIP ? "skipped" : "info", "%s (%s)",
 		   d.action == SEACT_SKIP ? "disabled" : d.enforcing ? "enforcing" : "permissive", d.why);
 	if (d.action == SEACT_SKIP) {
 		log_info("SELinux: not loading a policy: %s", d.why);
@@ -483,7 +483,7 @@ int stage_selinux(struct boot *b)
 	if (policy_loaded(b)) {
 		/* An earlier loader did it (init= after an initramfs that loaded
 		 * one): keep it, set the mode and booleans over it. */
-		report_add(&b->rep, "selinux", "policy", "already", "a policy was loaded before hardinit");
+		hi_report_add(&b->rep, "selinux", "policy", "already", "a policy was loaded before hardinit");
 	} else if (!found) {
 		char reason[BOOT_ERR_MAX];
 		no_policy_reason(&pc, kernel_max, reason, sizeof reason);
@@ -495,15 +495,15 @@ int stage_selinux(struct boot *b)
 	}
 	if (set_mode(b, &d) < 0)
 		return -1;
-	uint64_t bool_start = boottime_ns();
+	uint64_t bool_start = hi_boottime_ns();
 	set_booleans(b);
 	if (b->cfg.n_booleans) {
 		/* The commit makes the kernel rebuild its access vectors: kernel
 		 * work, like the load, timed apart from both. */
 		char ms[32];
-		clock_format_ms(ms, sizeof ms, boottime_ns() - bool_start);
-		report_add(&b->rep, "selinux", "booleans_ms", "info", "%s", ms);
+		hi_clock_format_ms(ms, sizeof ms, hi_boottime_ns() - bool_start);
+		hi_report_add(&b->rep, "selinux", "booleans_ms", "info", "%s", ms);
 	}
 	warn_systemd_mode(b, &d, kernel_enforcing, &file);
-	return selinux_relabel(b, pc.fc_path);
+	return hi_selinux_relabel(b, pc.fc_path);
 }

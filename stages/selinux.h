@@ -64,12 +64,12 @@ struct selinux_file_config {
  * or -1 with err ("why; what to do") for a line longer than
  * SELINUX_CONFIG_MAX_LINE, a NUL byte, or a SELINUXTYPE= value that does
  * not fit in type. */
-int selinux_config_parse(const char *text, size_t len, struct selinux_file_config *out,
+int hi_selinux_config_parse(const char *text, size_t len, struct selinux_file_config *out,
 			 char *err, size_t errlen);
 
 /* Read ROOT/etc/selinux/config (bounded). A missing file is not an error:
  * out->present is false. Returns 0 or -1 with err. */
-int selinux_config_read(const char *root, struct selinux_file_config *out,
+int hi_selinux_config_read(const char *root, struct selinux_file_config *out,
 			char *err, size_t errlen);
 
 /* The decision: what the stage does and why. */
@@ -94,20 +94,20 @@ struct selinux_decision {
  * mode for a loaded policy and never loads one on its own (as in
  * libselinux). have_embedded says the initramfs brought a policy, which is
  * loaded permissive when nothing else says what to do. */
-void selinux_decide(struct selinux_decision *d, const char *kernel_enforcing,
+void hi_selinux_decide(struct selinux_decision *d, const char *kernel_enforcing,
 		    const struct config *cfg, const struct selinux_file_config *file,
 		    bool have_embedded);
 
 /* Does /proc/filesystems text list fs (e.g. "selinuxfs")? */
-bool selinux_fs_listed(const char *text, const char *fs);
+bool hi_selinux_fs_listed(const char *text, const char *fs);
 
 /* enforcing= as the kernel reads it (kstrtoul: digits only, nonzero is
  * enforcing). Returns 0/1, or -1 when the kernel would ignore it too. */
-int selinux_parse_enforcing(const char *v);
+int hi_selinux_parse_enforcing(const char *v);
 
 /* Check a binary policy's header; *version gets its version. Returns 0, or
  * -1 with err saying what is wrong (too short, bad magic, not "SE Linux"). */
-int selinux_policy_header(const void *data, size_t len, unsigned *version,
+int hi_selinux_policy_header(const void *data, size_t len, unsigned *version,
 			  char *err, size_t errlen);
 
 /* The relabel walk: visit root and everything below it on the same file
@@ -123,7 +123,7 @@ struct selinux_walk_stats {
 
 typedef int (*selinux_visit_fn)(void *ctx, const char *path, mode_t mode);
 
-int selinux_walk(const char *root, size_t limit, selinux_visit_fn visit, void *ctx,
+int hi_selinux_walk(const char *root, size_t limit, selinux_visit_fn visit, void *ctx,
 		 struct selinux_walk_stats *st);
 
 /* The relabel of the objects created before the policy (selinux_relabel.c):
@@ -131,6 +131,6 @@ int selinux_walk(const char *root, size_t limit, selinux_visit_fn visit, void *c
  * fc_path. Reports counts, contexts_ms (opening the file contexts) and
  * relabel_ms (the open and the walk: our own work). Returns 0; every problem is a
  * warning, since a wrong label is fixed by the next relabel. */
-int selinux_relabel(struct boot *b, const char *fc_path);
+int hi_selinux_relabel(struct boot *b, const char *fc_path);
 
 #endif

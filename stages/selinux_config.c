@@ -70,7 +70,7 @@ static int config_line(struct selinux_file_config *out, char *s, char *e)
 	return 0;
 }
 
-int selinux_config_parse(const char *text, size_t len, struct selinux_file_config *out,
+int hi_selinux_config_parse(const char *text, size_t len, struct selinux_file_config *out,
 			 char *err, size_t errlen)
 {
 	char line[SELINUX_CONFIG_MAX_LINE + 1];
@@ -106,7 +106,7 @@ int selinux_config_parse(const char *text, size_t len, struct selinux_file_confi
 	return 0;
 }
 
-int selinux_config_read(const char *root, struct selinux_file_config *out,
+int hi_selinux_config_read(const char *root, struct selinux_file_config *out,
 			char *err, size_t errlen)
 {
 	char path[BOOT_PATH_MAX];
@@ -114,11 +114,11 @@ int selinux_config_read(const char *root, struct selinux_file_config *out,
 	size_t len = 0;
 
 	memset(out, 0, sizeof *out);
-	if (!boot_path(path, sizeof path, root, "etc/selinux/config")) {
+	if (!hi_boot_path(path, sizeof path, root, "etc/selinux/config")) {
 		snprintf(err, errlen, "the root path %s is too long", root);
 		return -1;
 	}
-	if (fs_read(path, text, sizeof text, &len) < 0) {
+	if (hi_fs_read(path, text, sizeof text, &len) < 0) {
 		if (errno == ENOENT)
 			return 0;
 		if (errno == E2BIG)
@@ -128,7 +128,7 @@ int selinux_config_read(const char *root, struct selinux_file_config *out,
 			snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
 		return -1;
 	}
-	if (selinux_config_parse(text, len, out, err, errlen) < 0) {
+	if (hi_selinux_config_parse(text, len, out, err, errlen) < 0) {
 		char why[CONFIG_ERR_MAX];
 		snprintf(why, sizeof why, "%s", err);
 		snprintf(err, errlen, "%s: %s", path, why);
@@ -139,7 +139,7 @@ int selinux_config_read(const char *root, struct selinux_file_config *out,
 
 /* enforcing= as the kernel reads it (kstrtoul: digits only, nonzero is
  * enforcing). Returns 0/1, or -1 when the kernel would ignore it too. */
-int selinux_parse_enforcing(const char *v)
+int hi_selinux_parse_enforcing(const char *v)
 {
 	if (!v || !*v)
 		return -1;
@@ -216,7 +216,7 @@ static void decide_base(struct selinux_decision *d, const struct config *cfg,
 		 file->present ? "no SELINUX= in /etc/selinux/config" : "no /etc/selinux/config in the root");
 }
 
-void selinux_decide(struct selinux_decision *d, const char *kernel_enforcing,
+void hi_selinux_decide(struct selinux_decision *d, const char *kernel_enforcing,
 		    const struct config *cfg, const struct selinux_file_config *file,
 		    bool have_embedded)
 {
@@ -227,7 +227,7 @@ void selinux_decide(struct selinux_decision *d, const char *kernel_enforcing,
 		return;
 
 	if (kernel_enforcing) {
-		int k = selinux_parse_enforcing(kernel_enforcing);
+		int k = hi_selinux_parse_enforcing(kernel_enforcing);
 		if (k < 0) {
 			snprintf(d->warning, sizeof d->warning,
 				 "SELinux: kernel enforcing=%.32s is not a number; ignored, as the kernel "
@@ -245,7 +245,7 @@ void selinux_decide(struct selinux_decision *d, const char *kernel_enforcing,
 	d->fatal_on_failure = cfg->selinux_require || d->enforcing;
 }
 
-bool selinux_fs_listed(const char *text, const char *fs)
+bool hi_selinux_fs_listed(const char *text, const char *fs)
 {
 	size_t fslen = strlen(fs);
 
@@ -271,7 +271,7 @@ static uint32_t le32(const unsigned char *p)
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-int selinux_policy_header(const void *data, size_t len, unsigned *version,
+int hi_selinux_policy_header(const void *data, size_t len, unsigned *version,
 			  char *err, size_t errlen)
 {
 	const unsigned char *p = data;

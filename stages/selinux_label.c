@@ -12,26 +12,26 @@
 #include "fsutil.h"
 #include "log.h"
 
-bool selinux_policy_loaded(const struct boot *b)
+bool hi_selinux_policy_loaded(const struct boot *b)
 {
 	char path[BOOT_PATH_MAX + 32], con[256];
 
-	if (!boot_path(path, sizeof path, b->sys, "fs/selinux/enforce") || access(path, R_OK) < 0)
+	if (!hi_boot_path(path, sizeof path, b->sys, "fs/selinux/enforce") || access(path, R_OK) < 0)
 		return false;
-	if (!boot_path(path, sizeof path, b->proc, "self/attr/current") ||
-	    fs_read(path, con, sizeof con, NULL) < 0)
+	if (!hi_boot_path(path, sizeof path, b->proc, "self/attr/current") ||
+	    hi_fs_read(path, con, sizeof con, NULL) < 0)
 		return false;
 	con[strcspn(con, "\n")] = '\0';
 	return con[0] && strcmp(con, "kernel") != 0;
 }
 
-struct selabel_handle *label_handle(struct boot *b)
+struct selabel_handle *hi_label_handle(struct boot *b)
 {
 	static bool warned;
 
 	if (b->selabel)
 		return b->selabel;
-	if (!selinux_policy_loaded(b))
+	if (!hi_selinux_policy_loaded(b))
 		return NULL;
 	b->selabel = selabel_open(SELABEL_CTX_FILE, NULL, 0);
 	if (!b->selabel && !warned) {
@@ -44,15 +44,15 @@ struct selabel_handle *label_handle(struct boot *b)
 
 /* Through the fd (fgetfilecon, fsetfilecon), never a path: the directory
  * labelled is the one hardinit resolved without links. */
-int label_dir(struct boot *b, int fd, const char *policy_path, bool fix, char *got, size_t gotlen)
+int hi_label_dir(struct boot *b, int fd, const char *policy_path, bool fix, char *got, size_t gotlen)
 {
 	char *want = NULL, *have = NULL;
 	int rc = 0;
 
 	snprintf(got, gotlen, "selinux off");
-	if (!selinux_policy_loaded(b))
+	if (!hi_selinux_policy_loaded(b))
 		return 2;
-	struct selabel_handle *h = label_handle(b);
+	struct selabel_handle *h = hi_label_handle(b);
 	if (!h) {
 		snprintf(got, gotlen, "file contexts not loaded");
 		return -1;
@@ -86,13 +86,13 @@ int label_dir(struct boot *b, int fd, const char *policy_path, bool fix, char *g
 	return rc;
 }
 
-int label_path_as(struct boot *b, const char *fspath, const char *policy_path, mode_t mode)
+int hi_label_path_as(struct boot *b, const char *fspath, const char *policy_path, mode_t mode)
 {
 	char *want = NULL;
 
-	if (!selinux_policy_loaded(b))
+	if (!hi_selinux_policy_loaded(b))
 		return 0;
-	struct selabel_handle *h = label_handle(b);
+	struct selabel_handle *h = hi_label_handle(b);
 	if (!h)
 		return -1;
 	if (selabel_lookup(h, &want, policy_path, mode) < 0)

@@ -98,7 +98,7 @@ static int walk_dir(struct walk *w, size_t len, int depth)
 	return stop;
 }
 
-int selinux_walk(const char *root, size_t limit, selinux_visit_fn visit, void *ctx,
+int hi_selinux_walk(const char *root, size_t limit, selinux_visit_fn visit, void *ctx,
 		 struct selinux_walk_stats *st)
 {
 	struct walk w = { .limit = limit, .visit = visit, .ctx = ctx, .st = st };
@@ -157,7 +157,7 @@ static size_t relabel_roots(const struct boot *b, char roots[RELABEL_ROOTS][BOOT
 	const char *dirs[RELABEL_ROOTS] = { b->dev, NULL, b->run };
 	char shm[BOOT_PATH_MAX];
 
-	if (boot_path(shm, sizeof shm, b->dev, "shm"))
+	if (hi_boot_path(shm, sizeof shm, b->dev, "shm"))
 		dirs[1] = shm;
 	for (size_t i = 0; i < RELABEL_ROOTS; i++) {
 		struct stat sb;
@@ -190,12 +190,12 @@ static void report_relabel(struct boot *b, const struct relabel *r,
 {
 	char ms[32];
 
-	clock_format_ms(ms, sizeof ms, ns);
-	report_add(&b->rep, "selinux", "relabel_ms", "ok", "%s", ms);
-	report_add(&b->rep, "selinux", "relabel_seen", "info", "%zu", st->seen);
-	report_add(&b->rep, "selinux", "relabeled", r->changed ? "applied" : "already", "%zu", r->changed);
+	hi_clock_format_ms(ms, sizeof ms, ns);
+	hi_report_add(&b->rep, "selinux", "relabel_ms", "ok", "%s", ms);
+	hi_report_add(&b->rep, "selinux", "relabel_seen", "info", "%zu", st->seen);
+	hi_report_add(&b->rep, "selinux", "relabeled", r->changed ? "applied" : "already", "%zu", r->changed);
 	if (st->failed)
-		report_add(&b->rep, "selinux", "relabel_failed", "warn", "%zu", st->failed);
+		hi_report_add(&b->rep, "selinux", "relabel_failed", "warn", "%zu", st->failed);
 	log_info("SELinux: relabelled %zu of %zu objects in /dev, /dev/shm, /run in %s ms",
 		 r->changed, st->seen, ms);
 	if (r->unlabelable)
@@ -223,9 +223,9 @@ static void relabel_tree(struct boot *b, struct selabel_handle *h, uint64_t star
 	size_t n = relabel_roots(b, roots);
 
 	for (size_t i = 0; i < n && !st.limit_hit; i++)
-		if (selinux_walk(roots[i], limit, relabel_visit, &r, &st) < 0)
+		if (hi_selinux_walk(roots[i], limit, relabel_visit, &r, &st) < 0)
 			st.failed++;
-	report_relabel(b, &r, &st, boottime_ns() - start);
+	report_relabel(b, &r, &st, hi_boottime_ns() - start);
 }
 
 /* The real init as the kernel would find it: what the handoff stage will
@@ -233,12 +233,12 @@ static void relabel_tree(struct boot *b, struct selabel_handle *h, uint64_t star
 static bool init_candidate(const struct boot *b, char *out, size_t outlen)
 {
 	static const char *const defaults[] = { "/sbin/init", "/etc/init", "/bin/init", "/bin/sh" };
-	const char *want = b->cfg.init[0] ? b->cfg.init : cmdline_get(&b->cmd, "init", NULL);
+	const char *want = b->cfg.init[0] ? b->cfg.init : hi_cmdline_get(&b->cmd, "init", NULL);
 
 	if (want && *want)
-		return boot_path(out, outlen, b->newroot, want) != NULL;
+		return hi_boot_path(out, outlen, b->newroot, want) != NULL;
 	for (size_t i = 0; i < sizeof defaults / sizeof defaults[0]; i++)
-		if (boot_path(out, outlen, b->newroot, defaults[i]) && access(out, X_OK) == 0)
+		if (hi_boot_path(out, outlen, b->newroot, defaults[i]) && access(out, X_OK) == 0)
 			return true;
 	return false;
 }
@@ -253,8 +253,8 @@ static bool fs_holds_labels(const struct boot *b, const char *path)
 	char mi[BOOT_PATH_MAX], want[32];
 	struct stat st;
 
-	if (stat(path, &st) < 0 || !boot_path(mi, sizeof mi, b->proc, "self/mountinfo") ||
-	    (fs_read(mi, info, sizeof info, NULL) < 0 && errno != E2BIG))
+	if (stat(path, &st) < 0 || !hi_boot_path(mi, sizeof mi, b->proc, "self/mountinfo") ||
+	    (hi_fs_read(mi, info, sizeof info, NULL) < 0 && errno != E2BIG))
 		return true;
 	snprintf(want, sizeof want, "%u:%u", major(st.st_dev), minor(st.st_dev));
 	char *save = NULL;
@@ -313,7 +313,7 @@ static void check_init_domain(struct boot *b, struct selabel_handle *h)
 		log_warn("SELinux: the real init %s is labelled %s, which has no transition out of %s: "
 			 "it would run in the kernel's domain; relabel it (restorecon %s)",
 			 init, file, self, init);
-		report_add(&b->rep, "selinux", "init_domain", "warn", "%s (%s)", domain, init);
+		hi_report_add(&b->rep, "selinux", "init_domain", "warn", "%s (%s)", domain, init);
 		goto out;
 	}
 	if (unlabelable) {
@@ -322,7 +322,7 @@ static void check_init_domain(struct boot *b, struct selabel_handle *h)
 		if (setexeccon_raw(domain) < 0)
 			log_warn("SELinux: setexeccon(%s) failed: %s", domain, strerror(errno));
 	}
-	report_add(&b->rep, "selinux", "init_domain", unlabelable ? "applied" : "ok", "%s (%s)",
+	hi_report_add(&b->rep, "selinux", "init_domain", unlabelable ? "applied" : "ok", "%s (%s)",
 		   domain, init);
 out:
 	freecon(self);
@@ -330,28 +330,28 @@ out:
 	freecon(domain);
 }
 
-int selinux_relabel(struct boot *b, const char *fc_path)
+int hi_selinux_relabel(struct boot *b, const char *fc_path)
 {
-	uint64_t start = boottime_ns();
+	uint64_t start = hi_boottime_ns();
 	struct selabel_handle *h = NULL;
 
 	if (fc_path && fc_path[0])
 		h = open_contexts(fc_path);
 	if (h) {
 		char ms[32];
-		clock_format_ms(ms, sizeof ms, boottime_ns() - start);
-		report_add(&b->rep, "selinux", "contexts_ms", "info", "%s", ms);
+		hi_clock_format_ms(ms, sizeof ms, hi_boottime_ns() - start);
+		hi_report_add(&b->rep, "selinux", "contexts_ms", "info", "%s", ms);
 	}
 	if (!h)
 		log_warn("SELinux: cannot open the file contexts %s: %s; %s", fc_path && fc_path[0] ?
 			 fc_path : "(none)", strerror(errno), b->cfg.selinux_relabel ?
 			 "nothing is relabelled" : "the init label is not checked");
 	if (!b->cfg.selinux_relabel)
-		report_add(&b->rep, "selinux", "relabel_ms", "skipped", "0.000");
+		hi_report_add(&b->rep, "selinux", "relabel_ms", "skipped", "0.000");
 	else if (h)
 		relabel_tree(b, h, start);
 	else
-		report_add(&b->rep, "selinux", "relabel_ms", "failed", "0.000");
+		hi_report_add(&b->rep, "selinux", "relabel_ms", "failed", "0.000");
 	check_init_domain(b, h);
 	/* Kept for the stages that create files later (stages/selinux_label.c). */
 	b->selabel = h;

@@ -77,7 +77,7 @@ static void clean_dir(int dirfd, struct clean_state *st, int depth)
 	closedir(dir);
 }
 
-long initramfs_clean(const char *oldroot, long *failed, char *err, size_t errlen)
+long hi_initramfs_clean(const char *oldroot, long *failed, char *err, size_t errlen)
 {
 	struct statfs sfs;
 	struct stat sb;
@@ -117,7 +117,7 @@ static int copy_fail(int in, int out, const char *dst, char *why, size_t whylen,
 	return -1;
 }
 
-int embedded_copy(const char *src, const char *dst, long max, char *why, size_t whylen)
+int hi_embedded_copy(const char *src, const char *dst, long max, char *why, size_t whylen)
 {
 	static char buf[1 << 16];
 	long total = 0;
@@ -160,7 +160,7 @@ int embedded_copy(const char *src, const char *dst, long max, char *why, size_t 
  * switch. They are one set: when one is not copied whole (a write error,
  * /run full, the size limit), all are removed and that is said, so no
  * partial policy is ever loaded as if it were whole. */
-int embedded_policy_keep(const char *from, const char *run_dir, long max, char *why, size_t whylen)
+int hi_embedded_policy_keep(const char *from, const char *run_dir, long max, char *why, size_t whylen)
 {
 	static const char *const files[] = { "policy", "type", "file_contexts" };
 	char dst[BOOT_PATH_MAX + 64], src[BOOT_PATH_MAX + 64], one[160];
@@ -170,12 +170,12 @@ int embedded_policy_keep(const char *from, const char *run_dir, long max, char *
 		if (access(src, F_OK) < 0)
 			continue;
 		snprintf(dst, sizeof dst, "%s", run_dir);
-		if (fs_mkdir_p(dst, 0700) < 0) {
+		if (hi_fs_mkdir_p(dst, 0700) < 0) {
 			snprintf(why, whylen, "cannot create %s: %s", dst, strerror(errno));
 			return -1;
 		}
 		snprintf(dst, sizeof dst, "%s/%s", run_dir, files[i]);
-		if (embedded_copy(src, dst, max, one, sizeof one) < 0) {
+		if (hi_embedded_copy(src, dst, max, one, sizeof one) < 0) {
 			snprintf(why, whylen, "%s: %s", files[i], one);
 			for (size_t j = 0; j < sizeof files / sizeof files[0]; j++) {
 				snprintf(dst, sizeof dst, "%s/%s", run_dir, files[j]);
@@ -192,10 +192,10 @@ static void keep_embedded_policy(struct boot *b)
 	char dir[BOOT_PATH_MAX + 32], why[256];
 
 	snprintf(dir, sizeof dir, "%s/%s", b->run, SELINUX_EMBED_RUN_DIR);
-	if (embedded_policy_keep(SELINUX_EMBED_DIR, dir, SELINUX_POLICY_MAX_BYTES, why, sizeof why) < 0) {
+	if (hi_embedded_policy_keep(SELINUX_EMBED_DIR, dir, SELINUX_POLICY_MAX_BYTES, why, sizeof why) < 0) {
 		log_warn("the embedded SELinux policy was not kept whole for after the switch (%s); what was "
 			 "copied is removed, so the root's policy will be used", why);
-		report_add(&b->rep, "switchroot", "embedded_policy", "removed", "%s", why);
+		hi_report_add(&b->rep, "switchroot", "embedded_policy", "removed", "%s", why);
 	}
 }
 
@@ -223,23 +223,23 @@ static int move_api_mounts(struct boot *b)
 
 	for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
 		snprintf(target, sizeof target, "%s%s", b->newroot, paths[i]);
-		int fd = safe_open(b->newroot, paths[i], O_PATH | O_DIRECTORY, 0);
+		int fd = hi_safe_open(b->newroot, paths[i], O_PATH | O_DIRECTORY, 0);
 		if (fd < 0 && errno == ENOENT) {
 			log_warn("the new root has no %s directory; %s is dropped there and the real init may fail", paths[i], paths[i]);
 			umount2(paths[i], MNT_DETACH);
 			continue;
 		}
-		if (fd < 0 && errno == ELOOP && safe_find_link(b->newroot, paths[i], link, sizeof link))
-			return boot_error(b, "the new root's %s is a symbolic link (%s); hardinit does not move %s "
+		if (fd < 0 && errno == ELOOP && hi_safe_find_link(b->newroot, paths[i], link, sizeof link))
+			return hi_boot_error(b, "the new root's %s is a symbolic link (%s); hardinit does not move %s "
 					  "through it; make %s a directory in the root", paths[i], link, paths[i], paths[i]);
 		if (fd < 0)
-			return boot_error(b, "cannot move %s to %s: %s", paths[i], target,
+			return hi_boot_error(b, "cannot move %s to %s: %s", paths[i], target,
 					  errno == ENOTDIR ? "not a directory" : strerror(errno));
 		int rc = move_onto_fd(paths[i], fd);
 		int e = errno;
 		close(fd);
 		if (rc < 0)
-			return boot_error(b, "cannot move %s to %s: %s", paths[i], target, strerror(e));
+			return hi_boot_error(b, "cannot move %s to %s: %s", paths[i], target, strerror(e));
 	}
 	return 0;
 }
@@ -266,7 +266,7 @@ static int proven_initramfs(struct boot *b, char *why, size_t whylen)
 	return 0;
 }
 
-int stage_switchroot(struct boot *b)
+int hi_stage_switchroot(struct boot *b)
 {
 	char why[256];
 	long failed = 0;
@@ -278,23 +278,23 @@ int stage_switchroot(struct boot *b)
 	keep_embedded_policy(b);
 	int proven = proven_initramfs(b, why, sizeof why);
 	if (!proven && strstr(why, "same device"))
-		return boot_error(b, "cannot switch root: %s; root was not mounted", why);
+		return hi_boot_error(b, "cannot switch root: %s; root was not mounted", why);
 	if (move_api_mounts(b) < 0)
 		return -1;
 	if (proven) {
-		long removed = initramfs_clean("/", &failed, why, sizeof why);
+		long removed = hi_initramfs_clean("/", &failed, why, sizeof why);
 		if (removed < 0)
 			log_warn("initramfs not freed: %s", why);
 		else if (failed)
 			log_warn("initramfs freed partly: %ld entries removed, %ld could not be", removed, failed);
-		report_add(&b->rep, "switchroot", "initramfs_freed", removed < 0 || failed ? "warn" : "ok", "%ld", removed);
+		hi_report_add(&b->rep, "switchroot", "initramfs_freed", removed < 0 || failed ? "warn" : "ok", "%ld", removed);
 	} else {
 		log_warn("initramfs not freed: %s", why);
-		report_add(&b->rep, "switchroot", "initramfs_freed", "warn", "%s", why);
+		hi_report_add(&b->rep, "switchroot", "initramfs_freed", "warn", "%s", why);
 	}
 	if (chdir(b->newroot) < 0 || mount(".", "/", NULL, MS_MOVE, NULL) < 0 ||
 	    chroot(".") < 0 || chdir("/") < 0)
-		return boot_error(b, "cannot switch to the new root %s: %s", b->newroot, strerror(errno));
+		return hi_boot_error(b, "cannot switch to the new root %s: %s", b->newroot, strerror(errno));
 	snprintf(b->newroot, sizeof b->newroot, "/");
 	b->switched = true;
 	return 0;

@@ -28,14 +28,14 @@
 
 static int sysctl_failed(struct boot *b, const struct sysctl_setting *s, const struct sysctl_result *r)
 {
-	const char *status = sysctl_outcome_name(r->outcome);
+	const char *status = hi_sysctl_outcome_name(r->outcome);
 	const char *err = r->err ? strerror(r->err) : "read back differs";
 
 	if (s->required && r->outcome == SYSCTL_ABSENT)
-		return boot_error(b, "sysctl: %s is required but this kernel has no such sysctl; "
+		return hi_boot_error(b, "sysctl: %s is required but this kernel has no such sysctl; "
 				  "boot a kernel that has it or drop it from [sysctl] require", s->key);
 	if (s->required)
-		return boot_error(b, "sysctl: %s is required at %s but the kernel refused it (%s; it reads %s); "
+		return hi_boot_error(b, "sysctl: %s is required at %s but the kernel refused it (%s; it reads %s); "
 				  "fix the value or drop it from [sysctl] require", s->key, s->value, err,
 				  r->after[0] ? r->after : "nothing");
 	/* sysctl.d's leading '-': the user expects this one may not exist. */
@@ -53,7 +53,7 @@ static void log_write(const struct sysctl_setting *s, const struct sysctl_result
 		      uint64_t took_ns, const char *where)
 {
 	log_debug("sysctl: %s = %s: %s, reads %s, %llu.%03llu ms%s", s->key, s->value,
-		  sysctl_outcome_name(r->outcome), r->after[0] ? r->after : "nothing",
+		  hi_sysctl_outcome_name(r->outcome), r->after[0] ? r->after : "nothing",
 		  (unsigned long long)(took_ns / 1000000), (unsigned long long)(took_ns / 1000 % 1000), where);
 }
 
@@ -61,7 +61,7 @@ static void dry_run_one(const struct sysctl_io *io, const struct sysctl_setting 
 {
 	struct sysctl_result r;
 
-	sysctl_check_one(io, s->key, s->value, &r);
+	hi_sysctl_check_one(io, s->key, s->value, &r);
 	if (r.outcome == SYSCTL_ALREADY)
 		log_info("sysctl: %s = %s already", s->key, s->value);
 	else if (r.outcome == SYSCTL_ABSENT)
@@ -77,26 +77,26 @@ static void dry_run_one(const struct sysctl_io *io, const struct sysctl_setting 
 static void write_one(struct boot *b, const struct sysctl_io *io, const struct sysctl_setting *s,
 		      struct sysctl_result *r)
 {
-	const struct sysctl_early_slot *e = sysctl_early_find(b->sysctl_early, s->key, s->value);
+	const struct sysctl_early_slot *e = hi_sysctl_early_find(b->sysctl_early, s->key, s->value);
 
 	if (e && e->judged.outcome != SYSCTL_ABSENT) {
 		*r = e->judged;
 		log_write(s, r, e->took_ns, " (started early)");
 		return;
 	}
-	uint64_t start = boottime_ns();
-	sysctl_apply_one(io, s->key, s->value, r);
-	log_write(s, r, boottime_ns() - start, "");
+	uint64_t start = hi_boottime_ns();
+	hi_sysctl_apply_one(io, s->key, s->value, r);
+	log_write(s, r, hi_boottime_ns() - start, "");
 }
 
 static int apply_sysctls(struct boot *b)
 {
-	struct sysctl_io io = sysctl_io_proc(b->proc);
+	struct sysctl_io io = hi_sysctl_io_proc(b->proc);
 	struct sysctl_result r;
 
 	/* Before any result is used: every early write is finished (or judged
 	 * refused) here, never later than this stage. */
-	(void)sysctl_early_collect(b->sysctl_early);
+	(void)hi_sysctl_early_collect(b->sysctl_early);
 	for (size_t i = 0; i < b->cfg.n_sysctls && i < CONFIG_MAX_SYSCTLS; i++) {
 		const struct sysctl_setting *s = &b->cfg.sysctls[i];
 
@@ -105,7 +105,7 @@ static int apply_sysctls(struct boot *b)
 			continue;
 		}
 		write_one(b, &io, s, &r);
-		report_add(&b->rep, "sysctl", s->key, sysctl_outcome_name(r.outcome), "%s",
+		hi_report_add(&b->rep, "sysctl", s->key, hi_sysctl_outcome_name(r.outcome), "%s",
 			   r.outcome == SYSCTL_ABSENT ? s->value : r.after);
 		if (r.outcome == SYSCTL_APPLIED || r.outcome == SYSCTL_ALREADY)
 			continue;
@@ -123,7 +123,7 @@ static int read_sys(const struct boot *b, const char *rel, char *buf, size_t cap
 {
 	char path[BOOT_PATH_MAX];
 
-	if (!boot_path(path, sizeof path, b->sys, rel) || fs_read(path, buf, cap, NULL) < 0)
+	if (!hi_boot_path(path, sizeof path, b->sys, rel) || hi_fs_read(path, buf, cap, NULL) < 0)
 		return -1;
 	buf[strcspn(buf, "\n")] = '\0';
 	return 0;
@@ -154,7 +154,7 @@ static int live_lockdown(const struct boot *b, const char *want, char *why, size
 			want_level = i;
 	if (want_level < 0 || read_sys(b, "kernel/security/lockdown", buf, sizeof buf) < 0)
 		return -1;
-	int level = lockdown_parse_current(buf);
+	int level = hi_lockdown_parse_current(buf);
 	if (level < 0)
 		return -1;
 	snprintf(why, whylen, "lockdown is %s", lockdown_names[level]);
@@ -221,7 +221,7 @@ static int live_module_param(const struct boot *b, const char *key, const char *
 	return live_sys_value(b, rel, want, why, whylen);
 }
 
-bool kernel_opt_in_force(const struct boot *b, const char *word, char *why, size_t whylen)
+bool hi_kernel_opt_in_force(const struct boot *b, const char *word, char *why, size_t whylen)
 {
 	char key[CONFIG_NAME_MAX];
 	const char *eq = strchr(word, '=');
@@ -229,7 +229,7 @@ bool kernel_opt_in_force(const struct boot *b, const char *word, char *why, size
 	bool bare = false;
 
 	snprintf(key, sizeof key, "%.*s", eq ? (int)(eq - word) : (int)strlen(word), word);
-	const char *v = cmdline_get(&b->cmd, key, &bare);
+	const char *v = hi_cmdline_get(&b->cmd, key, &bare);
 	if (want ? (v && strcmp(v, want) == 0) : (bare || v)) {
 		snprintf(why, whylen, "on the command line");
 		return true;
@@ -265,7 +265,7 @@ static void report_vulnerabilities(struct boot *b)
 {
 	char dir[BOOT_PATH_MAX];
 	size_t seen = 0;
-	bool xen_pv = hypervisor_xen_pv(b->sys);
+	bool xen_pv = hi_hypervisor_xen_pv(b->sys);
 
 	/* The microcode revision the CPU runs: after an early update from the
 	 * initrd's kernel/x86/microcode/ (hardinit-mkinitramfs --microcode),
@@ -273,18 +273,18 @@ static void report_vulnerabilities(struct boot *b)
 	char rev[64];
 	if (read_sys(b, "devices/system/cpu/cpu0/microcode/version", rev, sizeof rev) == 0) {
 		char early[MICROCODE_WHAT_MAX];
-		report_add(&b->rep, "kernel", "microcode", "info", "cpu0 runs microcode revision %s", rev);
+		hi_report_add(&b->rep, "kernel", "microcode", "info", "cpu0 runs microcode revision %s", rev);
 		/* Whether that revision came from the initrd: the kernel says
 		 * so only in its log. */
-		int early_seen = microcode_early_seen(b, early, sizeof early);
+		int early_seen = hi_microcode_early_seen(b, early, sizeof early);
 		if (early_seen == 1)
-			report_add(&b->rep, "kernel", "microcode_early", "ok", "the kernel loaded an early update (%s)", early);
+			hi_report_add(&b->rep, "kernel", "microcode_early", "ok", "the kernel loaded an early update (%s)", early);
 		else
-			report_add(&b->rep, "kernel", "microcode_early", "info", "%s",
+			hi_report_add(&b->rep, "kernel", "microcode_early", "info", "%s",
 				   early_seen == 0 ? "no early update in the kernel log: the CPU runs the firmware's microcode"
 					     : "the kernel log is unreadable: whether an early update was loaded is unknown");
 	}
-	if (!boot_path(dir, sizeof dir, b->sys, "devices/system/cpu/vulnerabilities"))
+	if (!hi_boot_path(dir, sizeof dir, b->sys, "devices/system/cpu/vulnerabilities"))
 		return;
 	DIR *d = opendir(dir);
 	if (!d)
@@ -301,13 +301,13 @@ static void report_vulnerabilities(struct boot *b)
 		if (read_sys(b, rel, buf, sizeof buf) < 0)
 			continue;
 		if (xen_pv) {
-			report_add(&b->rep, "kernel", e->d_name, "hypervisor", "%s", buf);
+			hi_report_add(&b->rep, "kernel", e->d_name, "hypervisor", "%s", buf);
 			continue;
 		}
 		bool vulnerable = strncmp(buf, "Vulnerable", 10) == 0;
 		if (vulnerable)
 			log_warn("kernel: cpu vulnerability %s: %s", e->d_name, buf);
-		report_add(&b->rep, "kernel", e->d_name, vulnerable ? "warn" : "info", "%s", buf);
+		hi_report_add(&b->rep, "kernel", e->d_name, vulnerable ? "warn" : "info", "%s", buf);
 	}
 	closedir(d);
 }
@@ -318,28 +318,28 @@ static int check_kernel_opts(struct boot *b)
 
 	/* The lockdown level and the LSM list live on securityfs. */
 	if (b->cfg.n_kernel_opts > 0)
-		(void)securityfs_ensure(b);
+		(void)hi_securityfs_ensure(b);
 
 	for (size_t i = 0; i < b->cfg.n_kernel_opts && i < CONFIG_MAX_KERNEL_OPTS; i++) {
 		const struct kernel_opt *o = &b->cfg.kernel_opts[i];
 		char why[160];
 
-		const struct arch *owner = arch_of_word(o->word);
-		if (owner && owner != arch_native()) {
-			report_add(&b->rep, "kernel", o->word, "skipped", "a word of %s kernels only", owner->name);
+		const struct arch *owner = hi_arch_of_word(o->word);
+		if (owner && owner != hi_arch_native()) {
+			hi_report_add(&b->rep, "kernel", o->word, "skipped", "a word of %s kernels only", owner->name);
 			continue;
 		}
 		if (strncmp(o->word, "mitigations", 11) == 0)
 			saw_mitigations = true;
-		if (kernel_opt_in_force(b, o->word, why, sizeof why)) {
-			report_add(&b->rep, "kernel", o->word, "ok", "%s", why);
+		if (hi_kernel_opt_in_force(b, o->word, why, sizeof why)) {
+			hi_report_add(&b->rep, "kernel", o->word, "ok", "%s", why);
 			continue;
 		}
 		if (o->required)
-			return boot_error(b, "kernel: required boot option %s is not in force (%s); "
+			return hi_boot_error(b, "kernel: required boot option %s is not in force (%s); "
 					  "add it to the kernel command line", o->word, why);
 		log_warn("kernel: boot option %s is not in force (%s)", o->word, why);
-		report_add(&b->rep, "kernel", o->word, "warn", "%s", why);
+		hi_report_add(&b->rep, "kernel", o->word, "warn", "%s", why);
 	}
 	if (saw_mitigations)
 		report_vulnerabilities(b);
@@ -369,7 +369,7 @@ static int append(char *out, size_t cap, size_t *used, const char *key, const ch
 	return 0;
 }
 
-int sysctl_dropin_format(const struct report *r, int ptrace_scope, char *out, size_t cap)
+int hi_sysctl_dropin_format(const struct report *r, int ptrace_scope, char *out, size_t cap)
 {
 	size_t used = 0;
 	int n = snprintf(out, cap,
@@ -418,38 +418,38 @@ static void persist(struct boot *b)
 	char path[BOOT_PATH_MAX];
 
 	if (!b->cfg.sysctl_persist) {
-		report_add(&b->rep, "sysctl", "persist", "skipped", "[sysctl] persist = no");
+		hi_report_add(&b->rep, "sysctl", "persist", "skipped", "[sysctl] persist = no");
 		return;
 	}
-	if (!boot_path(path, sizeof path, b->run, "sysctl.d/" SYSCTL_DROPIN_NAME))
+	if (!hi_boot_path(path, sizeof path, b->run, "sysctl.d/" SYSCTL_DROPIN_NAME))
 		return;
 	if (b->mode == MODE_DRY_RUN) {
 		log_info("sysctl: would write %s for systemd-sysctl and sysctl --system", path);
 		return;
 	}
-	if (sysctl_dropin_format(&b->rep, b->cfg.ptrace_scope, text, sizeof text) < 0) {
+	if (hi_sysctl_dropin_format(&b->rep, b->cfg.ptrace_scope, text, sizeof text) < 0) {
 		log_warn("sysctl: drop-in larger than %d bytes; not written, systemd-sysctl may "
 			 "re-apply weaker values", SYSCTL_DROPIN_MAX);
-		report_add(&b->rep, "sysctl", "persist", "failed", "too large");
+		hi_report_add(&b->rep, "sysctl", "persist", "failed", "too large");
 		return;
 	}
-	if (fs_write_new(path, text) < 0) {
+	if (hi_fs_write_new(path, text) < 0) {
 		log_warn("sysctl: cannot write %s: %s; systemd-sysctl may re-apply weaker values",
 			 path, strerror(errno));
-		report_add(&b->rep, "sysctl", "persist", "failed", "%s: %s", path, strerror(errno));
+		hi_report_add(&b->rep, "sysctl", "persist", "failed", "%s: %s", path, strerror(errno));
 		return;
 	}
 	/* The policy has no rule for /run/sysctl.d; labelled as the same file
 	 * in /etc/sysctl.d (etc_t), systemd-sysctl may read it in enforcing
 	 * mode, where var_run_t would be denied. */
-	if (label_path_as(b, path, "/etc/sysctl.d/" SYSCTL_DROPIN_NAME, S_IFREG) < 0)
+	if (hi_label_path_as(b, path, "/etc/sysctl.d/" SYSCTL_DROPIN_NAME, S_IFREG) < 0)
 		log_warn("sysctl: cannot label %s: %s; in enforcing mode systemd-sysctl will not read it",
 			 path, strerror(errno));
 	log_info("sysctl: wrote %s so systemd-sysctl and sysctl --system keep these values", path);
-	report_add(&b->rep, "sysctl", "persist", "applied", "%s", path);
+	hi_report_add(&b->rep, "sysctl", "persist", "applied", "%s", path);
 }
 
-int stage_sysctl(struct boot *b)
+int hi_stage_sysctl(struct boot *b)
 {
 	if (apply_sysctls(b) < 0)
 		return -1;

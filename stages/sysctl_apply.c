@@ -9,21 +9,21 @@
 
 static int proc_read(void *ctx, const char *key, char *buf, size_t cap)
 {
-	return sysctl_read(ctx, key, buf, cap);
+	return hi_sysctl_read(ctx, key, buf, cap);
 }
 
 static int proc_write(void *ctx, const char *key, const char *value)
 {
-	return sysctl_write(ctx, key, value);
+	return hi_sysctl_write(ctx, key, value);
 }
 
-struct sysctl_io sysctl_io_proc(const char *proc)
+struct sysctl_io hi_sysctl_io_proc(const char *proc)
 {
 	struct sysctl_io io = { proc_read, proc_write, (void *)proc };
 	return io;
 }
 
-const char *sysctl_outcome_name(enum sysctl_outcome o)
+const char *hi_sysctl_outcome_name(enum sysctl_outcome o)
 {
 	switch (o) {
 	case SYSCTL_APPLIED: return "applied";
@@ -54,24 +54,24 @@ static int read_before(const struct sysctl_io *io, const char *key, struct sysct
 	return -1;
 }
 
-enum sysctl_outcome sysctl_check_one(const struct sysctl_io *io, const char *key,
+enum sysctl_outcome hi_sysctl_check_one(const struct sysctl_io *io, const char *key,
 				     const char *value, struct sysctl_result *res)
 {
 	if (read_before(io, key, res) < 0)
 		return finish(res, res->err == ENOENT ? SYSCTL_ABSENT : SYSCTL_REFUSED, res->err);
-	if (sysctl_value_equal(res->before, value))
+	if (hi_sysctl_value_equal(res->before, value))
 		return finish(res, SYSCTL_ALREADY, 0);
 	return finish(res, SYSCTL_REFUSED, 0);
 }
 
-enum sysctl_outcome sysctl_apply_one(const struct sysctl_io *io, const char *key,
+enum sysctl_outcome hi_sysctl_apply_one(const struct sysctl_io *io, const char *key,
 				     const char *value, struct sysctl_result *res)
 {
 	/* An unreadable but writable sysctl (mode 0200) is rare but real
 	 * (e.g. vm.compact_memory); only ENOENT means "not on this kernel". */
 	if (read_before(io, key, res) < 0 && res->err == ENOENT)
 		return finish(res, SYSCTL_ABSENT, ENOENT);
-	if (res->err == 0 && sysctl_value_equal(res->before, value))
+	if (res->err == 0 && hi_sysctl_value_equal(res->before, value))
 		return finish(res, SYSCTL_ALREADY, 0);
 
 	/* Writing an unchanged value is skipped above on purpose: the one-way
@@ -87,7 +87,7 @@ enum sysctl_outcome sysctl_apply_one(const struct sysctl_io *io, const char *key
 	}
 	/* Some handlers accept a write and clamp or ignore it (proc_dointvec
 	 * without bounds reports success); the read-back is the truth. */
-	if (!sysctl_value_equal(res->after, value))
+	if (!hi_sysctl_value_equal(res->after, value))
 		return finish(res, SYSCTL_REFUSED, 0);
 	return finish(res, SYSCTL_APPLIED, 0);
 }
@@ -107,7 +107,7 @@ static int parse_long(const char *s, long *out)
 /* Bound on the walk down, whatever top the caller asks for. */
 #define SYSCTL_RAISE_MAX_STEPS 64
 
-enum sysctl_outcome sysctl_raise_to_max(const struct sysctl_io *io, const char *key,
+enum sysctl_outcome hi_sysctl_raise_to_max(const struct sysctl_io *io, const char *key,
 					long top, long *best, struct sysctl_result *res)
 {
 	long current;

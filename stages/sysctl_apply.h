@@ -17,7 +17,7 @@ enum sysctl_outcome {
 };
 
 struct sysctl_io {
-	/* Same contracts as sysctl_read()/sysctl_write() in init/fsutil.h:
+	/* Same contracts as hi_sysctl_read()/hi_sysctl_write() in init/fsutil.h:
 	 * 0, or -1 with errno. */
 	int (*read)(void *ctx, const char *key, char *buf, size_t cap);
 	int (*write)(void *ctx, const char *key, const char *value);
@@ -33,15 +33,15 @@ struct sysctl_result {
 
 /* The real thing: sysctl_read/sysctl_write under proc ("/proc"). proc must
  * outlive the returned struct. */
-struct sysctl_io sysctl_io_proc(const char *proc);
+struct sysctl_io hi_sysctl_io_proc(const char *proc);
 
 /* Read; if not already at value, write and read back; classify. */
-enum sysctl_outcome sysctl_apply_one(const struct sysctl_io *io, const char *key,
+enum sysctl_outcome hi_sysctl_apply_one(const struct sysctl_io *io, const char *key,
 				     const char *value, struct sysctl_result *res);
 
 /* Read only, for dry runs: ALREADY when at value, ABSENT, or REFUSED with
  * err 0 meaning "would be written". */
-enum sysctl_outcome sysctl_check_one(const struct sysctl_io *io, const char *key,
+enum sysctl_outcome hi_sysctl_check_one(const struct sysctl_io *io, const char *key,
 				     const char *value, struct sysctl_result *res);
 
 /* Raise an integer sysctl to the largest value the kernel accepts, trying
@@ -50,10 +50,10 @@ enum sysctl_outcome sysctl_check_one(const struct sysctl_io *io, const char *key
  * configuration, and the kernel only tells by refusing with EINVAL).
  * ALREADY when nothing above the current value sticks; *best gets the
  * value in force. */
-enum sysctl_outcome sysctl_raise_to_max(const struct sysctl_io *io, const char *key,
+enum sysctl_outcome hi_sysctl_raise_to_max(const struct sysctl_io *io, const char *key,
 					long top, long *best, struct sysctl_result *res);
 
 /* "applied", "already", "absent", "refused": the report's status words. */
-const char *sysctl_outcome_name(enum sysctl_outcome o);
+const char *hi_sysctl_outcome_name(enum sysctl_outcome o);
 
 #endif

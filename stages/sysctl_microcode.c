@@ -7,7 +7,7 @@
 
 #include "sysctl_microcode.h"
 
-int microcode_early_line(const char *line, char *what, size_t cap)
+int hi_microcode_early_line(const char *line, char *what, size_t cap)
 {
 	static const char *const says[] = { "updated early: 0x", "microcode updated early to ", "Updated early from: 0x" };
 	const char *semi = strchr(line, ';'), *text = line;
@@ -33,7 +33,7 @@ int microcode_early_line(const char *line, char *what, size_t cap)
 
 /* Each read of /dev/kmsg returns one record; a regular file (tests)
  * returns what fits, so lines are split here, a partial one carried. */
-int microcode_early_seen(const struct boot *b, char *what, size_t cap)
+int hi_microcode_early_seen(const struct boot *b, char *what, size_t cap)
 {
 	char path[BOOT_PATH_MAX + 8], buf[8192 + 1], line[8192 + 1];
 	size_t carry = 0;
@@ -56,12 +56,12 @@ int microcode_early_seen(const struct boot *b, char *what, size_t cap)
 			}
 			line[carry] = '\0';
 			carry = 0;
-			found = microcode_early_line(line, what, cap);
+			found = hi_microcode_early_line(line, what, cap);
 		}
 	}
 	if (!found && carry) {
 		line[carry] = '\0';
-		found = microcode_early_line(line, what, cap);
+		found = hi_microcode_early_line(line, what, cap);
 	}
 	close(fd);
 	return found;

@@ -20,11 +20,11 @@
  * "microcode updated early to revision 0xNEW" (Intel, older),
  * "microcode updated early to new patch_level=0xNEW" (AMD, to 6.6),
  * "Updated early from: 0xOLD" (both, 6.7 on). */
-int microcode_early_line(const char *line, char *what, size_t cap);
+int hi_microcode_early_line(const char *line, char *what, size_t cap);
 
 /* DEV/kmsg read from its first record, bounded, without waiting: 1 with
  * what filled when the early-update line is there, 0 when not, -1 when
  * the log cannot be read. */
-int microcode_early_seen(const struct boot *b, char *what, size_t cap);
+int hi_microcode_early_seen(const struct boot *b, char *what, size_t cap);
 
 #endif

@@ -37,7 +37,7 @@ static const struct {
 
 static struct sysctl_early early;
 
-const char *sysctl_slow_reason(const char *key)
+const char *hi_sysctl_slow_reason(const char *key)
 {
 	for (size_t i = 0; i < sizeof slow_sysctls / sizeof slow_sysctls[0]; i++)
 		if (strcmp(key, slow_sysctls[i].key) == 0)
@@ -47,12 +47,12 @@ const char *sysctl_slow_reason(const char *key)
 
 static int proc_at_read(void *ctx, const char *key, char *buf, size_t cap)
 {
-	return sysctl_read_at(((const struct sysctl_early *)ctx)->proc_fd, key, buf, cap);
+	return hi_sysctl_read_at(((const struct sysctl_early *)ctx)->proc_fd, key, buf, cap);
 }
 
 static int proc_at_write(void *ctx, const char *key, const char *value)
 {
-	return sysctl_write_at(((const struct sysctl_early *)ctx)->proc_fd, key, value);
+	return hi_sysctl_write_at(((const struct sysctl_early *)ctx)->proc_fd, key, value);
 }
 
 static void *writer_main(void *arg)
@@ -70,9 +70,9 @@ static void *writer_main(void *arg)
 	(void)setpriority(PRIO_PROCESS, 0, 0);
 	for (size_t i = 0; i < e->n; i++) {
 		struct sysctl_early_slot *s = &e->slots[i];
-		uint64_t start = boottime_ns();
-		sysctl_apply_one(&io, s->key, s->value, &s->res);
-		s->took_ns = boottime_ns() - start;
+		uint64_t start = hi_boottime_ns();
+		hi_sysctl_apply_one(&io, s->key, s->value, &s->res);
+		s->took_ns = hi_boottime_ns() - start;
 		__atomic_store_n(&s->done, 1, __ATOMIC_RELEASE);
 	}
 	return NULL;
@@ -82,7 +82,7 @@ static size_t pick_slow(struct sysctl_early *e, const struct config *cfg)
 {
 	for (size_t i = 0; i < cfg->n_sysctls && i < CONFIG_MAX_SYSCTLS; i++) {
 		const struct sysctl_setting *s = &cfg->sysctls[i];
-		const char *why = sysctl_slow_reason(s->key);
+		const char *why = hi_sysctl_slow_reason(s->key);
 		if (!why)
 			continue;
 		if (e->n >= SYSCTL_EARLY_MAX) {
@@ -98,7 +98,7 @@ static size_t pick_slow(struct sysctl_early *e, const struct config *cfg)
 	return e->n;
 }
 
-int stage_sysctl_start(struct boot *b)
+int hi_stage_sysctl_start(struct boot *b)
 {
 	struct sysctl_early *e = &early;
 	pthread_attr_t attr;
@@ -139,12 +139,12 @@ int stage_sysctl_start(struct boot *b)
 
 /* ---- collection, called by the sysctl stage ---- */
 
-int sysctl_early_collect(struct sysctl_early *e)
+int hi_sysctl_early_collect(struct sysctl_early *e)
 {
 	if (!e || !e->started || e->collected)
 		return e && e->timed_out ? -1 : 0;
 	e->collected = true;
-	uint64_t start = boottime_ns();
+	uint64_t start = hi_boottime_ns();
 	struct timespec deadline;
 	clock_gettime(CLOCK_REALTIME, &deadline);
 	deadline.tv_sec += e->timeout_ms / 1000;
@@ -159,7 +159,7 @@ int sysctl_early_collect(struct sysctl_early *e)
 		close(e->proc_fd);
 		e->proc_fd = -1;
 	}
-	uint64_t waited = boottime_ns() - start;
+	uint64_t waited = hi_boottime_ns() - start;
 	log_debug("sysctl: collected the early writes after waiting %llu.%03llu ms",
 		  (unsigned long long)(waited / 1000000), (unsigned long long)(waited / 1000 % 1000));
 
@@ -186,7 +186,7 @@ int sysctl_early_collect(struct sysctl_early *e)
 	return -1;
 }
 
-const struct sysctl_early_slot *sysctl_early_find(const struct sysctl_early *e,
+const struct sysctl_early_slot *hi_sysctl_early_find(const struct sysctl_early *e,
 						  const char *key, const char *value)
 {
 	if (!e || !e->collected)

@@ -20,57 +20,57 @@ struct stage_entry {
 };
 
 static const struct stage_entry stage_table[] = {
-	{ "early",      stage_early,      M_ALL },
-	{ "config",     stage_config,     M_ALL },
+	{ "early",      hi_stage_early,      M_ALL },
+	{ "config",     hi_stage_config,     M_ALL },
 	/* Before the slow parts of the boot, so the kernel's waits overlap. */
-	{ "sysctl_start", stage_sysctl_start, M_INITRAMFS | M_ON_ROOT },
-	{ "modules",    stage_modules,    M_INITRAMFS | M_DRY_RUN },
+	{ "sysctl_start", hi_stage_sysctl_start, M_INITRAMFS | M_ON_ROOT },
+	{ "modules",    hi_stage_modules,    M_INITRAMFS | M_DRY_RUN },
 	/* How the kernel was started (UEFI, Secure Boot, UKI, lockdown), read
 	 * once efivarfs, a module in a UKI's list, is loadable. */
-	{ "firmware",   stage_firmware,   M_ALL },
+	{ "firmware",   hi_stage_firmware,   M_ALL },
 	/* The initrd's boot phase in PCR 11 (systemd-pcrphase-initrd), once
 	 * the firmware stage read whether systemd-stub measured the UKI, and
 	 * before anything is unsealed: a policy predicts PCR 11 with it. */
-	{ "pcrphase_enter", stage_pcrphase_enter, M_INITRAMFS | M_DRY_RUN },
+	{ "pcrphase_enter", hi_stage_pcrphase_enter, M_INITRAMFS | M_DRY_RUN },
 	/* Before the verity table and the SELinux policy: IMA measures both
 	 * as critical data only under a policy loaded before them. */
-	{ "ima",        stage_ima,        M_ALL },
+	{ "ima",        hi_stage_ima,        M_ALL },
 	/* Before root (and verity): root, or what holds it, may be encrypted. */
-	{ "luks",       stage_luks,       M_INITRAMFS | M_DRY_RUN },
+	{ "luks",       hi_stage_luks,       M_INITRAMFS | M_DRY_RUN },
 	/* After modules (the disk drivers), before root: the root stage
 	 * mounts the logical volume it activates; before verity, where an LV
 	 * will be able to carry verity's data and hash. */
-	{ "lvm",        stage_lvm,        M_INITRAMFS | M_DRY_RUN },
+	{ "lvm",        hi_stage_lvm,        M_INITRAMFS | M_DRY_RUN },
 	/* Before root: the root stage mounts the verity device it set up. */
-	{ "verity",     stage_verity,     M_INITRAMFS | M_DRY_RUN },
+	{ "verity",     hi_stage_verity,     M_INITRAMFS | M_DRY_RUN },
 	/* Measured on a thread from here on, while the boot goes on; the
 	 * root stage waits (bounded) until the thread has extended the IMA
 	 * policy and the root hash before it mounts the root they protect
 	 * (not with read_root_config, which starts nothing before the root's
 	 * config is read: see hardinit(8)). */
-	{ "measure_root", stage_measure_root, M_INITRAMFS | M_ON_ROOT },
-	{ "root",       stage_root,       M_INITRAMFS | M_DRY_RUN },
+	{ "measure_root", hi_stage_measure_root, M_INITRAMFS | M_ON_ROOT },
+	{ "root",       hi_stage_root,       M_INITRAMFS | M_DRY_RUN },
 	/* The later stages' reads from the root, looked up in parallel. */
-	{ "prefetch",   stage_prefetch,   M_INITRAMFS | M_ON_ROOT },
+	{ "prefetch",   hi_stage_prefetch,   M_INITRAMFS | M_ON_ROOT },
 	/* Leaving the initrd closes PCR 11 to its unseals: before the switch. */
-	{ "pcrphase_leave", stage_pcrphase_leave, M_INITRAMFS | M_DRY_RUN },
-	{ "switchroot", stage_switchroot, M_INITRAMFS | M_DRY_RUN },
-	{ "rootconfig", stage_config,     M_INITRAMFS },
-	{ "selinux",    stage_selinux,    M_ALL },
+	{ "pcrphase_leave", hi_stage_pcrphase_leave, M_INITRAMFS | M_DRY_RUN },
+	{ "switchroot", hi_stage_switchroot, M_INITRAMFS | M_DRY_RUN },
+	{ "rootconfig", hi_stage_config,     M_INITRAMFS },
+	{ "selinux",    hi_stage_selinux,    M_ALL },
 	/* The config is final (the root's read) and the policy loaded. */
-	{ "measure_policy", stage_measure_policy, M_INITRAMFS | M_ON_ROOT },
-	{ "memory",     stage_memory,     M_ALL },
-	{ "sysctl",     stage_sysctl,     M_ALL },
-	{ "mounts",     stage_mounts,     M_ALL },
+	{ "measure_policy", hi_stage_measure_policy, M_INITRAMFS | M_ON_ROOT },
+	{ "memory",     hi_stage_memory,     M_ALL },
+	{ "sysctl",     hi_stage_sysctl,     M_ALL },
+	{ "mounts",     hi_stage_mounts,     M_ALL },
 	/* One thread again before the seccomp filter and the capability drops. */
-	{ "prefetch_join", stage_prefetch_join, M_INITRAMFS | M_ON_ROOT },
-	{ "tty",        stage_tty,        M_ALL },
-	{ "caps",       stage_caps,       M_ALL },
-	{ "locks",      stage_locks,      M_ALL },
+	{ "prefetch_join", hi_stage_prefetch_join, M_INITRAMFS | M_ON_ROOT },
+	{ "tty",        hi_stage_tty,        M_ALL },
+	{ "caps",       hi_stage_caps,       M_ALL },
+	{ "locks",      hi_stage_locks,      M_ALL },
 	/* Last before the report: "handoff" is the final event; the thread
 	 * measuring since measure_root ends here. */
-	{ "measure",    stage_measure,    M_ALL },
-	{ "report",     stage_report,     M_ALL },
+	{ "measure",    hi_stage_measure,    M_ALL },
+	{ "report",     hi_stage_report,     M_ALL },
 };
 
 static unsigned mode_bit(enum boot_mode m)
@@ -89,7 +89,7 @@ static void record_stage(struct boot *b, const char *name, uint64_t start, uint6
 	st->result = rc < 0 ? -1 : 0;
 }
 
-int boot_run_stages(struct boot *b)
+int hi_boot_run_stages(struct boot *b)
 {
 	unsigned bit = mode_bit(b->mode);
 	char took_ms[CLOCK_MS_MAX];
@@ -98,11 +98,11 @@ int boot_run_stages(struct boot *b)
 		const struct stage_entry *s = &stage_table[i];
 		if (!(s->modes & bit))
 			continue;
-		uint64_t start = boottime_ns();
+		uint64_t start = hi_boottime_ns();
 		int rc = s->run(b);
-		uint64_t took = boottime_ns() - start;
+		uint64_t took = hi_boottime_ns() - start;
 		record_stage(b, s->name, start, took, rc);
-		clock_format_ms(took_ms, sizeof took_ms, took);
+		hi_clock_format_ms(took_ms, sizeof took_ms, took);
 		if (rc < 0) {
 			log_err("stage %s failed after %s ms", s->name, took_ms);
 			b->failed_stage = s->name;
@@ -113,7 +113,7 @@ int boot_run_stages(struct boot *b)
 	return 0;
 }
 
-int boot_handoff(struct boot *b)
+int hi_boot_handoff(struct boot *b)
 {
-	return handoff_exec(b);
+	return hi_handoff_exec(b);
 }

@@ -104,7 +104,7 @@ static void emit_abi(struct bpf_asm *a, const struct arch_abi *abi)
 		     i + 1 < abi->n_ioctl_nrs ? L_NEXT : L_ALLOW);
 }
 
-int tty_filter_build(struct tty_filter *f, const struct arch *arch, bool deny_tiocsti, bool deny_tioclinux)
+int hi_tty_filter_build(struct tty_filter *f, const struct arch *arch, bool deny_tiocsti, bool deny_tioclinux)
 {
 	struct bpf_asm a;
 	bool compat = arch->compat.name != NULL;
@@ -150,7 +150,7 @@ int tty_filter_build(struct tty_filter *f, const struct arch *arch, bool deny_ti
 	return resolve(&a);
 }
 
-int tty_filter_install(const struct tty_filter *f, bool *spec_allow)
+int hi_tty_filter_install(const struct tty_filter *f, bool *spec_allow)
 {
 	struct sock_fprog prog = { .len = f->len, .filter = (struct sock_filter *)f->insns };
 
@@ -169,7 +169,7 @@ int tty_filter_install(const struct tty_filter *f, bool *spec_allow)
 
 /* ---- the decision ------------------------------------------------------ */
 
-void tty_plan_make(const struct config *c, bool sysctl_active, struct tty_plan *p)
+void hi_tty_plan_make(const struct config *c, bool sysctl_active, struct tty_plan *p)
 {
 	memset(p, 0, sizeof *p);
 	/* deny-unprivileged without the sysctl: the filter is the only way
@@ -190,13 +190,13 @@ void tty_plan_make(const struct config *c, bool sysctl_active, struct tty_plan *
  * sysctl, -1 when it would not take it. */
 static int tty_sysctl(struct boot *b, const char *key, const char *value, const char *since)
 {
-	struct sysctl_io io = sysctl_io_proc(b->proc);
+	struct sysctl_io io = hi_sysctl_io_proc(b->proc);
 	struct sysctl_result r;
-	enum sysctl_outcome o = b->mode == MODE_DRY_RUN ? sysctl_check_one(&io, key, value, &r)
-							 : sysctl_apply_one(&io, key, value, &r);
+	enum sysctl_outcome o = b->mode == MODE_DRY_RUN ? hi_sysctl_check_one(&io, key, value, &r)
+							 : hi_sysctl_apply_one(&io, key, value, &r);
 
 	if (o == SYSCTL_ABSENT) {
-		report_add(&b->rep, STAGE, key, "absent", "not in this kernel (%s+)", since);
+		hi_report_add(&b->rep, STAGE, key, "absent", "not in this kernel (%s+)", since);
 		return 0;
 	}
 	if (o == SYSCTL_REFUSED && b->mode == MODE_DRY_RUN && r.err == 0) {
@@ -205,10 +205,10 @@ static int tty_sysctl(struct boot *b, const char *key, const char *value, const 
 	}
 	if (o == SYSCTL_REFUSED) {
 		log_warn("%s=%s did not hold (%s)", key, value, r.err ? strerror(r.err) : r.after);
-		report_add(&b->rep, STAGE, key, "failed", "%s", r.after);
+		hi_report_add(&b->rep, STAGE, key, "failed", "%s", r.after);
 		return -1;
 	}
-	report_add(&b->rep, STAGE, key, sysctl_outcome_name(o), "%s", value);
+	hi_report_add(&b->rep, STAGE, key, hi_sysctl_outcome_name(o), "%s", value);
 	return 1;
 }
 
@@ -219,8 +219,8 @@ static bool seccomp_in_force(struct boot *b, char *count, size_t cap)
 	char path[BOOT_PATH_MAX + 16], status[4096];
 
 	snprintf(count, cap, "?");
-	if (!boot_path(path, sizeof path, b->proc, "self/status") ||
-	    fs_read(path, status, sizeof status, NULL) < 0)
+	if (!hi_boot_path(path, sizeof path, b->proc, "self/status") ||
+	    hi_fs_read(path, status, sizeof status, NULL) < 0)
 		return false;
 	const char *f = strstr(status, "Seccomp_filters:");
 	if (f) {
@@ -241,8 +241,8 @@ static int tty_seccomp(struct boot *b, const struct tty_plan *p, bool *active)
 	*active = false;
 	if (!p->seccomp_tiocsti && !p->seccomp_tioclinux)
 		return 0;
-	if (tty_filter_build(&f, arch_native(), p->seccomp_tiocsti, p->seccomp_tioclinux) < 0)
-		return boot_error(b, "building the TIOCSTI seccomp filter failed (a bug); "
+	if (hi_tty_filter_build(&f, hi_arch_native(), p->seccomp_tiocsti, p->seccomp_tioclinux) < 0)
+		return hi_boot_error(b, "building the TIOCSTI seccomp filter failed (a bug); "
 				  "set [tty] tiocsti = allow to boot");
 	const char *what = p->seccomp_tiocsti && p->seccomp_tioclinux ? "TIOCSTI,TIOCLINUX" :
 			   p->seccomp_tiocsti ? "TIOCSTI" : "TIOCLINUX";
@@ -251,25 +251,25 @@ static int tty_seccomp(struct boot *b, const struct tty_plan *p, bool *active)
 		*active = true;
 		return 0;
 	}
-	int r = tty_filter_install(&f, &spec_allow);
+	int r = hi_tty_filter_install(&f, &spec_allow);
 	if (r < 0) {
 		int e = errno;
 		if (p->filter_required && p->seccomp_tiocsti)
-			return boot_error(b, "installing the seccomp filter against %s failed: %s; the "
+			return hi_boot_error(b, "installing the seccomp filter against %s failed: %s; the "
 					  "kernel needs CONFIG_SECCOMP_FILTER, or set [tty] tiocsti = "
 					  "allow", what, strerror(e));
 		log_warn("installing the seccomp filter against %s failed: %s", what, strerror(e));
-		report_add(&b->rep, STAGE, "seccomp", "failed", "%s: %s", what, strerror(e));
+		hi_report_add(&b->rep, STAGE, "seccomp", "failed", "%s: %s", what, strerror(e));
 		return 0;
 	}
 	*active = seccomp_in_force(b, count, sizeof count);
-	report_add(&b->rep, STAGE, "seccomp", *active ? "applied" : "failed",
+	hi_report_add(&b->rep, STAGE, "seccomp", *active ? "applied" : "failed",
 		   "%s errno, %u insns, spec_allow=%s, Seccomp_filters=%s", what, f.len,
 		   spec_allow ? "yes" : "no", count);
 	return 0;
 }
 
-int stage_tty(struct boot *b)
+int hi_stage_tty(struct boot *b)
 {
 	const struct config *c = &b->cfg;
 	struct tty_plan p;
@@ -283,17 +283,17 @@ int stage_tty(struct boot *b)
 	} else {
 		if (c->tiocsti_seccomp)
 			log_warn("[tty] tiocsti_seccomp is ignored with tiocsti = allow");
-		if (sysctl_read(b->proc, "dev.tty.legacy_tiocsti", now, sizeof now) == 0)
-			report_add(&b->rep, STAGE, "dev.tty.legacy_tiocsti", "info", "%s (left alone)", now);
+		if (hi_sysctl_read(b->proc, "dev.tty.legacy_tiocsti", now, sizeof now) == 0)
+			hi_report_add(&b->rep, STAGE, "dev.tty.legacy_tiocsti", "info", "%s (left alone)", now);
 	}
-	tty_plan_make(c, sysctl == 1, &p);
+	hi_tty_plan_make(c, sysctl == 1, &p);
 	if (tty_seccomp(b, &p, &filter) < 0)
 		return -1;
 	bool by_filter = filter && p.seccomp_tiocsti;
 	const char *mech = sysctl == 1 && by_filter ? "both" : sysctl == 1 ? "sysctl" :
 			   by_filter ? "seccomp" : "none";
-	report_add(&b->rep, STAGE, "tiocsti", c->tiocsti == TIOCSTI_ALLOW ? "skipped" : "ok",
-		   "mode=%s mechanism=%s tioclinux=%s", config_tiocsti_name(c->tiocsti), mech,
+	hi_report_add(&b->rep, STAGE, "tiocsti", c->tiocsti == TIOCSTI_ALLOW ? "skipped" : "ok",
+		   "mode=%s mechanism=%s tioclinux=%s", hi_config_tiocsti_name(c->tiocsti), mech,
 		   filter && p.seccomp_tioclinux ? "denied" : "allowed");
 	if (c->tiocsti != TIOCSTI_ALLOW && strcmp(mech, "none") == 0)
 		log_warn("TIOCSTI is not denied: this kernel has no dev.tty.legacy_tiocsti and the "

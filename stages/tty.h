@@ -32,7 +32,7 @@ struct tty_filter {
  * native and compat ABIs killed (a program built for the wrong
  * architecture fails closed). Returns 0, or -1 when neither request is to
  * be denied. */
-int tty_filter_build(struct tty_filter *f, const struct arch *a, bool deny_tiocsti, bool deny_tioclinux);
+int hi_tty_filter_build(struct tty_filter *f, const struct arch *a, bool deny_tiocsti, bool deny_tioclinux);
 
 /* What the stage does for a config, given whether dev.tty.legacy_tiocsti
  * is 0 now. */
@@ -41,11 +41,11 @@ struct tty_plan {
 	bool seccomp_tioclinux;
 	bool filter_required;   /* the filter is the only defence configured: fail closed */
 };
-void tty_plan_make(const struct config *c, bool sysctl_active, struct tty_plan *p);
+void hi_tty_plan_make(const struct config *c, bool sysctl_active, struct tty_plan *p);
 
 /* Install the filter in the calling process (PID 1 in a boot; a child in
  * the tests), without no_new_privs. *spec_allow says whether the kernel
  * took SECCOMP_FILTER_FLAG_SPEC_ALLOW (4.17). Returns 0 or -1 with errno. */
-int tty_filter_install(const struct tty_filter *f, bool *spec_allow);
+int hi_tty_filter_install(const struct tty_filter *f, bool *spec_allow);
 
 #endif

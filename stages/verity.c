@@ -51,18 +51,18 @@ struct verity_setup {
  * decides what verifies). */
 static int take_cmdline(struct boot *b, const char *word, char *dst, size_t cap, const char **from)
 {
-	const char *v = cmdline_get(&b->cmd, word, NULL);
+	const char *v = hi_cmdline_get(&b->cmd, word, NULL);
 
 	if (!v || !*v)
 		return 0;
 	if (strlen(v) >= cap)
-		return boot_error(b, "%s= is longer than %zu bytes; check the kernel command line", word, cap - 1);
+		return hi_boot_error(b, "%s= is longer than %zu bytes; check the kernel command line", word, cap - 1);
 	if (dst[0] && strcmp(dst, v) == 0)
 		return 0;   /* says what the config says */
 	if (dst[0]) {
 		if (b->cfg.lock_cmdline) {
 			log_warn("refused %s=%s: the config is locked and embeds %s", word, v, dst);
-			report_add(&b->rep, "verity", word, "refused", "the locked config embeds %s", dst);
+			hi_report_add(&b->rep, "verity", word, "refused", "the locked config embeds %s", dst);
 			return 0;
 		}
 		log_notice("%s=%s replaces the config's %s", word, v, dst);
@@ -75,7 +75,7 @@ static int take_cmdline(struct boot *b, const char *word, char *dst, size_t cap,
 
 static bool turned_off_by_cmdline(struct boot *b)
 {
-	const char *v = cmdline_get(&b->cmd, "systemd.verity", NULL);
+	const char *v = hi_cmdline_get(&b->cmd, "systemd.verity", NULL);
 	return v && (!strcmp(v, "0") || !strcmp(v, "no") || !strcmp(v, "false") || !strcmp(v, "off"));
 }
 
@@ -91,35 +91,35 @@ static bool anchored(const struct boot *b)
 static int resolve_options(struct boot *b, struct verity_setup *v)
 {
 	char err[VERITY_ERR_MAX];
-	const char *cmd = cmdline_get(&b->cmd, "systemd.verity_root_options", NULL);
+	const char *cmd = hi_cmdline_get(&b->cmd, "systemd.verity_root_options", NULL);
 	/* With an embedded root hash the judge has taken only what says the
 	 * same or strengthens: the lock has nothing left to refuse. */
 	bool locked = b->cfg.lock_cmdline && !anchored(b);
 
-	verity_params_defaults(&v->p);
-	if (verity_options_parse(b->cfg.verity_options, &v->p, err, sizeof err) < 0)
-		return boot_error(b, "[verity] options: %s", err);
+	hi_verity_params_defaults(&v->p);
+	if (hi_verity_options_parse(b->cfg.verity_options, &v->p, err, sizeof err) < 0)
+		return hi_boot_error(b, "[verity] options: %s", err);
 	if (!v->p.corruption_set)
 		v->p.on_corruption = b->cfg.verity_on_corruption;
 	if (!cmd || !*cmd)
 		return 0;
 	struct verity_params with = v->p;
 	with.corruption_set = false;
-	if (verity_options_parse(cmd, &with, err, sizeof err) < 0)
-		return boot_error(b, "systemd.verity_root_options=: %s", err);
+	if (hi_verity_options_parse(cmd, &with, err, sizeof err) < 0)
+		return hi_boot_error(b, "systemd.verity_root_options=: %s", err);
 	const char *refusal = NULL;
 	if (locked && b->cfg.verity_options[0] && strcmp(cmd, b->cfg.verity_options) != 0)
 		refusal = "the locked config has its own options";
-	else if (locked && verity_options_weaken(&with) && !verity_options_weaken(&v->p))
+	else if (locked && hi_verity_options_weaken(&with) && !hi_verity_options_weaken(&v->p))
 		refusal = "it weakens verity under the locked config";
 	if (refusal) {
 		log_warn("refused systemd.verity_root_options=%s: %s", cmd, refusal);
-		report_add(&b->rep, "verity", "systemd.verity_root_options", "refused", "%s", refusal);
+		hi_report_add(&b->rep, "verity", "systemd.verity_root_options", "refused", "%s", refusal);
 		return 0;
 	}
 	if (locked && with.corruption_set && with.on_corruption != v->p.on_corruption) {
 		log_warn("refused %s-on-corruption from the command line: the locked config says %s",
-			 verity_corruption_name(with.on_corruption), verity_corruption_name(v->p.on_corruption));
+			 hi_verity_corruption_name(with.on_corruption), hi_verity_corruption_name(v->p.on_corruption));
 		with.on_corruption = v->p.on_corruption;
 	}
 	if (!with.corruption_set)
@@ -141,17 +141,17 @@ static int judge_cmdline(struct boot *b)
 	char err[VERITY_ERR_MAX], word[200];
 	const char *why;
 
-	verity_params_defaults(&a.p);
-	if (verity_options_parse(c->verity_options, &a.p, err, sizeof err) < 0)
-		return boot_error(b, "[verity] options: %s", err);
+	hi_verity_params_defaults(&a.p);
+	if (hi_verity_options_parse(c->verity_options, &a.p, err, sizeof err) < 0)
+		return hi_boot_error(b, "[verity] options: %s", err);
 	if (!a.p.corruption_set)
 		a.p.on_corruption = c->verity_on_corruption;
 	for (size_t i = 0; i < b->cmd.n_words; i++) {
 		const struct cmdline_word *w = &b->cmd.words[i];
-		enum verity_effect e = verity_word_judge(&a, w->key, w->value, word, sizeof word, &why);
+		enum verity_effect e = hi_verity_word_judge(&a, w->key, w->value, word, sizeof word, &why);
 		bool options = !strcmp(w->key, "systemd.verity_root_options");
 		if (verity_effect_refused(e))
-			return boot_error(b, "verity: refused %s%s%.200s%s%s%s on the kernel command line: it %s verity: %s; "
+			return hi_boot_error(b, "verity: refused %s%s%.200s%s%s%s on the kernel command line: it %s verity: %s; "
 					  "the initramfs embeds the root hash %.16s..., which no command-line word may change "
 					  "or weaken whatever lock_cmdline says: remove the word, or rebuild the initramfs "
 					  "(hardinit-mkinitramfs --verity-*) to change verity",
@@ -160,7 +160,7 @@ static int judge_cmdline(struct boot *b)
 					  why, c->verity_roothash);
 		if (e == VW_STRENGTHENS || e == VW_ADDS) {
 			log_notice("verity: took %s=%s from the command line: %s", w->key, w->value, why);
-			report_add(&b->rep, "verity", w->key, "taken", "%s", why);
+			hi_report_add(&b->rep, "verity", w->key, "taken", "%s", why);
 		} else if (e == VW_IGNORED) {
 			log_info("verity: %s on the command line is ignored: %s", word, why);
 		}
@@ -186,13 +186,13 @@ static bool kernel_requires_signatures(struct boot *b, const char **by)
 	bool on = false;
 
 	snprintf(path, sizeof path, "%s/module/dm_verity/parameters/require_signatures", b->sys);
-	if (fs_read(path, val, sizeof val, NULL) == 0 && (val[0] == 'Y' || val[0] == '1')) {
+	if (hi_fs_read(path, val, sizeof val, NULL) == 0 && (val[0] == 'Y' || val[0] == '1')) {
 		*by = "the kernel (dm_verity require_signatures=Y)";
 		return true;
 	}
-	const char *w = cmdline_get(&b->cmd, "dm_verity.require_signatures", NULL);
+	const char *w = hi_cmdline_get(&b->cmd, "dm_verity.require_signatures", NULL);
 	if (!w)
-		w = cmdline_get(&b->cmd, "dm-verity.require_signatures", NULL);
+		w = hi_cmdline_get(&b->cmd, "dm-verity.require_signatures", NULL);
 	if (w && (!strcmp(w, "1") || !strcmp(w, "Y") || !strcmp(w, "y"))) {
 		*by = "dm_verity.require_signatures=1 on the command line";
 		on = true;
@@ -205,20 +205,20 @@ static int check_signature_policy(struct boot *b, struct verity_setup *v)
 	const char *by = NULL;
 
 	if (v->p.sig_source[0] && strcmp(v->p.sig_key_desc, VERITY_SIG_KEY_DESC) != 0)
-		return boot_error(b, "verity: both root-hash-signature= and root-hash-signature-key=%s are given; keep one", v->p.sig_key_desc);
+		return hi_boot_error(b, "verity: both root-hash-signature= and root-hash-signature-key=%s are given; keep one", v->p.sig_key_desc);
 	if (b->cfg.verity_require_signature) {
 		v->sig_required = true;
 		v->sig_required_by = "[verity] require_signature = yes";
 	}
 	if (kernel_requires_signatures(b, &by)) {
-		report_add(&b->rep, "verity", "kernel_require_signatures", "ok", "%s", by);
+		hi_report_add(&b->rep, "verity", "kernel_require_signatures", "ok", "%s", by);
 		if (!v->sig_required) {
 			v->sig_required = true;
 			v->sig_required_by = by;
 		}
 	}
 	if (v->sig_required && !v->p.sig_key_desc[0])
-		return boot_error(b, "verity: the root hash %.16s... has no signature, and %s refuses an unsigned root; "
+		return hi_boot_error(b, "verity: the root hash %.16s... has no signature, and %s refuses an unsigned root; "
 				  "build the initramfs with hardinit-mkinitramfs --verity-roothash-sig FILE (openssl smime -sign "
 				  "-nocerts -noattr -binary -outform der over the hex root hash), or give "
 				  "systemd.verity_root_options=root-hash-signature=base64:...",
@@ -232,17 +232,17 @@ static int read_signature(struct boot *b, const char *source, unsigned char *der
 	int n;
 
 	if (strncmp(source, "base64:", 7) == 0) {
-		n = verity_sig_base64(source + 7, der, cap);
+		n = hi_verity_sig_base64(source + 7, der, cap);
 		if (n < 0)
-			return boot_error(b, "verity: root-hash-signature=base64:... is not base64 of at most %zu bytes; copy it again (base64 -w0 of the .p7s)", cap);
+			return hi_boot_error(b, "verity: root-hash-signature=base64:... is not base64 of at most %zu bytes; copy it again (base64 -w0 of the .p7s)", cap);
 		*len = (size_t)n;
 		return 0;
 	}
-	if (fs_read(source, file, sizeof file, len) < 0)
-		return boot_error(b, "verity: cannot read the root hash signature %s: %s; rebuild the initramfs with --verity-roothash-sig FILE",
-				  source, errno == E2BIG ? "larger than 4 KiB" : fs_read_why(errno));
+	if (hi_fs_read(source, file, sizeof file, len) < 0)
+		return hi_boot_error(b, "verity: cannot read the root hash signature %s: %s; rebuild the initramfs with --verity-roothash-sig FILE",
+				  source, errno == E2BIG ? "larger than 4 KiB" : hi_fs_read_why(errno));
 	if (*len == 0)
-		return boot_error(b, "verity: the root hash signature %s is empty; rebuild the initramfs with --verity-roothash-sig FILE", source);
+		return hi_boot_error(b, "verity: the root hash signature %s is empty; rebuild the initramfs with --verity-roothash-sig FILE", source);
 	memcpy(der, file, *len);
 	return 0;
 }
@@ -258,7 +258,7 @@ static int load_signature(struct boot *b, struct verity_setup *v)
 		return -1;
 	long key = syscall(SYS_add_key, "user", VERITY_SIG_KEY_DESC, der, len, KEY_SPEC_THREAD_KEYRING);
 	if (key < 0)
-		return boot_error(b, "verity: cannot put the root hash signature into the kernel keyring: %s; the kernel needs CONFIG_KEYS",
+		return hi_boot_error(b, "verity: cannot put the root hash signature into the kernel keyring: %s; the kernel needs CONFIG_KEYS",
 				  strerror(errno));
 	v->sig_key = key;
 	return 0;
@@ -290,10 +290,10 @@ static int resolve(struct boot *b, struct verity_setup *v)
 	if (turned_off_by_cmdline(b)) {
 		if (configured && c->lock_cmdline) {
 			log_warn("refused systemd.verity=no: the config is locked and puts / on verity");
-			report_add(&b->rep, "verity", "systemd.verity", "refused", "the locked config puts / on verity");
+			hi_report_add(&b->rep, "verity", "systemd.verity", "refused", "the locked config puts / on verity");
 		} else {
 			log_notice("verity turned off by systemd.verity=no");
-			report_add(&b->rep, "verity", "root", "off", "systemd.verity=no");
+			hi_report_add(&b->rep, "verity", "root", "off", "systemd.verity=no");
 			return 0;
 		}
 	}
@@ -304,20 +304,20 @@ static int resolve(struct boot *b, struct verity_setup *v)
 	if (!v->roothash[0] && !c->verity_enabled)
 		return 0;
 	if (!v->roothash[0])
-		return boot_error(b, "[verity] enabled = yes but there is no root hash; set [verity] roothash (hardinit-mkinitramfs --verity-roothash) or roothash=");
-	if (verity_check_root_hash(v->roothash, "", err, sizeof err) < 0)
-		return boot_error(b, "%s (from the %s)", err, from);
+		return hi_boot_error(b, "[verity] enabled = yes but there is no root hash; set [verity] roothash (hardinit-mkinitramfs --verity-roothash) or roothash=");
+	if (hi_verity_check_root_hash(v->roothash, "", err, sizeof err) < 0)
+		return hi_boot_error(b, "%s (from the %s)", err, from);
 	if (!v->data[0])
-		return boot_error(b, "verity data device not given; set [verity] data or systemd.verity_root_data=");
+		return hi_boot_error(b, "verity data device not given; set [verity] data or systemd.verity_root_data=");
 	if (resolve_options(b, v) < 0 || check_signature_policy(b, v) < 0)
 		return -1;
 	if (!v->hash[0]) {
 		if (v->p.hash_offset == 0)
-			return boot_error(b, "verity hash device not given; set [verity] hash or systemd.verity_root_hash=, or hash-offset= when the tree is on the data device");
+			return hi_boot_error(b, "verity hash device not given; set [verity] hash or systemd.verity_root_hash=, or hash-offset= when the tree is on the data device");
 		snprintf(v->hash, sizeof v->hash, "%s", v->data);
 	}
 	log_info("verity: root hash from the %s", from);
-	report_add(&b->rep, "verity", "root_hash_source", "ok", "%s", from);
+	hi_report_add(&b->rep, "verity", "root_hash_source", "ok", "%s", from);
 	return 1;
 }
 
@@ -327,12 +327,12 @@ static int wait_device(struct boot *b, const char *what, const char *spec, char 
 	char saved[BOOT_ERR_MAX];
 	struct stat st;
 
-	if (root_device_wait(b, spec, node, cap) < 0) {
+	if (hi_root_device_wait(b, spec, node, cap) < 0) {
 		snprintf(saved, sizeof saved, "%s", b->err);
-		return boot_error(b, "verity %s device: %s", what, saved);
+		return hi_boot_error(b, "verity %s device: %s", what, saved);
 	}
 	if (stat(node, &st) < 0 || !S_ISBLK(st.st_mode))
-		return boot_error(b, "verity %s device %s is not a block device", what, node);
+		return hi_boot_error(b, "verity %s device %s is not a block device", what, node);
 	snprintf(num, numcap, "%u:%u", major(st.st_rdev), minor(st.st_rdev));
 	return 0;
 }
@@ -357,14 +357,14 @@ static int read_superblock(struct boot *b, struct verity_setup *v)
 
 	int fd = open(v->hash_node, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return boot_error(b, "cannot open the verity hash device %s: %s", v->hash_node, strerror(errno));
+		return hi_boot_error(b, "cannot open the verity hash device %s: %s", v->hash_node, strerror(errno));
 	ssize_t n = pread(fd, sb, sizeof sb, (off_t)v->p.hash_offset);
 	int saved = errno;
 	close(fd);
 	if (n < 0)
-		return boot_error(b, "cannot read the verity superblock on %s: %s", v->hash_node, strerror(saved));
-	if (verity_sb_parse(sb, (size_t)n, &v->p, err, sizeof err) < 0)
-		return boot_error(b, "%s: %s", v->hash_node, err);
+		return hi_boot_error(b, "cannot read the verity superblock on %s: %s", v->hash_node, strerror(saved));
+	if (hi_verity_sb_parse(sb, (size_t)n, &v->p, err, sizeof err) < 0)
+		return hi_boot_error(b, "%s: %s", v->hash_node, err);
 	return 0;
 }
 
@@ -376,11 +376,11 @@ static int check_sizes(struct boot *b, struct verity_setup *v)
 
 	if (device_bytes(v->data_node, &have) == 0 &&
 	    have < v->p.data_blocks * v->p.data_block_size)
-		return boot_error(b, "verity data device %s holds %llu bytes, the hash tree covers %llu; wrong data device, or the image is truncated",
+		return hi_boot_error(b, "verity data device %s holds %llu bytes, the hash tree covers %llu; wrong data device, or the image is truncated",
 				  v->data_node, (unsigned long long)have,
 				  (unsigned long long)(v->p.data_blocks * v->p.data_block_size));
-	if (verity_hash_end(&v->p, &need) == 0 && device_bytes(v->hash_node, &have) == 0 && have < need)
-		return boot_error(b, "verity hash device %s holds %llu bytes, its tree needs %llu; the hash image is truncated: copy it again",
+	if (hi_verity_hash_end(&v->p, &need) == 0 && device_bytes(v->hash_node, &have) == 0 && have < need)
+		return hi_boot_error(b, "verity hash device %s holds %llu bytes, its tree needs %llu; the hash image is truncated: copy it again",
 				  v->hash_node, (unsigned long long)have, (unsigned long long)need);
 	return 0;
 }
@@ -402,7 +402,7 @@ static int check_fs_block_size(struct boot *b, const struct verity_setup *v)
 	unsigned log = sb[24] | sb[25] << 8 | sb[26] << 16 | (unsigned)sb[27] << 24;
 	if (log > 6 || (1024u << log) >= v->p.data_block_size)
 		return 0;
-	return boot_error(b, "the ext4 on %s has %u-byte blocks, smaller than the verity data block size %u, so the kernel cannot mount it; make the hash with veritysetup format --data-block-size=%u, or the file system with mke2fs -b %u",
+	return hi_boot_error(b, "the ext4 on %s has %u-byte blocks, smaller than the verity data block size %u, so the kernel cannot mount it; make the hash with veritysetup format --data-block-size=%u, or the file system with mke2fs -b %u",
 			  v->data_node, 1024u << log, v->p.data_block_size, 1024u << log, v->p.data_block_size);
 }
 
@@ -415,9 +415,9 @@ static int describe(struct boot *b, const struct verity_setup *v)
 
 	device_bytes(v->data_node, &data_bytes);
 	device_bytes(v->hash_node, &hash_bytes);
-	if (verity_measure_text(b->verity_setup, sizeof b->verity_setup, v->roothash, &v->p, v->data, data_bytes,
+	if (hi_verity_measure_text(b->verity_setup, sizeof b->verity_setup, v->roothash, &v->p, v->data, data_bytes,
 				v->hash, hash_bytes) < 0)
-		return boot_error(b, "verity: the setup (data %.40s, hash %.40s) does not fit the %zu bytes of its measurement; "
+		return hi_boot_error(b, "verity: the setup (data %.40s, hash %.40s) does not fit the %zu bytes of its measurement; "
 				  "name the devices shorter (UUID=, PARTUUID=, LABEL=)", v->data, v->hash,
 				  sizeof b->verity_setup - 1);
 	return 0;
@@ -443,8 +443,8 @@ static int table_for(struct boot *b, const struct verity_setup *v, const struct 
 	char err[VERITY_ERR_MAX];
 	uint64_t sectors;
 
-	if (verity_table(p, v->data_num, v->hash_num, v->roothash, out, cap, &sectors, err, sizeof err) < 0)
-		return boot_error(b, "%s", err);
+	if (hi_verity_table(p, v->data_num, v->hash_num, v->roothash, out, cap, &sectors, err, sizeof err) < 0)
+		return hi_boot_error(b, "%s", err);
 	return 0;
 }
 
@@ -454,19 +454,19 @@ static int load_error(struct boot *b, const struct verity_setup *v, const char *
 
 	snprintf(path, sizeof path, "%s/module/dm_verity", b->sys);
 	if (err == EINVAL && access(path, F_OK) != 0)
-		return boot_error(b, "the kernel has no verity target (dm-verity is not loaded); build the initramfs with hardinit-mkinitramfs --verity-roothash, which adds dm-verity");
+		return hi_boot_error(b, "the kernel has no verity target (dm-verity is not loaded); build the initramfs with hardinit-mkinitramfs --verity-roothash, which adds dm-verity");
 	if (v->p.sig_key_desc[0] && (err == EKEYREJECTED || err == ENOKEY || err == EBADMSG ||
 				     err == EKEYEXPIRED || err == ENOPKG || err == EINVAL))
-		return boot_error(b, "verity: the kernel refused the root hash %.16s...: its signature (key %s) does not verify "
+		return hi_boot_error(b, "verity: the kernel refused the root hash %.16s...: its signature (key %s) does not verify "
 				  "against a trusted key (%s); sign the hex root hash with a key in the firmware's db or the kernel's "
 				  "trusted keys, and check the kernel log (device-mapper: verity)",
 				  v->roothash, v->p.sig_key_desc, strerror(err));
 	if (err == EPERM)
-		return boot_error(b, "verity: the kernel refused a root hash without a signature (dm_verity require_signatures); "
+		return hi_boot_error(b, "verity: the kernel refused a root hash without a signature (dm_verity require_signatures); "
 				  "build the initramfs with --verity-roothash-sig FILE");
 	if (err == EEXIST || err == EBUSY)
-		return boot_error(b, "%s: a device-mapper device named %s already exists; boot again", step, VERITY_DM_NAME);
-	return boot_error(b, "the kernel rejected the verity table (%s: %s); the kernel log (device-mapper: verity) says why",
+		return hi_boot_error(b, "%s: a device-mapper device named %s already exists; boot again", step, VERITY_DM_NAME);
+	return hi_boot_error(b, "the kernel rejected the verity table (%s: %s); the kernel log (device-mapper: verity) says why",
 			  step, strerror(err));
 }
 
@@ -480,7 +480,7 @@ static int device_node(struct boot *b, dev_t dev, char *out, size_t cap)
 		return 0;
 	snprintf(out, cap, "%s/mapper/%s", b->dev, VERITY_DM_NAME);
 	if (mknod(out, S_IFBLK | 0600, dev) < 0 && errno != EEXIST)
-		return boot_error(b, "cannot create %s: %s", out, strerror(errno));
+		return hi_boot_error(b, "cannot create %s: %s", out, strerror(errno));
 	return 0;
 }
 
@@ -494,15 +494,15 @@ static int check_root_hash(struct boot *b, const char *node, unsigned block_size
 
 	int fd = open(node, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return boot_error(b, "cannot open the verity device %s: %s", node, strerror(errno));
+		return hi_boot_error(b, "cannot open the verity device %s: %s", node, strerror(errno));
 	ssize_t got = pread(fd, block, n, 0);
 	int saved = errno;
 	close(fd);
 	if (got == (ssize_t)n)
 		return 0;
 	if (got < 0 && saved == EIO)
-		return boot_error(b, "verity: the first block of the root does not verify: the root hash does not match the hash tree (wrong roothash, hash device or hash-offset), or the image was changed");
-	return boot_error(b, "cannot read the verity device %s: %s", node, got < 0 ? strerror(saved) : "short read");
+		return hi_boot_error(b, "verity: the first block of the root does not verify: the root hash does not match the hash tree (wrong roothash, hash device or hash-offset), or the image was changed");
+	return hi_boot_error(b, "cannot read the verity device %s: %s", node, got < 0 ? strerror(saved) : "short read");
 }
 
 static int activate(struct boot *b, struct verity_setup *v, char *node, size_t cap)
@@ -515,70 +515,70 @@ static int activate(struct boot *b, struct verity_setup *v, char *node, size_t c
 	check.on_corruption = VERITY_EIO;
 	if (table_for(b, v, &check, check_table, sizeof check_table) < 0)
 		return -1;
-	int fd = dm_control_open(b->dev, b->sys, 1, why, sizeof why);
+	int fd = hi_dm_control_open(b->dev, b->sys, 1, why, sizeof why);
 	if (fd < 0)
-		return boot_error(b, "%s; build the initramfs with hardinit-mkinitramfs --verity-roothash, which adds dm-mod", why);
-	if (dm_version(fd, version, sizeof version) < 0) {
+		return hi_boot_error(b, "%s; build the initramfs with hardinit-mkinitramfs --verity-roothash, which adds dm-mod", why);
+	if (hi_dm_version(fd, version, sizeof version) < 0) {
 		close(fd);
-		return boot_error(b, "device-mapper DM_VERSION failed: %s", strerror(errno));
+		return hi_boot_error(b, "device-mapper DM_VERSION failed: %s", strerror(errno));
 	}
-	if (dm_create_readonly(fd, VERITY_DM_NAME, "verity", v->sectors, check_table, &dev, &step) < 0) {
+	if (hi_dm_create_readonly(fd, VERITY_DM_NAME, "verity", v->sectors, check_table, &dev, &step) < 0) {
 		int saved = errno;
 		close(fd);
 		return load_error(b, v, step, saved);
 	}
 	int rc = device_node(b, dev, node, cap);
-	uint64_t check_start = boottime_ns();
+	uint64_t check_start = hi_boottime_ns();
 	if (rc == 0)
 		rc = check_root_hash(b, node, v->p.data_block_size);
-	v->check_ns = boottime_ns() - check_start;
+	v->check_ns = hi_boottime_ns() - check_start;
 	if (rc == 0 && strcmp(check_table, v->table) != 0 &&
-	    dm_reload_readonly(fd, VERITY_DM_NAME, "verity", v->sectors, v->table, &step) < 0)
+	    hi_dm_reload_readonly(fd, VERITY_DM_NAME, "verity", v->sectors, v->table, &step) < 0)
 		rc = load_error(b, v, step, errno);
-	if (rc == 0 && dm_target_text(fd, VERITY_DM_NAME, 0, status, sizeof status, NULL, 0) < 0)
-		rc = boot_error(b, "device-mapper DM_TABLE_STATUS of %s failed: %s", VERITY_DM_NAME, strerror(errno));
+	if (rc == 0 && hi_dm_target_text(fd, VERITY_DM_NAME, 0, status, sizeof status, NULL, 0) < 0)
+		rc = hi_boot_error(b, "device-mapper DM_TABLE_STATUS of %s failed: %s", VERITY_DM_NAME, strerror(errno));
 	if (rc < 0) {
 		/* Nothing may mount a device whose root hash did not verify. */
-		dm_remove(fd, VERITY_DM_NAME);
+		hi_dm_remove(fd, VERITY_DM_NAME);
 		close(fd);
 		return -1;
 	}
 	close(fd);
 	log_info("verity: device-mapper %s, %s is %s, status %s", version, VERITY_DM_NAME, node, status);
-	report_add(&b->rep, "verity", "status", status[0] == 'V' ? "ok" : "failed", "%s", status);
+	hi_report_add(&b->rep, "verity", "status", status[0] == 'V' ? "ok" : "failed", "%s", status);
 	return 0;
 }
 
 static void report_setup(struct boot *b, const struct verity_setup *v, const char *node)
 {
-	report_add(&b->rep, "verity", "root_hash", "ok", "%s", v->roothash);
-	report_add(&b->rep, "verity", "data", "ok", "%s (%s)", v->data, v->data_num);
-	report_add(&b->rep, "verity", "hash", "ok", "%s (%s) offset %llu", v->hash, v->hash_num,
+	hi_report_add(&b->rep, "verity", "root_hash", "ok", "%s", v->roothash);
+	hi_report_add(&b->rep, "verity", "data", "ok", "%s (%s)", v->data, v->data_num);
+	hi_report_add(&b->rep, "verity", "hash", "ok", "%s (%s) offset %llu", v->hash, v->hash_num,
 		   (unsigned long long)v->p.hash_offset);
-	report_add(&b->rep, "verity", "algorithm", "ok", "%s, blocks %u/%u, %llu data blocks", v->p.algorithm,
+	hi_report_add(&b->rep, "verity", "algorithm", "ok", "%s, blocks %u/%u, %llu data blocks", v->p.algorithm,
 		   v->p.data_block_size, v->p.hash_block_size, (unsigned long long)v->p.data_blocks);
-	report_add(&b->rep, "verity", "on_corruption", v->p.on_corruption == VERITY_IGNORE ? "warn" : "ok",
-		   "%s", verity_corruption_name(v->p.on_corruption));
+	hi_report_add(&b->rep, "verity", "on_corruption", v->p.on_corruption == VERITY_IGNORE ? "warn" : "ok",
+		   "%s", hi_verity_corruption_name(v->p.on_corruption));
 	char words[VERITY_TABLE_MAX];
-	verity_options_words(&v->p, words, sizeof words);
-	report_add(&b->rep, "verity", "options", verity_options_weaken(&v->p) ? "warn" : "ok", "%s", words);
-	report_add(&b->rep, "verity", "device", "ok", "%s", node);
+	hi_verity_options_words(&v->p, words, sizeof words);
+	hi_report_add(&b->rep, "verity", "options", hi_verity_options_weaken(&v->p) ? "warn" : "ok", "%s", words);
+	hi_report_add(&b->rep, "verity", "device", "ok", "%s", node);
 	if (v->p.sig_key_desc[0])
-		report_add(&b->rep, "verity", "signature", "ok", "checked by the kernel (%s%s)",
+		hi_report_add(&b->rep, "verity", "signature", "ok", "checked by the kernel (%s%s)",
 			   v->p.sig_source[0] ? "key " : "the caller's key ", v->p.sig_key_desc);
 	else
-		report_add(&b->rep, "verity", "signature", v->sig_required ? "failed" : "info", "none");
+		hi_report_add(&b->rep, "verity", "signature", v->sig_required ? "failed" : "info", "none");
 }
 
 /* For make bench: the device wait, the setup itself (superblock read and
  * ioctls) and the first block's check (a read the kernel verifies) apart. */
 static void report_ms(struct boot *b, const char *key, uint64_t ns)
 {
-	report_add(&b->rep, "verity", key, "info", "%llu.%03llu", (unsigned long long)(ns / 1000000),
+	hi_report_add(&b->rep, "verity", key, "info", "%llu.%03llu", (unsigned long long)(ns / 1000000),
 		   (unsigned long long)(ns / 1000 % 1000));
 }
 
-int stage_verity(struct boot *b)
+int hi_stage_verity(struct boot *b)
 {
 	static struct verity_setup v;
 	char node[BOOT_PATH_MAX];
@@ -593,21 +593,21 @@ int stage_verity(struct boot *b)
 	if (b->mode == MODE_DRY_RUN) {
 		log_info("dry run: would set up verity on data %s, hash %s (offset %llu), root hash %s, on corruption %s, signature %s",
 			 v.data, v.hash, (unsigned long long)v.p.hash_offset, v.roothash,
-			 verity_corruption_name(v.p.on_corruption), v.p.sig_key_desc[0] ? v.p.sig_key_desc : "none");
+			 hi_verity_corruption_name(v.p.on_corruption), v.p.sig_key_desc[0] ? v.p.sig_key_desc : "none");
 		snprintf(b->root_device, sizeof b->root_device, "%s/mapper/%s", b->dev, VERITY_DM_NAME);
 		snprintf(b->root_hash, sizeof b->root_hash, "%s", v.roothash);
 		return predict_describe(b, &v);
 	}
-	uint64_t start = boottime_ns();
+	uint64_t start = hi_boottime_ns();
 	if (wait_device(b, "data", v.data, v.data_node, sizeof v.data_node, v.data_num, sizeof v.data_num) < 0 ||
 	    wait_device(b, "hash", v.hash, v.hash_node, sizeof v.hash_node, v.hash_num, sizeof v.hash_num) < 0)
 		return -1;
-	uint64_t found = boottime_ns();
+	uint64_t found = hi_boottime_ns();
 	if (v.p.superblock && read_superblock(b, &v) < 0)
 		return -1;
 	char err[VERITY_ERR_MAX];
-	if (verity_table(&v.p, v.data_num, v.hash_num, v.roothash, v.table, sizeof v.table, &v.sectors, err, sizeof err) < 0)
-		return boot_error(b, "%s", err);
+	if (hi_verity_table(&v.p, v.data_num, v.hash_num, v.roothash, v.table, sizeof v.table, &v.sectors, err, sizeof err) < 0)
+		return hi_boot_error(b, "%s", err);
 	if (check_sizes(b, &v) < 0 || check_fs_block_size(b, &v) < 0 || describe(b, &v) < 0 ||
 	    load_signature(b, &v) < 0)
 		return -1;
@@ -620,7 +620,7 @@ int stage_verity(struct boot *b)
 	log_notice("verity: / is %s, data %s, hash %s, root hash %s", node, v.data_node, v.hash_node, v.roothash);
 	report_setup(b, &v, node);
 	report_ms(b, "wait_ms", found - start);
-	report_ms(b, "setup_ms", boottime_ns() - found - v.check_ns);
+	report_ms(b, "setup_ms", hi_boottime_ns() - found - v.check_ns);
 	report_ms(b, "check_ms", v.check_ns);
 	return 0;
 }

@@ -44,7 +44,7 @@ static void compress(struct sha1 *s, const uint8_t *p)
 	s->h[4] += e;
 }
 
-void sha1_init(struct sha1 *s)
+void hi_sha1_init(struct sha1 *s)
 {
 	static const uint32_t iv[5] = { 0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476, 0xc3d2e1f0 };
 
@@ -53,7 +53,7 @@ void sha1_init(struct sha1 *s)
 	s->fill = 0;
 }
 
-void sha1_update(struct sha1 *s, const void *data, size_t len)
+void hi_sha1_update(struct sha1 *s, const void *data, size_t len)
 {
 	const uint8_t *p = data;
 
@@ -73,17 +73,17 @@ void sha1_update(struct sha1 *s, const void *data, size_t len)
 	}
 }
 
-void sha1_final(struct sha1 *s, uint8_t out[SHA1_BYTES])
+void hi_sha1_final(struct sha1 *s, uint8_t out[SHA1_BYTES])
 {
 	uint64_t bits = s->len * 8;
 	uint8_t pad = 0x80, zero = 0, len[8];
 
-	sha1_update(s, &pad, 1);
+	hi_sha1_update(s, &pad, 1);
 	while (s->fill != 56)
-		sha1_update(s, &zero, 1);
+		hi_sha1_update(s, &zero, 1);
 	for (int i = 0; i < 8; i++)
 		len[i] = (uint8_t)(bits >> (56 - 8 * i));
-	sha1_update(s, len, sizeof len);
+	hi_sha1_update(s, len, sizeof len);
 	for (int i = 0; i < 5; i++)
 		for (int k = 0; k < 4; k++)
 			out[4 * i + k] = (uint8_t)(s->h[i] >> (24 - 8 * k));

@@ -17,8 +17,8 @@ struct sha1 {
 	size_t fill;
 };
 
-void sha1_init(struct sha1 *s);
-void sha1_update(struct sha1 *s, const void *data, size_t len);
-void sha1_final(struct sha1 *s, uint8_t out[SHA1_BYTES]);
+void hi_sha1_init(struct sha1 *s);
+void hi_sha1_update(struct sha1 *s, const void *data, size_t len);
+void hi_sha1_final(struct sha1 *s, uint8_t out[SHA1_BYTES]);
 
 #endif

@@ -23,7 +23,7 @@ static const struct { uint16_t alg; unsigned size; const char *name; } algs[] = 
 	{ TPM_ALG_SM3_256, 32, "sm3_256" },
 };
 
-unsigned tpm_alg_size(uint16_t alg)
+unsigned hi_tpm_alg_size(uint16_t alg)
 {
 	for (size_t i = 0; i < sizeof algs / sizeof algs[0]; i++)
 		if (algs[i].alg == alg)
@@ -31,7 +31,7 @@ unsigned tpm_alg_size(uint16_t alg)
 	return 0;
 }
 
-const char *tpm_alg_name(uint16_t alg)
+const char *hi_tpm_alg_name(uint16_t alg)
 {
 	static char other[8];
 
@@ -44,7 +44,7 @@ const char *tpm_alg_name(uint16_t alg)
 
 /* ---- commands ----------------------------------------------------------- */
 
-long tpm_cmd_get_pcr_banks(uint8_t *out, size_t cap)
+long hi_tpm_cmd_get_pcr_banks(uint8_t *out, size_t cap)
 {
 	struct buf b = { out, 0, cap, false };
 
@@ -55,7 +55,7 @@ long tpm_cmd_get_pcr_banks(uint8_t *out, size_t cap)
 	return finish(&b);
 }
 
-long tpm_cmd_pcr_event(uint8_t *out, size_t cap, unsigned pcr, const void *event, size_t len)
+long hi_tpm_cmd_pcr_event(uint8_t *out, size_t cap, unsigned pcr, const void *event, size_t len)
 {
 	struct buf b = { out, 0, cap, false };
 
@@ -69,7 +69,7 @@ long tpm_cmd_pcr_event(uint8_t *out, size_t cap, unsigned pcr, const void *event
 	return finish(&b);
 }
 
-long tpm_cmd_pcr_extend(uint8_t *out, size_t cap, unsigned pcr, const struct tpm_digests *d)
+long hi_tpm_cmd_pcr_extend(uint8_t *out, size_t cap, unsigned pcr, const struct tpm_digests *d)
 {
 	struct buf b = { out, 0, cap, false };
 
@@ -80,7 +80,7 @@ long tpm_cmd_pcr_extend(uint8_t *out, size_t cap, unsigned pcr, const struct tpm
 	password_session(&b);
 	put(&b, d->n, 4);        /* TPML_DIGEST_VALUES */
 	for (size_t i = 0; i < d->n; i++) {
-		if (d->d[i].size != tpm_alg_size(d->d[i].alg) || d->d[i].size == 0)
+		if (d->d[i].size != hi_tpm_alg_size(d->d[i].alg) || d->d[i].size == 0)
 			return -1;
 		put(&b, d->d[i].alg, 2);
 		put_bytes(&b, d->d[i].bytes, d->d[i].size);
@@ -88,17 +88,17 @@ long tpm_cmd_pcr_extend(uint8_t *out, size_t cap, unsigned pcr, const struct tpm
 	return finish(&b);
 }
 
-long tpm_cmd_pcr_extend_sha256(uint8_t *out, size_t cap, unsigned pcr, const uint8_t digest[32])
+long hi_tpm_cmd_pcr_extend_sha256(uint8_t *out, size_t cap, unsigned pcr, const uint8_t digest[32])
 {
 	struct tpm_digests d = { .n = 1 };
 
 	d.d[0].alg = TPM_ALG_SHA256;
 	d.d[0].size = 32;
 	memcpy(d.d[0].bytes, digest, 32);
-	return tpm_cmd_pcr_extend(out, cap, pcr, &d);
+	return hi_tpm_cmd_pcr_extend(out, cap, pcr, &d);
 }
 
-long tpm_cmd_pcr_read(uint8_t *out, size_t cap, unsigned pcr, uint16_t alg)
+long hi_tpm_cmd_pcr_read(uint8_t *out, size_t cap, unsigned pcr, uint16_t alg)
 {
 	struct buf b = { out, 0, cap, false };
 
@@ -115,7 +115,7 @@ long tpm_cmd_pcr_read(uint8_t *out, size_t cap, unsigned pcr, uint16_t alg)
 
 /* ---- responses ---------------------------------------------------------- */
 
-long tpm_resp_code(const uint8_t *in, size_t len, char *why, size_t whylen)
+long hi_tpm_resp_code(const uint8_t *in, size_t len, char *why, size_t whylen)
 {
 	struct reader r = { in, len, 0, false };
 
@@ -137,9 +137,9 @@ long tpm_resp_code(const uint8_t *in, size_t len, char *why, size_t whylen)
 	return rc;
 }
 
-long tpm_resp_pcr_banks(const uint8_t *in, size_t len, struct tpm_banks *banks, char *why, size_t whylen)
+long hi_tpm_resp_pcr_banks(const uint8_t *in, size_t len, struct tpm_banks *banks, char *why, size_t whylen)
 {
-	long rc = tpm_resp_code(in, len, why, whylen);
+	long rc = hi_tpm_resp_code(in, len, why, whylen);
 	struct reader r = { in, len, TPM_HEADER, false };
 
 	banks->n = 0;
@@ -179,9 +179,9 @@ long tpm_resp_pcr_banks(const uint8_t *in, size_t len, struct tpm_banks *banks, 
 	return 0;
 }
 
-long tpm_resp_pcr_event(const uint8_t *in, size_t len, struct tpm_digests *out, char *why, size_t whylen)
+long hi_tpm_resp_pcr_event(const uint8_t *in, size_t len, struct tpm_digests *out, char *why, size_t whylen)
 {
-	long rc = tpm_resp_code(in, len, why, whylen);
+	long rc = hi_tpm_resp_code(in, len, why, whylen);
 	struct reader r = { in, len, TPM_HEADER, false };
 
 	out->n = 0;
@@ -200,7 +200,7 @@ long tpm_resp_pcr_event(const uint8_t *in, size_t len, struct tpm_digests *out, 
 	for (uint32_t i = 0; i < count && !r.bad; i++) {
 		struct tpm_digest *d = &out->d[i];
 		d->alg = (uint16_t)get(&r, 2);
-		unsigned size = tpm_alg_size(d->alg);
+		unsigned size = hi_tpm_alg_size(d->alg);
 		if (!r.bad && size == 0) {
 			snprintf(why, whylen, "digest of unknown algorithm 0x%04x", d->alg);
 			return -1;
@@ -218,10 +218,10 @@ long tpm_resp_pcr_event(const uint8_t *in, size_t len, struct tpm_digests *out, 
 	return 0;
 }
 
-long tpm_resp_pcr_read(const uint8_t *in, size_t len, uint16_t alg, struct tpm_digest *out, char *why,
+long hi_tpm_resp_pcr_read(const uint8_t *in, size_t len, uint16_t alg, struct tpm_digest *out, char *why,
 		       size_t whylen)
 {
-	long rc = tpm_resp_code(in, len, why, whylen);
+	long rc = hi_tpm_resp_code(in, len, why, whylen);
 	struct reader r = { in, len, TPM_HEADER, false };
 
 	memset(out, 0, sizeof *out);
@@ -241,7 +241,7 @@ long tpm_resp_pcr_read(const uint8_t *in, size_t len, uint16_t alg, struct tpm_d
 		for (unsigned j = 0; j < n; j++)
 			selected |= get(&r, 1) != 0;
 		if (!r.bad && a != alg) {
-			snprintf(why, whylen, "the bank answered is %s, not %s", tpm_alg_name(a), tpm_alg_name(alg));
+			snprintf(why, whylen, "the bank answered is %s, not %s", hi_tpm_alg_name(a), hi_tpm_alg_name(alg));
 			return -1;
 		}
 	}
@@ -252,8 +252,8 @@ long tpm_resp_pcr_read(const uint8_t *in, size_t len, uint16_t alg, struct tpm_d
 	}
 	if (ndig == 1) {
 		unsigned size = (unsigned)get(&r, 2);
-		if (!r.bad && size != tpm_alg_size(alg)) {
-			snprintf(why, whylen, "a %s value of %u bytes", tpm_alg_name(alg), size);
+		if (!r.bad && size != hi_tpm_alg_size(alg)) {
+			snprintf(why, whylen, "a %s value of %u bytes", hi_tpm_alg_name(alg), size);
 			return -1;
 		}
 		for (unsigned j = 0; j < size && !r.bad; j++)
@@ -308,7 +308,7 @@ static const char *rc_name(uint32_t rc)
 	return NULL;
 }
 
-void tpm_rc_text(uint32_t rc, char *out, size_t cap)
+void hi_tpm_rc_text(uint32_t rc, char *out, size_t cap)
 {
 	/* Format one (bit 7): bits 0-5 the error, bit 6 parameter or not,
 	 * bits 8-11 which parameter, or handle (1-7) / session (8-15). */
@@ -333,11 +333,11 @@ void tpm_rc_text(uint32_t rc, char *out, size_t cap)
 		snprintf(out, cap, "TPM %s code 0x%x", rc & 0x800 ? "warning" : "error", rc);
 }
 
-void tpm_replay_sha256(uint8_t pcr[32], const uint8_t digest[32])
+void hi_tpm_replay_sha256(uint8_t pcr[32], const uint8_t digest[32])
 {
 	uint8_t both[64];
 
 	memcpy(both, pcr, 32);
 	memcpy(both + 32, digest, 32);
-	sha256(both, sizeof both, pcr);
+	hi_sha256(both, sizeof both, pcr);
 }

@@ -46,36 +46,36 @@ struct tpm_digests {
 };
 
 /* Size of an algorithm's digest, 0 when hardinit does not know it. */
-unsigned tpm_alg_size(uint16_t alg);
+unsigned hi_tpm_alg_size(uint16_t alg);
 /* "sha256" and so on, the names CEL-JSON and sysfs use; "0x...." else. */
-const char *tpm_alg_name(uint16_t alg);
+const char *hi_tpm_alg_name(uint16_t alg);
 
 /* Encoders: write the command into out (cap bytes); return its length, or
  * -1 when it does not fit or a parameter is out of range. */
-long tpm_cmd_get_pcr_banks(uint8_t *out, size_t cap);
-long tpm_cmd_pcr_event(uint8_t *out, size_t cap, unsigned pcr, const void *event, size_t len);
-long tpm_cmd_pcr_extend_sha256(uint8_t *out, size_t cap, unsigned pcr, const uint8_t digest[32]);
+long hi_tpm_cmd_get_pcr_banks(uint8_t *out, size_t cap);
+long hi_tpm_cmd_pcr_event(uint8_t *out, size_t cap, unsigned pcr, const void *event, size_t len);
+long hi_tpm_cmd_pcr_extend_sha256(uint8_t *out, size_t cap, unsigned pcr, const uint8_t digest[32]);
 /* TPM2_PCR_Extend with one digest per bank (d->n of them, at least one). */
-long tpm_cmd_pcr_extend(uint8_t *out, size_t cap, unsigned pcr, const struct tpm_digests *d);
+long hi_tpm_cmd_pcr_extend(uint8_t *out, size_t cap, unsigned pcr, const struct tpm_digests *d);
 /* TPM2_PCR_Read of one PCR in one bank. */
-long tpm_cmd_pcr_read(uint8_t *out, size_t cap, unsigned pcr, uint16_t alg);
+long hi_tpm_cmd_pcr_read(uint8_t *out, size_t cap, unsigned pcr, uint16_t alg);
 
 /* Decoders: 0 on success; -1 for a response that does not parse (why says
  * what is wrong); a TPM error code > 0 is returned as is (tpm_rc_text). */
-long tpm_resp_code(const uint8_t *in, size_t len, char *why, size_t whylen);
-long tpm_resp_pcr_banks(const uint8_t *in, size_t len, struct tpm_banks *banks, char *why, size_t whylen);
-long tpm_resp_pcr_event(const uint8_t *in, size_t len, struct tpm_digests *out, char *why, size_t whylen);
+long hi_tpm_resp_code(const uint8_t *in, size_t len, char *why, size_t whylen);
+long hi_tpm_resp_pcr_banks(const uint8_t *in, size_t len, struct tpm_banks *banks, char *why, size_t whylen);
+long hi_tpm_resp_pcr_event(const uint8_t *in, size_t len, struct tpm_digests *out, char *why, size_t whylen);
 /* The value tpm_cmd_pcr_read asked for, of bank alg; out->size 0 when the
  * TPM has that PCR unallocated in that bank (an empty selection back). */
-long tpm_resp_pcr_read(const uint8_t *in, size_t len, uint16_t alg, struct tpm_digest *out, char *why,
+long hi_tpm_resp_pcr_read(const uint8_t *in, size_t len, uint16_t alg, struct tpm_digest *out, char *why,
 		       size_t whylen);
 
 /* One line for a TPM response code: its name where known, and the
  * parameter, handle or session it is about ("TPM_RC_VALUE (parameter 1)"). */
-void tpm_rc_text(uint32_t rc, char *out, size_t cap);
+void hi_tpm_rc_text(uint32_t rc, char *out, size_t cap);
 
 /* PCR replay: pcr = H(pcr || digest), for a bank of size bytes (SHA-256
  * only: the one hash hardinit carries). */
-void tpm_replay_sha256(uint8_t pcr[32], const uint8_t digest[32]);
+void hi_tpm_replay_sha256(uint8_t pcr[32], const uint8_t digest[32]);
 
 #endif

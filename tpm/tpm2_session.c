@@ -32,7 +32,7 @@ static void be32(uint8_t *p, uint32_t v)
 	p[3] = (uint8_t)v;
 }
 
-void tpm2_kdfa(const uint8_t *key, size_t keylen, const char *label, const uint8_t *u, size_t ulen,
+void hi_tpm2_kdfa(const uint8_t *key, size_t keylen, const char *label, const uint8_t *u, size_t ulen,
 	       const uint8_t *v, size_t vlen, uint8_t *out, size_t bytes)
 {
 	uint8_t block[SHA256_BYTES], w[4];
@@ -47,7 +47,7 @@ void tpm2_kdfa(const uint8_t *key, size_t keylen, const char *label, const uint8
 		msg_add(&m, v, vlen);
 		be32(w, (uint32_t)bytes * 8);
 		msg_add(&m, w, 4);
-		hmac_sha256(key, keylen, m.p, m.n, block);
+		hi_hmac_sha256(key, keylen, m.p, m.n, block);
 		size_t k = bytes - done < sizeof block ? bytes - done : sizeof block;
 		memcpy(out + done, block, k);
 		done += k;
@@ -56,7 +56,7 @@ void tpm2_kdfa(const uint8_t *key, size_t keylen, const char *label, const uint8
 	explicit_bzero(block, sizeof block);
 }
 
-void tpm2_kdfe(const uint8_t *z, size_t zlen, const char *label, const uint8_t *u, size_t ulen, const uint8_t *v,
+void hi_tpm2_kdfe(const uint8_t *z, size_t zlen, const char *label, const uint8_t *u, size_t ulen, const uint8_t *v,
 	       size_t vlen, uint8_t *out, size_t bytes)
 {
 	uint8_t block[SHA256_BYTES], w[4];
@@ -65,13 +65,13 @@ void tpm2_kdfe(const uint8_t *z, size_t zlen, const char *label, const uint8_t *
 	for (uint32_t i = 1; done < bytes; i++) {
 		struct sha256 s;
 		be32(w, i);
-		sha256_init(&s);
-		sha256_update(&s, w, 4);
-		sha256_update(&s, z, zlen);
-		sha256_update(&s, label, strlen(label) + 1);
-		sha256_update(&s, u, ulen);
-		sha256_update(&s, v, vlen);
-		sha256_final(&s, block);
+		hi_sha256_init(&s);
+		hi_sha256_update(&s, w, 4);
+		hi_sha256_update(&s, z, zlen);
+		hi_sha256_update(&s, label, strlen(label) + 1);
+		hi_sha256_update(&s, u, ulen);
+		hi_sha256_update(&s, v, vlen);
+		hi_sha256_final(&s, block);
 		size_t k = bytes - done < sizeof block ? bytes - done : sizeof block;
 		memcpy(out + done, block, k);
 		done += k;
@@ -83,7 +83,7 @@ void tpm2_kdfe(const uint8_t *z, size_t zlen, const char *label, const uint8_t *
 /* CFB-128: the keystream block is AES(the previous ciphertext block, or
  * the IV), computed as a one-block CBC encryption of zeros (BearSSL has
  * no CFB), so only the encrypting direction of AES is needed. */
-void tpm2_cfb(const uint8_t key[TPM2_AES_KEY], const uint8_t iv[16], uint8_t *data, size_t len, bool decrypt)
+void hi_tpm2_cfb(const uint8_t key[TPM2_AES_KEY], const uint8_t iv[16], uint8_t *data, size_t len, bool decrypt)
 {
 	br_aes_ct_cbcenc_keys aes;
 	uint8_t reg[16], ks[16];
@@ -123,7 +123,7 @@ static size_t get_2b(struct reader *r, uint8_t *out, size_t max, bool pad)
 	return n;
 }
 
-int tpm2_primary_pub_parse(const uint8_t *pub, size_t len, struct tpm2_primary_pub *k, char *why, size_t whylen)
+int hi_tpm2_primary_pub_parse(const uint8_t *pub, size_t len, struct tpm2_primary_pub *k, char *why, size_t whylen)
 {
 	struct reader r = { pub, len, 0, false };
 
@@ -204,7 +204,7 @@ static int salt_ecc(const struct tpm2_primary_pub *k, br_hmac_drbg_context *rng,
 		goto out;
 	}
 	/* Z is the shared point's x; partyUInfo our x, partyVInfo the TPM's. */
-	tpm2_kdfe(z + 1, TPM2_ECC_COORD, SALT_LABEL, pub + 1, TPM2_ECC_COORD, k->x, TPM2_ECC_COORD, s->salt,
+	hi_tpm2_kdfe(z + 1, TPM2_ECC_COORD, SALT_LABEL, pub + 1, TPM2_ECC_COORD, k->x, TPM2_ECC_COORD, s->salt,
 		  sizeof s->salt);
 	put(&b, TPM2_ECC_COORD, 2);                /* TPMS_ECC_POINT: x, y */
 	put_bytes(&b, pub + 1, TPM2_ECC_COORD);
@@ -236,7 +236,7 @@ static int salt_rsa(const struct tpm2_primary_pub *k, br_hmac_drbg_context *rng,
 	return 0;
 }
 
-int tpm2_salt_make(const struct tpm2_primary_pub *k, const uint8_t seed[32], struct tpm2_salt *s, char *why,
+int hi_tpm2_salt_make(const struct tpm2_primary_pub *k, const uint8_t seed[32], struct tpm2_salt *s, char *why,
 		   size_t whylen)
 {
 	br_hmac_drbg_context rng;
@@ -260,10 +260,10 @@ int tpm2_salt_make(const struct tpm2_primary_pub *k, const uint8_t seed[32], str
 
 /* ---- the session ------------------------------------------------------------ */
 
-void tpm2_session_key(struct tpm2_session *s, const uint8_t salt[TPM2_SALT_BYTES])
+void hi_tpm2_session_key(struct tpm2_session *s, const uint8_t salt[TPM2_SALT_BYTES])
 {
 	/* Unbound: the key is KDFa over the salt alone. */
-	tpm2_kdfa(salt, TPM2_SALT_BYTES, "ATH", s->nonce_tpm, s->ntlen, s->nonce_caller, sizeof s->nonce_caller, s->key,
+	hi_tpm2_kdfa(salt, TPM2_SALT_BYTES, "ATH", s->nonce_tpm, s->ntlen, s->nonce_caller, sizeof s->nonce_caller, s->key,
 		  sizeof s->key);
 	s->keylen = sizeof s->key;
 }
@@ -290,11 +290,11 @@ static void session_hmac(const struct tpm2_session *s, const uint8_t phash[32], 
 	memcpy(msg + m, older, oldlen);
 	m += oldlen;
 	msg[m++] = attrs;
-	hmac_sha256(key, klen, msg, m, out);
+	hi_hmac_sha256(key, klen, msg, m, out);
 	explicit_bzero(key, sizeof key);
 }
 
-void tpm2_session_cmd_hmac(const struct tpm2_session *s, const uint8_t cphash[32], uint8_t attrs, uint8_t out[32])
+void hi_tpm2_session_cmd_hmac(const struct tpm2_session *s, const uint8_t cphash[32], uint8_t attrs, uint8_t out[32])
 {
 	session_hmac(s, cphash, s->nonce_caller, sizeof s->nonce_caller, s->nonce_tpm, s->ntlen, attrs, out);
 }
@@ -305,7 +305,7 @@ static int resp_bad(char *why, size_t whylen, const char *what)
 	return -1;
 }
 
-int tpm2_session_resp(struct tpm2_session *s, uint32_t cc, uint8_t *resp, size_t len, uint8_t **params,
+int hi_tpm2_session_resp(struct tpm2_session *s, uint32_t cc, uint8_t *resp, size_t len, uint8_t **params,
 		      size_t *plen, char *why, size_t whylen)
 {
 	struct reader r = { resp, len, TPM_HEADER, false };
@@ -330,12 +330,12 @@ int tpm2_session_resp(struct tpm2_session *s, uint32_t cc, uint8_t *resp, size_t
 	/* rpHash: responseCode (0: only a success has sessions) || commandCode || parameters. */
 	struct sha256 h;
 	be32(hdr + 4, cc);
-	sha256_init(&h);
-	sha256_update(&h, hdr, sizeof hdr);
-	sha256_update(&h, p, ps);
-	sha256_final(&h, rp);
+	hi_sha256_init(&h);
+	hi_sha256_update(&h, hdr, sizeof hdr);
+	hi_sha256_update(&h, p, ps);
+	hi_sha256_final(&h, rp);
 	session_hmac(s, rp, nonce, ntlen, s->nonce_caller, sizeof s->nonce_caller, attrs, mac);
-	if (!ct_equal(mac, resp + r.pos, SHA256_BYTES))
+	if (!hi_ct_equal(mac, resp + r.pos, SHA256_BYTES))
 		return resp_bad(why, whylen, "the response's HMAC does not verify: it was changed on its way from the TPM");
 	memcpy(s->nonce_tpm, nonce, ntlen);
 	s->ntlen = ntlen;
@@ -347,9 +347,9 @@ int tpm2_session_resp(struct tpm2_session *s, uint32_t cc, uint8_t *resp, size_t
 		if (ps < 2 || n > ps - 2)
 			return resp_bad(why, whylen, "the response's encrypted parameter runs past its parameters");
 		size_t klen = hmac_key(s, key);
-		tpm2_kdfa(key, klen, "CFB", s->nonce_tpm, s->ntlen, s->nonce_caller, sizeof s->nonce_caller, kiv,
+		hi_tpm2_kdfa(key, klen, "CFB", s->nonce_tpm, s->ntlen, s->nonce_caller, sizeof s->nonce_caller, kiv,
 			  sizeof kiv);
-		tpm2_cfb(kiv, kiv + TPM2_AES_KEY, p + 2, n, true);
+		hi_tpm2_cfb(kiv, kiv + TPM2_AES_KEY, p + 2, n, true);
 		explicit_bzero(key, sizeof key);
 		explicit_bzero(kiv, sizeof kiv);
 	}

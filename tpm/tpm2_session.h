@@ -68,32 +68,32 @@ struct tpm2_session {
 
 /* KDFa with SHA-256 (SP 800-108 counter mode over HMAC): bytes of
  * HMAC(key, i || label || 0 || u || v || bits), i from 1. */
-void tpm2_kdfa(const uint8_t *key, size_t keylen, const char *label, const uint8_t *u, size_t ulen,
+void hi_tpm2_kdfa(const uint8_t *key, size_t keylen, const char *label, const uint8_t *u, size_t ulen,
 	       const uint8_t *v, size_t vlen, uint8_t *out, size_t bytes);
 /* KDFe with SHA-256 (SP 800-56A concatenation): SHA-256(i || z || label
  * || 0 || u || v), i from 1. */
-void tpm2_kdfe(const uint8_t *z, size_t zlen, const char *label, const uint8_t *u, size_t ulen, const uint8_t *v,
+void hi_tpm2_kdfe(const uint8_t *z, size_t zlen, const char *label, const uint8_t *u, size_t ulen, const uint8_t *v,
 	       size_t vlen, uint8_t *out, size_t bytes);
 /* AES-128-CFB over data in place (TPM parameter encryption). */
-void tpm2_cfb(const uint8_t key[TPM2_AES_KEY], const uint8_t iv[16], uint8_t *data, size_t len, bool decrypt);
+void hi_tpm2_cfb(const uint8_t key[TPM2_AES_KEY], const uint8_t iv[16], uint8_t *data, size_t len, bool decrypt);
 
 /* outPublic of CreatePrimary (a TPM2B_PUBLIC, its size in front): the
  * key's type and its public point or modulus. 0, or -1 with why. */
-int tpm2_primary_pub_parse(const uint8_t *pub, size_t len, struct tpm2_primary_pub *k, char *why, size_t whylen);
+int hi_tpm2_primary_pub_parse(const uint8_t *pub, size_t len, struct tpm2_primary_pub *k, char *why, size_t whylen);
 
 /* A fresh salt encrypted to the primary key; seed: 32 random bytes (the
  * ephemeral key or OAEP's padding come from a DRBG over it). 0, or -1
  * with why (a point not on the curve, a modulus out of range). */
-int tpm2_salt_make(const struct tpm2_primary_pub *k, const uint8_t seed[32], struct tpm2_salt *s, char *why,
+int hi_tpm2_salt_make(const struct tpm2_primary_pub *k, const uint8_t seed[32], struct tpm2_salt *s, char *why,
 		   size_t whylen);
 
 /* The session key of a salted, unbound session. */
-void tpm2_session_key(struct tpm2_session *s, const uint8_t salt[TPM2_SALT_BYTES]);
+void hi_tpm2_session_key(struct tpm2_session *s, const uint8_t salt[TPM2_SALT_BYTES]);
 
 /* A command's HMAC: HMAC(sessionKey || authValue, cpHash || nonceCaller
  * || nonceTPM || attributes). An empty sessionKey and authValue give the
  * unsalted PolicyAuthValue HMAC. */
-void tpm2_session_cmd_hmac(const struct tpm2_session *s, const uint8_t cphash[32], uint8_t attrs, uint8_t out[32]);
+void hi_tpm2_session_cmd_hmac(const struct tpm2_session *s, const uint8_t cphash[32], uint8_t attrs, uint8_t out[32]);
 
 /* A response with sessions for command cc: its one authorization checked
  * (HMAC(sessionKey || authValue, rpHash || nonceTPM || nonceCaller ||
@@ -101,7 +101,7 @@ void tpm2_session_cmd_hmac(const struct tpm2_session *s, const uint8_t cphash[32
  * TPMA_SESSION_ENCRYPT, its first parameter (a TPM2B) decrypted in
  * place. *params and *plen: the parameter area. 0, or -1 with why (cut,
  * no session, an HMAC that does not verify). */
-int tpm2_session_resp(struct tpm2_session *s, uint32_t cc, uint8_t *resp, size_t len, uint8_t **params,
+int hi_tpm2_session_resp(struct tpm2_session *s, uint32_t cc, uint8_t *resp, size_t len, uint8_t **params,
 		      size_t *plen, char *why, size_t whylen);
 
 #endif

@@ -36,7 +36,7 @@
 
 /* ---- the blob ------------------------------------------------------------ */
 
-int tpm2_blob_split(const uint8_t *blob, size_t len, struct tpm2_sealed *s, char *why, size_t whylen)
+int hi_tpm2_blob_split(const uint8_t *blob, size_t len, struct tpm2_sealed *s, char *why, size_t whylen)
 {
 	struct reader r = { blob, len, 0, false };
 
@@ -92,7 +92,7 @@ static void srk_template(struct buf *b, uint16_t alg)
 	}
 }
 
-long tpm2_cmd_create_primary(uint8_t *out, size_t cap, uint16_t alg)
+long hi_tpm2_cmd_create_primary(uint8_t *out, size_t cap, uint16_t alg)
 {
 	struct buf b = { out, 0, cap, false };
 
@@ -110,7 +110,7 @@ long tpm2_cmd_create_primary(uint8_t *out, size_t cap, uint16_t alg)
 	return finish(&b);
 }
 
-long tpm2_cmd_load(uint8_t *out, size_t cap, uint32_t parent, const struct tpm2_sealed *s)
+long hi_tpm2_cmd_load(uint8_t *out, size_t cap, uint32_t parent, const struct tpm2_sealed *s)
 {
 	struct buf b = { out, 0, cap, false };
 
@@ -122,7 +122,7 @@ long tpm2_cmd_load(uint8_t *out, size_t cap, uint32_t parent, const struct tpm2_
 	return finish(&b);
 }
 
-long tpm2_cmd_start_policy_session(uint8_t *out, size_t cap, uint32_t tpm_key, const uint8_t nonce[TPM2_NONCE_BYTES],
+long hi_tpm2_cmd_start_policy_session(uint8_t *out, size_t cap, uint32_t tpm_key, const uint8_t nonce[TPM2_NONCE_BYTES],
 				   const uint8_t *salt, size_t salt_len)
 {
 	struct buf b = { out, 0, cap, false };
@@ -147,7 +147,7 @@ long tpm2_cmd_start_policy_session(uint8_t *out, size_t cap, uint32_t tpm_key, c
 	return finish(&b);
 }
 
-long tpm2_cmd_policy_pcr(uint8_t *out, size_t cap, uint32_t session, uint16_t bank, uint32_t pcrs)
+long hi_tpm2_cmd_policy_pcr(uint8_t *out, size_t cap, uint32_t session, uint16_t bank, uint32_t pcrs)
 {
 	struct buf b = { out, 0, cap, false };
 
@@ -174,23 +174,23 @@ static long session_only(uint8_t *out, size_t cap, uint32_t cc, uint32_t handle)
 	return finish(&b);
 }
 
-long tpm2_cmd_policy_auth_value(uint8_t *out, size_t cap, uint32_t session)
+long hi_tpm2_cmd_policy_auth_value(uint8_t *out, size_t cap, uint32_t session)
 {
 	return session_only(out, cap, TPM_CC_POLICY_AUTH_VALUE, session);
 }
 
-long tpm2_cmd_policy_get_digest(uint8_t *out, size_t cap, uint32_t session)
+long hi_tpm2_cmd_policy_get_digest(uint8_t *out, size_t cap, uint32_t session)
 {
 	return session_only(out, cap, TPM_CC_POLICY_GET_DIGEST, session);
 }
 
 /* FlushContext's handle is a parameter, not a handle: the same bytes. */
-long tpm2_cmd_flush(uint8_t *out, size_t cap, uint32_t handle)
+long hi_tpm2_cmd_flush(uint8_t *out, size_t cap, uint32_t handle)
 {
 	return session_only(out, cap, TPM_CC_FLUSH_CONTEXT, handle);
 }
 
-long tpm2_cmd_unseal(uint8_t *out, size_t cap, uint32_t item, uint32_t session, const uint8_t *nonce, size_t nlen,
+long hi_tpm2_cmd_unseal(uint8_t *out, size_t cap, uint32_t item, uint32_t session, const uint8_t *nonce, size_t nlen,
 		     uint8_t attrs, const uint8_t *hmac)
 {
 	struct buf b = { out, 0, cap, false };
@@ -242,10 +242,10 @@ static long cut(char *why, size_t whylen, const char *what)
 	return -1;
 }
 
-long tpm2_resp_create_primary(const uint8_t *in, size_t len, uint32_t *handle, struct tpm2_primary_pub *pub,
+long hi_tpm2_resp_create_primary(const uint8_t *in, size_t len, uint32_t *handle, struct tpm2_primary_pub *pub,
 			      char *why, size_t whylen)
 {
-	long rc = tpm_resp_code(in, len, why, whylen);
+	long rc = hi_tpm_resp_code(in, len, why, whylen);
 	struct reader r = { in, len, TPM_HEADER, false };
 
 	if (rc != 0)
@@ -257,17 +257,17 @@ long tpm2_resp_create_primary(const uint8_t *in, size_t len, uint32_t *handle, s
 	if (r.bad)
 		return cut(why, whylen, "CreatePrimary");
 	char what[120];
-	if (tpm2_primary_pub_parse(in + at, 2 + n, pub, what, sizeof what) < 0) {
+	if (hi_tpm2_primary_pub_parse(in + at, 2 + n, pub, what, sizeof what) < 0) {
 		snprintf(why, whylen, "CreatePrimary: %s", what);
 		return -1;
 	}
 	return 0;
 }
 
-long tpm2_resp_load(const uint8_t *in, size_t len, uint32_t *handle, uint8_t name[TPM2_NAME_MAX], size_t *namelen,
+long hi_tpm2_resp_load(const uint8_t *in, size_t len, uint32_t *handle, uint8_t name[TPM2_NAME_MAX], size_t *namelen,
 		    char *why, size_t whylen)
 {
-	long rc = tpm_resp_code(in, len, why, whylen);
+	long rc = hi_tpm_resp_code(in, len, why, whylen);
 	struct reader r = { in, len, TPM_HEADER, false };
 
 	if (rc != 0)
@@ -281,10 +281,10 @@ long tpm2_resp_load(const uint8_t *in, size_t len, uint32_t *handle, uint8_t nam
 	return 0;
 }
 
-long tpm2_resp_start_session(const uint8_t *in, size_t len, uint32_t *handle, uint8_t nonce[TPM_DIGEST_MAX],
+long hi_tpm2_resp_start_session(const uint8_t *in, size_t len, uint32_t *handle, uint8_t nonce[TPM_DIGEST_MAX],
 			     size_t *nlen, char *why, size_t whylen)
 {
-	long rc = tpm_resp_code(in, len, why, whylen);
+	long rc = hi_tpm_resp_code(in, len, why, whylen);
 	struct reader r = { in, len, TPM_HEADER, false };
 
 	if (rc != 0)
@@ -298,10 +298,10 @@ long tpm2_resp_start_session(const uint8_t *in, size_t len, uint32_t *handle, ui
 	return 0;
 }
 
-long tpm2_resp_policy_digest(const uint8_t *in, size_t len, uint8_t digest[TPM_DIGEST_MAX], size_t *dlen, char *why,
+long hi_tpm2_resp_policy_digest(const uint8_t *in, size_t len, uint8_t digest[TPM_DIGEST_MAX], size_t *dlen, char *why,
 			     size_t whylen)
 {
-	long rc = tpm_resp_code(in, len, why, whylen);
+	long rc = hi_tpm_resp_code(in, len, why, whylen);
 	struct reader r = { in, len, TPM_HEADER, false };
 
 	if (rc != 0)
@@ -314,7 +314,7 @@ long tpm2_resp_policy_digest(const uint8_t *in, size_t len, uint8_t digest[TPM_D
 	return 0;
 }
 
-int tpm2_unseal_params(const uint8_t *params, size_t plen, uint8_t *secret, size_t cap, size_t *slen, char *why,
+int hi_tpm2_unseal_params(const uint8_t *params, size_t plen, uint8_t *secret, size_t cap, size_t *slen, char *why,
 		       size_t whylen)
 {
 	struct reader r = { params, plen, 0, false };
@@ -332,23 +332,23 @@ int tpm2_unseal_params(const uint8_t *params, size_t plen, uint8_t *secret, size
 
 /* ---- the authorization --------------------------------------------------- */
 
-void tpm2_unseal_cphash(const uint8_t *name, size_t namelen, uint8_t out[32])
+void hi_tpm2_unseal_cphash(const uint8_t *name, size_t namelen, uint8_t out[32])
 {
 	uint8_t cc[4] = { 0, 0, TPM_CC_UNSEAL >> 8 & 0xff, TPM_CC_UNSEAL & 0xff };
 	struct sha256 s;
 
 	/* The command code, the item's name; Unseal has no parameters. */
-	sha256_init(&s);
-	sha256_update(&s, cc, sizeof cc);
-	sha256_update(&s, name, namelen);
-	sha256_final(&s, out);
+	hi_sha256_init(&s);
+	hi_sha256_update(&s, cc, sizeof cc);
+	hi_sha256_update(&s, name, namelen);
+	hi_sha256_final(&s, out);
 }
 
-void tpm2_pin_auth(const char *pin, uint8_t out[32], size_t *len)
+void hi_tpm2_pin_auth(const char *pin, uint8_t out[32], size_t *len)
 {
 	/* systemd 252 sets the object's authValue to the PIN's SHA-256; the
 	 * TPM drops an authValue's trailing zero bytes. */
-	sha256(pin, strlen(pin), out);
+	hi_sha256(pin, strlen(pin), out);
 	*len = 32;
 	while (*len && out[*len - 1] == 0)
 		(*len)--;
@@ -379,7 +379,7 @@ static int tpm_send(struct run *r, long len, const char *what)
 			snprintf(r->err, r->errlen, "%s: %s", what, why);
 			return -1;
 		}
-		long rc = tpm_resp_code(r->resp, r->rlen, why, sizeof why);
+		long rc = hi_tpm_resp_code(r->resp, r->rlen, why, sizeof why);
 		if (rc != 0x922 && rc != 0x90A && rc != 0x908)
 			return 0;
 	}
@@ -393,7 +393,7 @@ static int failed(struct run *r, long rc, const char *what, const char *why)
 		snprintf(r->err, r->errlen, "%s: %s", what, why);
 		return -1;
 	}
-	tpm_rc_text((uint32_t)rc, text, sizeof text);
+	hi_tpm_rc_text((uint32_t)rc, text, sizeof text);
 	snprintf(r->err, r->errlen, "%s: %s", what, text);
 	return -1;
 }
@@ -401,7 +401,7 @@ static int failed(struct run *r, long rc, const char *what, const char *why)
 static void flush(struct run *r, uint32_t handle)
 {
 	if (handle)
-		tpm_send(r, tpm2_cmd_flush(r->cmd, sizeof r->cmd, handle), "FlushContext");
+		tpm_send(r, hi_tpm2_cmd_flush(r->cmd, sizeof r->cmd, handle), "FlushContext");
 }
 
 static void pcr_list(uint32_t pcrs, char *out, size_t cap)
@@ -449,48 +449,48 @@ static int policy(struct run *r, const struct tpm2_unseal_req *q, uint32_t prima
 		snprintf(r->err, r->errlen, "StartAuthSession: no random nonce or salt from the kernel");
 		return -1;
 	}
-	rc = tpm2_salt_make(pub, seed, &salt, why, sizeof why);
+	rc = hi_tpm2_salt_make(pub, seed, &salt, why, sizeof why);
 	explicit_bzero(seed, sizeof seed);
 	if (rc < 0)
 		return failed(r, -1, "StartAuthSession (the salt)", why);
-	rc = tpm_send(r, tpm2_cmd_start_policy_session(r->cmd, sizeof r->cmd, primary, s->nonce_caller, salt.enc,
+	rc = tpm_send(r, hi_tpm2_cmd_start_policy_session(r->cmd, sizeof r->cmd, primary, s->nonce_caller, salt.enc,
 						       salt.enc_len), "StartAuthSession");
 	if (rc == 0) {
-		rc = tpm2_resp_start_session(r->resp, r->rlen, &s->handle, s->nonce_tpm, &s->ntlen, why, sizeof why);
+		rc = hi_tpm2_resp_start_session(r->resp, r->rlen, &s->handle, s->nonce_tpm, &s->ntlen, why, sizeof why);
 		if (rc != 0) {
 			s->handle = 0;
 			failed(r, rc, "StartAuthSession (salted with the primary key)", why);
 		} else {
-			tpm2_session_key(s, salt.salt);
+			hi_tpm2_session_key(s, salt.salt);
 		}
 	}
 	explicit_bzero(&salt, sizeof salt);
 	if (rc != 0)
 		return -1;
 	if (q->pcrs) {
-		if (tpm_send(r, tpm2_cmd_policy_pcr(r->cmd, sizeof r->cmd, s->handle, q->pcr_bank, q->pcrs), "PolicyPCR") < 0)
+		if (tpm_send(r, hi_tpm2_cmd_policy_pcr(r->cmd, sizeof r->cmd, s->handle, q->pcr_bank, q->pcrs), "PolicyPCR") < 0)
 			return -1;
-		rc = tpm_resp_code(r->resp, r->rlen, why, sizeof why);
+		rc = hi_tpm_resp_code(r->resp, r->rlen, why, sizeof why);
 		if (rc != 0)
 			return failed(r, rc, "PolicyPCR", why);
 	}
 	if (q->pin) {
-		if (tpm_send(r, tpm2_cmd_policy_auth_value(r->cmd, sizeof r->cmd, s->handle), "PolicyAuthValue") < 0)
+		if (tpm_send(r, hi_tpm2_cmd_policy_auth_value(r->cmd, sizeof r->cmd, s->handle), "PolicyAuthValue") < 0)
 			return -1;
-		rc = tpm_resp_code(r->resp, r->rlen, why, sizeof why);
+		rc = hi_tpm_resp_code(r->resp, r->rlen, why, sizeof why);
 		if (rc != 0)
 			return failed(r, rc, "PolicyAuthValue", why);
 	}
-	if (tpm_send(r, tpm2_cmd_policy_get_digest(r->cmd, sizeof r->cmd, s->handle), "PolicyGetDigest") < 0)
+	if (tpm_send(r, hi_tpm2_cmd_policy_get_digest(r->cmd, sizeof r->cmd, s->handle), "PolicyGetDigest") < 0)
 		return -1;
-	rc = tpm2_resp_policy_digest(r->resp, r->rlen, digest, &dlen, why, sizeof why);
+	rc = hi_tpm2_resp_policy_digest(r->resp, r->rlen, digest, &dlen, why, sizeof why);
 	if (rc != 0)
 		return failed(r, rc, "PolicyGetDigest", why);
 	if (dlen != q->policy_hash_len || memcmp(digest, q->policy_hash, dlen) != 0) {
 		pcr_list(q->pcrs, pcrs, sizeof pcrs);
 		snprintf(r->err, r->errlen, "the policy of PCR%s %s (%s bank)%s is not the one the key was sealed to: "
 			 "a PCR changed since the enrollment", q->pcrs & (q->pcrs - 1) ? "s" : "", pcrs[0] ? pcrs : "-",
-			 tpm_alg_name(q->pcr_bank), q->pin ? " with a PIN" : "");
+			 hi_tpm_alg_name(q->pcr_bank), q->pin ? " with a PIN" : "");
 		return 1;
 	}
 	return 0;
@@ -510,19 +510,19 @@ static int unseal(struct run *r, uint32_t item, const uint8_t *name,
 		snprintf(r->err, r->errlen, "Unseal: no random nonce from the kernel");
 		return TPM2_ERROR;
 	}
-	tpm2_unseal_cphash(name, namelen, cp);
-	tpm2_session_cmd_hmac(s, cp, attrs, hmac);
-	if (tpm_send(r, tpm2_cmd_unseal(r->cmd, sizeof r->cmd, item, s->handle, s->nonce_caller,
+	hi_tpm2_unseal_cphash(name, namelen, cp);
+	hi_tpm2_session_cmd_hmac(s, cp, attrs, hmac);
+	if (tpm_send(r, hi_tpm2_cmd_unseal(r->cmd, sizeof r->cmd, item, s->handle, s->nonce_caller,
 					sizeof s->nonce_caller, attrs, hmac), "Unseal") < 0)
 		return TPM2_ERROR;
-	long rc = tpm_resp_code(r->resp, r->rlen, why, sizeof why);
+	long rc = hi_tpm_resp_code(r->resp, r->rlen, why, sizeof why);
 	if (rc == 0) {
 		s->handle = 0;           /* ended with the command, whatever its response says */
-		if (tpm2_session_resp(s, TPM_CC_UNSEAL, r->resp, r->rlen, &params, &plen, why, sizeof why) < 0) {
+		if (hi_tpm2_session_resp(s, TPM_CC_UNSEAL, r->resp, r->rlen, &params, &plen, why, sizeof why) < 0) {
 			snprintf(r->err, r->errlen, "Unseal: %s (or the TPM is not the one the session was salted to)", why);
 			return TPM2_ERROR;
 		}
-		if (tpm2_unseal_params(params, plen, secret, cap, slen, why, sizeof why) < 0) {
+		if (hi_tpm2_unseal_params(params, plen, secret, cap, slen, why, sizeof why) < 0) {
 			snprintf(r->err, r->errlen, "Unseal: %s", why);
 			return TPM2_ERROR;
 		}
@@ -540,7 +540,7 @@ static int unseal(struct run *r, uint32_t item, const uint8_t *name,
 	return TPM2_ERROR;
 }
 
-int tpm2_unseal(tpm_xfer_fn xfer, void *ctx, const struct tpm2_unseal_req *q, uint8_t *secret, size_t cap,
+int hi_tpm2_unseal(tpm_xfer_fn xfer, void *ctx, const struct tpm2_unseal_req *q, uint8_t *secret, size_t cap,
 		size_t *slen, char *err, size_t errlen)
 {
 	static struct run r;        /* 8 KiB of buffers: not on PID 1's stack */
@@ -566,24 +566,24 @@ int tpm2_unseal(tpm_xfer_fn xfer, void *ctx, const struct tpm2_unseal_req *q, ui
 		snprintf(err, errlen, "a signed PCR policy (tpm2_pubkey, PolicyAuthorize) is not supported yet");
 		return TPM2_ERROR;
 	}
-	if (!tpm_alg_size(q->pcr_bank) || (q->pin && strlen(q->pin) > TPM2_PIN_MAX) || cap < TPM2_SECRET_MAX) {
+	if (!hi_tpm_alg_size(q->pcr_bank) || (q->pin && strlen(q->pin) > TPM2_PIN_MAX) || cap < TPM2_SECRET_MAX) {
 		snprintf(err, errlen, "the token's PCR bank %s, its PIN or the secret's buffer is out of range",
-			 tpm_alg_name(q->pcr_bank));
+			 hi_tpm_alg_name(q->pcr_bank));
 		return TPM2_ERROR;
 	}
-	if (tpm2_blob_split(q->blob, q->blob_len, &sealed, err, errlen) < 0)
+	if (hi_tpm2_blob_split(q->blob, q->blob_len, &sealed, err, errlen) < 0)
 		return TPM2_ERROR;
-	if (tpm_send(&r, tpm2_cmd_create_primary(r.cmd, sizeof r.cmd, q->primary_alg), "CreatePrimary") < 0)
+	if (tpm_send(&r, hi_tpm2_cmd_create_primary(r.cmd, sizeof r.cmd, q->primary_alg), "CreatePrimary") < 0)
 		goto out;
-	rc = tpm2_resp_create_primary(r.resp, r.rlen, &primary, &pub, why, sizeof why);
+	rc = hi_tpm2_resp_create_primary(r.resp, r.rlen, &primary, &pub, why, sizeof why);
 	if (rc != 0) {
 		primary = 0;
 		failed(&r, rc, q->primary_alg == TPM_ALG_ECC ? "CreatePrimary (ECC P-256)" : "CreatePrimary (RSA 2048)", why);
 		goto out;
 	}
-	if (tpm_send(&r, tpm2_cmd_load(r.cmd, sizeof r.cmd, primary, &sealed), "Load") < 0)
+	if (tpm_send(&r, hi_tpm2_cmd_load(r.cmd, sizeof r.cmd, primary, &sealed), "Load") < 0)
 		goto out;
-	rc = tpm2_resp_load(r.resp, r.rlen, &item, name, &namelen, why, sizeof why);
+	rc = hi_tpm2_resp_load(r.resp, r.rlen, &item, name, &namelen, why, sizeof why);
 	if (rc != 0) {
 		item = 0;
 		/* The blob is not this TPM's (another TPM, or it was cleared). */
@@ -596,7 +596,7 @@ int tpm2_unseal(tpm_xfer_fn xfer, void *ctx, const struct tpm2_unseal_req *q, ui
 		goto out;
 	}
 	if (q->pin)
-		tpm2_pin_auth(q->pin, s.auth, &s.authlen);
+		hi_tpm2_pin_auth(q->pin, s.auth, &s.authlen);
 	ret = unseal(&r, item, name, namelen, &s, secret, cap, slen);
 	if (ret != TPM2_UNSEALED) {
 		explicit_bzero(secret, cap);

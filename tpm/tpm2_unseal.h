@@ -65,47 +65,47 @@ enum tpm2_unseal_rc {
 };
 
 /* Split a tpm2-blob. 0, or -1 with why. */
-int tpm2_blob_split(const uint8_t *blob, size_t len, struct tpm2_sealed *s, char *why, size_t whylen);
+int hi_tpm2_blob_split(const uint8_t *blob, size_t len, struct tpm2_sealed *s, char *why, size_t whylen);
 
 /* Encoders: the command into out (cap bytes); its length, or -1. */
-long tpm2_cmd_create_primary(uint8_t *out, size_t cap, uint16_t alg);
-long tpm2_cmd_load(uint8_t *out, size_t cap, uint32_t parent, const struct tpm2_sealed *s);
+long hi_tpm2_cmd_create_primary(uint8_t *out, size_t cap, uint16_t alg);
+long hi_tpm2_cmd_load(uint8_t *out, size_t cap, uint32_t parent, const struct tpm2_sealed *s);
 /* salt NULL: unsalted, no parameter encryption; else tpm_key decrypts
  * the salt (salt_len bytes of TPM2B_ENCRYPTED_SECRET) and the session
  * encrypts with AES-128-CFB. */
-long tpm2_cmd_start_policy_session(uint8_t *out, size_t cap, uint32_t tpm_key, const uint8_t nonce[TPM2_NONCE_BYTES],
+long hi_tpm2_cmd_start_policy_session(uint8_t *out, size_t cap, uint32_t tpm_key, const uint8_t nonce[TPM2_NONCE_BYTES],
 				   const uint8_t *salt, size_t salt_len);
-long tpm2_cmd_policy_pcr(uint8_t *out, size_t cap, uint32_t session, uint16_t bank, uint32_t pcrs);
-long tpm2_cmd_policy_auth_value(uint8_t *out, size_t cap, uint32_t session);
-long tpm2_cmd_policy_get_digest(uint8_t *out, size_t cap, uint32_t session);
+long hi_tpm2_cmd_policy_pcr(uint8_t *out, size_t cap, uint32_t session, uint16_t bank, uint32_t pcrs);
+long hi_tpm2_cmd_policy_auth_value(uint8_t *out, size_t cap, uint32_t session);
+long hi_tpm2_cmd_policy_get_digest(uint8_t *out, size_t cap, uint32_t session);
 /* attrs: the session's TPMA_SESSION bits; hmac NULL: an empty one. */
-long tpm2_cmd_unseal(uint8_t *out, size_t cap, uint32_t item, uint32_t session, const uint8_t *nonce, size_t nlen,
+long hi_tpm2_cmd_unseal(uint8_t *out, size_t cap, uint32_t item, uint32_t session, const uint8_t *nonce, size_t nlen,
 		     uint8_t attrs, const uint8_t *hmac);
-long tpm2_cmd_flush(uint8_t *out, size_t cap, uint32_t handle);
+long hi_tpm2_cmd_flush(uint8_t *out, size_t cap, uint32_t handle);
 
 /* Decoders: 0, -1 (does not parse: why), or the TPM's response code. */
-long tpm2_resp_create_primary(const uint8_t *in, size_t len, uint32_t *handle, struct tpm2_primary_pub *pub,
+long hi_tpm2_resp_create_primary(const uint8_t *in, size_t len, uint32_t *handle, struct tpm2_primary_pub *pub,
 			      char *why, size_t whylen);
-long tpm2_resp_load(const uint8_t *in, size_t len, uint32_t *handle, uint8_t name[TPM2_NAME_MAX], size_t *namelen,
+long hi_tpm2_resp_load(const uint8_t *in, size_t len, uint32_t *handle, uint8_t name[TPM2_NAME_MAX], size_t *namelen,
 		    char *why, size_t whylen);
-long tpm2_resp_start_session(const uint8_t *in, size_t len, uint32_t *handle, uint8_t nonce[TPM_DIGEST_MAX],
+long hi_tpm2_resp_start_session(const uint8_t *in, size_t len, uint32_t *handle, uint8_t nonce[TPM_DIGEST_MAX],
 			     size_t *nlen, char *why, size_t whylen);
-long tpm2_resp_policy_digest(const uint8_t *in, size_t len, uint8_t digest[TPM_DIGEST_MAX], size_t *dlen, char *why,
+long hi_tpm2_resp_policy_digest(const uint8_t *in, size_t len, uint8_t digest[TPM_DIGEST_MAX], size_t *dlen, char *why,
 			     size_t whylen);
 /* The Unseal's parameters (its response checked and decrypted by
  * tpm2_session_resp): the secret, a TPM2B of 1 to 128 bytes. 0, or -1. */
-int tpm2_unseal_params(const uint8_t *params, size_t plen, uint8_t *secret, size_t cap, size_t *slen, char *why,
+int hi_tpm2_unseal_params(const uint8_t *params, size_t plen, uint8_t *secret, size_t cap, size_t *slen, char *why,
 		       size_t whylen);
 
 /* The Unseal's cpHash: SHA-256(commandCode || the item's name). */
-void tpm2_unseal_cphash(const uint8_t *name, size_t namelen, uint8_t out[32]);
+void hi_tpm2_unseal_cphash(const uint8_t *name, size_t namelen, uint8_t out[32]);
 /* The object's authValue for a PIN: its SHA-256, as systemd 252 sets it,
  * trailing zero bytes dropped as the TPM does. */
-void tpm2_pin_auth(const char *pin, uint8_t out[32], size_t *len);
+void hi_tpm2_pin_auth(const char *pin, uint8_t out[32], size_t *len);
 
 /* The whole unseal. secret gets the sealed bytes (cap at least
  * TPM2_SECRET_MAX); returns an enum tpm2_unseal_rc, err saying why. */
-int tpm2_unseal(tpm_xfer_fn xfer, void *ctx, const struct tpm2_unseal_req *req, uint8_t *secret, size_t cap,
+int hi_tpm2_unseal(tpm_xfer_fn xfer, void *ctx, const struct tpm2_unseal_req *req, uint8_t *secret, size_t cap,
 		size_t *slen, char *err, size_t errlen);
 
 #endif

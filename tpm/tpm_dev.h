@@ -16,7 +16,7 @@ struct tpm_dev {
 };
 
 /* A tpm_xfer_fn (tpm/tpm2_unseal.h) over ctx, a struct tpm_dev. */
-int tpm_dev_xfer(void *ctx, const uint8_t *cmd, size_t len, uint8_t *resp, size_t cap, size_t *rlen, char *err,
+int hi_tpm_dev_xfer(void *ctx, const uint8_t *cmd, size_t len, uint8_t *resp, size_t cap, size_t *rlen, char *err,
 		 size_t errlen);
 
 #endif

@@ -28,10 +28,10 @@ static int hash_init(struct hash *h, uint16_t alg)
 {
 	h->alg = alg;
 	switch (alg) {
-	case TPM_ALG_SHA1: sha1_init(&h->u.s1); return 0;
-	case TPM_ALG_SHA256: sha256_init(&h->u.s256); return 0;
-	case TPM_ALG_SHA384: sha384_init(&h->u.s512); return 0;
-	case TPM_ALG_SHA512: sha512_init(&h->u.s512); return 0;
+	case TPM_ALG_SHA1: hi_sha1_init(&h->u.s1); return 0;
+	case TPM_ALG_SHA256: hi_sha256_init(&h->u.s256); return 0;
+	case TPM_ALG_SHA384: hi_sha384_init(&h->u.s512); return 0;
+	case TPM_ALG_SHA512: hi_sha512_init(&h->u.s512); return 0;
 	default: return -1;
 	}
 }
@@ -39,30 +39,30 @@ static int hash_init(struct hash *h, uint16_t alg)
 static void hash_update(struct hash *h, const void *data, size_t len)
 {
 	if (h->alg == TPM_ALG_SHA1)
-		sha1_update(&h->u.s1, data, len);
+		hi_sha1_update(&h->u.s1, data, len);
 	else if (h->alg == TPM_ALG_SHA256)
-		sha256_update(&h->u.s256, data, len);
+		hi_sha256_update(&h->u.s256, data, len);
 	else
-		sha512_update(&h->u.s512, data, len);
+		hi_sha512_update(&h->u.s512, data, len);
 }
 
-/* out gets tpm_alg_size(alg) bytes. */
+/* out gets hi_tpm_alg_size(alg) bytes. */
 static void hash_final(struct hash *h, uint8_t *out)
 {
 	uint8_t full[SHA512_BYTES];
 
 	if (h->alg == TPM_ALG_SHA1)
-		sha1_final(&h->u.s1, out);
+		hi_sha1_final(&h->u.s1, out);
 	else if (h->alg == TPM_ALG_SHA256)
-		sha256_final(&h->u.s256, out);
+		hi_sha256_final(&h->u.s256, out);
 	else {
-		sha512_final(&h->u.s512, full);
-		memcpy(out, full, tpm_alg_size(h->alg));
+		hi_sha512_final(&h->u.s512, full);
+		memcpy(out, full, hi_tpm_alg_size(h->alg));
 		memset(full, 0, sizeof full);
 	}
 }
 
-int tpm_bank_digest(uint16_t alg, const uint8_t *key, size_t keylen, const void *data, size_t len,
+int hi_tpm_bank_digest(uint16_t alg, const uint8_t *key, size_t keylen, const void *data, size_t len,
 		    struct tpm_digest *out)
 {
 	struct hash h;
@@ -73,7 +73,7 @@ int tpm_bank_digest(uint16_t alg, const uint8_t *key, size_t keylen, const void 
 	if (hash_init(&h, alg) < 0)
 		return -1;
 	out->alg = alg;
-	out->size = (uint8_t)tpm_alg_size(alg);
+	out->size = (uint8_t)hi_tpm_alg_size(alg);
 	if (keylen == 0) {
 		hash_update(&h, data, len);
 		hash_final(&h, out->bytes);
@@ -124,7 +124,7 @@ static bool value_good(const struct tpm_digest *v)
 	return !zero && !ones;
 }
 
-size_t tpm_good_banks(const struct tpm_banks *banks, const struct tpm_digest *value, unsigned pcr, uint16_t *algs)
+size_t hi_tpm_good_banks(const struct tpm_banks *banks, const struct tpm_digest *value, unsigned pcr, uint16_t *algs)
 {
 	size_t good = 0, fallback = 0;
 	uint16_t fb[TPM_MAX_BANKS];
@@ -157,7 +157,7 @@ static long transact(tpm_xfer_fn xfer, void *ctx, const uint8_t *cmd, long clen,
 	return 0;
 }
 
-long tpm_extend_measure(tpm_xfer_fn xfer, void *ctx, unsigned pcr, const uint8_t *key, size_t keylen,
+long hi_tpm_extend_measure(tpm_xfer_fn xfer, void *ctx, unsigned pcr, const uint8_t *key, size_t keylen,
 			const void *data, size_t len, struct tpm_digests *done, char *err, size_t errlen)
 {
 	static uint8_t cmd[TPM_CMD_MAX], resp[TPM_CMD_MAX];   /* not on PID 1's stack */
@@ -169,55 +169,55 @@ long tpm_extend_measure(tpm_xfer_fn xfer, void *ctx, unsigned pcr, const uint8_t
 	long rc;
 
 	done->n = 0;
-	if (transact(xfer, ctx, cmd, tpm_cmd_get_pcr_banks(cmd, sizeof cmd), resp, &rlen, err, errlen) < 0)
+	if (transact(xfer, ctx, cmd, hi_tpm_cmd_get_pcr_banks(cmd, sizeof cmd), resp, &rlen, err, errlen) < 0)
 		return -1;
-	rc = tpm_resp_pcr_banks(resp, rlen, &banks, why, sizeof why);
+	rc = hi_tpm_resp_pcr_banks(resp, rlen, &banks, why, sizeof why);
 	if (rc != 0) {
 		if (rc < 0)
 			snprintf(err, errlen, "its PCR banks: %s", why);
 		return rc;
 	}
 	for (size_t i = 0; i < banks.n; i++) {
-		if (transact(xfer, ctx, cmd, tpm_cmd_pcr_read(cmd, sizeof cmd, pcr, banks.alg[i]), resp, &rlen, err,
+		if (transact(xfer, ctx, cmd, hi_tpm_cmd_pcr_read(cmd, sizeof cmd, pcr, banks.alg[i]), resp, &rlen, err,
 			     errlen) < 0)
 			return -1;
-		rc = tpm_resp_pcr_read(resp, rlen, banks.alg[i], &value[i], why, sizeof why);
+		rc = hi_tpm_resp_pcr_read(resp, rlen, banks.alg[i], &value[i], why, sizeof why);
 		if (rc != 0) {
 			if (rc < 0)
-				snprintf(err, errlen, "reading PCR %u (%s): %s", pcr, tpm_alg_name(banks.alg[i]), why);
+				snprintf(err, errlen, "reading PCR %u (%s): %s", pcr, hi_tpm_alg_name(banks.alg[i]), why);
 			return rc;
 		}
 	}
-	size_t n = tpm_good_banks(&banks, value, pcr, algs);
+	size_t n = hi_tpm_good_banks(&banks, value, pcr, algs);
 	if (n == 0) {
 		snprintf(err, errlen, "the TPM has no bank with PCRs 0-23 allocated");
 		return -1;
 	}
 	for (size_t i = 0; i < n; i++) {
-		if (tpm_bank_digest(algs[i], key, keylen, data, len, &done->d[i]) < 0) {
-			snprintf(err, errlen, "its %s bank uses a hash hardinit does not carry", tpm_alg_name(algs[i]));
+		if (hi_tpm_bank_digest(algs[i], key, keylen, data, len, &done->d[i]) < 0) {
+			snprintf(err, errlen, "its %s bank uses a hash hardinit does not carry", hi_tpm_alg_name(algs[i]));
 			memset(done, 0, sizeof *done);
 			return -1;
 		}
 	}
 	done->n = n;
-	rc = transact(xfer, ctx, cmd, tpm_cmd_pcr_extend(cmd, sizeof cmd, pcr, done), resp, &rlen, err, errlen);
+	rc = transact(xfer, ctx, cmd, hi_tpm_cmd_pcr_extend(cmd, sizeof cmd, pcr, done), resp, &rlen, err, errlen);
 	memset(cmd, 0, sizeof cmd);
 	if (rc < 0)
 		return -1;
-	rc = tpm_resp_code(resp, rlen, why, sizeof why);
+	rc = hi_tpm_resp_code(resp, rlen, why, sizeof why);
 	if (rc < 0)
 		snprintf(err, errlen, "%s", why);
 	else if (rc > 0)
-		tpm_rc_text((uint32_t)rc, err, errlen);
+		hi_tpm_rc_text((uint32_t)rc, err, errlen);
 	return rc;
 }
 
-void tpm_digests_banks(const struct tpm_digests *d, char *out, size_t cap)
+void hi_tpm_digests_banks(const struct tpm_digests *d, char *out, size_t cap)
 {
 	size_t n = 0;
 
 	out[0] = '\0';
 	for (size_t i = 0; i < d->n && n < cap; i++)
-		n += (size_t)snprintf(out + n, cap - n, "%s%s", i ? ", " : "", tpm_alg_name(d->d[i].alg));
+		n += (size_t)snprintf(out + n, cap - n, "%s%s", i ? ", " : "", hi_tpm_alg_name(d->d[i].alg));
 }

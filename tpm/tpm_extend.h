@@ -19,22 +19,22 @@
 
 /* The digest of data (or its HMAC under key, keylen > 0) in bank alg.
  * Returns 0, or -1 for a hash hardinit does not carry. */
-int tpm_bank_digest(uint16_t alg, const uint8_t *key, size_t keylen, const void *data, size_t len,
+int hi_tpm_bank_digest(uint16_t alg, const uint8_t *key, size_t keylen, const void *data, size_t len,
 		    struct tpm_digest *out);
 
 /* systemd's choice of banks for PCR pcr, from the active banks and each
  * one's value of the PCR (value[i] for banks->alg[i]; size 0: unread).
  * Writes the chosen algorithms to algs; returns how many. */
-size_t tpm_good_banks(const struct tpm_banks *banks, const struct tpm_digest *value, unsigned pcr, uint16_t *algs);
+size_t hi_tpm_good_banks(const struct tpm_banks *banks, const struct tpm_digest *value, unsigned pcr, uint16_t *algs);
 
 /* Extend PCR pcr through xfer with data (HMAC'd under key when keylen >
  * 0) in the banks above. done gets the digests extended. Returns 0; -1
  * (err says why: no answer, a response that does not parse, no bank, an
  * unknown hash) or a TPM response code > 0 (tpm_rc_text). */
-long tpm_extend_measure(tpm_xfer_fn xfer, void *ctx, unsigned pcr, const uint8_t *key, size_t keylen,
+long hi_tpm_extend_measure(tpm_xfer_fn xfer, void *ctx, unsigned pcr, const uint8_t *key, size_t keylen,
 			const void *data, size_t len, struct tpm_digests *done, char *err, size_t errlen);
 
 /* "sha1, sha256": the banks of d, as systemd's log line names them. */
-void tpm_digests_banks(const struct tpm_digests *d, char *out, size_t cap);
+void hi_tpm_digests_banks(const struct tpm_digests *d, char *out, size_t cap);
 
 #endif

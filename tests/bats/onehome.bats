@@ -78,13 +78,13 @@ shipped_shell() {
 	grep -qF "(repeatable, at most $n, each at most $((bytes / 1024)) KiB)" "$REPO/man/hardinit-mkinitramfs.8"
 }
 
-# report_status_names of init/report.c, one word a line, sorted.
+# hi_report_status_names of init/report.c, one word a line, sorted.
 status_table() {
-	sed -n '/^const char \*const report_status_names/,/^};/p' "$REPO/init/report.c" |
+	sed -n '/^const char \*const hi_report_status_names/,/^};/p' "$REPO/init/report.c" |
 		grep -oE '\] = "[a-z]+"' | grep -oE '[a-z]+' | sort
 }
 
-@test "onehome: hardinit(8)'s report statuses are report_status_names, no more, no fewer" {
+@test "onehome: hardinit(8)'s report statuses are hi_report_status_names, no more, no fewer" {
 	local table doc
 	table=$(status_table)
 	[ "$(wc -l <<<"$table")" -ge 10 ]
@@ -94,18 +94,18 @@ status_table() {
 	[ "$table" = "$doc" ] || { diff <(echo "$table") <(echo "$doc"); return 1; }
 }
 
-@test "onehome: every status a stage gives report_add is in report_status_names" {
+@test "onehome: every status a stage gives hi_report_add is in hi_report_status_names" {
 	local table used w
 	table=$(status_table)
 	used=$(python3 "$REPO/tests/tools/report-statuses.py" "$REPO")
 	[ "$(wc -l <<<"$used")" -ge 10 ]
 	while IFS= read -r w; do
 		[[ $w != EXPRESSION* ]] || { echo "a status that is not a literal: ${w#EXPRESSION }"; return 1; }
-		grep -qx -- "$w" <<<"$table" || { echo "status '$w' is not in report_status_names"; return 1; }
+		grep -qx -- "$w" <<<"$table" || { echo "status '$w' is not in hi_report_status_names"; return 1; }
 	done <<<"$used"
 	# The scan sees a wrong word: verity's old "fail" would be caught.
 	mkdir -p "$BATS_TEST_TMPDIR/t/stages"
-	printf 'void f(void) { report_add(&b->rep, "verity", "status",\n x ? "ok" : "fail", "%%s", s); }\n' \
+	printf 'void f(void) { hi_report_add(&b->rep, "verity", "status",\n x ? "ok" : "fail", "%%s", s); }\n' \
 		>"$BATS_TEST_TMPDIR/t/stages/x.c"
 	[ "$(python3 "$REPO/tests/tools/report-statuses.py" "$BATS_TEST_TMPDIR/t")" = $'fail\nok' ]
 }

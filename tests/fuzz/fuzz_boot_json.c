@@ -25,7 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	text[size] = '\0';
 	memset(&a, 0, sizeof a);
 	snprintf(a.profile, sizeof a.profile, "custom");
-	if (audit_read_boot_json(&a, text) < 0)
+	if (hi_audit_read_boot_json(&a, text) < 0)
 		return 0;
 	if (a.n_stages > AUDIT_MAX_STAGES)
 		abort();
@@ -33,10 +33,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!memchr(a.stages[i].name, '\0', sizeof a.stages[i].name) ||
 		    !memchr(a.stages[i].result, '\0', sizeof a.stages[i].result))
 			abort();
-	sink_init(&s, out, sizeof out);
-	audit_format_prometheus(&a, &s);
-	sink_init(&s, out, sizeof out);
-	audit_format_json(&a, &s);
+	hi_sink_init(&s, out, sizeof out);
+	hi_audit_format_prometheus(&a, &s);
+	hi_sink_init(&s, out, sizeof out);
+	hi_audit_format_json(&a, &s);
 	if (s.full)
 		abort();
 	return 0;

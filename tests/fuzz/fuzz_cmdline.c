@@ -31,7 +31,7 @@ static void check_words(void)
 		 * the last keeps a run linear (make fuzz's 10 million). */
 		if (i >= CHECKED_WORDS && i + 1 < cmd.n_words)
 			continue;
-		cmdline_get(&cmd, key, &present);
+		hi_cmdline_get(&cmd, key, &present);
 		if (!present && !cmd.words[i].value)
 			abort();   /* a bare word that cmdline_get cannot see */
 	}
@@ -42,13 +42,13 @@ static void check_words(void)
 static void check_ima_appraise(void)
 {
 	const char *word = NULL;
-	enum ima_appraise_mode m = ima_appraise_cmdline(&cmd, &word);
+	enum ima_appraise_mode m = hi_ima_appraise_cmdline(&cmd, &word);
 
 	if ((word == NULL) != (m == IMA_APPRAISE_NOT_GIVEN))
 		abort();
 	if (word && (word < cmd.buf || word >= cmd.buf + sizeof cmd.buf))
 		abort();
-	if (ima_appraise_disarmed(m) && strncmp(word, "off", 3) && strncmp(word, "log", 3) && strncmp(word, "fix", 3))
+	if (hi_ima_appraise_disarmed(m) && strncmp(word, "off", 3) && strncmp(word, "log", 3) && strncmp(word, "fix", 3))
 		abort();
 }
 
@@ -57,15 +57,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char err[256], text[512];
 	struct root_spec spec;
 
-	if (cmdline_parse(&cmd, (const char *)data, size, err, sizeof err) == 0) {
+	if (hi_cmdline_parse(&cmd, (const char *)data, size, err, sizeof err) == 0) {
 		check_words();
 		check_ima_appraise();
 		if (cmd.root)
-			root_spec_parse(&spec, cmd.root, err, sizeof err);
+			hi_root_spec_parse(&spec, cmd.root, err, sizeof err);
 	}
 	size_t n = size < sizeof text - 1 ? size : sizeof text - 1;
 	memcpy(text, data, n);
 	text[n] = '\0';
-	root_spec_parse(&spec, text, err, sizeof err);
+	hi_root_spec_parse(&spec, text, err, sizeof err);
 	return 0;
 }

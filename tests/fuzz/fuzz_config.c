@@ -20,12 +20,12 @@ static char text[FORMAT_CAP];
 static void check_round_trip(void)
 {
 	char err[CONFIG_ERR_MAX];
-	int n = config_format(&parsed, text, sizeof text);
+	int n = hi_config_format(&parsed, text, sizeof text);
 
 	if (n < 0)
 		abort();   /* every parsed config must be writable */
-	config_defaults(&again);
-	if (config_parse(&again, text, (size_t)n, "formatted", FUZZ_ROOT, err, sizeof err) != 0)
+	hi_config_defaults(&again);
+	if (hi_config_parse(&again, text, (size_t)n, "formatted", FUZZ_ROOT, err, sizeof err) != 0)
 		abort();
 	if (memcmp(&again, &parsed, sizeof again) != 0)
 		abort();
@@ -53,9 +53,9 @@ static void try_overrides(const uint8_t *data, size_t size)
 	value[vlen] = '\0';
 
 	for (int locked = 0; locked < 2; locked++) {
-		config_defaults(&parsed);
+		hi_config_defaults(&parsed);
 		parsed.lock_cmdline = locked;
-		int rc = config_override(&parsed, key, value, err, sizeof err);
+		int rc = hi_config_override(&parsed, key, value, err, sizeof err);
 		if (rc < -1 || rc > 1 || (locked == 0 && rc == 1))
 			abort();   /* refusals only under the lock */
 		if (rc == 0)
@@ -72,7 +72,7 @@ static void try_edit(const uint8_t *data, size_t size)
 					      "boot.failure_action=halt" };
 	char err[CONFIG_ERR_MAX];
 
-	if (config_edit((const char *)data, size, "fuzz.conf", FUZZ_ROOT, assign, 4, out, sizeof out,
+	if (hi_config_edit((const char *)data, size, "fuzz.conf", FUZZ_ROOT, assign, 4, out, sizeof out,
 			err, sizeof err) < 0 && !strstr(err, "CONFIG_MAX_FILE_BYTES"))
 		abort();
 }
@@ -81,9 +81,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char err[CONFIG_ERR_MAX];
 
-	config_defaults(&parsed);
+	hi_config_defaults(&parsed);
 	err[0] = '\0';
-	if (config_parse(&parsed, (const char *)data, size, "fuzz.conf", FUZZ_ROOT, err, sizeof err) == 0) {
+	if (hi_config_parse(&parsed, (const char *)data, size, "fuzz.conf", FUZZ_ROOT, err, sizeof err) == 0) {
 		check_round_trip();
 		try_edit(data, size);
 	} else

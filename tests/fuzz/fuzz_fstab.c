@@ -60,7 +60,7 @@ static void check_round_trip(const char *path)
 		return;
 	snprintf(text, sizeof text, "# comment\nUUID=1 / ext4 defaults 0 1\n"
 		 "/dev/vdb1 %s xfs defaults,nofail 0 2\n/dev/vdc none swap sw 0 0\n", escaped);
-	if (!fstab_mount_point_for(text, path, best, sizeof best) || strcmp(best, path) != 0)
+	if (!hi_fstab_mount_point_for(text, path, best, sizeof best) || strcmp(best, path) != 0)
 		abort();
 }
 
@@ -78,17 +78,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		*nl = '\0';
 
 	char *best = malloc(CONFIG_PATH_MAX);
-	if (best && fstab_mount_point_for(fstab, path, best, CONFIG_PATH_MAX)) {
+	if (best && hi_fstab_mount_point_for(fstab, path, best, CONFIG_PATH_MAX)) {
 		check_found(path, best, CONFIG_PATH_MAX);
 		/* Exactly the room it needs, then one byte less. */
 		size_t need = strlen(best) + 1;
 		char *exact = malloc(need);
 		if (exact) {
-			if (!fstab_mount_point_for(fstab, path, exact, need) || strcmp(exact, best) != 0)
+			if (!hi_fstab_mount_point_for(fstab, path, exact, need) || strcmp(exact, best) != 0)
 				abort();
 			if (need > 1) {
 				char *small = malloc(need - 1);
-				if (small && fstab_mount_point_for(fstab, path, small, need - 1)) {
+				if (small && hi_fstab_mount_point_for(fstab, path, small, need - 1)) {
 					check_found(path, small, need - 1);
 					if (strlen(small) >= strlen(best))
 						abort();

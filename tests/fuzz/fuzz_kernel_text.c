@@ -32,17 +32,17 @@ static void check_umh(const char *text)
 	uint32_t words[2], again[2];
 	char out[32];
 
-	if (umh_parse(text, words) != 0)
+	if (hi_umh_parse(text, words) != 0)
 		return;
-	umh_format(words, out, sizeof out);
-	if (umh_parse(out, again) != 0 || again[0] != words[0] || again[1] != words[1])
+	hi_umh_format(words, out, sizeof out);
+	if (hi_umh_parse(out, again) != 0 || again[0] != words[0] || again[1] != words[1])
 		abort();
 }
 
 static void check_lockdown(const char *text)
 {
 	char want[32];
-	int level = lockdown_parse_current(text);
+	int level = hi_lockdown_parse_current(text);
 
 	if (level < -1 || level > 2)
 		abort();
@@ -70,7 +70,7 @@ static void check_filesystems(const char *text)
 		if (nlen > 0 && nlen < sizeof name) {
 			memcpy(name, start, nlen);
 			name[nlen] = '\0';
-			if (!selinux_fs_listed(text, name))
+			if (!hi_selinux_fs_listed(text, name))
 				abort();
 		}
 		if (!nl)
@@ -83,7 +83,7 @@ static void check_sysctl_path(const char *key)
 {
 	char out[512];
 
-	if (sysctl_path(out, sizeof out, PROC, key) != 0)
+	if (hi_sysctl_path(out, sizeof out, PROC, key) != 0)
 		return;
 	if (memchr(out, '\0', sizeof out) == NULL || strncmp(out, PROC "/sys/", 10) != 0)
 		abort();
@@ -103,9 +103,9 @@ static void check_values(const char *text)
 {
 	const char *half = text + strlen(text) / 2;
 
-	if (!sysctl_value_equal(text, text) || !sysctl_value_equal(half, half))
+	if (!hi_sysctl_value_equal(text, text) || !hi_sysctl_value_equal(half, half))
 		abort();
-	if (sysctl_value_equal(text, half) != sysctl_value_equal(half, text))
+	if (hi_sysctl_value_equal(text, half) != hi_sysctl_value_equal(half, text))
 		abort();
 }
 
@@ -119,7 +119,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	text[size] = '\0';
 	check_umh(text);
 	check_lockdown(text);
-	if (cpuinfo_has_flag(text, "nx") && !strstr(text, "nx"))
+	if (hi_cpuinfo_has_flag(text, "nx") && !strstr(text, "nx"))
 		abort();
 	check_filesystems(text);
 	check_sysctl_path(text);

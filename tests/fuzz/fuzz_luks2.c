@@ -46,7 +46,7 @@ static void make_copy(uint8_t *c, const uint8_t *json, size_t len, int secondary
 	if (secondary)
 		c[256 + 6] = COPY >> 8;           /* hdr_offset */
 	memcpy(c + 4096, json, len > COPY - 4096 ? COPY - 4096 : len);
-	sha256(c, COPY, c + 448);
+	hi_sha256(c, COPY, c + 448);
 }
 
 static void check(const struct luks2_hdr *h)
@@ -94,28 +94,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		static struct cmdline c;
 		memset(&ct, 0, sizeof ct);
 		if (mode == 3) {
-			if (luks_crypttab_parse((const char *)data, size, &ct, err, sizeof err) == 0)
+			if (hi_luks_crypttab_parse((const char *)data, size, &ct, err, sizeof err) == 0)
 				check_plan(&ct);
 			return 0;
 		}
 		static const char tab[] = "root UUID=0f2c6b4e-1111-4a55-8d9c-0123456789ab none discard\n";
-		luks_crypttab_parse(tab, sizeof tab - 1, &ct, err, sizeof err);
-		if (cmdline_parse(&c, (const char *)data, size, err, sizeof err) == 0 &&
-		    luks_plan_resolve(&c, &ct, &plan, err, sizeof err) == 0)
+		hi_luks_crypttab_parse(tab, sizeof tab - 1, &ct, err, sizeof err);
+		if (hi_cmdline_parse(&c, (const char *)data, size, err, sizeof err) == 0 &&
+		    hi_luks_plan_resolve(&c, &ct, &plan, err, sizeof err) == 0)
 			check_plan(&plan);
 		return 0;
 	}
 	if (mode == 0) {
 		memset(&h, 0, sizeof h);
-		if (luks2_json_parse((const char *)data, size, &h, err, sizeof err) == 0)
+		if (hi_luks2_json_parse((const char *)data, size, &h, err, sizeof err) == 0)
 			check(&h);
 		return 0;
 	}
 	if (mode == 2) {
 		struct mem m = { data, size };
-		if (luks2_hdr_read(mem_read, &m, &h, note, sizeof note, err, sizeof err) == 0)
+		if (hi_luks2_hdr_read(mem_read, &m, &h, note, sizeof note, err, sizeof err) == 0)
 			check(&h);
-		luks2_hdr_free(&h);
+		hi_luks2_hdr_free(&h);
 		return 0;
 	}
 	uint8_t *img = calloc(1, 2 * COPY);
@@ -126,9 +126,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size & 2)
 		img[COPY + 4096] ^= 1;               /* a damaged secondary */
 	struct mem m = { img, 2 * COPY };
-	if (luks2_hdr_read(mem_read, &m, &h, note, sizeof note, err, sizeof err) == 0)
+	if (hi_luks2_hdr_read(mem_read, &m, &h, note, sizeof note, err, sizeof err) == 0)
 		check(&h);
-	luks2_hdr_free(&h);
+	hi_luks2_hdr_free(&h);
 	free(img);
 	return 0;
 }

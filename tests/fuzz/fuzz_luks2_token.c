@@ -13,10 +13,10 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static struct luks2_tpm2_token t;
+	static struct hi_luks2_tpm2_token t;
 	char err[LUKS2_ERR_MAX];
 
-	if (luks2_tpm2_token_parse((const char *)data, size, &t, err, sizeof err) == 0) {
+	if (hi_luks2_tpm2_token_parse((const char *)data, size, &t, err, sizeof err) == 0) {
 		if (t.blob_len == 0 || t.blob_len > sizeof t.blob || t.policy_hash_len == 0 ||
 		    t.policy_hash_len > sizeof t.policy_hash || t.pubkey_len > sizeof t.pubkey)
 			abort();

@@ -25,7 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct lvm2_label l;
 	char why[LVM2_ERR_MAX];
 
-	int rc = lvm2_pv_read(mem_read, &m, &l, text, sizeof text, why, sizeof why);
+	int rc = hi_lvm2_pv_read(mem_read, &m, &l, text, sizeof text, why, sizeof why);
 	if (rc == 1) {
 		if (strnlen(text, sizeof text) == sizeof text || strlen(l.pv_id) != LVM2_ID_LEN || l.n_mdas > LVM2_MAX_MDAS)
 			__builtin_trap();

@@ -14,7 +14,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static const char *dev[LVM2_MAX_PVS];
 	char why[LVM2_ERR_MAX];
 
-	if (lvm2_meta_parse((const char *)data, size, &vg, why, sizeof why) < 0)
+	if (hi_lvm2_meta_parse((const char *)data, size, &vg, why, sizeof why) < 0)
 		return 0;
 	if (vg.n_pvs > LVM2_MAX_PVS || vg.n_lvs > LVM2_MAX_LVS || vg.n_segs > LVM2_MAX_SEGS || vg.extent_size == 0)
 		__builtin_trap();
@@ -27,10 +27,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (unsigned i = 0; i < vg.n_lvs; i++) {
 		const struct lvm2_lv *lv = &vg.lvs[i];
 		char name[2 * LVM2_NAME_MAX + 2], a[LVM2_NAME_MAX], b[LVM2_NAME_MAX];
-		if (lvm2_dm_name(vg.name, lv->name, name, sizeof name) == 0 &&
-		    (lvm2_dm_name_split(name, a, sizeof a, b, sizeof b) < 0 || strcmp(a, vg.name) || strcmp(b, lv->name)))
+		if (hi_lvm2_dm_name(vg.name, lv->name, name, sizeof name) == 0 &&
+		    (hi_lvm2_dm_name_split(name, a, sizeof a, b, sizeof b) < 0 || strcmp(a, vg.name) || strcmp(b, lv->name)))
 			__builtin_trap();
-		int n = lvm2_lv_table(&vg, lv, dev, t, LVM2_MAX_SEGS, why, sizeof why);
+		int n = hi_lvm2_lv_table(&vg, lv, dev, t, LVM2_MAX_SEGS, why, sizeof why);
 		uint64_t at = 0;
 		for (int k = 0; k < n; k++) {
 			if (t[k].start != at || strnlen(t[k].params, sizeof t[k].params) == sizeof t[k].params)

@@ -37,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	text[len] = '\0';
 	memcpy(copy, text, len + 1);
 
-	int rc = measure_log_check(text, pcr, start, value, why, sizeof why);
+	int rc = hi_measure_log_check(text, pcr, start, value, why, sizeof why);
 	if (rc != 0 && rc != -1)
 		abort();
 	if (rc < 0) {
@@ -48,10 +48,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (count_lines(copy, "initial ") != 1 || count_lines(copy, "event ") != EV_COUNT)
 		abort();
 	memcpy(text, copy, len + 1);
-	if (measure_log_check(text, pcr, start, again, why, sizeof why) != 0 || memcmp(value, again, 32) != 0)
+	if (hi_measure_log_check(text, pcr, start, again, why, sizeof why) != 0 || memcmp(value, again, 32) != 0)
 		abort();
 	memcpy(text, copy, len + 1);
-	if (measure_log_check(text, pcr == 14 ? 8 : pcr + 1, start, again, why, sizeof why) == 0)
+	if (hi_measure_log_check(text, pcr == 14 ? 8 : pcr + 1, start, again, why, sizeof why) == 0)
 		abort();
 	return 0;
 }

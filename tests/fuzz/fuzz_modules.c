@@ -44,7 +44,7 @@ static void check_round_trip(int n)
 		text[used++] = '\n';
 	}
 	text[used] = '\0';
-	int m = modules_list_parse(text, again, MODULES_MAX);
+	int m = hi_modules_list_parse(text, again, MODULES_MAX);
 	if (m != n)
 		abort();
 	for (int i = 0; i < n; i++)
@@ -63,7 +63,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(buf, data + 1, size - 1);
 	buf[size - 1] = '\0';
-	int n = modules_list_parse(buf, mods, cap);
+	int n = hi_modules_list_parse(buf, mods, cap);
 	if (n < -1 || n > (int)cap)
 		abort();
 	for (int i = 0; i < n; i++)

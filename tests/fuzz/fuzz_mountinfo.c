@@ -32,7 +32,7 @@ static void check_opts(const char *opts)
 
 	snprintf(copy, sizeof copy, "%s", opts);
 	for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save))
-		if (!mount_opts_has(opts, w))
+		if (!hi_mount_opts_has(opts, w))
 			abort();
 }
 
@@ -82,7 +82,7 @@ static void check_round_trip(const char *point)
 	/* Longer than a line the stage reads: skipped, never misread. */
 	if (strlen(escaped) + 80 >= LINE_MAX_BYTES)
 		return;
-	int rc = mountinfo_find_text(text, point, &m);
+	int rc = hi_mountinfo_find_text(text, point, &m);
 	/* The stage keeps only points whose escaped form fits in m.point:
 	 * a longer one may be not found (a known defect, see
 	 * tests/unit/test_fuzz_findings.c), never found wrong. */
@@ -103,7 +103,7 @@ static void check_unescape(const char *s, size_t len)
 	if (!copy)
 		return;
 	memcpy(copy, s, len + 1);
-	unescape_octal(copy);
+	hi_unescape_octal(copy);
 	if (strlen(copy) > len)
 		abort();
 	free(copy);
@@ -124,7 +124,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *point = buf, *text = nl ? nl + 1 : "";
 	if (nl)
 		*nl = '\0';
-	int rc = mountinfo_find_text(text, point, &m);
+	int rc = hi_mountinfo_find_text(text, point, &m);
 	if (rc != 0 && rc != 1)
 		abort();
 	if (rc == 1)

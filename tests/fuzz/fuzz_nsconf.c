@@ -121,7 +121,7 @@ static void check_round_trip(const struct ns_entry *e)
 	    !put_field(line, sizeof line, &used, method) ||
 	    (users[0] && !put_field(line, sizeof line, &used, users)))
 		return;
-	int r = nsconf_parse_line(line, &again, err, sizeof err);
+	int r = hi_nsconf_parse_line(line, &again, err, sizeof err);
 	if (r != 0 && r != 2)
 		abort();
 	if (memcmp(&again, e, sizeof again) != 0)
@@ -134,7 +134,7 @@ static void check_tmpfiles(const struct ns_entry *e)
 	char want[CONFIG_PATH_MAX + 32];
 
 	memcpy(paths[0], e->parent, sizeof paths[0]);
-	int n = poly_tmpfiles_format(paths, 1, tmpfiles, sizeof tmpfiles);
+	int n = hi_poly_tmpfiles_format(paths, 1, tmpfiles, sizeof tmpfiles);
 	if (n < 0) {
 		if (!strpbrk(e->parent, " \t\n\\"))
 			abort();   /* refused a path it can write */
@@ -155,7 +155,7 @@ static void check_line(const char *line)
 	const struct ns_entry *found;
 
 	memset(err, 'x', sizeof err);
-	int r = nsconf_parse_line(line, e, err, sizeof err);
+	int r = hi_nsconf_parse_line(line, e, err, sizeof err);
 	check_terminated(err, sizeof err);
 	if (r < -1 || r > 2 || ((r == -1 || r == 2) && !err[0]) || (r == 0 && err[0]))
 		abort();
@@ -164,7 +164,7 @@ static void check_line(const char *line)
 	check_entry(e);
 	conf.n = 1;
 	if (!e->per_user) {
-		if (poly_parent_for(&conf, e->polydir, &found, parent, sizeof parent) != 0 ||
+		if (hi_poly_parent_for(&conf, e->polydir, &found, parent, sizeof parent) != 0 ||
 		    found != e || strcmp(parent, e->parent) != 0)
 			abort();
 		if (e->parent[0])

@@ -96,11 +96,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t len = size - HEADER_BYTES;
 	if (ftruncate(disk_fd, 0) < 0 || (len && pwrite(disk_fd, disk, len, 0) != (ssize_t)len))
 		return 0;
-	int rc = probe_partition(disk_fd, partno, sector_size, &a);
+	int rc = hi_probe_partition(disk_fd, partno, sector_size, &a);
 	if (partno == 0 && rc != -1)
 		abort();   /* there is no partition 0 */
 	check_part(rc, &a, disk, len, partno);
-	if (probe_partition(disk_fd, partno, sector_size, &b) != rc || memcmp(&a, &b, sizeof a) != 0)
+	if (hi_probe_partition(disk_fd, partno, sector_size, &b) != rc || memcmp(&a, &b, sizeof a) != 0)
 		abort();
 	return 0;
 }

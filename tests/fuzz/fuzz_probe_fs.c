@@ -78,7 +78,7 @@ static void check_format_uuid(const uint8_t *data, size_t size)
 
 	memcpy(in, data, size < 16 ? size : 16);
 	for (int mixed = 0; mixed < 2; mixed++) {
-		format_uuid(in, mixed, text);
+		hi_format_uuid(in, mixed, text);
 		if (parse_uuid(text, back) != 0)
 			abort();
 		if (mixed) {
@@ -145,6 +145,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_format_uuid(data, size);
 	if (size < 1 || write_image(data, size) < 0)
 		return 0;
-	check_info(probe_fs(image_fd, &fs), &fs);
+	check_info(hi_probe_fs(image_fd, &fs), &fs);
 	return 0;
 }

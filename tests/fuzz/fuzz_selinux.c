@@ -42,7 +42,7 @@ static void check_round_trip(const struct selinux_file_config *c)
 		n += snprintf(text + n, sizeof text - (size_t)n, "SELINUXTYPE=%s\n", c->type);
 	if (n < 0 || (size_t)n >= sizeof text)
 		abort();
-	if (selinux_config_parse(text, (size_t)n, &again, err, sizeof err) != 0)
+	if (hi_selinux_config_parse(text, (size_t)n, &again, err, sizeof err) != 0)
 		abort();
 	/* mode_text is for messages and may be cut (to a prefix, the mode
 	 * stays): compared only when whole. */
@@ -57,7 +57,7 @@ static void check_config(const uint8_t *data, size_t size)
 	char err[CONFIG_ERR_MAX];
 
 	err[0] = '\0';
-	int rc = selinux_config_parse((const char *)data, size, &c, err, sizeof err);
+	int rc = hi_selinux_config_parse((const char *)data, size, &c, err, sizeof err);
 	if (rc != 0 && rc != -1)
 		abort();
 	if (rc < 0) {
@@ -93,7 +93,7 @@ static void check_policy(const uint8_t *data, size_t size)
 	if (!copy)
 		return;
 	memcpy(copy, data, size);
-	int rc = selinux_policy_header(copy, size, &version, err, sizeof err);
+	int rc = hi_selinux_policy_header(copy, size, &version, err, sizeof err);
 	if (rc == 0) {
 		if (size < SELINUX_POLICY_HEADER_MIN || le32(copy) != SELINUX_POLICYDB_MAGIC ||
 		    memcmp(copy + 8, "SE Linux", 8) != 0 || version != le32(copy + 16))

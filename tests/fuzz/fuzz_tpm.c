@@ -33,12 +33,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	switch (data[0] % 10) {
 	case 0: {
 		struct tpm_digests d;
-		long rc = tpm_resp_pcr_event(in, len, &d, why, sizeof why);
+		long rc = hi_tpm_resp_pcr_event(in, len, &d, why, sizeof why);
 		if (rc == 0) {
 			if (d.n > TPM_MAX_BANKS)
 				abort();
 			for (size_t i = 0; i < d.n; i++)
-				if (d.d[i].size != tpm_alg_size(d.d[i].alg) || d.d[i].size == 0)
+				if (d.d[i].size != hi_tpm_alg_size(d.d[i].alg) || d.d[i].size == 0)
 					abort();
 		} else if (rc < 0) {
 			check_text(why, sizeof why);
@@ -47,12 +47,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	case 1: {
 		struct tpm_banks b;
-		long rc = tpm_resp_pcr_banks(in, len, &b, why, sizeof why);
+		long rc = hi_tpm_resp_pcr_banks(in, len, &b, why, sizeof why);
 		if (rc == 0 && b.n > TPM_MAX_BANKS)
 			abort();
 		/* The same bytes as a PCR_Read answer (tpm/tpm_extend.c reads PCR 11). */
 		struct tpm_digest v;
-		rc = tpm_resp_pcr_read(in, len, TPM_ALG_SHA256, &v, why, sizeof why);
+		rc = hi_tpm_resp_pcr_read(in, len, TPM_ALG_SHA256, &v, why, sizeof why);
 		if (rc == 0 && v.size != 0 && v.size != 32)
 			abort();
 		if (rc < 0)
@@ -63,7 +63,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		uint32_t rc = 0;
 		memcpy(&rc, in, len < 4 ? len : 4);
 		char text[96];
-		tpm_rc_text(rc, text, sizeof text);
+		hi_tpm_rc_text(rc, text, sizeof text);
 		check_text(text, sizeof text);
 		break;
 	}
@@ -79,12 +79,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		memcpy(s.key, in, 32);
 		memcpy(resp, in + 32, len - 32);
-		if (tpm2_session_resp(&s, 0x15E, resp, len - 32, &params, &plen, why, sizeof why) == 0) {
+		if (hi_tpm2_session_resp(&s, 0x15E, resp, len - 32, &params, &plen, why, sizeof why) == 0) {
 			if (params < resp || params + plen > resp + (len - 32) || s.ntlen > sizeof s.nonce_tpm)
 				abort();
 			uint8_t secret[TPM2_SECRET_MAX];
 			size_t n = 0;
-			if (tpm2_unseal_params(params, plen, secret, sizeof secret, &n, why, sizeof why) == 0 &&
+			if (hi_tpm2_unseal_params(params, plen, secret, sizeof secret, &n, why, sizeof why) == 0 &&
 			    (n == 0 || n > sizeof secret))
 				abort();
 		} else {
@@ -95,7 +95,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case 4: {
 		uint32_t h;
 		struct tpm2_primary_pub pub;
-		long rc = tpm2_resp_create_primary(in, len, &h, &pub, why, sizeof why);
+		long rc = hi_tpm2_resp_create_primary(in, len, &h, &pub, why, sizeof why);
 		if (rc < 0)
 			check_text(why, sizeof why);
 		if (rc == 0 && ((pub.type != TPM_ALG_ECC && pub.type != TPM_ALG_RSA) || pub.nlen > sizeof pub.n))
@@ -106,7 +106,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		uint32_t h;
 		uint8_t name[TPM2_NAME_MAX];
 		size_t n = 0;
-		if (tpm2_resp_load(in, len, &h, name, &n, why, sizeof why) == 0 && (n < 2 || n > sizeof name))
+		if (hi_tpm2_resp_load(in, len, &h, name, &n, why, sizeof why) == 0 && (n < 2 || n > sizeof name))
 			abort();
 		break;
 	}
@@ -114,28 +114,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		uint32_t h;
 		uint8_t nonce[TPM_DIGEST_MAX];
 		size_t n = 0;
-		if (tpm2_resp_start_session(in, len, &h, nonce, &n, why, sizeof why) == 0 && n > sizeof nonce)
+		if (hi_tpm2_resp_start_session(in, len, &h, nonce, &n, why, sizeof why) == 0 && n > sizeof nonce)
 			abort();
 		break;
 	}
 	case 7: {
 		uint8_t d[TPM_DIGEST_MAX];
 		size_t n = 0;
-		if (tpm2_resp_policy_digest(in, len, d, &n, why, sizeof why) == 0 && n > sizeof d)
+		if (hi_tpm2_resp_policy_digest(in, len, d, &n, why, sizeof why) == 0 && n > sizeof d)
 			abort();
 		break;
 	}
 	case 8: {
 		uint8_t secret[TPM2_SECRET_MAX];
 		size_t n = 0;
-		long rc = tpm2_unseal_params(in, len, secret, sizeof secret, &n, why, sizeof why);
+		long rc = hi_tpm2_unseal_params(in, len, secret, sizeof secret, &n, why, sizeof why);
 		if ((rc == 0 && (n == 0 || n > sizeof secret)) || (rc != 0 && n != 0))
 			abort();
 		break;
 	}
 	case 9: {
 		struct tpm2_sealed s;
-		if (tpm2_blob_split(in, len, &s, why, sizeof why) == 0 &&
+		if (hi_tpm2_blob_split(in, len, &s, why, sizeof why) == 0 &&
 		    (s.priv != in || s.priv_len < 3 || s.pub != in + s.priv_len || s.pub_len < 3 ||
 		     s.priv_len + s.pub_len > len))
 			abort();
@@ -143,7 +143,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	default: {
 		static struct ima_rule rules[IMA_POLICY_MAX_RULES];
-		long n = ima_policy_rules((const char *)in, len, rules, IMA_POLICY_MAX_RULES, why, sizeof why);
+		long n = hi_ima_policy_rules((const char *)in, len, rules, IMA_POLICY_MAX_RULES, why, sizeof why);
 		if (n > IMA_POLICY_MAX_RULES)
 			abort();
 		for (long i = 0; i < n; i++) {

@@ -68,17 +68,17 @@ static void check_judge(const char *text, unsigned pick)
 	char word[128], err[VERITY_ERR_MAX];
 	const char *why = NULL;
 
-	verity_params_defaults(&a.p);
-	if (verity_options_parse(embedded[pick % 8], &a.p, err, sizeof err) < 0)
+	hi_verity_params_defaults(&a.p);
+	if (hi_verity_options_parse(embedded[pick % 8], &a.p, err, sizeof err) < 0)
 		abort();
-	enum verity_effect e = verity_word_judge(&a, "systemd.verity_root_options", text, word, sizeof word, &why);
+	enum verity_effect e = hi_verity_word_judge(&a, "systemd.verity_root_options", text, word, sizeof word, &why);
 	if (e < VW_OTHER || e > VW_WEAKENS || !why || (verity_effect_refused(e) && strlen(why) < 20))
 		abort();
 	if (memchr(word, '\0', sizeof word) == NULL)
 		abort();
 	struct verity_params got = a.p;
 	got.corruption_set = false;
-	if (verity_effect_refused(e) || verity_options_parse(text, &got, err, sizeof err) < 0)
+	if (verity_effect_refused(e) || hi_verity_options_parse(text, &got, err, sizeof err) < 0)
 		return;
 	if ((got.on_corruption == VERITY_IGNORE && a.p.on_corruption != VERITY_IGNORE) ||
 	    (a.p.on_corruption != VERITY_IGNORE && got.on_corruption != a.p.on_corruption) ||
@@ -88,7 +88,7 @@ static void check_judge(const char *text, unsigned pick)
 	    (a.p.sig_key_desc[0] && strcmp(got.sig_source, a.p.sig_source) != 0))
 		abort();
 	/* The other words of the table: whatever the value, bounded. */
-	verity_word_judge(&a, (pick & 16) ? "roothash" : "systemd.verity", text, word, sizeof word, &why);
+	hi_verity_word_judge(&a, (pick & 16) ? "roothash" : "systemd.verity", text, word, sizeof word, &why);
 }
 
 static void check_table(struct verity_params *p)
@@ -100,22 +100,22 @@ static void check_table(struct verity_params *p)
 	if (p->data_blocks == 0)
 		p->data_blocks = 1;
 	const char *hash = strcmp(p->algorithm, "sha256") == 0 ? root_hash : "00";
-	int n = verity_table(p, "254:0", "254:1", hash, table, sizeof table, &sectors, err, sizeof err);
+	int n = hi_verity_table(p, "254:0", "254:1", hash, table, sizeof table, &sectors, err, sizeof err);
 	if (n < 0)
 		return;
 	if ((size_t)n != strlen(table) || (size_t)n >= sizeof table || sectors != p->data_blocks * (p->data_block_size / 512))
 		abort();
-	if (verity_table_root_hash(table, back, sizeof back) < 0 || strcmp(back, hash) != 0)
+	if (hi_verity_table_root_hash(table, back, sizeof back) < 0 || strcmp(back, hash) != 0)
 		abort();
 	/* Checked parameters: the tree starts at or after the hash offset. */
-	if (verity_hash_end(p, &end) == 0 && end < p->hash_offset)
+	if (hi_verity_hash_end(p, &end) == 0 && end < p->hash_offset)
 		abort();
-	verity_params_defaults(&q);
-	if (verity_table_options(table, &q) < 0 || q.on_corruption != p->on_corruption ||
+	hi_verity_params_defaults(&q);
+	if (hi_verity_table_options(table, &q) < 0 || q.on_corruption != p->on_corruption ||
 	    q.ignore_zero_blocks != p->ignore_zero_blocks || q.check_at_most_once != p->check_at_most_once ||
 	    strcmp(q.sig_key_desc, p->sig_key_desc) != 0)
 		abort();
-	if (verity_measure_text(text, sizeof text, hash, p, "PARTUUID=00", 4096, "/dev/vdb", 4096) >= 0 &&
+	if (hi_verity_measure_text(text, sizeof text, hash, p, "PARTUUID=00", 4096, "/dev/vdb", 4096) >= 0 &&
 	    (strncmp(text, hash, strlen(hash)) != 0 || strpbrk(text, " \t\n")))
 		abort();
 }
@@ -129,24 +129,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 1)
 		return 0;
-	verity_params_defaults(&p);
+	hi_verity_params_defaults(&p);
 	size_t n = size - 1 < sizeof text - 1 ? size - 1 : sizeof text - 1;
 	memcpy(text, data + 1, n);
 	text[n] = '\0';
 	switch (data[0] % 3) {
 	case 0:
-		if (verity_sb_parse(data + 1, size - 1, &p, err, sizeof err) < 0)
+		if (hi_verity_sb_parse(data + 1, size - 1, &p, err, sizeof err) < 0)
 			return 0;
 		if (p.data_blocks == 0)
 			abort();
 		break;
 	case 1: {
-		int got = verity_sig_base64(text, der, sizeof der);
+		int got = hi_verity_sig_base64(text, der, sizeof der);
 		if (got > (int)sizeof der || (got >= 0 && (size_t)got > strlen(text) * 3 / 4))
 			abort();
-		if (verity_options_parse(text, &p, err, sizeof err) < 0)
+		if (hi_verity_options_parse(text, &p, err, sizeof err) < 0)
 			return 0;
-		verity_options_weaken(&p);
+		hi_verity_options_weaken(&p);
 		break;
 	}
 	default:

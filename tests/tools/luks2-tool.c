@@ -30,7 +30,7 @@
  *                                 not reached by systemd-cryptenroll);
  *                                 prints "secret TEXT"
  *   luks2-tool pcr-extend SOCKET PCR   extends PCR (sha256 bank) with
- *                                 sha256("hardinit-test")
+ *                                 hi_sha256("hardinit-test")
  * Exit 0 opened, 1 wrong passphrase (tpm2-open: the TPM refused), 2 error. */
 #include <fcntl.h>
 #include <stdio.h>
@@ -110,14 +110,14 @@ static int cmd_open(const char *image)
 		perror(image);
 		return 2;
 	}
-	if (luks2_hdr_read(fd_read, &fd, &h, note, sizeof note, err, sizeof err) < 0) {
+	if (hi_luks2_hdr_read(fd_read, &fd, &h, note, sizeof note, err, sizeof err) < 0) {
 		fprintf(stderr, "luks2-tool: %s\n", err);
 		return 2;
 	}
 	if (note[0])
 		printf("note %s\n", note);
-	int rc = luks2_open_passphrase(&h, pass, plen, fd_read, &fd, openssl_decrypt, vk, &vklen, &slot, err, sizeof err);
-	luks2_hdr_free(&h);
+	int rc = hi_luks2_open_passphrase(&h, pass, plen, fd_read, &fd, openssl_decrypt, vk, &vklen, &slot, err, sizeof err);
+	hi_luks2_hdr_free(&h);
 	close(fd);
 	if (rc < 0) {
 		fprintf(stderr, "luks2-tool: %s\n", err);
@@ -156,16 +156,16 @@ static int cmd_tpm2_open(const char *image, const char *sock, const char *pin)
 	uint32_t pcrs = 0;
 
 	int fd = open(image, O_RDONLY);
-	if (fd < 0 || luks2_hdr_read(fd_read, &fd, &h, note, sizeof note, err, sizeof err) < 0) {
+	if (fd < 0 || hi_luks2_hdr_read(fd_read, &fd, &h, note, sizeof note, err, sizeof err) < 0) {
 		fprintf(stderr, "luks2-tool: %s\n", fd < 0 ? image : err);
 		return 2;
 	}
 	struct tpm_dev d = { tpm_connect(sock), TPM_DEV_TIMEOUT_MS };
 	if (d.fd < 0)
 		return 2;
-	int rc = luks_tpm2_open(&h, tpm_dev_xfer, &d, pin, fd_read, &fd, openssl_decrypt, vk, &vklen, &slot, &token, &pcrs,
+	int rc = hi_luks_tpm2_open(&h, hi_tpm_dev_xfer, &d, pin, fd_read, &fd, openssl_decrypt, vk, &vklen, &slot, &token, &pcrs,
 				err, sizeof err);
-	luks2_hdr_free(&h);
+	hi_luks2_hdr_free(&h);
 	close(fd);
 	close(d.fd);
 	if (rc != 0) {
@@ -197,7 +197,7 @@ static int trace_xfer(void *ctx, const uint8_t *cmd, size_t len, uint8_t *resp, 
 {
 	struct trace *t = ctx;
 	trace_line(t->out, "> ", cmd, len);
-	int rc = tpm_dev_xfer(&t->d, cmd, len, resp, cap, rlen, err, errlen);
+	int rc = hi_tpm_dev_xfer(&t->d, cmd, len, resp, cap, rlen, err, errlen);
 	if (rc == 0)
 		trace_line(t->out, "< ", resp, *rlen);
 	return rc;
@@ -206,14 +206,14 @@ static int trace_xfer(void *ctx, const uint8_t *cmd, size_t len, uint8_t *resp, 
 static int cmd_tpm2_unseal(const char *image, const char *sock, const char *trace)
 {
 	static struct luks2_hdr h;
-	static struct luks2_tpm2_token tk;
+	static struct hi_luks2_tpm2_token tk;
 	char err[LUKS2_ERR_MAX], note[LUKS2_ERR_MAX];
 	uint8_t secret[TPM2_SECRET_MAX];
 	size_t slen = 0;
 
 	int fd = open(image, O_RDONLY);
-	if (fd < 0 || luks2_hdr_read(fd_read, &fd, &h, note, sizeof note, err, sizeof err) < 0 ||
-	    luks2_tpm2_token(&h, 0, &tk, err, sizeof err) < 0) {
+	if (fd < 0 || hi_luks2_hdr_read(fd_read, &fd, &h, note, sizeof note, err, sizeof err) < 0 ||
+	    hi_luks2_tpm2_token(&h, 0, &tk, err, sizeof err) < 0) {
 		fprintf(stderr, "luks2-tool: %s\n", fd < 0 ? image : err);
 		return 2;
 	}
@@ -224,11 +224,11 @@ static int cmd_tpm2_unseal(const char *image, const char *sock, const char *trac
 		.primary_alg = tk.primary_alg, .pcr_bank = tk.pcr_bank, .pcrs = tk.pcrs, .blob = tk.blob,
 		.blob_len = tk.blob_len, .policy_hash = tk.policy_hash, .policy_hash_len = tk.policy_hash_len,
 	};
-	int rc = tpm2_unseal(trace_xfer, &t, &q, secret, sizeof secret, &slen, err, sizeof err);
+	int rc = hi_tpm2_unseal(trace_xfer, &t, &q, secret, sizeof secret, &slen, err, sizeof err);
 	fclose(t.out);
 	close(t.d.fd);
 	close(fd);
-	luks2_hdr_free(&h);
+	hi_luks2_hdr_free(&h);
 	if (rc != TPM2_UNSEALED) {
 		printf("refused %s\n", err);
 		return 1;
@@ -260,9 +260,9 @@ static int cmd_seal_unseal(const char *sock, const char *alg)
 
 	if (d.fd < 0)
 		return 2;
-	long len = tpm2_cmd_create_primary(cmd, sizeof cmd, a);
-	if (tpm_dev_xfer(&d, cmd, (size_t)len, resp, sizeof resp, &rlen, err, sizeof err) < 0 ||
-	    tpm2_resp_create_primary(resp, rlen, &primary, &pub, err, sizeof err) != 0) {
+	long len = hi_tpm2_cmd_create_primary(cmd, sizeof cmd, a);
+	if (hi_tpm_dev_xfer(&d, cmd, (size_t)len, resp, sizeof resp, &rlen, err, sizeof err) < 0 ||
+	    hi_tpm2_resp_create_primary(resp, rlen, &primary, &pub, err, sizeof err) != 0) {
 		fprintf(stderr, "luks2-tool: CreatePrimary: %s\n", err);
 		return 2;
 	}
@@ -293,7 +293,7 @@ static int cmd_seal_unseal(const char *sock, const char *alg)
 	put_be(cmd + 2, (uint32_t)n, 4);
 	int tries = 0;
 	do                                   /* TPM_RC_RETRY: asked again, a few times */
-		if (tpm_dev_xfer(&d, cmd, n, resp, sizeof resp, &rlen, err, sizeof err) < 0)
+		if (hi_tpm_dev_xfer(&d, cmd, n, resp, sizeof resp, &rlen, err, sizeof err) < 0)
 			rlen = 0;
 	while (rlen == 10 && resp[8] == 9 && resp[9] == 0x22 && ++tries < 5);
 	if (rlen < 20 || resp[6] | resp[7] | resp[8] | resp[9]) {
@@ -304,11 +304,11 @@ static int cmd_seal_unseal(const char *sock, const char *alg)
 	if (18 + priv + publ > rlen || 4 + priv + publ > sizeof blob)
 		return 2;
 	memcpy(blob, resp + 14, 4 + priv + publ);
-	len = tpm2_cmd_flush(cmd, sizeof cmd, primary);
-	tpm_dev_xfer(&d, cmd, (size_t)len, resp, sizeof resp, &rlen, err, sizeof err);
+	len = hi_tpm2_cmd_flush(cmd, sizeof cmd, primary);
+	hi_tpm_dev_xfer(&d, cmd, (size_t)len, resp, sizeof resp, &rlen, err, sizeof err);
 	struct tpm2_unseal_req q = { .primary_alg = a, .pcr_bank = TPM_ALG_SHA256, .blob = blob,
 				     .blob_len = 4 + priv + publ, .policy_hash = policy, .policy_hash_len = 32 };
-	int rc = tpm2_unseal(tpm_dev_xfer, &d, &q, secret, sizeof secret, &slen, err, sizeof err);
+	int rc = hi_tpm2_unseal(hi_tpm_dev_xfer, &d, &q, secret, sizeof secret, &slen, err, sizeof err);
 	close(d.fd);
 	if (rc != TPM2_UNSEALED) {
 		printf("refused %s\n", err);
@@ -324,11 +324,11 @@ static int cmd_pcr_extend(const char *sock, const char *pcr)
 	char err[160];
 	size_t rlen;
 
-	sha256("hardinit-test", 13, digest);
+	hi_sha256("hardinit-test", 13, digest);
 	struct tpm_dev d = { tpm_connect(sock), TPM_DEV_TIMEOUT_MS };
-	long len = tpm_cmd_pcr_extend_sha256(cmd, sizeof cmd, (unsigned)atoi(pcr), digest);
-	if (d.fd < 0 || len < 0 || tpm_dev_xfer(&d, cmd, (size_t)len, resp, sizeof resp, &rlen, err, sizeof err) < 0 ||
-	    tpm_resp_code(resp, rlen, err, sizeof err) != 0) {
+	long len = hi_tpm_cmd_pcr_extend_sha256(cmd, sizeof cmd, (unsigned)atoi(pcr), digest);
+	if (d.fd < 0 || len < 0 || hi_tpm_dev_xfer(&d, cmd, (size_t)len, resp, sizeof resp, &rlen, err, sizeof err) < 0 ||
+	    hi_tpm_resp_code(resp, rlen, err, sizeof err) != 0) {
 		fprintf(stderr, "luks2-tool: PCR_Extend failed\n");
 		return 2;
 	}

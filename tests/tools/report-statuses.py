@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The status words hardinit's C code passes to report_add, one a line, as
+"""The status words hardinit's C code passes to hi_report_add, one a line, as
 tests/bats/onehome.bats compares them with init/report.c's table. A status
 argument that is no string literal must be one of KNOWN_EXPRESSIONS (whose
 words the unit test test_report checks); any other is printed as
@@ -8,9 +8,9 @@ import re
 import sys
 from pathlib import Path
 
-# sysctl_outcome_name()'s words are checked by tests/unit/test_report.c;
+# hi_sysctl_outcome_name()'s words are checked by tests/unit/test_report.c;
 # memory.c's `status` holds one of them; report.c's is the parameter.
-KNOWN_EXPRESSIONS = {"sysctl_outcome_name(r.outcome)", "sysctl_outcome_name(o)", "status", "const char *status"}
+KNOWN_EXPRESSIONS = {"hi_sysctl_outcome_name(r.outcome)", "hi_sysctl_outcome_name(o)", "status", "const char *status"}
 
 
 def call_args(text, start):
@@ -43,7 +43,7 @@ def main(root):
     words = set()
     for path in sorted(Path(root).glob("*/*.c")):
         text = path.read_text()
-        for m in re.finditer(r"\breport_add\s*\(", text):
+        for m in re.finditer(r"\bhi_report_add\s*\(", text):
             args = call_args(text, m.end())
             if len(args) < 4:
                 continue

@@ -2,7 +2,7 @@
  * temporary tree, and the file helpers the tests write that tree with.
  *
  *   fixture_tree(prefix)      make a fresh temporary directory, return it
- *   boot_at(b, root, mode)    boot_init_paths() for mode, then proc, sys,
+ *   boot_at(b, root, mode)    hi_boot_init_paths() for mode, then proc, sys,
  *                             dev, run and newroot under root
  *                             (ROOT/proc ... ROOT/root), defaults config
  *   fixture_put(root, rel, text)   write ROOT/REL, making its directories
@@ -48,7 +48,7 @@ static inline const char *fixture_tree(const char *prefix)
 static inline void boot_at(struct boot *b, const char *root, enum boot_mode mode)
 {
 	memset(b, 0, sizeof *b);
-	boot_init_paths(b, mode);
+	hi_boot_init_paths(b, mode);
 	snprintf(b->proc, sizeof b->proc, "%s/proc", root);
 	snprintf(b->sys, sizeof b->sys, "%s/sys", root);
 	snprintf(b->dev, sizeof b->dev, "%s/dev", root);
@@ -58,7 +58,7 @@ static inline void boot_at(struct boot *b, const char *root, enum boot_mode mode
 
 static inline void fixture_path(char *out, size_t cap, const char *root, const char *rel)
 {
-	if (!boot_path(out, cap, root, rel))
+	if (!hi_boot_path(out, cap, root, rel))
 		fixture_die("path too long", rel);
 }
 
@@ -70,7 +70,7 @@ static inline void fixture_parent(const char *path)
 	char *slash = strrchr(dir, '/');
 	if (slash && slash != dir) {
 		*slash = '\0';
-		if (fs_mkdir_p(dir, 0755) < 0)
+		if (hi_fs_mkdir_p(dir, 0755) < 0)
 			fixture_die("mkdir", dir);
 	}
 }
@@ -98,7 +98,7 @@ static inline void fixture_mkdir(const char *root, const char *rel, unsigned mod
 	char p[512];
 
 	fixture_path(p, sizeof p, root, rel);
-	if (fs_mkdir_p(p, 0755) < 0 || chmod(p, mode) < 0)
+	if (hi_fs_mkdir_p(p, 0755) < 0 || chmod(p, mode) < 0)
 		fixture_die("mkdir", p);
 }
 
@@ -108,7 +108,7 @@ static inline const char *fixture_get(const char *root, const char *rel)
 	char p[512];
 
 	fixture_path(p, sizeof p, root, rel);
-	if (fs_read(p, buf, sizeof buf, NULL) < 0)
+	if (hi_fs_read(p, buf, sizeof buf, NULL) < 0)
 		return NULL;
 	return buf;
 }

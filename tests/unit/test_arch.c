@@ -23,7 +23,7 @@ static bool has_nr(const struct arch_abi *abi, uint32_t nr)
 
 static void test_tables(void)
 {
-	const struct arch *x = &arch_x86_64, *a = &arch_aarch64;
+	const struct arch *x = &hi_arch_x86_64, *a = &hi_arch_aarch64;
 
 	tap_ok(x->native.audit_arch == AUDIT_ARCH_X86_64 && x->compat.audit_arch == AUDIT_ARCH_I386,
 	       "x86_64: seccomp arches x86_64 and i386");
@@ -43,29 +43,29 @@ static void test_tables(void)
 
 static void test_names(void)
 {
-	tap_ok(arch_by_name("x86_64") == &arch_x86_64 && arch_by_name("amd64") == &arch_x86_64, "x86_64 = amd64");
-	tap_ok(arch_by_name("aarch64") == &arch_aarch64 && arch_by_name("arm64") == &arch_aarch64, "aarch64 = arm64");
-	tap_ok(arch_by_name("riscv64") == NULL && arch_by_name("") == NULL, "an unknown name: NULL");
+	tap_ok(hi_arch_by_name("x86_64") == &hi_arch_x86_64 && hi_arch_by_name("amd64") == &hi_arch_x86_64, "x86_64 = amd64");
+	tap_ok(hi_arch_by_name("aarch64") == &hi_arch_aarch64 && hi_arch_by_name("arm64") == &hi_arch_aarch64, "aarch64 = arm64");
+	tap_ok(hi_arch_by_name("riscv64") == NULL && hi_arch_by_name("") == NULL, "an unknown name: NULL");
 }
 
 static void test_words(void)
 {
-	const struct arch *x = &arch_x86_64, *a = &arch_aarch64;
+	const struct arch *x = &hi_arch_x86_64, *a = &hi_arch_aarch64;
 
-	tap_ok(arch_of_word("vsyscall=none") == x && arch_of_word("ia32_emulation=0") == x &&
-	       arch_of_word("tsx=off") == x && arch_of_word("spectre_v2=on") == x && arch_of_word("nopti") == x,
+	tap_ok(hi_arch_of_word("vsyscall=none") == x && hi_arch_of_word("ia32_emulation=0") == x &&
+	       hi_arch_of_word("tsx=off") == x && hi_arch_of_word("spectre_v2=on") == x && hi_arch_of_word("nopti") == x,
 	       "vsyscall=, ia32_emulation=, tsx=, spectre_v2=, nopti: x86_64");
-	tap_ok(arch_of_word("arm64.nobti") == a && arch_of_word("kpti=1") == a && arch_of_word("ssbd=force-on") == a &&
-	       arch_of_word("rodata=full") == a, "arm64.nobti, kpti=, ssbd=, rodata=full: aarch64");
-	tap_ok(arch_of_word("rodata=on") == NULL, "rodata=on is every architecture's");
-	tap_ok(arch_of_word("iommu.strict=1") == NULL && arch_of_word("iommu=force") == x,
+	tap_ok(hi_arch_of_word("arm64.nobti") == a && hi_arch_of_word("kpti=1") == a && hi_arch_of_word("ssbd=force-on") == a &&
+	       hi_arch_of_word("rodata=full") == a, "arm64.nobti, kpti=, ssbd=, rodata=full: aarch64");
+	tap_ok(hi_arch_of_word("rodata=on") == NULL, "rodata=on is every architecture's");
+	tap_ok(hi_arch_of_word("iommu.strict=1") == NULL && hi_arch_of_word("iommu=force") == x,
 	       "iommu.strict= is common, iommu= is x86's (a key is matched whole)");
-	tap_ok(arch_of_word("mitigations=auto,nosmt") == NULL && arch_of_word("slab_nomerge") == NULL &&
-	       arch_of_word("init_on_alloc=1") == NULL, "common words belong to no architecture");
-	tap_ok(arch_of_word("vsyscallx=1") == NULL && arch_of_word("kptix") == NULL, "a longer key is another word");
-	tap_ok(arch_reads_word(x, "vsyscall=none") && !arch_reads_word(a, "vsyscall=none"), "only x86_64 reads vsyscall=");
-	tap_ok(arch_reads_word(a, "kpti=1") && !arch_reads_word(x, "kpti=1"), "only aarch64 reads kpti=");
-	tap_ok(arch_reads_word(a, "slab_nomerge") && arch_reads_word(x, "slab_nomerge"), "both read slab_nomerge");
+	tap_ok(hi_arch_of_word("mitigations=auto,nosmt") == NULL && hi_arch_of_word("slab_nomerge") == NULL &&
+	       hi_arch_of_word("init_on_alloc=1") == NULL, "common words belong to no architecture");
+	tap_ok(hi_arch_of_word("vsyscallx=1") == NULL && hi_arch_of_word("kptix") == NULL, "a longer key is another word");
+	tap_ok(hi_arch_reads_word(x, "vsyscall=none") && !hi_arch_reads_word(a, "vsyscall=none"), "only x86_64 reads vsyscall=");
+	tap_ok(hi_arch_reads_word(a, "kpti=1") && !hi_arch_reads_word(x, "kpti=1"), "only aarch64 reads kpti=");
+	tap_ok(hi_arch_reads_word(a, "slab_nomerge") && hi_arch_reads_word(x, "slab_nomerge"), "both read slab_nomerge");
 }
 
 /* The table compiled in is the one of the binary's own ELF header. */
@@ -76,8 +76,8 @@ static void test_native(void)
 	bool ok = fd >= 0 && read(fd, &h, sizeof h) == (ssize_t)sizeof h;
 	if (fd >= 0)
 		close(fd);
-	tap_ok(ok && h.e_machine == arch_native()->elf_machine, "arch_native() (%s) is this binary's e_machine (%u)",
-	       arch_native()->name, ok ? h.e_machine : 0);
+	tap_ok(ok && h.e_machine == hi_arch_native()->elf_machine, "arch_native() (%s) is this binary's e_machine (%u)",
+	       hi_arch_native()->name, ok ? h.e_machine : 0);
 }
 
 int main(void)

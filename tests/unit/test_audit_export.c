@@ -16,8 +16,8 @@ static void sha256_hex(const void *data, size_t len, char out[SHA256_HEX])
 {
 	uint8_t d[SHA256_BYTES];
 
-	sha256(data, len, d);
-	hex_encode(out, d, SHA256_BYTES);
+	hi_sha256(data, len, d);
+	hi_hex_encode(out, d, SHA256_BYTES);
 }
 
 static struct audit a;
@@ -48,22 +48,22 @@ static void test_kinds(void)
 {
 	char name[96];
 
-	tap_streq(audit_item_kind("sysctl kernel.kptr_restrict", name, sizeof name), "sysctl", "sysctl kind");
+	tap_streq(hi_audit_item_kind("sysctl kernel.kptr_restrict", name, sizeof name), "sysctl", "sysctl kind");
 	tap_streq(name, "kernel.kptr_restrict", "sysctl name");
-	tap_streq(audit_item_kind("PID 1 bounding set cap_sys_rawio", name, sizeof name), "capability", "cap kind");
+	tap_streq(hi_audit_item_kind("PID 1 bounding set cap_sys_rawio", name, sizeof name), "capability", "cap kind");
 	tap_streq(name, "cap_sys_rawio", "cap name");
-	tap_streq(audit_item_kind("selinux mode", name, sizeof name), "selinux", "selinux kind");
+	tap_streq(hi_audit_item_kind("selinux mode", name, sizeof name), "selinux", "selinux kind");
 	tap_streq(name, "mode", "selinux name");
-	tap_streq(audit_item_kind("verity root hash", name, sizeof name), "verity", "verity kind");
+	tap_streq(hi_audit_item_kind("verity root hash", name, sizeof name), "verity", "verity kind");
 	tap_streq(name, "root_hash", "verity root hash name");
-	tap_streq(audit_item_kind("tpm pcr 12 (sha256)", name, sizeof name), "tpm", "tpm kind");
+	tap_streq(hi_audit_item_kind("tpm pcr 12 (sha256)", name, sizeof name), "tpm", "tpm kind");
 	tap_streq(name, "12 (sha256)", "tpm name: the PCR");
-	tap_streq(audit_item_kind("secure boot", name, sizeof name), "firmware", "firmware kind");
-	tap_streq(audit_item_kind("something new", name, sizeof name), "other", "unknown kind");
+	tap_streq(hi_audit_item_kind("secure boot", name, sizeof name), "firmware", "firmware kind");
+	tap_streq(hi_audit_item_kind("something new", name, sizeof name), "other", "unknown kind");
 	tap_streq(name, "something new", "unknown name is the description");
-	tap_streq(audit_rule_id("sysctl", "kernel.kptr_restrict"), "sysctl_kernel_kptr_restrict", "kptr rule");
-	tap_streq(audit_rule_id("selinux", "mode"), "selinux_state", "selinux rule");
-	tap_ok(audit_rule_id("sysctl", "dev.tty.ldisc_autoload") == NULL, "no rule where CaC has none");
+	tap_streq(hi_audit_rule_id("sysctl", "kernel.kptr_restrict"), "sysctl_kernel_kptr_restrict", "kptr rule");
+	tap_streq(hi_audit_rule_id("selinux", "mode"), "selinux_state", "selinux rule");
+	tap_ok(hi_audit_rule_id("sysctl", "dev.tty.ldisc_autoload") == NULL, "no rule where CaC has none");
 }
 
 static void test_prometheus_escaping(void)
@@ -79,8 +79,8 @@ static void test_prometheus_escaping(void)
 	snprintf(a.items[0].actual, sizeof a.items[0].actual, "line\nbreak");
 	a.items[0].drift = 1;
 	snprintf(a.profile, sizeof a.profile, "custom");
-	sink_init(&s, out, sizeof out);
-	audit_format_prometheus(&a, &s);
+	hi_sink_init(&s, out, sizeof out);
+	hi_audit_format_prometheus(&a, &s);
 	tap_ok(!s.full, "prometheus output fits");
 	tap_contains(out, "name=\"/tmp/a\\\"b\\\\c\"", "quote and backslash escaped in a label");
 	tap_contains(out, "actual=\"line\\nbreak\"} 0\n", "newline escaped, drift is 0");
@@ -88,8 +88,8 @@ static void test_prometheus_escaping(void)
 
 	/* The bound: a sink too small says so instead of writing half. */
 	char small[64];
-	sink_init(&s, small, sizeof small);
-	audit_format_prometheus(&a, &s);
+	hi_sink_init(&s, small, sizeof small);
+	hi_audit_format_prometheus(&a, &s);
 	tap_ok(s.full, "a full sink is flagged");
 }
 
@@ -103,7 +103,7 @@ static void test_boot_json(void)
 		"  \"dropped_items\": 0\n}\n";
 
 	memset(&a, 0, sizeof a);
-	tap_ok(audit_read_boot_json(&a, good) == 0, "report.json read");
+	tap_ok(hi_audit_read_boot_json(&a, good) == 0, "report.json read");
 	tap_ok(a.n_stages == 2, "two stages");
 	tap_streq(a.stages[0].name, "early", "first stage name");
 	tap_ok(a.stages[0].duration_us == 12, "first stage duration");
@@ -112,15 +112,15 @@ static void test_boot_json(void)
 	tap_ok(a.have_boot_json && a.boot_ns == 2000, "boot time from start_ns and exec_ns");
 
 	memset(&a, 0, sizeof a);
-	tap_ok(audit_read_boot_json(&a, "{\"stages\": [ {\"name\": \"early\", \"res") < 0, "truncated: refused");
+	tap_ok(hi_audit_read_boot_json(&a, "{\"stages\": [ {\"name\": \"early\", \"res") < 0, "truncated: refused");
 	memset(&a, 0, sizeof a);
-	tap_ok(audit_read_boot_json(&a, "{\"items\": []}") < 0, "no stages: refused");
+	tap_ok(hi_audit_read_boot_json(&a, "{\"items\": []}") < 0, "no stages: refused");
 	memset(&a, 0, sizeof a);
-	tap_ok(audit_read_boot_json(&a, "{\"stages\": [{\"name\": \"a-very-long-stage-name-over-the-limit\", "
+	tap_ok(hi_audit_read_boot_json(&a, "{\"stages\": [{\"name\": \"a-very-long-stage-name-over-the-limit\", "
 					    "\"result\": \"ok\", \"duration_us\": 1}]}") == 0 && a.n_stages == 0,
 	       "an over-long name is skipped, not cut");
 	memset(&a, 0, sizeof a);
-	tap_ok(audit_read_boot_json(&a, "{\"stages\": [{\"name\": \"x\", \"result\": \"ok\", "
+	tap_ok(hi_audit_read_boot_json(&a, "{\"stages\": [{\"name\": \"x\", \"result\": \"ok\", "
 					    "\"duration_us\": 99999999999999999999999}]}") == 0 && a.n_stages == 0,
 	       "an overflowing number is skipped");
 	/* More stages than the limit: bounded. */
@@ -131,7 +131,7 @@ static void test_boot_json(void)
 					i ? "," : "", i, i);
 	snprintf(many + len, sizeof many - len, "]}");
 	memset(&a, 0, sizeof a);
-	tap_ok(audit_read_boot_json(&a, many) == 0 && a.n_stages == AUDIT_MAX_STAGES, "stages bounded by AUDIT_MAX_STAGES");
+	tap_ok(hi_audit_read_boot_json(&a, many) == 0 && a.n_stages == AUDIT_MAX_STAGES, "stages bounded by AUDIT_MAX_STAGES");
 }
 
 int main(void)

@@ -23,15 +23,15 @@ static int pace_in_child(const char *root)
 		int seen = 0;
 		boot_at(&b, root, MODE_INITRAMFS);
 		int before = getpriority(PRIO_PROCESS, 0);
-		boot_pace_start(&b);
-		if (report_find(&b.rep, "early", "rcu_expedited"))
+		hi_boot_pace_start(&b);
+		if (hi_report_find(&b.rep, "early", "rcu_expedited"))
 			seen |= SEEN_RCU_REPORT;
-		if (getpriority(PRIO_PROCESS, 0) == BOOT_NICE && report_find(&b.rep, "early", "priority"))
+		if (getpriority(PRIO_PROCESS, 0) == BOOT_NICE && hi_report_find(&b.rep, "early", "priority"))
 			seen |= SEEN_NICE_RAISED;
 		const char *now = fixture_get(root, "sys/kernel/rcu_expedited");
 		if (now && now[0] == '1')
 			seen |= START_RCU_ON;
-		if (boot_pace_end(&b) == 0 && getpriority(PRIO_PROCESS, 0) == before)
+		if (hi_boot_pace_end(&b) == 0 && getpriority(PRIO_PROCESS, 0) == before)
 			seen |= NICE_BACK;
 		_exit(seen);
 	}

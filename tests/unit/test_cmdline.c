@@ -12,7 +12,7 @@ static char err[256];
 static int parse(const char *text)
 {
 	err[0] = '\0';
-	return cmdline_parse(&c, text, strlen(text), err, sizeof err);
+	return hi_cmdline_parse(&c, text, strlen(text), err, sizeof err);
 }
 
 static void test_root_options(void)
@@ -51,8 +51,8 @@ static void test_init_words(void)
 	tap_streq(c.init_args[2], "a", "first word after --");
 	tap_streq(c.init_args[3], "b=c", "after --, key=value is an argument too");
 	bool present;
-	tap_ok(cmdline_get(&c, "FOO", &present) && !present, "cmdline_get finds FOO=bar");
-	cmdline_get(&c, "single", &present);
+	tap_ok(hi_cmdline_get(&c, "FOO", &present) && !present, "cmdline_get finds FOO=bar");
+	hi_cmdline_get(&c, "single", &present);
 	tap_ok(present, "cmdline_get sees the bare word single");
 }
 
@@ -76,7 +76,7 @@ static void test_hostile(void)
 	tap_contains(err, "too many words", "message says too many words");
 
 	const char nul[] = "root=/dev/vda\0init=/bin/sh";
-	tap_ok(cmdline_parse(&c, nul, sizeof nul - 1, err, sizeof err) < 0, "NUL byte rejected");
+	tap_ok(hi_cmdline_parse(&c, nul, sizeof nul - 1, err, sizeof err) < 0, "NUL byte rejected");
 	tap_contains(err, "NUL", "message names the NUL byte");
 	tap_ok(parse("=value") < 0, "empty name rejected");
 	tap_ok(parse("root=") < 0, "empty root= rejected");
@@ -92,34 +92,34 @@ static void test_root_spec(void)
 {
 	struct root_spec r;
 
-	tap_ok(root_spec_parse(&r, "/dev/vda1", err, sizeof err) == 0 && r.kind == ROOT_PATH, "/dev path");
+	tap_ok(hi_root_spec_parse(&r, "/dev/vda1", err, sizeof err) == 0 && r.kind == ROOT_PATH, "/dev path");
 	tap_streq(r.value, "/dev/vda1", "/dev path value");
-	tap_ok(root_spec_parse(&r, "UUID=0A1B-C2D3", err, sizeof err) == 0 && r.kind == ROOT_UUID, "UUID=");
+	tap_ok(hi_root_spec_parse(&r, "UUID=0A1B-C2D3", err, sizeof err) == 0 && r.kind == ROOT_UUID, "UUID=");
 	tap_streq(r.value, "0a1b-c2d3", "UUID lower-cased");
-	tap_ok(root_spec_parse(&r, "LABEL=Root Fs", err, sizeof err) == 0 && r.kind == ROOT_LABEL, "LABEL=");
+	tap_ok(hi_root_spec_parse(&r, "LABEL=Root Fs", err, sizeof err) == 0 && r.kind == ROOT_LABEL, "LABEL=");
 	tap_streq(r.value, "Root Fs", "LABEL keeps case and spaces");
-	tap_ok(root_spec_parse(&r, "PARTUUID=1234abcd-02", err, sizeof err) == 0 && r.kind == ROOT_PARTUUID, "PARTUUID=");
-	tap_ok(root_spec_parse(&r, "PARTLABEL=root", err, sizeof err) == 0 && r.kind == ROOT_PARTLABEL, "PARTLABEL=");
-	tap_ok(root_spec_parse(&r, "254:1", err, sizeof err) == 0 && r.kind == ROOT_DEVNUM &&
+	tap_ok(hi_root_spec_parse(&r, "PARTUUID=1234abcd-02", err, sizeof err) == 0 && r.kind == ROOT_PARTUUID, "PARTUUID=");
+	tap_ok(hi_root_spec_parse(&r, "PARTLABEL=root", err, sizeof err) == 0 && r.kind == ROOT_PARTLABEL, "PARTLABEL=");
+	tap_ok(hi_root_spec_parse(&r, "254:1", err, sizeof err) == 0 && r.kind == ROOT_DEVNUM &&
 	       r.major == 254 && r.minor == 1, "MAJ:MIN");
-	tap_ok(root_spec_parse(&r, "fe01", err, sizeof err) == 0 && r.kind == ROOT_DEVNUM &&
+	tap_ok(hi_root_spec_parse(&r, "fe01", err, sizeof err) == 0 && r.kind == ROOT_DEVNUM &&
 	       r.major == 254 && r.minor == 1, "old hex dev_t fe01 = 254:1");
-	tap_ok(root_spec_parse(&r, "vda2", err, sizeof err) == 0 && r.kind == ROOT_PATH &&
+	tap_ok(hi_root_spec_parse(&r, "vda2", err, sizeof err) == 0 && r.kind == ROOT_PATH &&
 	       strcmp(r.value, "/dev/vda2") == 0, "bare name becomes /dev/NAME");
-	tap_ok(root_spec_parse(&r, "UUID=", err, sizeof err) < 0, "empty UUID rejected");
+	tap_ok(hi_root_spec_parse(&r, "UUID=", err, sizeof err) < 0, "empty UUID rejected");
 	tap_contains(err, "empty", "message says empty");
-	tap_ok(root_spec_parse(&r, "UUID=zz!", err, sizeof err) < 0, "non-hex UUID rejected");
-	tap_ok(root_spec_parse(&r, "PARTUUID=ab/PARTNROFF=1", err, sizeof err) < 0, "PARTNROFF rejected clearly");
-	tap_ok(root_spec_parse(&r, NULL, err, sizeof err) < 0, "missing root rejected");
+	tap_ok(hi_root_spec_parse(&r, "UUID=zz!", err, sizeof err) < 0, "non-hex UUID rejected");
+	tap_ok(hi_root_spec_parse(&r, "PARTUUID=ab/PARTNROFF=1", err, sizeof err) < 0, "PARTNROFF rejected clearly");
+	tap_ok(hi_root_spec_parse(&r, NULL, err, sizeof err) < 0, "missing root rejected");
 	tap_contains(err, "root=", "message tells how to give root=");
-	tap_ok(root_spec_parse(&r, "/dev/", err, sizeof err) < 0, "/dev/ alone rejected");
-	tap_ok(root_spec_parse(&r, "/dev/../etc/passwd", err, sizeof err) < 0, "/dev/../ rejected");
-	tap_ok(root_spec_parse(&r, "FOO=bar", err, sizeof err) < 0, "unknown tag rejected");
+	tap_ok(hi_root_spec_parse(&r, "/dev/", err, sizeof err) < 0, "/dev/ alone rejected");
+	tap_ok(hi_root_spec_parse(&r, "/dev/../etc/passwd", err, sizeof err) < 0, "/dev/../ rejected");
+	tap_ok(hi_root_spec_parse(&r, "FOO=bar", err, sizeof err) < 0, "unknown tag rejected");
 	char longv[400];
 	memset(longv, 'a', sizeof longv - 1);
 	longv[sizeof longv - 1] = '\0';
 	memcpy(longv, "LABEL=", 6);
-	tap_ok(root_spec_parse(&r, longv, err, sizeof err) < 0, "overlong label rejected");
+	tap_ok(hi_root_spec_parse(&r, longv, err, sizeof err) < 0, "overlong label rejected");
 }
 
 int main(void)

@@ -24,9 +24,9 @@ static char err[CONFIG_ERR_MAX];
 
 static int parse(struct config *c, const char *text)
 {
-	config_defaults(c);
+	hi_config_defaults(c);
 	err[0] = '\0';
-	return config_parse(c, text, strlen(text), "t.conf", "", err, sizeof err);
+	return hi_config_parse(c, text, strlen(text), "t.conf", "", err, sizeof err);
 }
 
 static const struct sysctl_setting *sysctl_get(const struct config *c, const char *key)
@@ -56,15 +56,15 @@ static void round_trip(const struct config *c, const char *what)
 {
 	static char text[128 * 1024], again[128 * 1024];
 	static struct config back;
-	int n = config_format(c, text, sizeof text);
+	int n = hi_config_format(c, text, sizeof text);
 
 	tap_ok(n > 0, "%s: config_format writes text", what);
-	config_defaults(&back);
-	int rc = config_parse(&back, text, (size_t)(n > 0 ? n : 0), "formatted", "", err, sizeof err);
+	hi_config_defaults(&back);
+	int rc = hi_config_parse(&back, text, (size_t)(n > 0 ? n : 0), "formatted", "", err, sizeof err);
 	if (!tap_ok(rc == 0, "%s: formatted text parses", what))
 		printf("#   %s\n", err);
 	tap_ok(memcmp(&back, c, sizeof back) == 0, "%s: parse(format(c)) == c", what);
-	int m = config_format(&back, again, sizeof again);
+	int m = hi_config_format(&back, again, sizeof again);
 	tap_ok(m == n && memcmp(text, again, (size_t)(n > 0 ? n : 0)) == 0, "%s: format is a fixed point", what);
 }
 
@@ -99,8 +99,8 @@ static void test_profiles(void)
 	for (size_t i = 0; i < sizeof profiles / sizeof profiles[0]; i++) {
 		char path[64];
 		snprintf(path, sizeof path, "config/%s.conf", profiles[i]);
-		config_defaults(&c);
-		int rc = config_load(&c, path, "", err, sizeof err);
+		hi_config_defaults(&c);
+		int rc = hi_config_load(&c, path, "", err, sizeof err);
 		if (!tap_ok(rc == 0, "%s parses", path))
 			printf("#   %s\n", err);
 		profile_comments(profiles[i]);
@@ -108,16 +108,16 @@ static void test_profiles(void)
 	}
 
 	/* baseline.conf is the built-in defaults plus sysctls Debian has. */
-	config_defaults(&c);
-	config_load(&c, "config/baseline.conf", "", err, sizeof err);
+	hi_config_defaults(&c);
+	hi_config_load(&c, "config/baseline.conf", "", err, sizeof err);
 	tap_ok(c.n_sysctls > 0 && sysctl_is(&c, "fs.protected_fifos", "1"), "baseline pins Debian's fs.protected_fifos=1");
 	memset(c.sysctls, 0, sizeof c.sysctls);
 	c.n_sysctls = 0;
-	config_defaults(&d);
+	hi_config_defaults(&d);
 	tap_ok(memcmp(&c, &d, sizeof c) == 0, "baseline.conf equals config_defaults() apart from [sysctl]");
 
-	config_defaults(&c);
-	config_load(&c, "config/strict.conf", "", err, sizeof err);
+	hi_config_defaults(&c);
+	hi_config_load(&c, "config/strict.conf", "", err, sizeof err);
 	static const char *const kspp[][2] = {
 		{ "kernel.kptr_restrict", "2" }, { "kernel.dmesg_restrict", "1" },
 		{ "kernel.perf_event_paranoid", "3" }, { "kernel.unprivileged_bpf_disabled", "1" },
@@ -142,16 +142,16 @@ static void test_profiles(void)
 	       "strict.conf drops the split-out caps, not CAP_SYS_ADMIN");
 	tap_ok(c.n_kernel_opts >= 8, "strict.conf has a [kernel] warn list");
 
-	config_defaults(&c);
-	config_load(&c, "config/appliance.conf", "", err, sizeof err);
+	hi_config_defaults(&c);
+	hi_config_load(&c, "config/appliance.conf", "", err, sizeof err);
 	tap_ok(c.lock_modules && c.lock_kexec && c.mdwe && c.lock_cmdline && c.tiocsti == TIOCSTI_DENY_ALL &&
 	       c.tiocsti_seccomp, "appliance.conf: modules, kexec, mdwe, lock_cmdline, deny-all with seccomp");
 	tap_ok(drops(&c, CAP_SYS_MODULE) && !drops(&c, CAP_SYS_BOOT) && !drops(&c, CAP_SYSLOG),
 	       "appliance.conf drops cap_sys_module but keeps cap_sys_boot and cap_syslog");
 	tap_ok(c.failure_action == FAIL_REBOOT, "appliance.conf: failure_action = reboot");
 
-	config_defaults(&c);
-	config_load(&c, "config/xen.conf", "", err, sizeof err);
+	hi_config_defaults(&c);
+	hi_config_load(&c, "config/xen.conf", "", err, sizeof err);
 	int iommu = 0;
 	for (size_t i = 0; i < c.n_kernel_opts; i++)
 		iommu |= strncmp(c.kernel_opts[i].word, "iommu", 5) == 0;
@@ -164,7 +164,7 @@ static void test_defaults(void)
 {
 	static struct config c;
 
-	config_defaults(&c);
+	hi_config_defaults(&c);
 	tap_ok(c.failure_action == FAIL_REBOOT && c.failure_delay == 10 && c.root_timeout == 10 &&
 	       c.rootwait_timeout == 300, "defaults: reboot after 10 s, root timeouts 10/300");
 	tap_ok(c.selinux_mode == SELINUX_FROM_CONFIG && !c.selinux_require && c.selinux_relabel &&
@@ -182,11 +182,11 @@ static void test_defaults(void)
 	tap_ok(parse(&c, "") == 0, "an empty file is valid");
 	round_trip(&c, "defaults");
 
-	tap_streq(config_failure_action_name(FAIL_SHELL), "shell", "config_failure_action_name");
-	tap_streq(config_selinux_mode_name(SELINUX_PERMISSIVE), "permissive", "config_selinux_mode_name");
-	tap_streq(config_tiocsti_name(TIOCSTI_DENY_ALL), "deny-all", "config_tiocsti_name");
-	tap_streq(config_lockdown_name(LOCKDOWN_CONFIDENTIALITY), "confidentiality", "config_lockdown_name");
-	tap_streq(config_hidepid_name(HIDEPID_PTRACEABLE), "ptraceable", "config_hidepid_name");
+	tap_streq(hi_config_failure_action_name(FAIL_SHELL), "shell", "config_failure_action_name");
+	tap_streq(hi_config_selinux_mode_name(SELINUX_PERMISSIVE), "permissive", "config_selinux_mode_name");
+	tap_streq(hi_config_tiocsti_name(TIOCSTI_DENY_ALL), "deny-all", "config_tiocsti_name");
+	tap_streq(hi_config_lockdown_name(LOCKDOWN_CONFIDENTIALITY), "confidentiality", "config_lockdown_name");
+	tap_streq(hi_config_hidepid_name(HIDEPID_PTRACEABLE), "ptraceable", "config_hidepid_name");
 }
 
 static const char full_config[] =
@@ -368,8 +368,8 @@ static void test_errors(void)
 
 	/* A NUL byte: config_parse takes a length, so the NUL is seen. */
 	static const char nul[] = "[boot]\nfailure_delay = 1\0\n";
-	config_defaults(&c);
-	tap_ok(config_parse(&c, nul, sizeof nul - 1, "t.conf", "", err, sizeof err) == -1, "NUL byte rejected");
+	hi_config_defaults(&c);
+	tap_ok(hi_config_parse(&c, nul, sizeof nul - 1, "t.conf", "", err, sizeof err) == -1, "NUL byte rejected");
 	tap_contains(err, "t.conf:2: NUL byte", "NUL byte: file and line");
 
 	/* A file over CONFIG_MAX_FILE_BYTES: the line where the limit falls. */
@@ -377,8 +377,8 @@ static void test_errors(void)
 	pos += (size_t)sprintf(big, "[boot]\n");
 	while (pos < sizeof big - 100)
 		pos += (size_t)sprintf(big + pos, "# %070d\n", 0);
-	config_defaults(&c);
-	tap_ok(config_parse(&c, big, pos, "t.conf", "", err, sizeof err) == -1, "file over 64 KiB rejected");
+	hi_config_defaults(&c);
+	tap_ok(hi_config_parse(&c, big, pos, "t.conf", "", err, sizeof err) == -1, "file over 64 KiB rejected");
 	char want[64];
 	snprintf(want, sizeof want, "t.conf:%d: file is larger than", 1 + (CONFIG_MAX_FILE_BYTES - 7) / 73 + 1);
 	tap_contains(err, want, "file over 64 KiB: file and the line at the limit");
@@ -394,22 +394,22 @@ static void test_errors(void)
 
 	/* A failed parse leaves the config as it was. */
 	static struct config before;
-	config_defaults(&c);
+	hi_config_defaults(&c);
 	c.failure_delay = 77;
 	before = c;
 	static const char half[] = "[boot]\nfailure_delay = 3\nlock_cmdline = yes\n[selinux]\nmode = nonsense\n";
-	config_parse(&c, half, strlen(half), "t.conf", "", err, sizeof err);
+	hi_config_parse(&c, half, strlen(half), "t.conf", "", err, sizeof err);
 	tap_ok(memcmp(&c, &before, sizeof c) == 0, "a failed parse changes nothing (no half-read config)");
 
 	/* config_load: a missing file is an error naming it. */
-	config_defaults(&c);
-	tap_ok(config_load(&c, "/nonexistent/hardinit.conf", "", err, sizeof err) == -1, "missing file: error");
+	hi_config_defaults(&c);
+	tap_ok(hi_config_load(&c, "/nonexistent/hardinit.conf", "", err, sizeof err) == -1, "missing file: error");
 	tap_contains(err, "/nonexistent/hardinit.conf: cannot read", "missing file: names it");
 
 	/* config_format with too little room. */
 	char tiny[64];
-	config_defaults(&c);
-	tap_ok(config_format(&c, tiny, sizeof tiny) == -1, "config_format: -1 when the buffer is too small");
+	hi_config_defaults(&c);
+	tap_ok(hi_config_format(&c, tiny, sizeof tiny) == -1, "config_format: -1 when the buffer is too small");
 }
 
 /* ---- include ---------------------------------------------------------------- */
@@ -445,8 +445,8 @@ static void test_include(void)
 		"include = /etc/sysctl.d/50-local.conf\n"
 		"kernel.kptr_restrict = 2\n"
 		"require = kernel.sysrq\n";
-	config_defaults(&c);
-	int rc = config_parse(&c, text, strlen(text), "t.conf", root, err, sizeof err);
+	hi_config_defaults(&c);
+	int rc = hi_config_parse(&c, text, strlen(text), "t.conf", root, err, sizeof err);
 	if (!tap_ok(rc == 0, "include of a sysctl.d file under root"))
 		printf("#   %s\n", err);
 	tap_ok(sysctl_is(&c, "kernel.sysrq", "16") && sysctl_get(&c, "kernel.sysrq")->required,
@@ -458,8 +458,8 @@ static void test_include(void)
 	round_trip(&c, "config with an include");
 
 	static const char bad[] = "[sysctl]\n\ninclude = /etc/sysctl.d/60-bad.conf\n";
-	config_defaults(&c);
-	rc = config_parse(&c, bad, strlen(bad), "t.conf", root, err, sizeof err);
+	hi_config_defaults(&c);
+	rc = hi_config_parse(&c, bad, strlen(bad), "t.conf", root, err, sizeof err);
 	tap_ok(rc == -1, "a section inside an included file is an error");
 	tap_contains(err, "t.conf:3: in included /etc/sysctl.d/60-bad.conf:3: sections are not allowed",
 		     "include error names both files and both lines");
@@ -468,8 +468,8 @@ static void test_include(void)
 	size_t pos = (size_t)sprintf(many, "[sysctl]\n");
 	for (int i = 0; i <= CONFIG_MAX_INCLUDES; i++)
 		pos += (size_t)sprintf(many + pos, "include = /etc/sysctl.d/50-local.conf\n");
-	config_defaults(&c);
-	rc = config_parse(&c, many, pos, "t.conf", root, err, sizeof err);
+	hi_config_defaults(&c);
+	rc = hi_config_parse(&c, many, pos, "t.conf", root, err, sizeof err);
 	char want[80];
 	snprintf(want, sizeof want, "t.conf:%d: more than %d includes", CONFIG_MAX_INCLUDES + 2, CONFIG_MAX_INCLUDES);
 	tap_ok(rc == -1, "more than CONFIG_MAX_INCLUDES includes rejected");
@@ -490,7 +490,7 @@ static void test_include(void)
 static int override(struct config *c, const char *key, const char *value)
 {
 	err[0] = '\0';
-	return config_override(c, key, value, err, sizeof err);
+	return hi_config_override(c, key, value, err, sizeof err);
 }
 
 static const char locked_text[] =
@@ -511,7 +511,7 @@ static void test_overrides(void)
 	static struct config c, before;
 
 	/* Without the lock everything applies. */
-	config_defaults(&c);
+	hi_config_defaults(&c);
 	tap_ok(override(&c, "selinux.mode", "permissive") == 0 && c.selinux_mode == SELINUX_PERMISSIVE,
 	       "unlocked: selinux.mode=permissive applied");
 	tap_ok(override(&c, "sysctl.kernel.kptr_restrict", "1") == 0 && sysctl_is(&c, "kernel.kptr_restrict", "1"),
@@ -647,7 +647,7 @@ static void test_overrides(void)
 	round_trip(&c, "config with [verity]");
 
 	/* The lock set by an override applies to the overrides after it. */
-	config_defaults(&c);
+	hi_config_defaults(&c);
 	tap_ok(override(&c, "boot.lock_cmdline", "yes") == 0, "lock_cmdline=yes from the command line applied");
 	tap_ok(override(&c, "mounts.shared", "no") == 1, "then a weakening override is refused");
 	round_trip(&c, "config after overrides");
@@ -661,12 +661,12 @@ static void boot_reset(const char *config_path, const char *cmdline)
 {
 	boot_at(&b, "/nonexistent", MODE_DRY_RUN);
 	snprintf(b.config_path, sizeof b.config_path, "%s", config_path);
-	cmdline_parse(&b.cmd, cmdline, strlen(cmdline), err, sizeof err);
+	hi_cmdline_parse(&b.cmd, cmdline, strlen(cmdline), err, sizeof err);
 }
 
 static const char *report_status(const char *key)
 {
-	const struct report_item *it = report_find(&b.rep, "config", key);
+	const struct report_item *it = hi_report_find(&b.rep, "config", key);
 	return it ? it->status : "(none)";
 }
 
@@ -682,14 +682,14 @@ static void test_stage(void)
 	snprintf(path, sizeof path, "%s/initramfs.conf", root);
 
 	boot_reset("/nonexistent/hardinit.conf", "quiet hardinit.tty.tiocsti=deny-all");
-	tap_ok(stage_config(&b) == 0 && b.cfg.tiocsti == TIOCSTI_DENY_ALL && b.cfg.aslr,
+	tap_ok(hi_stage_config(&b) == 0 && b.cfg.tiocsti == TIOCSTI_DENY_ALL && b.cfg.aslr,
 	       "stage: no file -> baseline defaults, override applied");
 	tap_streq(report_status("file"), "absent", "stage: missing file reported absent");
 	tap_streq(report_status("tty.tiocsti"), "applied", "stage: applied override reported");
 
 	write_file(path, "[boot]\nlock_cmdline = yes\n[selinux]\nmode = enforcing\n");
 	boot_reset(path, "hardinit.debug hardinit.selinux.mode=permissive hardinit.locks.kexec=yes");
-	tap_ok(stage_config(&b) == 0, "stage: locked file with a weakening override still boots");
+	tap_ok(hi_stage_config(&b) == 0, "stage: locked file with a weakening override still boots");
 	tap_ok(b.cfg.selinux_mode == SELINUX_ENFORCING && b.cfg.lock_kexec, "stage: weakening refused, strengthening applied");
 	tap_streq(report_status("selinux.mode"), "refused", "stage: refusal reported");
 	tap_streq(report_status("locks.kexec"), "applied", "stage: strengthening reported");
@@ -698,14 +698,14 @@ static void test_stage(void)
 
 	write_file(path, "[boot]\nfailure_action = poweroff\n\n[selinux]\nmode = enforcin\n");
 	boot_reset(path, "");
-	tap_ok(stage_config(&b) == -1, "stage: a config error is fatal");
+	tap_ok(hi_stage_config(&b) == -1, "stage: a config error is fatal");
 	char want[200];
 	snprintf(want, sizeof want, "%s:5: invalid value 'enforcin' for mode", path);
 	tap_contains(b.err, want, "stage: the error names the file and the line");
 
 	write_file(path, "[boot]\nread_root_config = yes\n");
 	boot_reset(path, "hardinit.selinux.mode=bogus");
-	tap_ok(stage_config(&b) == -1, "stage: a malformed override is fatal");
+	tap_ok(hi_stage_config(&b) == -1, "stage: a malformed override is fatal");
 	tap_contains(b.err, "hardinit.selinux.mode=bogus", "stage: the error names the override");
 
 	/* After the switch: the root's file on top, then the overrides again. */
@@ -715,11 +715,11 @@ static void test_stage(void)
 	write_file(rootfile, "[memory]\nmdwe = yes\n[mounts]\nshared = no\n");
 	boot_reset(path, "hardinit.mounts.shared=yes");
 	b.mode = MODE_INITRAMFS;
-	tap_ok(stage_config(&b) == 0 && b.cfg.read_root_config, "stage: initramfs pass");
+	tap_ok(hi_stage_config(&b) == 0 && b.cfg.read_root_config, "stage: initramfs pass");
 	tap_streq(report_status("mounts.shared"), "(none)", "stage: first of two passes leaves the report to the second");
 	b.switched = true;
 	snprintf(b.newroot, sizeof b.newroot, "%s", root);
-	tap_ok(stage_config(&b) == 0 && b.cfg.mdwe && b.cfg.mount_shared,
+	tap_ok(hi_stage_config(&b) == 0 && b.cfg.mdwe && b.cfg.mount_shared,
 	       "stage: root's file read after the switch, command line still last");
 	tap_streq(report_status("mounts.shared"), "applied", "stage: second pass reports the override");
 
@@ -727,7 +727,7 @@ static void test_stage(void)
 	boot_reset(path, "");
 	b.switched = true;
 	snprintf(b.newroot, sizeof b.newroot, "%s", root);
-	tap_ok(stage_config(&b) == 0 && !b.cfg.mdwe, "stage: without read_root_config the root's file is ignored");
+	tap_ok(hi_stage_config(&b) == 0 && !b.cfg.mdwe, "stage: without read_root_config the root's file is ignored");
 
 	unlink(rootfile);
 	rmdir(etc);
@@ -737,8 +737,8 @@ static void test_stage(void)
 
 int main(void)
 {
-	log_set_kmsg_enabled(0);
-	log_set_console_fd(getenv("TEST_VERBOSE") ? 2 : -1);
+	hi_log_set_kmsg_enabled(0);
+	hi_log_set_console_fd(getenv("TEST_VERBOSE") ? 2 : -1);
 	test_defaults();
 	test_values();
 	test_profiles();

@@ -1,6 +1,6 @@
 /* hardinit.conf(5) against the key table: every key of config_key_table has
  * its entry under its section's heading, the entry's "[default]" is what
- * config_defaults() gives (as config_format writes it; "empty" for an empty
+ * hi_config_defaults() gives (as config_format writes it; "empty" for an empty
  * string), and the key is named in its section's paragraph of THE LOCK.
  * Run from the top of the tree, as tests/run-suites does. */
 #include <stdio.h>
@@ -77,12 +77,12 @@ int main(void)
 	size_t len = fread(man, 1, sizeof man - 1, f);
 	man[len] = '\0';
 	fclose(f);
-	config_defaults(&c);
+	hi_config_defaults(&c);
 	part(all_lock, sizeof all_lock, ".SH THE LOCK", lock_all_ends);
 
-	for (size_t i = 0; i < config_n_keys; i++) {
-		const struct key_def *d = &config_key_table[i];
-		const char *name = config_section_names[d->section];
+	for (size_t i = 0; i < hi_config_n_keys; i++) {
+		const struct key_def *d = &hi_config_key_table[i];
+		const char *name = hi_config_section_names[d->section];
 		char head[48], want[CONFIG_PATH_MAX + 8], value[CONFIG_PATH_MAX];
 
 		snprintf(head, sizeof head, ".SS [%s]", name);
@@ -90,7 +90,7 @@ int main(void)
 		if (!tap_ok(entry(sec, d->key, line, sizeof line) != NULL, "[%s] %s has its entry", name, d->key))
 			continue;
 		if (d->kind != K_LIST) {
-			config_format_value(value, sizeof value, &c, d);
+			hi_config_format_value(value, sizeof value, &c, d);
 			snprintf(want, sizeof want, "[%s]", value[0] ? value : "empty");
 			tap_ok(strstr(line, want) != NULL, "[%s] %s: default %s in '%s'", name, d->key, want, line);
 		}

@@ -12,7 +12,7 @@ static char out[2 * CONFIG_MAX_FILE_BYTES], err[CONFIG_ERR_MAX];
 static int edit(const char *text, const char *const *assign, size_t n)
 {
 	out[0] = err[0] = '\0';
-	int rc = config_edit(text, strlen(text), "t.conf", "", assign, n, out, sizeof out, err, sizeof err);
+	int rc = hi_config_edit(text, strlen(text), "t.conf", "", assign, n, out, sizeof out, err, sizeof err);
 	if (rc >= 0)
 		out[rc] = '\0';
 	return rc;
@@ -83,8 +83,8 @@ static void reads_back(void)
 	struct config c;
 	const char *a[] = { "verity.enabled=yes", "verity.roothash=abcd", "verity.data=/dev/vda", "verity.hash=off" };
 	tap_ok(edit("[verity]\nenabled = no\n", a, 4) > 0, "edited");
-	config_defaults(&c);
-	tap_ok(config_parse(&c, out, strlen(out), "out", "", err, sizeof err) == 0 && c.verity_enabled &&
+	hi_config_defaults(&c);
+	tap_ok(hi_config_parse(&c, out, strlen(out), "out", "", err, sizeof err) == 0 && c.verity_enabled &&
 	       strcmp(c.verity_roothash, "abcd") == 0 && strcmp(c.verity_data, "/dev/vda") == 0 && !c.verity_hash[0],
 	       "the text gives the values");
 }

@@ -17,12 +17,12 @@ static char err[CONFIG_ERR_MAX];
 static int over(struct config *c, const char *name, const char *value)
 {
 	err[0] = '\0';
-	return config_override(c, name, value, err, sizeof err);
+	return hi_config_override(c, name, value, err, sizeof err);
 }
 
 static void full_name(char *out, size_t cap, const struct key_def *d)
 {
-	snprintf(out, cap, "%s.%s", config_section_names[d->section], d->key);
+	snprintf(out, cap, "%s.%s", hi_config_section_names[d->section], d->key);
 }
 
 /* From a config whose key holds `from` (set before the lock), try `to`
@@ -33,7 +33,7 @@ static void try_change(const struct key_def *d, const char *from, const char *to
 	char name[96];
 
 	full_name(name, sizeof name, d);
-	config_defaults(&c);
+	hi_config_defaults(&c);
 	if (over(&c, name, from) != 0) {
 		tap_ok(0, "%s: base value %s applies (%s)", name, from, err);
 		return;
@@ -92,7 +92,7 @@ static void test_bool(const struct key_def *d)
 		try_change(d, on, on, 0);
 		break;
 	default:
-		tap_ok(0, "%s.%s: a bool with lock rule %d has no test", config_section_names[d->section], d->key, d->lock);
+		tap_ok(0, "%s.%s: a bool with lock rule %d has no test", hi_config_section_names[d->section], d->key, d->lock);
 	}
 }
 
@@ -195,9 +195,9 @@ static const struct { const char *key, *config, *weaken_key, *weaken_value, *str
 
 static int locked_config(struct config *c, const char *text)
 {
-	config_defaults(c);
+	hi_config_defaults(c);
 	err[0] = '\0';
-	int rc = config_parse(c, text, strlen(text), "t.conf", "", err, sizeof err);
+	int rc = hi_config_parse(c, text, strlen(text), "t.conf", "", err, sizeof err);
 	c->lock_cmdline = true;
 	return rc;
 }
@@ -271,14 +271,14 @@ static void test_sysctl_list(void)
 /* Every list of the list table is reached by some key row or case. */
 static void test_lists_covered(void)
 {
-	for (size_t l = 0; l < config_n_lists; l++) {
-		const struct list_def *ld = &config_list_table[l];
+	for (size_t l = 0; l < hi_config_n_lists; l++) {
+		const struct list_def *ld = &hi_config_list_table[l];
 		int rows = 0, add_only = 0;
-		for (size_t k = 0; k < config_n_keys; k++) {
-			if (config_key_table[k].kind != K_LIST || config_key_table[k].list != ld->id)
+		for (size_t k = 0; k < hi_config_n_keys; k++) {
+			if (hi_config_key_table[k].kind != K_LIST || hi_config_key_table[k].list != ld->id)
 				continue;
 			rows++;
-			add_only += config_key_table[k].lock == LOCK_ADD_ONLY;
+			add_only += hi_config_key_table[k].lock == LOCK_ADD_ONLY;
 		}
 		tap_ok(rows > 0 || ld->id == LIST_SYSCTLS, "list %s is set by a key row", ld->name);
 		if (!ld->weaker)
@@ -290,7 +290,7 @@ static void test_lock_cmdline(void)
 {
 	static struct config c;
 
-	config_defaults(&c);
+	hi_config_defaults(&c);
 	c.lock_cmdline = true;
 	tap_ok(over(&c, "boot.lock_cmdline", "no") == 1 && c.lock_cmdline, "locked boot.lock_cmdline: yes -> no refused");
 	tap_ok(over(&c, "boot.lock_cmdline", "yes") == 0, "locked boot.lock_cmdline: yes -> yes applied");
@@ -300,8 +300,8 @@ int main(void)
 {
 	size_t unset = 0;
 
-	for (size_t k = 0; k < config_n_keys; k++) {
-		const struct key_def *d = &config_key_table[k];
+	for (size_t k = 0; k < hi_config_n_keys; k++) {
+		const struct key_def *d = &hi_config_key_table[k];
 		char name[96];
 		full_name(name, sizeof name, d);
 		if (d->lock == LOCK_UNSET) {
@@ -330,15 +330,15 @@ int main(void)
 			break;
 		}
 	}
-	tap_ok(unset == 0, "every key of the table has a lock rule (%zu rows)", config_n_keys);
+	tap_ok(unset == 0, "every key of the table has a lock rule (%zu rows)", hi_config_n_keys);
 	test_lock_cmdline();
 	test_sysctl_list();
 	test_lists_covered();
 
 	static struct config o, n;
-	config_defaults(&o);
+	hi_config_defaults(&o);
 	n = o;
 	char why[CONFIG_ERR_MAX];
-	tap_ok(config_weaker(&o, &n, why, sizeof why) == 0, "an unchanged config is not weaker");
+	tap_ok(hi_config_weaker(&o, &n, why, sizeof why) == 0, "an unchanged config is not weaker");
 	return tap_done();
 }

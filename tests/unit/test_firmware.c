@@ -51,7 +51,7 @@ static void put_bytes(const char *rel, const void *data, size_t len)
 	snprintf(path, sizeof path, "%s/%s", root, rel);
 	snprintf(dir, sizeof dir, "%s", path);
 	*strrchr(dir, '/') = '\0';
-	FILE *f = fs_mkdir_p(dir, 0755) == 0 ? fopen(path, "wb") : NULL;
+	FILE *f = hi_fs_mkdir_p(dir, 0755) == 0 ? fopen(path, "wb") : NULL;
 	if (!f || fwrite(data, 1, len, f) != len || fclose(f) != 0) {
 		printf("# cannot write %s: %s\n", path, strerror(errno));
 		exit(2);
@@ -62,7 +62,7 @@ static void put_mkdir(const char *rel)
 {
 	char path[512];
 	snprintf(path, sizeof path, "%s/%s", root, rel);
-	if (fs_mkdir_p(path, 0755) < 0)
+	if (hi_fs_mkdir_p(path, 0755) < 0)
 		exit(2);
 }
 
@@ -112,22 +112,22 @@ static void test_efivar_read(void)
 	fresh_tree();
 	put_secure_boot(1);
 	snprintf(dir, sizeof dir, "%s/%s", root, EFIVARS);
-	long n = efivar_read(dir, "SecureBoot-" EFI_GLOBAL_GUID, buf, sizeof buf);
+	long n = hi_efivar_read(dir, "SecureBoot-" EFI_GLOBAL_GUID, buf, sizeof buf);
 	tap_ok(n == 1 && buf[0] == 1, "efivar_read skips the 4-byte attribute header (got %ld, %d)", n, n > 0 ? buf[0] : -1);
 
 	put_bytes(EFIVARS "/Short-" EFI_GLOBAL_GUID, "\7\0", 2);
 	errno = 0;
-	n = efivar_read(dir, "Short-" EFI_GLOBAL_GUID, buf, sizeof buf);
+	n = hi_efivar_read(dir, "Short-" EFI_GLOBAL_GUID, buf, sizeof buf);
 	tap_ok(n == -1 && errno == EINVAL, "a file shorter than the header is refused (EINVAL)");
 
 	unsigned char big[40] = { 0 };
 	put_var(EFIVARS "/Big-" EFI_GLOBAL_GUID, big, sizeof big);
 	errno = 0;
-	n = efivar_read(dir, "Big-" EFI_GLOBAL_GUID, buf, sizeof buf);
+	n = hi_efivar_read(dir, "Big-" EFI_GLOBAL_GUID, buf, sizeof buf);
 	tap_ok(n == -1 && errno == E2BIG, "a value larger than the buffer is refused (E2BIG)");
 
 	errno = 0;
-	n = efivar_read(dir, "Missing-" EFI_GLOBAL_GUID, buf, sizeof buf);
+	n = hi_efivar_read(dir, "Missing-" EFI_GLOBAL_GUID, buf, sizeof buf);
 	tap_ok(n == -1 && errno == ENOENT, "a missing variable is ENOENT");
 }
 
@@ -136,11 +136,11 @@ static void test_efivar_text(void)
 	static const unsigned char s[] = { 's', 0, 'd', 0, 0xe9, 0, 0x00, 0x4e, '2', 0, 0, 0, 'X', 0 };
 	char out[32];
 
-	efivar_text(s, sizeof s, out, sizeof out);
+	hi_efivar_text(s, sizeof s, out, sizeof out);
 	tap_streq(out, "sd??2", "UTF-16LE to ASCII: non-ASCII is '?', stops at the NUL");
-	efivar_text(s, sizeof s, out, 3);
+	hi_efivar_text(s, sizeof s, out, 3);
 	tap_streq(out, "sd", "the output is bounded and NUL-terminated");
-	efivar_text(s, 3, out, sizeof out);
+	hi_efivar_text(s, 3, out, sizeof out);
 	tap_streq(out, "s", "an odd trailing byte is ignored");
 }
 
@@ -150,20 +150,20 @@ static void test_read_facts(void)
 
 	fresh_tree();
 	put_lockdown("[none] integrity confidentiality\n");
-	firmware_read(root, &f);
+	hi_firmware_read(root, &f);
 	tap_ok(!f.efi && f.secure_boot == -1 && !f.stub[0] && f.lockdown == 0,
 	       "no firmware/efi: not UEFI, Secure Boot unknown, lockdown none (efi=%d sb=%d lockdown=%d)",
 	       f.efi, f.secure_boot, f.lockdown);
 
 	put_mkdir(EFIVARS);
-	firmware_read(root, &f);
+	hi_firmware_read(root, &f);
 	tap_ok(f.efi && !f.efivars && f.secure_boot == -1,
 	       "UEFI with efivarfs not mounted (empty efivars): Secure Boot unknown");
 
 	put_secure_boot(1);
 	put_text_var(STUB_FILE, "systemd-stub 252.39-1~deb12u2");
 	put_lockdown("none [integrity] confidentiality\n");
-	firmware_read(root, &f);
+	hi_firmware_read(root, &f);
 	tap_ok(f.efi && f.efivars && f.secure_boot == 1 && f.lockdown == 1,
 	       "SecureBoot=1 and lockdown integrity read (sb=%d lockdown=%d)", f.secure_boot, f.lockdown);
 	tap_streq(f.stub, "systemd-stub 252.39-1~deb12u2", "StubInfo read as text: a UKI");
@@ -171,18 +171,18 @@ static void test_read_facts(void)
 
 	put_secure_boot(0);
 	put_text_var(LOADER_FILE, "systemd-boot 252");
-	firmware_read(root, &f);
+	hi_firmware_read(root, &f);
 	tap_ok(f.secure_boot == 0, "SecureBoot=0 is off");
 	tap_streq(f.loader, "systemd-boot 252", "LoaderInfo read");
 
 	put_bytes(SB_FILE, "\7\0\0\0\1\1", 6);
-	firmware_read(root, &f);
+	hi_firmware_read(root, &f);
 	tap_ok(f.secure_boot == -1, "a SecureBoot value of two bytes is not trusted (unknown)");
 }
 
 static const char *item(const char *key)
 {
-	const struct report_item *it = report_find(&b.rep, "firmware", key);
+	const struct report_item *it = hi_report_find(&b.rep, "firmware", key);
 	static char buf[256];
 	if (!it)
 		return NULL;
@@ -194,7 +194,7 @@ static void run_stage(void)
 {
 	boot_at(&b, "/nonexistent", MODE_DRY_RUN);
 	snprintf(b.sys, sizeof b.sys, "%s", root);
-	tap_ok(stage_firmware(&b) == 0, "stage_firmware never fails the boot");
+	tap_ok(hi_stage_firmware(&b) == 0, "stage_firmware never fails the boot");
 }
 
 static void test_stage(void)
@@ -234,33 +234,33 @@ static void test_insecure_modes(void)
 	put_secure_boot(1);
 	put_var_attr(SETUP_FILE, ATTR_BS_RT, 0);
 	put_var_attr(MOKRT_FILE, ATTR_BS_RT, 0);
-	firmware_read(root, &f);
+	hi_firmware_read(root, &f);
 	tap_ok(f.secure_boot == 1 && !f.shim_insecure && !f.setup_mode, "SecureBoot=1, SetupMode=0, MokSBStateRT=0: on");
 
 	put_var_attr(MOKRT_FILE, ATTR_BS_RT, 1);
-	firmware_read(root, &f);
+	hi_firmware_read(root, &f);
 	tap_ok(f.secure_boot == 0 && f.shim_insecure, "MokSBStateRT=1 (volatile): shim validation disabled, Secure Boot off (sb=%d)",
 	       f.secure_boot);
-	tap_streq(firmware_secure_boot_word(&f), "off", "its word is off");
+	tap_streq(hi_firmware_secure_boot_word(&f), "off", "its word is off");
 
 	put_var_attr(MOKRT_FILE, ATTR_NV_BS_RT, 1);
-	firmware_read(root, &f);
+	hi_firmware_read(root, &f);
 	tap_ok(f.secure_boot == 1 && !f.shim_insecure,
 	       "a non-volatile MokSBStateRT=1 is ignored, as the kernel ignores it (sb=%d)", f.secure_boot);
 
 	put_var_attr(MOKRT_FILE, ATTR_BS_RT, 0);
 	put_var_attr(MOK_FILE, ATTR_NV_BS_RT, 1);
-	firmware_read(root, &f);
+	hi_firmware_read(root, &f);
 	tap_ok(f.secure_boot == 1, "shim's MokSBState (not the RT mirror) is not what the kernel reads: on");
 
 	put_var_attr(SETUP_FILE, ATTR_BS_RT, 1);
-	firmware_read(root, &f);
+	hi_firmware_read(root, &f);
 	tap_ok(f.secure_boot == 0 && f.setup_mode && !f.shim_insecure, "SetupMode=1: Secure Boot off (sb=%d)", f.secure_boot);
 
 	put_var_attr(SETUP_FILE, ATTR_BS_RT, 0);
 	put_secure_boot(0);
 	put_var_attr(MOKRT_FILE, ATTR_BS_RT, 1);
-	firmware_read(root, &f);
+	hi_firmware_read(root, &f);
 	tap_ok(f.secure_boot == 0 && !f.shim_insecure, "SecureBoot=0: off, whatever shim says");
 }
 
@@ -285,8 +285,8 @@ static void test_stage_insecure(void)
 
 int main(void)
 {
-	log_set_kmsg_enabled(0);
-	log_set_console_fd(getenv("TEST_VERBOSE") ? 2 : -1);
+	hi_log_set_kmsg_enabled(0);
+	hi_log_set_console_fd(getenv("TEST_VERBOSE") ? 2 : -1);
 
 	test_efivar_read();
 	test_efivar_text();

@@ -30,13 +30,13 @@ static void test_selinux_type_too_long(void)
 	type[sizeof type - 1] = '\0';
 	snprintf(text, sizeof text, "SELINUX=enforcing\nSELINUXTYPE=%s\n", type);
 	err[0] = '\0';
-	tap_ok(selinux_config_parse(text, strlen(text), &c, err, sizeof err) == -1,
+	tap_ok(hi_selinux_config_parse(text, strlen(text), &c, err, sizeof err) == -1,
 	       "SELINUXTYPE of 199 bytes is refused, not cut");
 	tap_contains(err, "SELINUXTYPE on line 2 is longer than 127 bytes", "the error names the line and the limit");
 
 	type[CONFIG_NAME_MAX - 1] = '\0';
 	snprintf(text, sizeof text, "SELINUXTYPE=%s  \n", type);
-	tap_ok(selinux_config_parse(text, strlen(text), &c, err, sizeof err) == 0 &&
+	tap_ok(hi_selinux_config_parse(text, strlen(text), &c, err, sizeof err) == 0 &&
 	       strcmp(c.type, type) == 0, "SELINUXTYPE of 127 bytes (and trailing blanks) is kept whole");
 }
 
@@ -46,7 +46,7 @@ static void test_modules_blank_lines(void)
 {
 	char list[] = "  \n\t\n   /lib/modules/a.ko opt=1 x=2\n# c\n/lib/modules/b.ko\n";
 	struct module_ref m[4];
-	int n = modules_list_parse(list, m, 4);
+	int n = hi_modules_list_parse(list, m, 4);
 
 	tap_ok(n == 2, "blank lines are not modules (got %d)", n);
 	tap_streq(n >= 1 ? m[0].path : NULL, "/lib/modules/a.ko", "leading blanks are not part of the path");
@@ -54,7 +54,7 @@ static void test_modules_blank_lines(void)
 	tap_streq(n >= 2 ? m[1].params : NULL, "", "no params: empty");
 
 	char three[] = "/a.ko\n/b.ko\n/c.ko\n";
-	tap_ok(modules_list_parse(three, m, 2) == -1, "more modules than the cap: -1");
+	tap_ok(hi_modules_list_parse(three, m, 2) == -1, "more modules than the cap: -1");
 }
 
 /* fuzz_partition: partition 0 of an MBR disk was "SSSSSSSS-00"; sysfs
@@ -68,8 +68,8 @@ static void test_partition_zero(void)
 	mbr[440] = 0xcd; mbr[441] = 0xab; mbr[442] = 0x34; mbr[443] = 0x12;
 	mbr[510] = 0x55; mbr[511] = 0xaa;
 	tap_ok(fd >= 0 && pwrite(fd, mbr, sizeof mbr, 0) == (ssize_t)sizeof mbr, "MBR image");
-	tap_ok(probe_partition(fd, 0, 512, &p) == -1, "partition 0 is refused");
-	tap_ok(probe_partition(fd, 2, 512, &p) == 0 && strcmp(p.partuuid, "1234abcd-02") == 0,
+	tap_ok(hi_probe_partition(fd, 0, 512, &p) == -1, "partition 0 is refused");
+	tap_ok(hi_probe_partition(fd, 2, 512, &p) == 0 && strcmp(p.partuuid, "1234abcd-02") == 0,
 	       "partition 2 still has the kernel's MBR PARTUUID");
 	if (fd >= 0)
 		close(fd);
@@ -91,7 +91,7 @@ static void test_partlabel_del(void)
 		entry[56 + 2 * i] = (unsigned char)name[i];
 	tap_ok(fd >= 0 && pwrite(fd, hdr, sizeof hdr, 512) == (ssize_t)sizeof hdr &&
 	       pwrite(fd, entry, sizeof entry, 1024) == (ssize_t)sizeof entry, "GPT image");
-	tap_ok(probe_partition(fd, 1, 512, &p) == 0, "GPT partition 1 found");
+	tap_ok(hi_probe_partition(fd, 1, 512, &p) == 0, "GPT partition 1 found");
 	tap_streq(p.partlabel, "a?b", "DEL in a GPT name becomes '?'");
 	if (fd >= 0)
 		close(fd);
@@ -116,7 +116,7 @@ static void test_mountinfo_escaped_point(void)
 	for (const char *p = point; *p; p++)
 		n += (size_t)snprintf(escaped + n, sizeof escaped - n, *p == ' ' ? "\\040" : "%c", *p);
 	snprintf(text, sizeof text, "50 28 8:17 / %s rw,nosuid - vfat /dev/sdb1 rw\n", escaped);
-	tap_ok(strlen(escaped) >= sizeof m.point && mountinfo_find_text(text, point, &m) == 1,
+	tap_ok(strlen(escaped) >= sizeof m.point && hi_mountinfo_find_text(text, point, &m) == 1,
 		 "a 125-byte mount point with 60 blanks (305 bytes escaped) is found");
 }
 
@@ -130,7 +130,7 @@ static void test_nsconf_empty_polydir(void)
 	char err[512];
 	struct ns_entry e;
 
-	tap_ok(nsconf_parse_line("\"\" $HOME/inst/ user", &e, err, sizeof err) == -1,
+	tap_ok(hi_nsconf_parse_line("\"\" $HOME/inst/ user", &e, err, sizeof err) == -1,
 		 "an empty polydir is refused");
 }
 
@@ -146,13 +146,13 @@ static void test_config_sysctl_name(void)
 	static char text[128 * 1024];
 	char err[CONFIG_ERR_MAX];
 
-	config_defaults(&c);
-	int rc = config_override(&c, "sysctl.#unx.iodapa", "rines", err, sizeof err);
+	hi_config_defaults(&c);
+	int rc = hi_config_override(&c, "sysctl.#unx.iodapa", "rines", err, sizeof err);
 	int ok = rc == -1;
 	if (rc == 0) {
-		int n = config_format(&c, text, sizeof text);
-		config_defaults(&again);
-		ok = n >= 0 && config_parse(&again, text, (size_t)n, "formatted", "/nonexistent", err, sizeof err) == 0 &&
+		int n = hi_config_format(&c, text, sizeof text);
+		hi_config_defaults(&again);
+		ok = n >= 0 && hi_config_parse(&again, text, (size_t)n, "formatted", "/nonexistent", err, sizeof err) == 0 &&
 		     memcmp(&again, &c, sizeof c) == 0;
 	}
 	tap_ok(ok, "sysctl.#unx.iodapa=rines is refused or round-trips");
@@ -160,8 +160,8 @@ static void test_config_sysctl_name(void)
 
 int main(void)
 {
-	log_set_console_fd(-1);
-	log_set_kmsg_enabled(0);
+	hi_log_set_console_fd(-1);
+	hi_log_set_kmsg_enabled(0);
 	test_selinux_type_too_long();
 	test_modules_blank_lines();
 	test_partition_zero();

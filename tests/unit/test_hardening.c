@@ -37,7 +37,7 @@ static const char *get(const char *rel)
 	static char buf[4096];
 	char path[512];
 	snprintf(path, sizeof path, "%s/%s", root, rel);
-	if (fs_read(path, buf, sizeof buf, NULL) < 0)
+	if (hi_fs_read(path, buf, sizeof buf, NULL) < 0)
 		return NULL;
 	return buf;
 }
@@ -59,7 +59,7 @@ static void fresh_boot(enum boot_mode mode, const char *cmdline)
 
 	fresh_tree();
 	boot_at(&b, root, mode);
-	if (cmdline_parse(&b.cmd, cmdline, strlen(cmdline), err, sizeof err) < 0) {
+	if (hi_cmdline_parse(&b.cmd, cmdline, strlen(cmdline), err, sizeof err) < 0) {
 		printf("# bad test command line: %s\n", err);
 		exit(2);
 	}
@@ -67,13 +67,13 @@ static void fresh_boot(enum boot_mode mode, const char *cmdline)
 
 static const char *status_of(const char *stage, const char *key)
 {
-	const struct report_item *it = report_find(&b.rep, stage, key);
+	const struct report_item *it = hi_report_find(&b.rep, stage, key);
 	return it ? it->status : NULL;
 }
 
 static const char *value_of(const char *stage, const char *key)
 {
-	const struct report_item *it = report_find(&b.rep, stage, key);
+	const struct report_item *it = hi_report_find(&b.rep, stage, key);
 	return it ? it->value : NULL;
 }
 
@@ -143,40 +143,40 @@ static void test_classification(void)
 	struct sysctl_result r;
 
 	fresh_boot(MODE_ON_ROOT, "");
-	struct sysctl_io io = sysctl_io_proc(b.proc);
+	struct sysctl_io io = hi_sysctl_io_proc(b.proc);
 	put("proc/sys/kernel/kptr_restrict", "0\n");
 	put("proc/sys/kernel/dmesg_restrict", "1\n");
 	put("proc/sys/kernel/printk", "4\t4\t1\t7\n");
 
-	tap_ok(sysctl_apply_one(&io, "kernel.kptr_restrict", "2", &r) == SYSCTL_APPLIED,
+	tap_ok(hi_sysctl_apply_one(&io, "kernel.kptr_restrict", "2", &r) == SYSCTL_APPLIED,
 	       "a different value is written: applied");
 	/* A regular file keeps its old tail: "0\n" overwritten with "2". */
 	tap_streq(get("proc/sys/kernel/kptr_restrict"), "2\n", "the value reached the file");
 	tap_streq(r.before, "0", "the value before is kept");
 	tap_streq(r.after, "2", "the read-back is kept");
-	tap_ok(sysctl_apply_one(&io, "kernel.dmesg_restrict", "1", &r) == SYSCTL_ALREADY,
+	tap_ok(hi_sysctl_apply_one(&io, "kernel.dmesg_restrict", "1", &r) == SYSCTL_ALREADY,
 	       "an equal value: already");
-	tap_ok(sysctl_apply_one(&io, "kernel.printk", "4 4 1 7", &r) == SYSCTL_ALREADY,
+	tap_ok(hi_sysctl_apply_one(&io, "kernel.printk", "4 4 1 7", &r) == SYSCTL_ALREADY,
 	       "multi-value sysctls compare without regard to tabs");
-	tap_ok(sysctl_apply_one(&io, "kernel.io_uring_disabled", "2", &r) == SYSCTL_ABSENT &&
+	tap_ok(hi_sysctl_apply_one(&io, "kernel.io_uring_disabled", "2", &r) == SYSCTL_ABSENT &&
 	       r.err == ENOENT, "a missing sysctl: absent");
 
 	struct fake_sysctl f = { .value = 0, .max = 100, .write_errno = EPERM };
 	struct sysctl_io fio = fake_io(&f);
-	tap_ok(sysctl_apply_one(&fio, "x.y", "1", &r) == SYSCTL_REFUSED && r.err == EPERM,
+	tap_ok(hi_sysctl_apply_one(&fio, "x.y", "1", &r) == SYSCTL_REFUSED && r.err == EPERM,
 	       "EPERM on write: refused with the errno");
 	f = (struct fake_sysctl){ .value = 0, .max = 1 };
-	tap_ok(sysctl_apply_one(&fio, "x.y", "2", &r) == SYSCTL_REFUSED && r.err == EINVAL,
+	tap_ok(hi_sysctl_apply_one(&fio, "x.y", "2", &r) == SYSCTL_REFUSED && r.err == EINVAL,
 	       "EINVAL on write (out of range): refused");
 	f = (struct fake_sysctl){ .value = 0, .max = 100, .clamp = true };
-	tap_ok(sysctl_apply_one(&fio, "x.y", "2", &r) == SYSCTL_REFUSED && r.err == 0 &&
+	tap_ok(hi_sysctl_apply_one(&fio, "x.y", "2", &r) == SYSCTL_REFUSED && r.err == 0 &&
 	       strcmp(r.after, "0") == 0, "write accepted but read-back differs: refused");
 	f = (struct fake_sysctl){ .value = 1, .max = 1, .write_errno = EPERM };
-	tap_ok(sysctl_apply_one(&fio, "x.y", "1", &r) == SYSCTL_ALREADY && f.writes == 0,
+	tap_ok(hi_sysctl_apply_one(&fio, "x.y", "1", &r) == SYSCTL_ALREADY && f.writes == 0,
 	       "a locked one-way sysctl at its value is not rewritten");
 
 	f = (struct fake_sysctl){ .value = 0, .max = 100 };
-	tap_ok(sysctl_check_one(&fio, "x.y", "5", &r) == SYSCTL_REFUSED && r.err == 0 && f.writes == 0,
+	tap_ok(hi_sysctl_check_one(&fio, "x.y", "5", &r) == SYSCTL_REFUSED && r.err == 0 && f.writes == 0,
 	       "check_one (dry run) never writes");
 }
 
@@ -187,29 +187,29 @@ static void test_raise_to_max(void)
 	struct fake_sysctl f = { .value = 28, .max = 30 };
 	struct sysctl_io io = fake_io(&f);
 
-	tap_ok(sysctl_raise_to_max(&io, "vm.mmap_rnd_bits", 32, &best, &r) == SYSCTL_APPLIED && best == 30,
+	tap_ok(hi_sysctl_raise_to_max(&io, "vm.mmap_rnd_bits", 32, &best, &r) == SYSCTL_APPLIED && best == 30,
 	       "walks down from 32 to the kernel's maximum 30");
 	tap_ok(f.value == 30 && f.writes == 3, "tried 32, 31, 30 and stopped");
 	tap_streq(r.after, "30", "reports the value in force");
 
 	f = (struct fake_sysctl){ .value = 32, .max = 32 };
-	tap_ok(sysctl_raise_to_max(&io, "vm.mmap_rnd_bits", 32, &best, &r) == SYSCTL_ALREADY &&
+	tap_ok(hi_sysctl_raise_to_max(&io, "vm.mmap_rnd_bits", 32, &best, &r) == SYSCTL_ALREADY &&
 	       best == 32 && f.writes == 0, "already at the top: nothing written");
 
 	f = (struct fake_sysctl){ .value = 16, .max = 16 };
-	tap_ok(sysctl_raise_to_max(&io, "vm.mmap_rnd_compat_bits", 32, &best, &r) == SYSCTL_ALREADY &&
+	tap_ok(hi_sysctl_raise_to_max(&io, "vm.mmap_rnd_compat_bits", 32, &best, &r) == SYSCTL_ALREADY &&
 	       best == 16 && f.writes == 16, "current is the maximum: every higher value refused, already");
 
 	f = (struct fake_sysctl){ .value = 8, .max = 16, .clamp = true };
-	tap_ok(sysctl_raise_to_max(&io, "vm.mmap_rnd_compat_bits", 32, &best, &r) == SYSCTL_ALREADY &&
+	tap_ok(hi_sysctl_raise_to_max(&io, "vm.mmap_rnd_compat_bits", 32, &best, &r) == SYSCTL_ALREADY &&
 	       best == 8, "writes that do not stick are not counted as applied");
 
 	f = (struct fake_sysctl){ .value = 28, .max = 32, .write_errno = EPERM };
-	tap_ok(sysctl_raise_to_max(&io, "vm.mmap_rnd_bits", 32, &best, &r) == SYSCTL_REFUSED &&
+	tap_ok(hi_sysctl_raise_to_max(&io, "vm.mmap_rnd_bits", 32, &best, &r) == SYSCTL_REFUSED &&
 	       r.err == EPERM, "EPERM on every write: refused, not already");
 
 	f = (struct fake_sysctl){ .absent = true };
-	tap_ok(sysctl_raise_to_max(&io, "vm.mmap_rnd_compat_bits", 32, &best, &r) == SYSCTL_ABSENT,
+	tap_ok(hi_sysctl_raise_to_max(&io, "vm.mmap_rnd_compat_bits", 32, &best, &r) == SYSCTL_ABSENT,
 	       "absent knob: absent");
 }
 
@@ -226,7 +226,7 @@ static void test_stage_sysctl(void)
 	add_sysctl("kernel.io_uring_disabled", "2", false, true);
 	b.cfg.sysctl_persist = false;
 
-	tap_ok(stage_sysctl(&b) == 0, "absent sysctls that are not required: the stage succeeds");
+	tap_ok(hi_stage_sysctl(&b) == 0, "absent sysctls that are not required: the stage succeeds");
 	tap_streq(status_of("sysctl", "kernel.kptr_restrict"), "applied", "kptr_restrict applied");
 	tap_streq(value_of("sysctl", "kernel.kptr_restrict"), "2", "reported with the read-back");
 	tap_streq(status_of("sysctl", "kernel.sysrq"), "already", "sysrq already");
@@ -236,7 +236,7 @@ static void test_stage_sysctl(void)
 
 	fresh_boot(MODE_ON_ROOT, "");
 	add_sysctl("kernel.io_uring_disabled", "2", true, false);
-	tap_ok(stage_sysctl(&b) == -1, "a required absent sysctl is fatal");
+	tap_ok(hi_stage_sysctl(&b) == -1, "a required absent sysctl is fatal");
 	tap_contains(b.err, "kernel.io_uring_disabled", "the error names the key");
 	tap_contains(b.err, "require", "the error says how to relax it");
 
@@ -245,16 +245,16 @@ static void test_stage_sysctl(void)
 	fresh_boot(MODE_ON_ROOT, "");
 	put("proc/sys/kernel/perf_event_paranoid/.keep", "");
 	add_sysctl("kernel.perf_event_paranoid", "3", false, false);
-	tap_ok(stage_sysctl(&b) == 0, "a refused sysctl that is not required: warning only");
+	tap_ok(hi_stage_sysctl(&b) == 0, "a refused sysctl that is not required: warning only");
 	tap_streq(status_of("sysctl", "kernel.perf_event_paranoid"), "refused", "reported refused");
 	b.cfg.sysctls[0].required = true;
-	tap_ok(stage_sysctl(&b) == -1, "a required refused sysctl is fatal");
+	tap_ok(hi_stage_sysctl(&b) == -1, "a required refused sysctl is fatal");
 	tap_contains(b.err, "refused", "the error says refused");
 
 	fresh_boot(MODE_DRY_RUN, "");
 	put("proc/sys/kernel/kptr_restrict", "1\n");
 	add_sysctl("kernel.kptr_restrict", "2", true, false);
-	tap_ok(stage_sysctl(&b) == 0, "dry run succeeds");
+	tap_ok(hi_stage_sysctl(&b) == 0, "dry run succeeds");
 	tap_streq(get("proc/sys/kernel/kptr_restrict"), "1\n", "dry run writes nothing");
 }
 
@@ -276,10 +276,10 @@ static void test_persist(void)
 	add_sysctl("kernel.kptr_restrict", "2", false, false);
 	add_sysctl("kernel.io_uring_disabled", "2", false, false);
 	b.cfg.ptrace_scope = 2;
-	report_add(&b.rep, "memory", "vm.mmap_rnd_bits", "applied", "32");
-	report_add(&b.rep, "memory", "nx", "ok", "cpu flag nx present");
-	report_add(&b.rep, "memory", "vm.mmap_rnd_compat_bits", "refused", "8");
-	tap_ok(stage_sysctl(&b) == 0, "stage with persistence succeeds");
+	hi_report_add(&b.rep, "memory", "vm.mmap_rnd_bits", "applied", "32");
+	hi_report_add(&b.rep, "memory", "nx", "ok", "cpu flag nx present");
+	hi_report_add(&b.rep, "memory", "vm.mmap_rnd_compat_bits", "refused", "8");
+	tap_ok(hi_stage_sysctl(&b) == 0, "stage with persistence succeeds");
 
 	const char *conf = get("run/sysctl.d/" SYSCTL_DROPIN_NAME);
 	tap_ok(conf != NULL, "the drop-in is written under run/sysctl.d");
@@ -298,75 +298,75 @@ static void test_persist(void)
 	fresh_boot(MODE_ON_ROOT, "");
 	put("proc/sys/fs/protected_fifos", "1\n");
 	add_sysctl("fs.protected_fifos", "2", false, false);
-	tap_ok(stage_sysctl(&b) == 0 && get("run/sysctl.d/" SYSCTL_DROPIN_NAME) != NULL,
+	tap_ok(hi_stage_sysctl(&b) == 0 && get("run/sysctl.d/" SYSCTL_DROPIN_NAME) != NULL,
 	       "no systemd in the new root: the drop-in is written all the same");
 	tap_streq(status_of("sysctl", "persist"), "applied", "and reported applied");
 	fresh_boot(MODE_ON_ROOT, "");
 	b.cfg.sysctl_persist = false;
 	add_sysctl("fs.protected_fifos", "2", false, false);
 	put("proc/sys/fs/protected_fifos", "1\n");
-	tap_ok(stage_sysctl(&b) == 0 && get("run/sysctl.d/" SYSCTL_DROPIN_NAME) == NULL,
+	tap_ok(hi_stage_sysctl(&b) == 0 && get("run/sysctl.d/" SYSCTL_DROPIN_NAME) == NULL,
 	       "persist = no: no drop-in");
 	tap_contains(value_of("sysctl", "persist"), "persist = no", "the report says why");
 
-	report_add(&b.rep, "sysctl", "kernel.yama.ptrace_scope", "applied", "3");
-	sysctl_dropin_format(&b.rep, 2, text, sizeof text);
+	hi_report_add(&b.rep, "sysctl", "kernel.yama.ptrace_scope", "applied", "3");
+	hi_sysctl_dropin_format(&b.rep, 2, text, sizeof text);
 	tap_contains(text, "\nkernel.yama.ptrace_scope = 3\n", "[sysctl] scope 3 above [locks] 2: one line, 3");
 	tap_ok(!strstr(text, "ptrace_scope = 2"), "no lower ptrace line that systemd-sysctl would fail on");
 
-	report_add(&b.rep, "sysctl", "evil.key", "applied", "1\nkernel.sysrq = 1");
-	int n = sysctl_dropin_format(&b.rep, -1, text, sizeof text);
+	hi_report_add(&b.rep, "sysctl", "evil.key", "applied", "1\nkernel.sysrq = 1");
+	int n = hi_sysctl_dropin_format(&b.rep, -1, text, sizeof text);
 	tap_ok(n > 0 && !strstr(text, "evil"), "a value with a newline cannot add lines");
-	tap_ok(sysctl_dropin_format(&b.rep, -1, text, 64) == -1, "too small a buffer: -1, not truncation");
+	tap_ok(hi_sysctl_dropin_format(&b.rep, -1, text, 64) == -1, "too small a buffer: -1, not truncation");
 }
 
 static void test_weakeners(void)
 {
 	const struct arch_weakener *found[8];
-	const struct arch *x86 = &arch_x86_64, *arm = &arch_aarch64;
+	const struct arch *x86 = &hi_arch_x86_64, *arm = &hi_arch_aarch64;
 	char err[256];
 	static struct cmdline c;
 
 	const char *line = "root=/dev/vda nokaslr noexec32=off clearcpuid=nx,smep noexec=on norandmaps";
-	cmdline_parse(&c, line, strlen(line), err, sizeof err);
-	size_t n = nx_weakeners_present(&c, x86, found, 8);
+	hi_cmdline_parse(&c, line, strlen(line), err, sizeof err);
+	size_t n = hi_nx_weakeners_present(&c, x86, found, 8);
 	tap_ok(n == 4, "four weakening words found (got %zu)", n);
 	tap_ok(n == 4 && strcmp(found[0]->key, "noexec32") == 0 && strcmp(found[1]->key, "clearcpuid") == 0 &&
 	       strcmp(found[2]->key, "nokaslr") == 0 && strcmp(found[3]->key, "norandmaps") == 0,
 	       "noexec32=off, clearcpuid=, nokaslr, norandmaps; not noexec=on");
 
 	line = "root=/dev/vda noexec32=on noexec=off quiet";
-	cmdline_parse(&c, line, strlen(line), err, sizeof err);
-	n = nx_weakeners_present(&c, x86, found, 8);
+	hi_cmdline_parse(&c, line, strlen(line), err, sizeof err);
+	n = hi_nx_weakeners_present(&c, x86, found, 8);
 	tap_ok(n == 1 && strcmp(found[0]->key, "noexec") == 0, "noexec=off found, noexec32=on is not a weakening");
-	tap_ok(nx_weakeners_present(&c, arm, found, 8) == 0, "aarch64: noexec=off is an x86 word, not reported");
+	tap_ok(hi_nx_weakeners_present(&c, arm, found, 8) == 0, "aarch64: noexec=off is an x86 word, not reported");
 
 	line = "root=/dev/vda arm64.nobti arm64.nopauth kpti=0 noexec32=off nokaslr";
-	cmdline_parse(&c, line, strlen(line), err, sizeof err);
-	n = nx_weakeners_present(&c, arm, found, 8);
+	hi_cmdline_parse(&c, line, strlen(line), err, sizeof err);
+	n = hi_nx_weakeners_present(&c, arm, found, 8);
 	tap_ok(n == 4 && strcmp(found[0]->key, "arm64.nobti") == 0 && strcmp(found[1]->key, "arm64.nopauth") == 0 &&
 	       strcmp(found[2]->key, "kpti") == 0 && strcmp(found[3]->key, "nokaslr") == 0,
 	       "aarch64: arm64.nobti, arm64.nopauth, kpti=0, nokaslr; not noexec32 (got %zu)", n);
-	n = nx_weakeners_present(&c, x86, found, 8);
+	n = hi_nx_weakeners_present(&c, x86, found, 8);
 	tap_ok(n == 2 && strcmp(found[0]->key, "noexec32") == 0, "x86_64: noexec32=off and nokaslr, no arm64 word");
 
 	line = "root=/dev/vda ro kpti=1";
-	cmdline_parse(&c, line, strlen(line), err, sizeof err);
-	tap_ok(nx_weakeners_present(&c, x86, found, 8) == 0, "a clean command line has none");
-	tap_ok(nx_weakeners_present(&c, arm, found, 8) == 0, "kpti=1 is no weakening");
+	hi_cmdline_parse(&c, line, strlen(line), err, sizeof err);
+	tap_ok(hi_nx_weakeners_present(&c, x86, found, 8) == 0, "a clean command line has none");
+	tap_ok(hi_nx_weakeners_present(&c, arm, found, 8) == 0, "kpti=1 is no weakening");
 
 	const char *with_nx = "processor\t: 0\nvendor_id\t: GenuineIntel\n"
 		"flags\t\t: fpu vme de pse tsc msr pae mce cx8 apic sep mtrr pge mca cmov pat pse36 "
 		"clflush mmx fxsr sse sse2 syscall nx lm rep_good nopl\nbugs\t\t: spectre_v1\n";
 	const char *without = "processor\t: 0\nflags\t\t: fpu vme nxe lm\nbugs\t\t: nx\n";
-	tap_ok(cpuinfo_has_flag(with_nx, "nx"), "nx in the flags line");
-	tap_ok(!cpuinfo_has_flag(without, "nx"), "nxe is not nx, and nx on another line does not count");
-	tap_ok(!cpuinfo_has_flag("", "nx"), "empty cpuinfo: no nx");
+	tap_ok(hi_cpuinfo_has_flag(with_nx, "nx"), "nx in the flags line");
+	tap_ok(!hi_cpuinfo_has_flag(without, "nx"), "nxe is not nx, and nx on another line does not count");
+	tap_ok(!hi_cpuinfo_has_flag("", "nx"), "empty cpuinfo: no nx");
 }
 
 static void test_stage_memory(void)
 {
-	const struct arch *a = arch_native();
+	const struct arch *a = hi_arch_native();
 	char top[16];
 
 	if (a->nx_cpuinfo_flag) {
@@ -374,21 +374,21 @@ static void test_stage_memory(void)
 		put("proc/cpuinfo", "processor\t: 0\nflags\t\t: fpu pae lm\n");
 		b.cfg.nx = NX_REQUIRE;
 		b.cfg.aslr = false;
-		tap_ok(stage_memory(&b) == -1, "NX required and missing: fatal");
+		tap_ok(hi_stage_memory(&b) == -1, "NX required and missing: fatal");
 		tap_contains(b.err, "NX", "the error names NX");
 		tap_streq(status_of("memory", "nokaslr"), "warn", "the weakening word is reported");
 
 		fresh_boot(MODE_ON_ROOT, "root=/dev/vda");
 		put("proc/cpuinfo", "processor\t: 0\nflags\t\t: fpu pae lm\n");
 		b.cfg.aslr = false;
-		tap_ok(stage_memory(&b) == 0, "NX missing with nx = warn: continues");
+		tap_ok(hi_stage_memory(&b) == 0, "NX missing with nx = warn: continues");
 		tap_streq(status_of("memory", "nx"), "warn", "reported as a warning");
 	} else {
 		/* aarch64: execute-never needs no flag, and no cpuinfo is read. */
 		fresh_boot(MODE_ON_ROOT, "root=/dev/vda nokaslr arm64.nobti");
 		b.cfg.nx = NX_REQUIRE;
 		b.cfg.aslr = false;
-		tap_ok(stage_memory(&b) == 0, "%s: NX required, no cpuinfo at all: ok", a->name);
+		tap_ok(hi_stage_memory(&b) == 0, "%s: NX required, no cpuinfo at all: ok", a->name);
 		tap_streq(status_of("memory", "nx"), "ok", "nx ok");
 		tap_contains(value_of("memory", "nx"), "architectural", "because execute-never is architectural");
 		tap_streq(status_of("memory", "nokaslr"), "warn", "the weakening word is reported");
@@ -401,7 +401,7 @@ static void test_stage_memory(void)
 	put("proc/sys/vm/mmap_rnd_bits", "28\n");
 	b.cfg.nx = NX_REQUIRE;
 	b.cfg.mdwe = false;
-	tap_ok(stage_memory(&b) == 0, "NX present, ASLR on a fake tree: succeeds");
+	tap_ok(hi_stage_memory(&b) == 0, "NX present, ASLR on a fake tree: succeeds");
 	tap_streq(status_of("memory", "nx"), "ok", "nx ok");
 	tap_streq(get("proc/sys/kernel/randomize_va_space"), "2\n", "randomize_va_space = 2 written");
 	tap_streq(get("proc/sys/vm/mmap_min_addr"), "65536", "mmap_min_addr = 65536 written");
@@ -414,7 +414,7 @@ static void test_stage_memory(void)
 	put("proc/cpuinfo", "flags\t\t: nx\n");
 	put("proc/sys/kernel/randomize_va_space", "1\n");
 	b.cfg.mdwe = true;
-	tap_ok(stage_memory(&b) == 0, "dry run with MDWE configured succeeds");
+	tap_ok(hi_stage_memory(&b) == 0, "dry run with MDWE configured succeeds");
 	tap_streq(get("proc/sys/kernel/randomize_va_space"), "1\n", "dry run writes nothing");
 }
 
@@ -423,28 +423,28 @@ static void test_umh(void)
 	uint32_t w[2];
 	char out[64];
 
-	tap_ok(umh_parse("4294967295 511", w) == 0 && w[0] == 0xffffffffu && w[1] == 511,
+	tap_ok(hi_umh_parse("4294967295 511", w) == 0 && w[0] == 0xffffffffu && w[1] == 511,
 	       "parses the two words, low first");
-	tap_ok(umh_parse("4294967295\t511\n", w) == 0, "tab-separated with a newline parses");
-	tap_ok(umh_parse("1", w) < 0, "one word: error");
-	tap_ok(umh_parse("1 2 3", w) < 0, "three words: error");
-	tap_ok(umh_parse("4294967296 1", w) < 0, "above 32 bits: error");
-	tap_ok(umh_parse("-1 1", w) < 0, "negative: error");
+	tap_ok(hi_umh_parse("4294967295\t511\n", w) == 0, "tab-separated with a newline parses");
+	tap_ok(hi_umh_parse("1", w) < 0, "one word: error");
+	tap_ok(hi_umh_parse("1 2 3", w) < 0, "three words: error");
+	tap_ok(hi_umh_parse("4294967296 1", w) < 0, "above 32 bits: error");
+	tap_ok(hi_umh_parse("-1 1", w) < 0, "negative: error");
 
 	w[0] = 0xffffffffu;
 	w[1] = 511;
-	umh_clear(w, (uint64_t)1 << 38);   /* CAP_PERFMON */
+	hi_umh_clear(w, (uint64_t)1 << 38);   /* CAP_PERFMON */
 	tap_ok(w[0] == 0xffffffffu && w[1] == 511u - 64u, "cap 38 clears bit 6 of the high word only");
-	umh_clear(w, ((uint64_t)1 << 21) | ((uint64_t)1 << 16) | ((uint64_t)1 << 40));
+	hi_umh_clear(w, ((uint64_t)1 << 21) | ((uint64_t)1 << 16) | ((uint64_t)1 << 40));
 	tap_ok(w[0] == (0xffffffffu & ~((1u << 21) | (1u << 16))) && w[1] == 511u - 64u - 256u,
 	       "caps 16, 21 (low word) and 40 (high word) cleared");
-	umh_format(w, out, sizeof out);
+	hi_umh_format(w, out, sizeof out);
 	tap_streq(out, "4292804607\t191", "formatted LOW<tab>HIGH");
 
 	fresh_boot(MODE_ON_ROOT, "");
 	put("proc/sys/kernel/usermodehelper/bset", "4294967295\t511\n");
 	put("proc/sys/kernel/usermodehelper/inheritable", "4294967295\t511\n");
-	tap_ok(caps_shrink_umh(&b, ((uint64_t)1 << 16) | ((uint64_t)1 << 38)) == 0,
+	tap_ok(hi_caps_shrink_umh(&b, ((uint64_t)1 << 16) | ((uint64_t)1 << 38)) == 0,
 	       "shrinking both usermodehelper sets succeeds");
 	tap_streq(get("proc/sys/kernel/usermodehelper/bset"), "4294901759\t447\n", "bset lost caps 16 and 38");
 	tap_streq(get("proc/sys/kernel/usermodehelper/inheritable"), "4294901759\t447\n",
@@ -453,7 +453,7 @@ static void test_umh(void)
 
 	fresh_boot(MODE_ON_ROOT, "");
 	put("proc/sys/kernel/usermodehelper/inheritable", "garbage\n");
-	tap_ok(caps_shrink_umh(&b, 1) == -1, "an unparsable set is fatal");
+	tap_ok(hi_caps_shrink_umh(&b, 1) == -1, "an unparsable set is fatal");
 	tap_contains(b.err, "usermodehelper", "and names the file");
 }
 
@@ -465,17 +465,17 @@ static void test_stage_caps(void)
 	b.cfg.cap_drop[0] = 21;
 	b.cfg.cap_drop[1] = 41;
 	b.cfg.n_cap_drop = 2;
-	tap_ok(caps_drop_mask(&b, 40, &mask) == -1, "a capability above cap_last_cap is a config error");
+	tap_ok(hi_caps_drop_mask(&b, 40, &mask) == -1, "a capability above cap_last_cap is a config error");
 	tap_contains(b.err, "cap_last_cap 40", "the error names the kernel's limit");
 	b.cfg.n_cap_drop = 1;
-	tap_ok(caps_drop_mask(&b, 40, &mask) == 0 && mask == (uint64_t)1 << 21, "cap 21 alone: its bit");
+	tap_ok(hi_caps_drop_mask(&b, 40, &mask) == 0 && mask == (uint64_t)1 << 21, "cap 21 alone: its bit");
 
 	/* The stage reads cap_last_cap from b->proc, not the host's. */
 	fresh_boot(MODE_ON_ROOT, "");
 	put("proc/sys/kernel/cap_last_cap", "37\n");
 	b.cfg.cap_drop[0] = 38;   /* CAP_PERFMON: 5.8 */
 	b.cfg.n_cap_drop = 1;
-	tap_ok(stage_caps(&b) == -1, "cap 38 on a kernel whose cap_last_cap is 37: fatal");
+	tap_ok(hi_stage_caps(&b) == -1, "cap 38 on a kernel whose cap_last_cap is 37: fatal");
 	tap_contains(b.err, "perfmon", "the error names the capability");
 
 	fresh_boot(MODE_DRY_RUN, "");
@@ -484,12 +484,12 @@ static void test_stage_caps(void)
 	b.cfg.cap_drop[0] = 21;
 	b.cfg.cap_drop[1] = 38;
 	b.cfg.n_cap_drop = 2;
-	tap_ok(stage_caps(&b) == 0, "dry run succeeds");
+	tap_ok(hi_stage_caps(&b) == 0, "dry run succeeds");
 	tap_streq(get("proc/sys/kernel/usermodehelper/bset"), "4294967295\t511\n", "and writes nothing");
 
 	fresh_boot(MODE_ON_ROOT, "");
 	put("proc/sys/kernel/cap_last_cap", "40\n");
-	tap_ok(stage_caps(&b) == 0 && strcmp(status_of("caps", "drop"), "skipped") == 0,
+	tap_ok(hi_stage_caps(&b) == 0 && strcmp(status_of("caps", "drop"), "skipped") == 0,
 	       "nothing to drop: skipped, no capability calls");
 }
 
@@ -506,28 +506,28 @@ static void test_kernel_opts(void)
 	put("sys/devices/system/cpu/cpu0/microcode/version", "0xf4\n");
 	put("dev/kmsg", "6,1,0,-;microcode: updated early: 0xf0 -> 0xf4, date = 2023-02-22\n");
 
-	tap_ok(kernel_opt_in_force(&b, "slab_nomerge", why, sizeof why), "bare word on the command line");
-	tap_ok(kernel_opt_in_force(&b, "init_on_free=1", why, sizeof why), "key=value on the command line");
-	tap_ok(!kernel_opt_in_force(&b, "init_on_alloc=1", why, sizeof why), "missing word: not in force");
+	tap_ok(hi_kernel_opt_in_force(&b, "slab_nomerge", why, sizeof why), "bare word on the command line");
+	tap_ok(hi_kernel_opt_in_force(&b, "init_on_free=1", why, sizeof why), "key=value on the command line");
+	tap_ok(!hi_kernel_opt_in_force(&b, "init_on_alloc=1", why, sizeof why), "missing word: not in force");
 	tap_contains(why, "not on the command line", "and says so");
-	tap_ok(!kernel_opt_in_force(&b, "init_on_free=0", why, sizeof why), "other value: not in force");
-	tap_ok(kernel_opt_in_force(&b, "lockdown=integrity", why, sizeof why), "lockdown seen live at integrity");
-	tap_ok(kernel_opt_in_force(&b, "lockdown=none", why, sizeof why), "a lower lockdown is satisfied");
-	tap_ok(!kernel_opt_in_force(&b, "lockdown=confidentiality", why, sizeof why),
+	tap_ok(!hi_kernel_opt_in_force(&b, "init_on_free=0", why, sizeof why), "other value: not in force");
+	tap_ok(hi_kernel_opt_in_force(&b, "lockdown=integrity", why, sizeof why), "lockdown seen live at integrity");
+	tap_ok(hi_kernel_opt_in_force(&b, "lockdown=none", why, sizeof why), "a lower lockdown is satisfied");
+	tap_ok(!hi_kernel_opt_in_force(&b, "lockdown=confidentiality", why, sizeof why),
 	       "a higher lockdown is not");
-	tap_ok(kernel_opt_in_force(&b, "lsm=yama,apparmor", why, sizeof why), "active LSMs seen live");
-	tap_ok(!kernel_opt_in_force(&b, "security=selinux", why, sizeof why), "an inactive LSM is not");
+	tap_ok(hi_kernel_opt_in_force(&b, "lsm=yama,apparmor", why, sizeof why), "active LSMs seen live");
+	tap_ok(!hi_kernel_opt_in_force(&b, "security=selinux", why, sizeof why), "an inactive LSM is not");
 	tap_contains(why, "selinux is not active", "and is named");
-	tap_ok(kernel_opt_in_force(&b, "page_alloc.shuffle=1", why, sizeof why), "module parameter Y = 1");
-	tap_ok(!kernel_opt_in_force(&b, "page_alloc.shuffle=0", why, sizeof why), "Y is not 0");
-	tap_ok(kernel_opt_in_force(&b, "mitigations=auto,nosmt", why, sizeof why), "mitigations word");
+	tap_ok(hi_kernel_opt_in_force(&b, "page_alloc.shuffle=1", why, sizeof why), "module parameter Y = 1");
+	tap_ok(!hi_kernel_opt_in_force(&b, "page_alloc.shuffle=0", why, sizeof why), "Y is not 0");
+	tap_ok(hi_kernel_opt_in_force(&b, "mitigations=auto,nosmt", why, sizeof why), "mitigations word");
 
 	b.cfg.sysctl_persist = false;
 	snprintf(b.cfg.kernel_opts[0].word, CONFIG_NAME_MAX, "slab_nomerge");
 	snprintf(b.cfg.kernel_opts[1].word, CONFIG_NAME_MAX, "init_on_alloc=1");
 	snprintf(b.cfg.kernel_opts[2].word, CONFIG_NAME_MAX, "mitigations=auto,nosmt");
 	b.cfg.n_kernel_opts = 3;
-	tap_ok(stage_sysctl(&b) == 0, "missing warn-only options: the stage succeeds");
+	tap_ok(hi_stage_sysctl(&b) == 0, "missing warn-only options: the stage succeeds");
 	tap_streq(status_of("kernel", "slab_nomerge"), "ok", "present option reported ok");
 	tap_streq(status_of("kernel", "init_on_alloc=1"), "warn", "missing option reported warn");
 	tap_streq(status_of("kernel", "mds"), "warn", "a Vulnerable cpu bug is a warning");
@@ -539,20 +539,20 @@ static void test_kernel_opts(void)
 	tap_streq(status_of("kernel", "meltdown"), "info", "a mitigated one a fact");
 
 	b.cfg.kernel_opts[1].required = true;
-	tap_ok(stage_sysctl(&b) == -1, "a required missing option is fatal");
+	tap_ok(hi_stage_sysctl(&b) == -1, "a required missing option is fatal");
 	tap_contains(b.err, "init_on_alloc=1", "the error names it");
 
 	/* A word of the other architecture's kernel is not checked, even
 	 * required: this kernel never reads it (arch/). */
-	const char *foreign = arch_native() == &arch_x86_64 ? "kpti=1" : "vsyscall=none";
-	const char *own = arch_native() == &arch_x86_64 ? "vsyscall=none" : "kpti=1";
+	const char *foreign = hi_arch_native() == &hi_arch_x86_64 ? "kpti=1" : "vsyscall=none";
+	const char *own = hi_arch_native() == &hi_arch_x86_64 ? "vsyscall=none" : "kpti=1";
 	fresh_boot(MODE_ON_ROOT, "root=/dev/vda");
 	b.cfg.sysctl_persist = false;
 	snprintf(b.cfg.kernel_opts[0].word, CONFIG_NAME_MAX, "%s", foreign);
 	b.cfg.kernel_opts[0].required = true;
 	snprintf(b.cfg.kernel_opts[1].word, CONFIG_NAME_MAX, "%s", own);
 	b.cfg.n_kernel_opts = 2;
-	tap_ok(stage_sysctl(&b) == 0, "%s: a required word of the other architecture is not fatal", arch_native()->name);
+	tap_ok(hi_stage_sysctl(&b) == 0, "%s: a required word of the other architecture is not fatal", hi_arch_native()->name);
 	tap_streq(status_of("kernel", foreign), "skipped", "  it is reported skipped");
 	tap_streq(status_of("kernel", own), "warn", "  while this architecture's own missing word warns");
 }
@@ -571,15 +571,15 @@ static void test_kernel_opts_xen_pv(void)
 	    "Unknown (XEN PV detected, hypervisor mitigation required)\n");
 	put("sys/devices/system/cpu/vulnerabilities/mds", "Vulnerable: Clear CPU buffers attempted, no microcode\n");
 	put("sys/devices/system/xen_memory/xen_memory0/scrub_pages", "1\n");
-	tap_ok(kernel_opt_in_force(&b, "xen_scrub_pages=1", why, sizeof why), "xen_scrub_pages=1: the balloon scrubs");
+	tap_ok(hi_kernel_opt_in_force(&b, "xen_scrub_pages=1", why, sizeof why), "xen_scrub_pages=1: the balloon scrubs");
 	tap_contains(why, "xen_memory0/scrub_pages reads 1", "  seen live in sysfs");
 	put("sys/devices/system/xen_memory/xen_memory0/scrub_pages", "0\n");
-	tap_ok(!kernel_opt_in_force(&b, "xen_scrub_pages=1", why, sizeof why), "scrub_pages 0: not in force");
+	tap_ok(!hi_kernel_opt_in_force(&b, "xen_scrub_pages=1", why, sizeof why), "scrub_pages 0: not in force");
 
 	b.cfg.sysctl_persist = false;
 	snprintf(b.cfg.kernel_opts[0].word, CONFIG_NAME_MAX, "mitigations=auto,nosmt");
 	b.cfg.n_kernel_opts = 1;
-	tap_ok(stage_sysctl(&b) == 0, "Xen PV: the stage succeeds");
+	tap_ok(hi_stage_sysctl(&b) == 0, "Xen PV: the stage succeeds");
 	tap_streq(status_of("kernel", "meltdown"), "hypervisor", "Xen PV: meltdown's Unknown is the hypervisor's");
 	tap_streq(value_of("kernel", "meltdown"), "Unknown (XEN PV detected, hypervisor mitigation required)",
 		  "  with the kernel's words");
@@ -588,17 +588,17 @@ static void test_kernel_opts_xen_pv(void)
 	/* A PVH (or HVM) guest runs on the CPU's own protections. */
 	put("sys/hypervisor/guest_type", "PVH\n");
 	memset(&b.rep, 0, sizeof b.rep);
-	tap_ok(stage_sysctl(&b) == 0, "Xen PVH: the stage succeeds");
+	tap_ok(hi_stage_sysctl(&b) == 0, "Xen PVH: the stage succeeds");
 	tap_streq(status_of("kernel", "mds"), "warn", "Xen PVH: a Vulnerable line is a warning again");
 }
 
 static void test_locks(void)
 {
-	tap_ok(lockdown_parse_current("none [integrity] confidentiality\n") == 1, "integrity in brackets");
-	tap_ok(lockdown_parse_current("[none] integrity confidentiality") == 0, "none in brackets");
-	tap_ok(lockdown_parse_current("none integrity [confidentiality]") == 2, "confidentiality");
-	tap_ok(lockdown_parse_current("none integrity") == -1, "no brackets: -1");
-	tap_ok(lockdown_parse_current("[bogus]") == -1, "unknown level: -1");
+	tap_ok(hi_lockdown_parse_current("none [integrity] confidentiality\n") == 1, "integrity in brackets");
+	tap_ok(hi_lockdown_parse_current("[none] integrity confidentiality") == 0, "none in brackets");
+	tap_ok(hi_lockdown_parse_current("none integrity [confidentiality]") == 2, "confidentiality");
+	tap_ok(hi_lockdown_parse_current("none integrity") == -1, "no brackets: -1");
+	tap_ok(hi_lockdown_parse_current("[bogus]") == -1, "unknown level: -1");
 
 	fresh_boot(MODE_ON_ROOT, "");
 	put("proc/sys/kernel/modules_disabled", "0\n");
@@ -609,7 +609,7 @@ static void test_locks(void)
 	b.cfg.lock_kexec = true;
 	b.cfg.ptrace_scope = 2;
 	b.cfg.lockdown = LOCKDOWN_INTEGRITY;
-	tap_ok(stage_locks(&b) == 0, "locks on a fake tree succeed");
+	tap_ok(hi_stage_locks(&b) == 0, "locks on a fake tree succeed");
 	tap_streq(get("proc/sys/kernel/modules_disabled"), "1\n", "modules_disabled = 1");
 	tap_streq(status_of("locks", "kernel.modules_disabled"), "applied", "reported applied");
 	tap_streq(status_of("locks", "kernel.kexec_load_disabled"), "absent", "no kexec: absent, not fatal");
@@ -621,38 +621,38 @@ static void test_locks(void)
 	fresh_boot(MODE_ON_ROOT, "");
 	put("proc/sys/kernel/yama/ptrace_scope", "3\n");
 	b.cfg.ptrace_scope = 2;
-	tap_ok(stage_locks(&b) == 0 && strcmp(status_of("locks", "kernel.yama.ptrace_scope"), "already") == 0,
+	tap_ok(hi_stage_locks(&b) == 0 && strcmp(status_of("locks", "kernel.yama.ptrace_scope"), "already") == 0,
 	       "ptrace_scope 3 (one-way) satisfies 2");
 	tap_streq(get("proc/sys/kernel/yama/ptrace_scope"), "3\n", "and is left at 3");
 
 	fresh_boot(MODE_ON_ROOT, "");
 	b.cfg.ptrace_scope = 1;
-	tap_ok(stage_locks(&b) == -1, "ptrace_scope configured without Yama: fatal");
+	tap_ok(hi_stage_locks(&b) == -1, "ptrace_scope configured without Yama: fatal");
 	tap_contains(b.err, "Yama", "the error names Yama");
 
 	fresh_boot(MODE_ON_ROOT, "");
 	b.cfg.lockdown = LOCKDOWN_INTEGRITY;
-	tap_ok(stage_locks(&b) == -1, "lockdown configured, no securityfs file: fatal (no mount in a test)");
+	tap_ok(hi_stage_locks(&b) == -1, "lockdown configured, no securityfs file: fatal (no mount in a test)");
 	tap_contains(b.err, "lockdown", "the error names lockdown");
 
 	fresh_boot(MODE_ON_ROOT, "");
 	put("proc/sys/kernel/modules_disabled/.keep", "");
 	b.cfg.lock_modules = true;
-	tap_ok(stage_locks(&b) == -1, "a refused module lock is fatal");
+	tap_ok(hi_stage_locks(&b) == -1, "a refused module lock is fatal");
 	tap_contains(b.err, "module loading stays open", "and says what stays open");
 
 	fresh_boot(MODE_DRY_RUN, "");
 	put("proc/sys/kernel/modules_disabled", "0\n");
 	b.cfg.lock_modules = true;
 	b.cfg.lockdown = LOCKDOWN_CONFIDENTIALITY;
-	tap_ok(stage_locks(&b) == 0, "dry run succeeds");
+	tap_ok(hi_stage_locks(&b) == 0, "dry run succeeds");
 	tap_streq(get("proc/sys/kernel/modules_disabled"), "0\n", "and writes nothing");
 }
 
 int main(void)
 {
-	log_set_kmsg_enabled(0);
-	log_set_console_fd(getenv("TEST_VERBOSE") ? 2 : -1);
+	hi_log_set_kmsg_enabled(0);
+	hi_log_set_console_fd(getenv("TEST_VERBOSE") ? 2 : -1);
 
 	test_classification();
 	test_raise_to_max();

@@ -42,12 +42,12 @@ static const char *at(const char *rel)
 
 static void mkd(const char *rel)
 {
-	fs_mkdir_p(at(rel), 0755);
+	hi_fs_mkdir_p(at(rel), 0755);
 }
 
 static void put(const char *rel, const char *text)
 {
-	if (fs_write_new(at(rel), text) < 0)
+	if (hi_fs_write_new(at(rel), text) < 0)
 		perror(rel);
 }
 
@@ -93,40 +93,40 @@ static void test_safe_open(const char *how)
 	const char *root = at("root");
 	int fd;
 
-	fd = safe_open(root, "/dir/inner", O_PATH | O_DIRECTORY, 0);
+	fd = hi_safe_open(root, "/dir/inner", O_PATH | O_DIRECTORY, 0);
 	tap_ok(fd >= 0, "%s: a plain directory opens", how);
 	if (fd >= 0)
 		close(fd);
-	fd = safe_open(root, "", O_PATH | O_DIRECTORY, 0);
+	fd = hi_safe_open(root, "", O_PATH | O_DIRECTORY, 0);
 	tap_ok(fd >= 0, "%s: the root itself opens", how);
 	if (fd >= 0)
 		close(fd);
 	errno = 0;
-	fd = safe_open(root, "/tmp", O_PATH | O_DIRECTORY, 0);
+	fd = hi_safe_open(root, "/tmp", O_PATH | O_DIRECTORY, 0);
 	tap_ok(fd < 0 && errno == ELOOP, "%s: /tmp -> /etc as the last component: ELOOP (%s)", how, strerror(errno));
 	errno = 0;
-	fd = safe_open(root, "/tmp", O_PATH, 0);
+	fd = hi_safe_open(root, "/tmp", O_PATH, 0);
 	tap_ok(fd < 0 && errno == ELOOP, "%s: O_PATH of a link gives no link fd either", how);
 	errno = 0;
-	fd = safe_open(root, "/var/tmp/tmp-inst", O_PATH, 0);
+	fd = hi_safe_open(root, "/var/tmp/tmp-inst", O_PATH, 0);
 	tap_ok(fd < 0 && errno == ELOOP, "%s: a relative link on the way: ELOOP", how);
 	errno = 0;
-	fd = safe_open(root, "/escape/etc", O_PATH, 0);
+	fd = hi_safe_open(root, "/escape/etc", O_PATH, 0);
 	tap_ok(fd < 0 && errno == ELOOP, "%s: a link out of the root: ELOOP", how);
 	errno = 0;
-	fd = safe_open(root, "/dir/../../etc", O_PATH, 0);
+	fd = hi_safe_open(root, "/dir/../../etc", O_PATH, 0);
 	tap_ok(fd < 0 && errno == EXDEV, "%s: '..' out of the root: EXDEV (%s)", how, strerror(errno));
-	fd = safe_open(root, "/etc/new", O_WRONLY | O_CREAT | O_EXCL, 0600);
+	fd = hi_safe_open(root, "/etc/new", O_WRONLY | O_CREAT | O_EXCL, 0600);
 	tap_ok(fd >= 0, "%s: O_CREAT below the root", how);
 	if (fd >= 0) {
 		close(fd);
 		unlink(at("root/etc/new"));
 	}
 	errno = 0;
-	fd = safe_mkdir(root, "/tmp/made", 0700);
+	fd = hi_safe_mkdir(root, "/tmp/made", 0700);
 	tap_ok(fd < 0 && errno == ELOOP && access(at("root/etc/made"), F_OK) < 0,
 	       "%s: mkdir through /tmp -> /etc refused, nothing made in the target", how);
-	fd = safe_mkdir(root, "/dir/made", 0700);
+	fd = hi_safe_mkdir(root, "/dir/made", 0700);
 	tap_ok(fd >= 0 && access(at("root/dir/made"), F_OK) == 0, "%s: mkdir below a real directory", how);
 	if (fd >= 0)
 		close(fd);
@@ -137,11 +137,11 @@ static void test_find_link(void)
 {
 	char out[256] = "";
 
-	tap_ok(safe_find_link(at("root"), "/tmp/tmp-inst", out, sizeof out) == 1, "the link on the way is found");
+	tap_ok(hi_safe_find_link(at("root"), "/tmp/tmp-inst", out, sizeof out) == 1, "the link on the way is found");
 	tap_streq(out, "/tmp -> /etc", "  named with its target");
-	tap_ok(safe_find_link(at("root"), "var/tmp/x", out, sizeof out) == 1, "a deeper link is found");
+	tap_ok(hi_safe_find_link(at("root"), "var/tmp/x", out, sizeof out) == 1, "a deeper link is found");
 	tap_streq(out, "/var/tmp -> ../etc", "  named with its target");
-	tap_ok(safe_find_link(at("root"), "/dir/inner", out, sizeof out) == 0, "no link, none found");
+	tap_ok(hi_safe_find_link(at("root"), "/dir/inner", out, sizeof out) == 0, "no link, none found");
 }
 
 /* Each kind of non-regular file is refused at once, never read. The read
@@ -155,7 +155,7 @@ static int read_in_child(const char *path, int *err)
 	if (pid == 0) {
 		char buf[64];
 		alarm(5);
-		int rc = fs_read(path, buf, sizeof buf, NULL);
+		int rc = hi_fs_read(path, buf, sizeof buf, NULL);
 		int e = rc < 0 ? errno : 0;
 		if (write(p[1], &e, sizeof e) != sizeof e)
 			_exit(3);
@@ -177,16 +177,16 @@ static void test_non_regular(void)
 
 	tap_ok(read_in_child(at("root/etc/fifo"), &e) == 1 && e == FS_ENOTREG,
 	       "a FIFO is refused at once, not waited on (e=%d)", e);
-	tap_contains(fs_read_why(FS_ENOTREG), "not a regular file", "  the reason says so");
+	tap_contains(hi_fs_read_why(FS_ENOTREG), "not a regular file", "  the reason says so");
 	tap_ok(read_in_child(at("root/etc/sock"), &e) == 1 && e == FS_ENOTREG, "a socket is refused");
 	tap_ok(read_in_child("/dev/zero", &e) == 1 && e == FS_ENOTREG, "a character device is refused");
 	tap_ok(read_in_child(at("root/etc"), &e) == 1 && e == FS_ENOTREG, "a directory is refused");
 	tap_ok(read_in_child(at("root/etc/link-to-passwd"), &e) == 1 && e == ELOOP, "a link is not followed");
 	tap_ok(read_in_child(at("root/etc/passwd"), &e) == 0, "a regular file is read");
-	tap_ok(fs_check_regular(at("root/etc/fifo"), why, sizeof why) < 0, "fs_check_regular: FIFO");
+	tap_ok(hi_fs_check_regular(at("root/etc/fifo"), why, sizeof why) < 0, "fs_check_regular: FIFO");
 	tap_contains(why, "is a FIFO, not a regular file", "  the line names the kind");
-	tap_ok(fs_check_regular(at("root/etc/passwd"), why, sizeof why) == 0, "fs_check_regular: file ok");
-	tap_ok(fs_check_regular(at("root/etc/none"), why, sizeof why) == 0, "fs_check_regular: absent is not its business");
+	tap_ok(hi_fs_check_regular(at("root/etc/passwd"), why, sizeof why) == 0, "fs_check_regular: file ok");
+	tap_ok(hi_fs_check_regular(at("root/etc/none"), why, sizeof why) == 0, "fs_check_regular: absent is not its business");
 }
 
 /* The instance parents: through a link never checked, created or fixed. */
@@ -194,21 +194,21 @@ static void test_poly_links(void)
 {
 	char why[640];
 
-	tap_ok(poly_parent_check_at(at("root"), "/var/tmp/tmp-inst", why, sizeof why) == PARENT_LINK,
+	tap_ok(hi_poly_parent_check_at(at("root"), "/var/tmp/tmp-inst", why, sizeof why) == PARENT_LINK,
 	       "parent below /var/tmp -> ../etc: a link");
 	tap_contains(why, "/var/tmp -> ../etc", "  why names the link and its target");
 	errno = 0;
-	tap_ok(poly_parent_create_at(at("root"), "/var/tmp/tmp-inst") < 0 && errno == ELOOP &&
+	tap_ok(hi_poly_parent_create_at(at("root"), "/var/tmp/tmp-inst") < 0 && errno == ELOOP &&
 	       access(at("root/etc/tmp-inst"), F_OK) < 0, "creating it refused; nothing made in the target");
 	mkd("root/etc/realparent");
 	chmod(at("root/etc/realparent"), 0755);
-	tap_ok(poly_parent_check_at(at("root"), "/tmp/realparent", why, sizeof why) == PARENT_LINK,
+	tap_ok(hi_poly_parent_check_at(at("root"), "/tmp/realparent", why, sizeof why) == PARENT_LINK,
 	       "a wrong-mode parent behind a link is a link, not 'wrong mode'");
 }
 
 static const char *status_of(const char *key)
 {
-	const struct report_item *it = report_find(&b.rep, "mounts", key);
+	const struct report_item *it = hi_report_find(&b.rep, "mounts", key);
 	return it ? it->status : "(none)";
 }
 
@@ -219,10 +219,10 @@ static void test_poly_stage(void)
 	b.cfg.polyinstantiate = true;
 	b.cfg.n_polydirs = 1;
 	snprintf(b.cfg.polydirs[0], sizeof b.cfg.polydirs[0], "/var/tmp");
-	tap_ok(mounts_prepare_polydirs(&b) == 0, "polydirs with /var/tmp a link: no fatal error");
+	tap_ok(hi_mounts_prepare_polydirs(&b) == 0, "polydirs with /var/tmp a link: no fatal error");
 	tap_streq(status_of("polydir /var/tmp"), "refused", "  reported refused");
 	tap_ok(access(at("root/etc/tmp-inst"), F_OK) < 0, "  no instance parent made through the link");
-	const struct report_item *it = report_find(&b.rep, "mounts", "polydir /var/tmp");
+	const struct report_item *it = hi_report_find(&b.rep, "mounts", "polydir /var/tmp");
 	tap_ok(it && !strstr(it->value, "chmod"), "  no chmod advice that would act through it");
 }
 
@@ -234,9 +234,9 @@ static void test_tmp_link(void)
 {
 	boot_reset(MODE_DRY_RUN);
 	snprintf(b.cfg.tmp_size, sizeof b.cfg.tmp_size, "10%%");
-	tap_ok(stage_mounts(&b) == 0, "mounts stage with /tmp -> /etc: no fatal error");
+	tap_ok(hi_stage_mounts(&b) == 0, "mounts stage with /tmp -> /etc: no fatal error");
 	tap_streq(status_of("/tmp"), "refused", "  /tmp refused (dry run)");
-	const struct report_item *it = report_find(&b.rep, "mounts", "/tmp");
+	const struct report_item *it = hi_report_find(&b.rep, "mounts", "/tmp");
 	tap_contains(it ? it->value : NULL, "/tmp -> /etc", "  names the link and its target");
 }
 
@@ -253,9 +253,9 @@ static const char *boot_until_config(const char *conf, const char *cmdline)
 	if (conf)
 		put("fail.conf", conf);
 	b.cmdline_text = cmdline;
-	if (stage_early(&b) < 0)
+	if (hi_stage_early(&b) < 0)
 		return "early";
-	if (stage_config(&b) < 0)
+	if (hi_stage_config(&b) < 0)
 		return "config";
 	return "root";   /* a later stage fails */
 }
@@ -263,8 +263,8 @@ static const char *boot_until_config(const char *conf, const char *cmdline)
 static const char *decided(const char *failed)
 {
 	struct failure_plan p;
-	failure_decide(&b, failed, &p);
-	return config_failure_action_name(p.action);
+	hi_failure_decide(&b, failed, &p);
+	return hi_config_failure_action_name(p.action);
 }
 
 static void test_failure_action(void)
@@ -315,7 +315,7 @@ static void test_console_fds(void)
 		dup2(p[0], 0);
 		dup2(p[1], 1);
 		dup2(p[1], 2);
-		int rc = console_std_fds(at("nocons"), 0, what, sizeof what);
+		int rc = hi_console_std_fds(at("nocons"), 0, what, sizeof what);
 		struct stat s0, s1, s2;
 		fstat(0, &s0);
 		fstat(1, &s1);
@@ -328,7 +328,7 @@ static void test_console_fds(void)
 	int status = 0;
 	waitpid(pid, &status, 0);
 	char out[8] = "";
-	fs_read(at("nocons/kmsg"), out, sizeof out, NULL);
+	hi_fs_read(at("nocons/kmsg"), out, sizeof out, NULL);
 	tap_ok(WIFEXITED(status) && WEXITSTATUS(status) == 0, "no console: fds 0-2 are no pipe (status %d)", status);
 	tap_streq(out, "x", "  output lands in DEV/kmsg");
 }
@@ -339,7 +339,7 @@ static void test_messages(void)
 {
 	char err[256] = "f.conf:1: expected 'key = value'; got '\xef\xbb\xbf[boot]'";
 
-	config_explain(err, sizeof err);
+	hi_config_explain(err, sizeof err);
 	tap_contains(err, "<UTF-8 byte-order mark>[boot]", "a BOM in a config error is named");
 	tap_contains(err, "without a byte-order mark", "  and the fix given");
 	tap_ok(!strstr(err, "\xef\xbb\xbf"), "  the invisible bytes are gone");
@@ -353,7 +353,7 @@ static void test_messages(void)
 	pid_t pid = fork();
 	if (pid == 0) {
 		alarm(5);
-		int rc = stage_config(&b);
+		int rc = hi_stage_config(&b);
 		_exit(rc < 0 && strstr(b.err, "is a FIFO, not a regular file") ? 0 : 1);
 	}
 	int status = 0;
@@ -399,30 +399,30 @@ static void test_root_duplicates(void)
 		return;
 	}
 	dup_boot(ROOT_DUP_REFUSE, "LABEL=dup");
-	tap_ok(stage_root(&b) < 0, "LABEL= on two disks: refused");
+	tap_ok(hi_stage_root(&b) < 0, "LABEL= on two disks: refused");
 	tap_contains(b.err, "matches 2 devices", "  says how many");
 	tap_contains(b.err, "/dup/dev/vda (TYPE=ext4", "  names the first");
 	tap_contains(b.err, "/dup/dev/vdb (TYPE=ext4", "  names the second");
 	tap_contains(b.err, "root_duplicates = warn", "  names the setting that allows a pick");
 	tap_ok(!strstr(b.err, "vdc"), "  not the disk with another label");
 	dup_boot(ROOT_DUP_WARN, "LABEL=dup");
-	tap_ok(stage_root(&b) < 0 && strstr(b.err, "cannot create"), "warn: goes on to mount (%s)", b.err);
-	const struct report_item *it = report_find(&b.rep, "root", "duplicates");
+	tap_ok(hi_stage_root(&b) < 0 && strstr(b.err, "cannot create"), "warn: goes on to mount (%s)", b.err);
+	const struct report_item *it = hi_report_find(&b.rep, "root", "duplicates");
 	tap_contains(it ? it->value : NULL, "took vda", "  took vda, the first by name, though vdb came first");
 	dup_boot(ROOT_DUP_REFUSE, "LABEL=other");
-	tap_ok(stage_root(&b) < 0 && strstr(b.err, "cannot create"), "one match: no refusal (%s)", b.err);
+	tap_ok(hi_stage_root(&b) < 0 && strstr(b.err, "cannot create"), "one match: no refusal (%s)", b.err);
 
 	struct config c;
 	char err[CONFIG_ERR_MAX];
-	config_defaults(&c);
+	hi_config_defaults(&c);
 	tap_ok(c.root_duplicates == ROOT_DUP_REFUSE, "the default is refuse");
-	tap_ok(config_parse(&c, "[boot]\nlock_cmdline = yes\n", 26, "t", "", err, sizeof err) == 0 &&
-	       config_override(&c, "boot.root_duplicates", "warn", err, sizeof err) == 1,
+	tap_ok(hi_config_parse(&c, "[boot]\nlock_cmdline = yes\n", 26, "t", "", err, sizeof err) == 0 &&
+	       hi_config_override(&c, "boot.root_duplicates", "warn", err, sizeof err) == 1,
 	       "under the lock the command line cannot turn refuse into warn");
-	config_defaults(&c);
+	hi_config_defaults(&c);
 	c.root_duplicates = ROOT_DUP_WARN;
 	c.lock_cmdline = true;
-	tap_ok(config_override(&c, "boot.root_duplicates", "refuse", err, sizeof err) == 0 &&
+	tap_ok(hi_config_override(&c, "boot.root_duplicates", "refuse", err, sizeof err) == 0 &&
 	       c.root_duplicates == ROOT_DUP_REFUSE, "  but may turn warn into refuse");
 }
 
@@ -435,12 +435,12 @@ static void test_root_poll_steps(void)
 	long seq[8], ms = ROOT_POLL_MIN_MS;
 	for (int i = 0; i < 8; i++) {
 		seq[i] = ms;
-		ms = root_poll_next_ms(ms);
+		ms = hi_root_poll_next_ms(ms);
 	}
 	tap_ok(seq[0] == 1 && seq[1] == 2 && seq[2] == 4 && seq[3] == 8 && seq[4] == 16,
 	       "root wait: the first polls after 1, 2, 4, 8, 16 ms");
 	tap_ok(seq[5] == 20 && seq[6] == 20 && seq[7] == 20, "  then every 20 ms, never longer");
-	tap_ok(root_poll_next_ms(0) == 1 && root_poll_next_ms(-5) == 1, "  a step below 1 ms starts at 1 ms");
+	tap_ok(hi_root_poll_next_ms(0) == 1 && hi_root_poll_next_ms(-5) == 1, "  a step below 1 ms starts at 1 ms");
 }
 
 static void test_mount_message(void)
@@ -453,19 +453,19 @@ static void test_mount_message(void)
 		"30,102,2100,-;hardinit: cannot mount root /dev/vda (vda): x\n"
 		"6,103,2200,-;EXT4-fs (vdb): mounted filesystem\n";
 
-	tap_ok(root_kmsg_pick(kmsg, "vda", line, sizeof line) == 1, "the kernel's line about vda is found");
+	tap_ok(hi_root_kmsg_pick(kmsg, "vda", line, sizeof line) == 1, "the kernel's line about vda is found");
 	tap_streq(line, "EXT4-fs (vda): error loading journal", "  the last of the kernel's, not hardinit's");
-	root_mount_message(msg, sizeof msg, "/dev/vda", "ext4", EINVAL, line);
+	hi_root_mount_message(msg, sizeof msg, "/dev/vda", "ext4", EINVAL, line);
 	tap_contains(msg, "error loading journal", "damaged journal, EINVAL: the kernel's line quoted");
 	tap_contains(msg, "run fsck on /dev/vda", "  points to fsck");
 	tap_ok(!strstr(msg, "rootflags"), "  not to rootfstype=/rootflags=");
-	root_mount_message(msg, sizeof msg, "/dev/vda", "ext4", EUCLEAN, NULL);
+	hi_root_mount_message(msg, sizeof msg, "/dev/vda", "ext4", EUCLEAN, NULL);
 	tap_contains(msg, "fsck", "EUCLEAN (EFSCORRUPTED) without a kernel line: fsck");
-	root_mount_message(msg, sizeof msg, "/dev/vda", "ext4", EINVAL,
+	hi_root_mount_message(msg, sizeof msg, "/dev/vda", "ext4", EINVAL,
 			   "EXT4-fs (vda): Unrecognized mount option \"bogus\" or missing value");
 	tap_contains(msg, "rootflags=", "a bad option: points to rootflags=");
 	tap_ok(!strstr(msg, "fsck"), "  not to fsck");
-	root_mount_message(msg, sizeof msg, "/dev/vda", "xfs", EINVAL, NULL);
+	hi_root_mount_message(msg, sizeof msg, "/dev/vda", "xfs", EINVAL, NULL);
 	tap_contains(msg, "check rootfstype= and rootflags=", "no kernel line, EINVAL: the options, as before");
 }
 
@@ -481,9 +481,9 @@ static void test_embedded_policy(void)
 	put("emb/from/policy", big);
 	put("emb/from/type", "default\n");
 	put("emb/from/file_contexts", "/.* system_u:object_r:default_t\n");
-	tap_ok(embedded_policy_keep(at("emb/from"), at("emb/run"), 1 << 20, why, sizeof why) == 0 &&
+	tap_ok(hi_embedded_policy_keep(at("emb/from"), at("emb/run"), 1 << 20, why, sizeof why) == 0 &&
 	       access(at("emb/run/policy"), F_OK) == 0, "a policy under the limit is kept");
-	tap_ok(embedded_policy_keep(at("emb/from"), at("emb/run"), 1000, why, sizeof why) < 0,
+	tap_ok(hi_embedded_policy_keep(at("emb/from"), at("emb/run"), 1000, why, sizeof why) < 0,
 	       "a policy over the limit is refused");
 	tap_contains(why, "policy: larger than the size limit", "  and said so");
 	tap_ok(access(at("emb/run/policy"), F_OK) < 0 && access(at("emb/run/type"), F_OK) < 0 &&
@@ -496,7 +496,7 @@ static void test_embedded_policy(void)
 		struct rlimit rl = { 1024, 1024 };
 		signal(SIGXFSZ, SIG_IGN);
 		setrlimit(RLIMIT_FSIZE, &rl);
-		int rc = embedded_policy_keep(at("emb/from"), at("emb/run2"), 1 << 20, why, sizeof why);
+		int rc = hi_embedded_policy_keep(at("emb/from"), at("emb/run2"), 1 << 20, why, sizeof why);
 		_exit(rc < 0 && strstr(why, "write") ? 0 : 1);
 	}
 	int status = 0;
@@ -507,20 +507,20 @@ static void test_embedded_policy(void)
 
 int main(void)
 {
-	log_set_kmsg_enabled(0);
+	hi_log_set_kmsg_enabled(0);
 	if (!mkdtemp(base)) {
 		perror("mkdtemp");
 		return 1;
 	}
 	make_tree();
-	safe_force_fallback(false);
+	hi_safe_force_fallback(false);
 	test_safe_open("openat2");
-	safe_force_fallback(true);
+	hi_safe_force_fallback(true);
 	test_safe_open("component walk");
 	test_find_link();
 	test_poly_links();
 	test_poly_stage();
-	safe_force_fallback(false);
+	hi_safe_force_fallback(false);
 	test_poly_links();
 	test_tmp_link();
 	test_non_regular();

@@ -22,11 +22,11 @@ static enum ima_appraise_mode mode_of(const char *text, const char **word)
 {
 	char err[160];
 
-	if (cmdline_parse(&cmd, text, strlen(text), err, sizeof err) < 0) {
+	if (hi_cmdline_parse(&cmd, text, strlen(text), err, sizeof err) < 0) {
 		printf("# cmdline_parse(%s): %s\n", text, err);
 		exit(2);
 	}
-	return ima_appraise_cmdline(&cmd, word);
+	return hi_ima_appraise_cmdline(&cmd, word);
 }
 
 static void test_appraise_rules(void)
@@ -36,13 +36,13 @@ static void test_appraise_rules(void)
 	const char *policy = "dont_appraise fsmagic=0x9fa0\nmeasure func=BPRM_CHECK\n"
 			     "appraise func=BPRM_CHECK appraise_type=imasig\n  appraise\tfunc=MODULE_CHECK\n"
 			     "appraise_type=imasig\n";
-	long n = ima_policy_rules(policy, strlen(policy), rules, 8, why, sizeof why);
+	long n = hi_ima_policy_rules(policy, strlen(policy), rules, 8, why, sizeof why);
 
 	tap_ok(n == 5, "the policy splits into 5 rules (%ld)", n);
-	tap_ok(ima_policy_appraise_rules(rules, n) == 2,
+	tap_ok(hi_ima_policy_appraise_rules(rules, n) == 2,
 	       "two appraise rules: not dont_appraise, not a word that starts with appraise (%ld)",
-	       ima_policy_appraise_rules(rules, n));
-	tap_ok(ima_policy_appraise_rules(rules, 2) == 0, "a measure-only policy has none");
+	       hi_ima_policy_appraise_rules(rules, n));
+	tap_ok(hi_ima_policy_appraise_rules(rules, 2) == 0, "a measure-only policy has none");
 }
 
 static void test_cmdline_modes(void)
@@ -81,13 +81,13 @@ static void test_cmdline_modes(void)
 		const char *word = NULL;
 		enum ima_appraise_mode m = mode_of(v[i].cmdline, &word);
 		tap_ok(m == v[i].want && (v[i].word ? word && strcmp(word, v[i].word) == 0 : !word),
-		       "'%s': %s (got %s, word '%s')", v[i].cmdline, ima_appraise_mode_name(v[i].want),
-		       ima_appraise_mode_name(m), word ? word : "(none)");
+		       "'%s': %s (got %s, word '%s')", v[i].cmdline, hi_ima_appraise_mode_name(v[i].want),
+		       hi_ima_appraise_mode_name(m), word ? word : "(none)");
 	}
-	tap_ok(ima_appraise_disarmed(IMA_APPRAISE_OFF) && ima_appraise_disarmed(IMA_APPRAISE_LOG) &&
-	       ima_appraise_disarmed(IMA_APPRAISE_FIX), "off, log and fix disarm appraisal");
-	tap_ok(!ima_appraise_disarmed(IMA_APPRAISE_ENFORCE) && !ima_appraise_disarmed(IMA_APPRAISE_NOT_GIVEN) &&
-	       !ima_appraise_disarmed(IMA_APPRAISE_INVALID), "enforce, no word and a rejected value do not");
+	tap_ok(hi_ima_appraise_disarmed(IMA_APPRAISE_OFF) && hi_ima_appraise_disarmed(IMA_APPRAISE_LOG) &&
+	       hi_ima_appraise_disarmed(IMA_APPRAISE_FIX), "off, log and fix disarm appraisal");
+	tap_ok(!hi_ima_appraise_disarmed(IMA_APPRAISE_ENFORCE) && !hi_ima_appraise_disarmed(IMA_APPRAISE_NOT_GIVEN) &&
+	       !hi_ima_appraise_disarmed(IMA_APPRAISE_INVALID), "enforce, no word and a rejected value do not");
 }
 
 static struct boot b;
@@ -95,7 +95,7 @@ static const char *root;
 
 static const char *item(const char *key)
 {
-	const struct report_item *it = report_find(&b.rep, "ima", key);
+	const struct report_item *it = hi_report_find(&b.rep, "ima", key);
 	static char buf[400];
 	if (!it)
 		return "(none)";
@@ -113,9 +113,9 @@ static int run_stage(const char *policy, const char *cmdline, bool require, bool
 	fixture_path(b.ima_policy, sizeof b.ima_policy, root, "ima-policy");
 	b.cfg.ima_require = require;
 	b.cfg.lock_cmdline = lock;
-	if (cmdline_parse(&b.cmd, cmdline, strlen(cmdline), err, sizeof err) < 0)
+	if (hi_cmdline_parse(&b.cmd, cmdline, strlen(cmdline), err, sizeof err) < 0)
 		exit(2);
-	return stage_ima(&b);
+	return hi_stage_ima(&b);
 }
 
 static void test_stage(void)
@@ -151,8 +151,8 @@ static void test_stage(void)
 
 int main(void)
 {
-	log_set_kmsg_enabled(0);
-	log_set_console_fd(getenv("TEST_VERBOSE") ? 2 : -1);
+	hi_log_set_kmsg_enabled(0);
+	hi_log_set_console_fd(getenv("TEST_VERBOSE") ? 2 : -1);
 
 	test_appraise_rules();
 	test_cmdline_modes();

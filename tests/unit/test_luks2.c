@@ -74,7 +74,7 @@ static void test_pbkdf2(void)
 		 "--luks2-metadata-size 16k --luks2-keyslots-size 256k --uuid %s --label vol1", uuid);
 	if (!tap_ok(format("p.img", args, &m) == 0, "cryptsetup luksFormat (pbkdf2)"))
 		return;
-	int rc = luks2_hdr_read(mem_read, &m, &h, note, sizeof note, err, sizeof err);
+	int rc = hi_luks2_hdr_read(mem_read, &m, &h, note, sizeof note, err, sizeof err);
 	if (!tap_ok(rc == 0, "pbkdf2 header reads: %s", rc ? err : "ok"))
 		return;
 	tap_streq(h.uuid, uuid, "uuid");
@@ -93,11 +93,11 @@ static void test_pbkdf2(void)
 	tap_ok(s->used && !strcmp(s->type, "crypt") && s->offset == 1048576 && s->sector_size >= 512
 	       && s->dynamic && s->iv_tweak == 0 && !strcmp(s->encryption, "aes-xts-plain64"),
 	       "segment 0: crypt, dynamic, aes-xts-plain64");
-	const struct luks2_digest *d = luks2_segment_digest(&h, 0);
+	const struct luks2_digest *d = hi_luks2_segment_digest(&h, 0);
 	tap_ok(d && !strcmp(d->type, "pbkdf2") && d->keyslots == 1 && d->segments == 1 && !strcmp(d->hash, "sha256") &&
 	       d->salt_len == 32 && d->digest_len == 32 && d->iterations >= 1000, "digest 0: pbkdf2 over keyslot 0, segment 0");
 	tap_ok(h.json && strstr(h.json, "\"keyslots\"") && h.json_len == strlen(h.json), "JSON text kept");
-	luks2_hdr_free(&h);
+	hi_luks2_hdr_free(&h);
 	free(m.p);
 }
 
@@ -110,39 +110,39 @@ static void test_argon2id(void)
 			   "--pbkdf-parallel 1 --sector-size 512 --luks2-metadata-size 64k --luks2-keyslots-size 256k",
 			   &m) == 0, "cryptsetup luksFormat (argon2id, 64 KiB copies)"))
 		return;
-	int rc = luks2_hdr_read(mem_read, &m, &h, note, sizeof note, err, sizeof err);
+	int rc = hi_luks2_hdr_read(mem_read, &m, &h, note, sizeof note, err, sizeof err);
 	if (!tap_ok(rc == 0, "argon2id header reads: %s", rc ? err : "ok"))
 		return;
-	const struct luks2_kdf *k = &h.keyslot[0].kdf;
+	const struct hi_luks2_kdf *k = &h.keyslot[0].kdf;
 	tap_ok(h.hdr_size == 65536 && h.json_size == 65536 - 4096, "64 KiB copies");
 	tap_ok(h.keyslot[0].usable && k->type == LUKS2_KDF_ARGON2ID && k->time == 4 && k->memory == 32 && k->cpus == 1 &&
 	       k->salt_len == 32, "keyslot 0: argon2id, time 4, 32 KiB, 1 lane, 32-byte salt");
 	tap_ok(h.segment[0].sector_size == 512, "segment 0: 512-byte sectors");
-	luks2_hdr_free(&h);
+	hi_luks2_hdr_free(&h);
 
 	/* The primary's magic gone: its size says nothing, so the secondary
 	 * is found at a standard offset (64 KiB here, not the first tried). */
 	m.p[0] ^= 0xff;
-	rc = luks2_hdr_read(mem_read, &m, &h, note, sizeof note, err, sizeof err);
+	rc = hi_luks2_hdr_read(mem_read, &m, &h, note, sizeof note, err, sizeof err);
 	tap_ok(rc == 0 && h.from_secondary && h.offset == 65536 && h.keyslot[0].usable,
 	       "primary magic damaged: the secondary at 64 KiB is found and used (%s)", rc ? err : note);
 	tap_contains(note, "primary copy no LUKS2 magic", "the note names the damaged primary");
-	luks2_hdr_free(&h);
+	hi_luks2_hdr_free(&h);
 	m.p[0] ^= 0xff;
 
 	/* One byte of the primary's JSON: its checksum fails. */
 	m.p[4096 + 10] ^= 0x01;
-	rc = luks2_hdr_read(mem_read, &m, &h, note, sizeof note, err, sizeof err);
+	rc = hi_luks2_hdr_read(mem_read, &m, &h, note, sizeof note, err, sizeof err);
 	tap_ok(rc == 0 && h.from_secondary, "primary JSON damaged: the secondary is used");
 	tap_contains(note, "checksum mismatch", "the note says the primary's checksum fails");
-	luks2_hdr_free(&h);
+	hi_luks2_hdr_free(&h);
 
 	/* Both damaged: one error naming both. */
 	m.p[65536 + 4096 + 10] ^= 0x01;
-	rc = luks2_hdr_read(mem_read, &m, &h, note, sizeof note, err, sizeof err);
+	rc = hi_luks2_hdr_read(mem_read, &m, &h, note, sizeof note, err, sizeof err);
 	tap_ok(rc < 0, "both copies damaged: refused");
 	tap_contains(err, "primary copy: checksum mismatch (damaged); secondary copy: checksum mismatch", "the error names both copies");
-	luks2_hdr_free(&h);
+	hi_luks2_hdr_free(&h);
 	free(m.p);
 }
 
@@ -168,10 +168,10 @@ static void test_newer_copy(void)
 	if (fd >= 0)
 		close(fd);
 	memcpy(cur.p, old.p, 16384);    /* the old primary, the new secondary */
-	int rc = luks2_hdr_read(mem_read, &cur, &h, note, sizeof note, err, sizeof err);
+	int rc = hi_luks2_hdr_read(mem_read, &cur, &h, note, sizeof note, err, sizeof err);
 	tap_ok(rc == 0 && h.from_secondary && !strcmp(h.label, "newer"), "the newer (secondary) copy is used");
 	tap_contains(note, "copies differ", "the note says the copies differ");
-	luks2_hdr_free(&h);
+	hi_luks2_hdr_free(&h);
 	free(old.p);
 	free(cur.p);
 }
@@ -180,7 +180,7 @@ static void json_refused(const char *json, const char *want, const char *name)
 {
 	struct luks2_hdr h;
 	memset(&h, 0, sizeof h);
-	int rc = luks2_json_parse(json, strlen(json), &h, err, sizeof err);
+	int rc = hi_luks2_json_parse(json, strlen(json), &h, err, sizeof err);
 	tap_ok(rc < 0, "refused: %s", name);
 	tap_contains(err, want, name);
 }
@@ -213,7 +213,7 @@ static void test_json(void)
 			 "\"tokens\":{\"1\":{\"type\":\"systemd-tpm2\",\"keyslots\":[\"3\"],\"tpm2-blob\":\"AAAA\"}},"
 			 SEG ",\"digests\":{},\"x-extra\":[1,-2.5e3,true,null,\"\\u0041\"]," CFG "}";
 	memset(&h, 0, sizeof h);
-	int rc = luks2_json_parse(ok, strlen(ok), &h, err, sizeof err);
+	int rc = hi_luks2_json_parse(ok, strlen(ok), &h, err, sizeof err);
 	tap_ok(rc == 0, "well-formed JSON with unknown parts parses: %s", rc ? err : "ok");
 	tap_ok(h.keyslot[3].used && !h.keyslot[3].usable, "keyslot with an unknown kdf: kept, not usable");
 	tap_ok(h.token[1].used && !strcmp(h.token[1].type, "systemd-tpm2") && h.token[1].len > 0 &&
@@ -224,11 +224,11 @@ static void test_json(void)
 static void test_base64(void)
 {
 	uint8_t out[8];
-	tap_ok(luks2_base64_decode("Zm9vYmFy", 8, out, sizeof out) == 6 && !memcmp(out, "foobar", 6), "base64 foobar");
-	tap_ok(luks2_base64_decode("Zm9vYg==", 8, out, sizeof out) == 4 && !memcmp(out, "foob", 4), "base64 with ==");
-	tap_ok(luks2_base64_decode("Zm9vYmE=", 8, out, sizeof out) == 5, "base64 with =");
-	tap_ok(luks2_base64_decode("Zm=vYmE=", 8, out, sizeof out) < 0, "padding inside refused");
-	tap_ok(luks2_base64_decode("Zm9vYmFyZm9v", 12, out, sizeof out) < 0, "longer than the buffer refused");
+	tap_ok(hi_luks2_base64_decode("Zm9vYmFy", 8, out, sizeof out) == 6 && !memcmp(out, "foobar", 6), "base64 foobar");
+	tap_ok(hi_luks2_base64_decode("Zm9vYg==", 8, out, sizeof out) == 4 && !memcmp(out, "foob", 4), "base64 with ==");
+	tap_ok(hi_luks2_base64_decode("Zm9vYmE=", 8, out, sizeof out) == 5, "base64 with =");
+	tap_ok(hi_luks2_base64_decode("Zm=vYmE=", 8, out, sizeof out) < 0, "padding inside refused");
+	tap_ok(hi_luks2_base64_decode("Zm9vYmFyZm9v", 12, out, sizeof out) < 0, "longer than the buffer refused");
 }
 
 int main(void)

@@ -20,7 +20,7 @@ static const char U2[] = "9a9a9a9a-2222-4b66-9e0d-abcdefabcdef";
 static void cmd(struct cmdline *c, const char *text)
 {
 	char e[200];
-	if (cmdline_parse(c, text, strlen(text), e, sizeof e) < 0)
+	if (hi_cmdline_parse(c, text, strlen(text), e, sizeof e) < 0)
 		tap_ok(0, "cmdline_parse %s: %s", text, e);
 }
 
@@ -32,14 +32,14 @@ static void test_crypttab(void)
 	memset(&p, 0, sizeof p);
 	snprintf(text, sizeof text, "# comment\n\ncryptroot UUID=%s none luks,discard,tries=5,x-made-up\n"
 		 "data\t/dev/disk/by-uuid/%s\t-\n", U1, U2);
-	tap_ok(luks_crypttab_parse(text, strlen(text), &p, err, sizeof err) == 0 && p.n == 2, "crypttab: two volumes");
+	tap_ok(hi_luks_crypttab_parse(text, strlen(text), &p, err, sizeof err) == 0 && p.n == 2, "crypttab: two volumes");
 	tap_ok(!strcmp(p.v[0].name, "cryptroot") && !strcmp(p.v[0].uuid, U1) && p.v[0].o.dm.discard && p.v[0].o.tries == 5,
 	       "crypttab: name, UUID=, discard, tries=5");
 	tap_streq(p.v[0].o.ignored, "x-made-up", "crypttab: an unknown option is ignored and named (as systemd does)");
 	tap_ok(!strcmp(p.v[1].name, "data") && !strcmp(p.v[1].uuid, U2), "crypttab: /dev/disk/by-uuid/ device, key -");
 	memset(&p, 0, sizeof p);
 	snprintf(text, sizeof text, "cryptroot UUID=%s none luks,tpm2-device=auto,discard\n", U1);
-	tap_ok(luks_crypttab_parse(text, strlen(text), &p, err, sizeof err) == 0 && p.n == 1 && p.v[0].o.dm.discard &&
+	tap_ok(hi_luks_crypttab_parse(text, strlen(text), &p, err, sizeof err) == 0 && p.n == 1 && p.v[0].o.dm.discard &&
 		       !p.v[0].o.ignored[0],
 	       "crypttab: tpm2-device=auto (systemd-cryptenroll's crypttab line) is taken: the token is tried");
 
@@ -56,13 +56,13 @@ static void test_crypttab(void)
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		memset(&p, 0, sizeof p);
-		int rc = luks_crypttab_parse(bad[i].line, strlen(bad[i].line), &p, err, sizeof err);
+		int rc = hi_luks_crypttab_parse(bad[i].line, strlen(bad[i].line), &p, err, sizeof err);
 		tap_ok(rc < 0, "crypttab refused: %s", bad[i].line);
 		tap_contains(err, bad[i].want, "  and the error says why");
 	}
 	memset(&p, 0, sizeof p);
 	snprintf(text, sizeof text, "a UUID=%s\nb UUID=%s\n", U1, U1);
-	tap_ok(luks_crypttab_parse(text, strlen(text), &p, err, sizeof err) < 0 && strstr(err, "line 2"),
+	tap_ok(hi_luks_crypttab_parse(text, strlen(text), &p, err, sizeof err) < 0 && strstr(err, "line 2"),
 	       "crypttab: a UUID twice refused, naming line 2");
 }
 
@@ -74,41 +74,41 @@ static void test_plan(void)
 
 	memset(&ct, 0, sizeof ct);
 	snprintf(text, sizeof text, "cryptroot UUID=%s none\ndata UUID=%s none discard\n", U1, U2);
-	luks_crypttab_parse(text, strlen(text), &ct, err, sizeof err);
+	hi_luks_crypttab_parse(text, strlen(text), &ct, err, sizeof err);
 
 	cmd(&c, "root=/dev/mapper/x");
-	tap_ok(luks_plan_resolve(&c, &ct, &p, err, sizeof err) == 0 && p.n == 2, "no rd.luks words: every crypttab volume");
+	tap_ok(hi_luks_plan_resolve(&c, &ct, &p, err, sizeof err) == 0 && p.n == 2, "no rd.luks words: every crypttab volume");
 
 	snprintf(text, sizeof text, "rd.luks.uuid=%s", U2);
 	cmd(&c, text);
-	tap_ok(luks_plan_resolve(&c, &ct, &p, err, sizeof err) == 0 && p.n == 1 && !strcmp(p.v[0].name, "data") &&
+	tap_ok(hi_luks_plan_resolve(&c, &ct, &p, err, sizeof err) == 0 && p.n == 1 && !strcmp(p.v[0].name, "data") &&
 	       p.v[0].o.dm.discard, "rd.luks.uuid= limits the crypttab to that UUID; the crypttab's name and options win");
 
 	snprintf(text, sizeof text, "rd.luks.uuid=luks-%s rd.luks.crypttab=no", U2);
 	cmd(&c, text);
-	tap_ok(luks_plan_resolve(&c, &ct, &p, err, sizeof err) == 0 && p.n == 1 && !strcmp(p.v[0].name, "luks-9a9a9a9a-2222-4b66-9e0d-abcdefabcdef"),
+	tap_ok(hi_luks_plan_resolve(&c, &ct, &p, err, sizeof err) == 0 && p.n == 1 && !strcmp(p.v[0].name, "luks-9a9a9a9a-2222-4b66-9e0d-abcdefabcdef"),
 	       "rd.luks.crypttab=no: the default name luks-UUID (luks- prefix accepted)");
 
 	snprintf(text, sizeof text, "rd.luks.name=%s=cr_root rd.luks.options=%s=discard,tries=2 rd.luks.options=readonly", U1, U1);
 	cmd(&c, text);
-	tap_ok(luks_plan_resolve(&c, NULL, &p, err, sizeof err) == 0 && p.n == 1 && !strcmp(p.v[0].name, "cr_root") &&
+	tap_ok(hi_luks_plan_resolve(&c, NULL, &p, err, sizeof err) == 0 && p.n == 1 && !strcmp(p.v[0].name, "cr_root") &&
 	       p.v[0].o.dm.discard && p.v[0].o.tries == 2 && !p.v[0].o.dm.readonly,
 	       "rd.luks.name=UUID=NAME with rd.luks.options=UUID=... (the per-volume options only)");
 
 	snprintf(text, sizeof text, "rd.luks.uuid=%s rd.luks.options=readonly,discard", U1);
 	cmd(&c, text);
-	tap_ok(luks_plan_resolve(&c, NULL, &p, err, sizeof err) == 0 && p.n == 1 && p.v[0].o.dm.readonly && p.v[0].o.dm.discard,
+	tap_ok(hi_luks_plan_resolve(&c, NULL, &p, err, sizeof err) == 0 && p.n == 1 && p.v[0].o.dm.readonly && p.v[0].o.dm.discard,
 	       "rd.luks.options= without a UUID applies to the command line's volumes");
 
 	snprintf(text, sizeof text, "rd.luks=no rd.luks.uuid=%s", U1);
 	cmd(&c, text);
-	tap_ok(luks_plan_resolve(&c, &ct, &p, err, sizeof err) == 0 && p.n == 0, "rd.luks=no: nothing opened");
+	tap_ok(hi_luks_plan_resolve(&c, &ct, &p, err, sizeof err) == 0 && p.n == 0, "rd.luks=no: nothing opened");
 
 	cmd(&c, "rd.luks.uuid=nonsense");
-	tap_ok(luks_plan_resolve(&c, NULL, &p, err, sizeof err) < 0, "rd.luks.uuid=nonsense refused");
+	tap_ok(hi_luks_plan_resolve(&c, NULL, &p, err, sizeof err) < 0, "rd.luks.uuid=nonsense refused");
 	tap_contains(err, "not a UUID", "  and the error says so");
 	cmd(&c, "rd.luks.options=header=/x");
-	tap_ok(luks_plan_resolve(&c, NULL, &p, err, sizeof err) < 0 && strstr(err, "header is not supported"),
+	tap_ok(hi_luks_plan_resolve(&c, NULL, &p, err, sizeof err) < 0 && strstr(err, "header is not supported"),
 	       "rd.luks.options=header=... refused");
 }
 
@@ -135,7 +135,7 @@ static int header_of(const char *args, struct luks2_hdr *h)
 	if (f)
 		pclose(f);
 	struct mem m = { img, n };
-	return n == sizeof img ? luks2_hdr_read(mem_read, &m, h, note, sizeof note, err, sizeof err) : -1;
+	return n == sizeof img ? hi_luks2_hdr_read(mem_read, &m, h, note, sizeof note, err, sizeof err) : -1;
 }
 
 static void test_table(void)
@@ -145,35 +145,35 @@ static void test_table(void)
 	char desc[80], table[LUKS2_TABLE_MAX], want[LUKS2_TABLE_MAX], uuid[129];
 	uint64_t sectors;
 
-	luks2_key_desc(U1, 0, desc, sizeof desc);
+	hi_luks2_key_desc(U1, 0, desc, sizeof desc);
 	tap_streq(desc, "cryptsetup:0f2c6b4e-1111-4a55-8d9c-0123456789ab-d0", "key description as cryptsetup 2.x");
-	luks2_dm_uuid(U1, "cr_root", uuid, sizeof uuid);
+	hi_luks2_dm_uuid(U1, "cr_root", uuid, sizeof uuid);
 	tap_streq(uuid, "CRYPT-LUKS2-0f2c6b4e11114a558d9c0123456789ab-cr_root", "dm uuid as cryptsetup");
 
 	if (!tap_ok(header_of("--sector-size 512", &h) == 0, "cryptsetup header (512-byte sectors): %s", err))
 		return;
-	tap_ok(luks2_dm_table(&h, &o, "254:3", 20 << 20, desc, table, sizeof table, &sectors, err, sizeof err) == 0,
+	tap_ok(hi_luks2_dm_table(&h, &o, "254:3", 20 << 20, desc, table, sizeof table, &sectors, err, sizeof err) == 0,
 	       "table for a 20 MiB device");
 	snprintf(want, sizeof want, "aes-xts-plain64 :64:logon:%s 0 254:3 2048", desc);
 	tap_streq(table, want, "table: cipher, key by keyring reference, iv_tweak, device, data offset");
 	tap_ok(sectors == (20 << 20) / 512 - 2048, "table: the data segment's length in sectors");
 	tap_ok(!strstr(table, "0000000000"), "no key material in the table");
 	o.discard = o.no_read_workqueue = true;
-	luks2_dm_table(&h, &o, "254:3", 20 << 20, desc, table, sizeof table, &sectors, err, sizeof err);
+	hi_luks2_dm_table(&h, &o, "254:3", 20 << 20, desc, table, sizeof table, &sectors, err, sizeof err);
 	snprintf(want, sizeof want, "aes-xts-plain64 :64:logon:%s 0 254:3 2048 2 allow_discards no_read_workqueue", desc);
 	tap_streq(table, want, "table: discard and no-read-workqueue as features");
-	tap_ok(luks2_dm_table(&h, &o, "254:3", 512 * 1024, desc, table, sizeof table, &sectors, err, sizeof err) < 0 &&
+	tap_ok(hi_luks2_dm_table(&h, &o, "254:3", 512 * 1024, desc, table, sizeof table, &sectors, err, sizeof err) < 0 &&
 	       strstr(err, "ends before the data offset"), "a device smaller than the data offset refused");
-	luks2_hdr_free(&h);
+	hi_luks2_hdr_free(&h);
 
 	o.discard = o.no_read_workqueue = false;
 	if (!tap_ok(header_of("--sector-size 4096", &h) == 0, "cryptsetup header (4096-byte sectors)"))
 		return;
-	luks2_dm_table(&h, &o, "8:1", (20 << 20) + 1000, desc, table, sizeof table, &sectors, err, sizeof err);
+	hi_luks2_dm_table(&h, &o, "8:1", (20 << 20) + 1000, desc, table, sizeof table, &sectors, err, sizeof err);
 	snprintf(want, sizeof want, "aes-xts-plain64 :64:logon:%s 0 8:1 2048 1 sector_size:4096", desc);
 	tap_streq(table, want, "table: sector_size:4096 feature");
 	tap_ok(sectors % 8 == 0 && sectors == ((20 << 20) - (1 << 20)) / 512, "length a whole number of 4096-byte sectors");
-	luks2_hdr_free(&h);
+	hi_luks2_hdr_free(&h);
 }
 
 static void test_read_line(void)
@@ -184,16 +184,16 @@ static void test_read_line(void)
 	if (pipe(p) < 0)
 		return;
 	tap_ok(write(p[1], "abc\nxyz\r", 8) == 8, "write two lines");
-	tap_ok(luks_read_line(p[0], out, sizeof out, 1000) == 3 && !strcmp(out, "abc"), "first line, \\n");
-	tap_ok(luks_read_line(p[0], out, sizeof out, 1000) == 3 && !strcmp(out, "xyz"), "second line, \\r");
-	tap_ok(luks_read_line(p[0], out, sizeof out, 50) < 0 && out[0] == '\0', "nothing typed: times out, buffer wiped");
+	tap_ok(hi_luks_read_line(p[0], out, sizeof out, 1000) == 3 && !strcmp(out, "abc"), "first line, \\n");
+	tap_ok(hi_luks_read_line(p[0], out, sizeof out, 1000) == 3 && !strcmp(out, "xyz"), "second line, \\r");
+	tap_ok(hi_luks_read_line(p[0], out, sizeof out, 50) < 0 && out[0] == '\0', "nothing typed: times out, buffer wiped");
 	tap_ok(write(p[1], "0123456789abcdefXYZ\n", 20) == 20, "write a long line");
-	tap_ok(luks_read_line(p[0], out, sizeof out, 1000) < 0 && out[0] == '\0', "longer than the buffer: refused, wiped");
+	tap_ok(hi_luks_read_line(p[0], out, sizeof out, 1000) < 0 && out[0] == '\0', "longer than the buffer: refused, wiped");
 	tap_ok(write(p[1], "next\n", 5) == 5, "write a line after it");
-	tap_ok(luks_read_line(p[0], out, sizeof out, 1000) == 4 && !strcmp(out, "next"),
+	tap_ok(hi_luks_read_line(p[0], out, sizeof out, 1000) == 4 && !strcmp(out, "next"),
 	       "the long line's rest was dropped: the next try reads the next line");
 	close(p[1]);
-	tap_ok(luks_read_line(p[0], out, sizeof out, 1000) < 0, "end of input: refused");
+	tap_ok(hi_luks_read_line(p[0], out, sizeof out, 1000) < 0, "end of input: refused");
 	close(p[0]);
 }
 

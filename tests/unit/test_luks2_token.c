@@ -20,12 +20,12 @@ static const char enrolled[] =
 	"\"tpm2-primary-alg\":\"ecc\",\"tpm2-policy-hash\":\"8b5682d81b29435d08d79278150611dc7e5923b2fefcce684a09577b40130a8b\","
 	"\"tpm2-pin\":false}";
 
-static struct luks2_tpm2_token t;
+static struct hi_luks2_tpm2_token t;
 static char err[LUKS2_ERR_MAX];
 
 static int parse(const char *json)
 {
-	return luks2_tpm2_token_parse(json, strlen(json), &t, err, sizeof err);
+	return hi_luks2_tpm2_token_parse(json, strlen(json), &t, err, sizeof err);
 }
 
 /* enrolled with one field replaced: "from" (a whole "key":value) by "to". */
@@ -130,10 +130,10 @@ static void test_from_header(void)
 	memset(&h, 0, sizeof h);
 	h.json = json;
 	h.json_len = strlen(json);
-	tap_ok(luks2_json_parse(json, strlen(json), &h, err, sizeof err) == 0, "header with the token parses (%s)", err);
-	tap_ok(luks2_tpm2_token(&h, 0, &t, err, sizeof err) == 0 && t.pcrs == 1u << 7 && t.keyslots == 2,
+	tap_ok(hi_luks2_json_parse(json, strlen(json), &h, err, sizeof err) == 0, "header with the token parses (%s)", err);
+	tap_ok(hi_luks2_tpm2_token(&h, 0, &t, err, sizeof err) == 0 && t.pcrs == 1u << 7 && t.keyslots == 2,
 	       "token 0 read from the header's span");
-	tap_ok(luks2_tpm2_token(&h, 1, &t, err, sizeof err) < 0, "no token 1: refused");
+	tap_ok(hi_luks2_tpm2_token(&h, 1, &t, err, sizeof err) < 0, "no token 1: refused");
 	tap_contains(err, "no token 1", "no token 1: said");
 }
 

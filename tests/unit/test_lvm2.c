@@ -37,13 +37,13 @@ static void put64(uint8_t *p, uint64_t v)
 static void seal_label(unsigned sector)
 {
 	uint8_t *l = img + sector * 512;
-	put32(l + 16, lvm2_crc(LVM2_CRC_INITIAL, l + 20, 512 - 20));
+	put32(l + 16, hi_lvm2_crc(LVM2_CRC_INITIAL, l + 20, 512 - 20));
 }
 
 static void seal_mda(void)
 {
 	uint8_t *h = img + MDA_START;
-	put32(h, lvm2_crc(LVM2_CRC_INITIAL, h + 4, 512 - 4));
+	put32(h, hi_lvm2_crc(LVM2_CRC_INITIAL, h + 4, 512 - 4));
 }
 
 /* A PV whose label is in sector 1, one data area, one metadata area
@@ -77,8 +77,8 @@ static void make_pv_id(const char *text, uint64_t offset, const char *id)
 	uint64_t first = MDA_SIZE - offset < len ? MDA_SIZE - offset : len;
 	memcpy(img + MDA_START + offset, text, first);
 	memcpy(img + MDA_START + 512, text + first, len - first);
-	uint32_t crc = lvm2_crc(LVM2_CRC_INITIAL, text, first);
-	put32(h + 56, lvm2_crc(crc, text + first, len - first));
+	uint32_t crc = hi_lvm2_crc(LVM2_CRC_INITIAL, text, first);
+	put32(h + 56, hi_lvm2_crc(crc, text + first, len - first));
 	seal_mda();
 }
 
@@ -136,10 +136,10 @@ static void test_crc(void)
 	/* lvm2's CRC of nothing is its initial value; of "123456789" from
 	 * the standard CRC-32 start (~0) it is the standard check value
 	 * before the final inversion (~0xcbf43926). */
-	tap_ok(lvm2_crc(LVM2_CRC_INITIAL, "", 0) == LVM2_CRC_INITIAL, "crc: empty is the initial value");
-	tap_ok(lvm2_crc(0xffffffffu, "123456789", 9) == (uint32_t)~0xcbf43926u, "crc: the CRC-32 check value");
-	uint32_t part = lvm2_crc(LVM2_CRC_INITIAL, "12345", 5);
-	tap_ok(lvm2_crc(part, "6789", 4) == lvm2_crc(LVM2_CRC_INITIAL, "123456789", 9), "crc: continues over pieces");
+	tap_ok(hi_lvm2_crc(LVM2_CRC_INITIAL, "", 0) == LVM2_CRC_INITIAL, "crc: empty is the initial value");
+	tap_ok(hi_lvm2_crc(0xffffffffu, "123456789", 9) == (uint32_t)~0xcbf43926u, "crc: the CRC-32 check value");
+	uint32_t part = hi_lvm2_crc(LVM2_CRC_INITIAL, "12345", 5);
+	tap_ok(hi_lvm2_crc(part, "6789", 4) == hi_lvm2_crc(LVM2_CRC_INITIAL, "123456789", 9), "crc: continues over pieces");
 }
 
 static void test_label(void)
@@ -148,60 +148,60 @@ static void test_label(void)
 	char why[LVM2_ERR_MAX] = "", text[16384];
 
 	make_pv(meta, 512);
-	tap_ok(lvm2_label_parse(img, LVM2_LABEL_SCAN_BYTES, &l, why, sizeof why) == 1, "label: found in sector 1");
+	tap_ok(hi_lvm2_label_parse(img, LVM2_LABEL_SCAN_BYTES, &l, why, sizeof why) == 1, "label: found in sector 1");
 	tap_streq(l.pv_id, PV_ID, "label: the PV id");
 	tap_ok(l.sector == 1 && l.dev_size == 8u << 20, "label: sector and device size");
 	tap_ok(l.n_mdas == 1 && l.mdas[0].start == MDA_START && l.mdas[0].size == MDA_SIZE, "label: one metadata area");
-	tap_ok(lvm2_pv_read(mem_read, NULL, &l, text, sizeof text, why, sizeof why) == 1, "pv: text read (%s)", why);
+	tap_ok(hi_lvm2_pv_read(mem_read, NULL, &l, text, sizeof text, why, sizeof why) == 1, "pv: text read (%s)", why);
 	tap_streq(text, meta, "pv: the text as written");
 
 	/* The ring buffer: text starting 100 bytes before the area's end. */
 	make_pv(meta, MDA_SIZE - 100);
-	tap_ok(lvm2_pv_read(mem_read, NULL, &l, text, sizeof text, why, sizeof why) == 1, "pv: wrapped text read (%s)", why);
+	tap_ok(hi_lvm2_pv_read(mem_read, NULL, &l, text, sizeof text, why, sizeof why) == 1, "pv: wrapped text read (%s)", why);
 	tap_streq(text, meta, "pv: wrapped text joined");
 	struct lvm2_text_locn loc = { MDA_SIZE - 100, 300, 0 };
 	uint64_t pieces[2][2];
-	tap_ok(lvm2_text_pieces(&l.mdas[0], &loc, pieces) == 2 && pieces[0][0] == MDA_START + MDA_SIZE - 100 &&
+	tap_ok(hi_lvm2_text_pieces(&l.mdas[0], &loc, pieces) == 2 && pieces[0][0] == MDA_START + MDA_SIZE - 100 &&
 	       pieces[0][1] == 100 && pieces[1][0] == MDA_START + 512 && pieces[1][1] == 200, "pv: the two pieces");
 
 	memset(img, 0, sizeof img);
-	tap_ok(lvm2_label_parse(img, LVM2_LABEL_SCAN_BYTES, &l, why, sizeof why) == 0, "label: none on zeroes");
-	tap_ok(lvm2_pv_read(mem_read, NULL, &l, text, sizeof text, why, sizeof why) == 0, "pv: zeroes are not a PV");
+	tap_ok(hi_lvm2_label_parse(img, LVM2_LABEL_SCAN_BYTES, &l, why, sizeof why) == 0, "label: none on zeroes");
+	tap_ok(hi_lvm2_pv_read(mem_read, NULL, &l, text, sizeof text, why, sizeof why) == 0, "pv: zeroes are not a PV");
 
 	make_pv(meta, 512);
 	img[512 + 32 + 5] ^= 1;
-	tap_ok(lvm2_label_parse(img, LVM2_LABEL_SCAN_BYTES, &l, why, sizeof why) == -1, "label: a flipped bit refused");
+	tap_ok(hi_lvm2_label_parse(img, LVM2_LABEL_SCAN_BYTES, &l, why, sizeof why) == -1, "label: a flipped bit refused");
 	tap_contains(why, "bad checksum", "label: says checksum");
 
 	make_pv(meta, 512);
 	put64(img + 512 + 8, 3);
 	seal_label(1);
-	tap_ok(lvm2_label_parse(img, LVM2_LABEL_SCAN_BYTES, &l, why, sizeof why) == -1, "label: wrong sector refused");
+	tap_ok(hi_lvm2_label_parse(img, LVM2_LABEL_SCAN_BYTES, &l, why, sizeof why) == -1, "label: wrong sector refused");
 
 	make_pv(meta, 512);
 	put32(img + 512 + 20, 490);
 	seal_label(1);
-	tap_ok(lvm2_label_parse(img, LVM2_LABEL_SCAN_BYTES, &l, why, sizeof why) == -1, "label: pv_header out of the sector");
+	tap_ok(hi_lvm2_label_parse(img, LVM2_LABEL_SCAN_BYTES, &l, why, sizeof why) == -1, "label: pv_header out of the sector");
 
 	make_pv(meta, 512);
 	img[MDA_START + 600] ^= 1;
-	tap_ok(lvm2_pv_read(mem_read, NULL, &l, text, sizeof text, why, sizeof why) == -1, "pv: damaged text refused");
+	tap_ok(hi_lvm2_pv_read(mem_read, NULL, &l, text, sizeof text, why, sizeof why) == -1, "pv: damaged text refused");
 	tap_contains(why, "metadata text at", "pv: says the text's checksum");
 
 	make_pv(meta, 512);
 	put64(img + MDA_START + 48, MDA_SIZE);   /* bigger than the area */
 	seal_mda();
-	tap_ok(lvm2_pv_read(mem_read, NULL, &l, text, sizeof text, why, sizeof why) == -1, "pv: text larger than its area");
+	tap_ok(hi_lvm2_pv_read(mem_read, NULL, &l, text, sizeof text, why, sizeof why) == -1, "pv: text larger than its area");
 	tap_contains(why, "outside the area", "pv: says outside");
 
 	make_pv(meta, 512);
 	put32(img + MDA_START + 60, 1);          /* RAW_LOCN_IGNORED */
 	seal_mda();
-	tap_ok(lvm2_pv_read(mem_read, NULL, &l, text, sizeof text, why, sizeof why) == 1 && text[0] == '\0',
+	tap_ok(hi_lvm2_pv_read(mem_read, NULL, &l, text, sizeof text, why, sizeof why) == 1 && text[0] == '\0',
 	       "pv: an ignored area is a PV without text");
 
 	make_pv(meta, 512);
-	tap_ok(lvm2_pv_read(mem_read, NULL, &l, text, 100, why, sizeof why) == -1, "pv: text larger than the buffer");
+	tap_ok(hi_lvm2_pv_read(mem_read, NULL, &l, text, 100, why, sizeof why) == -1, "pv: text larger than the buffer");
 }
 
 static struct lvm2_vg vg;
@@ -210,38 +210,38 @@ static void test_meta(void)
 {
 	char why[LVM2_ERR_MAX] = "";
 
-	tap_ok(lvm2_meta_parse(meta, strlen(meta), &vg, why, sizeof why) == 0, "meta: parsed (%s)", why);
+	tap_ok(hi_lvm2_meta_parse(meta, strlen(meta), &vg, why, sizeof why) == 0, "meta: parsed (%s)", why);
 	tap_streq(vg.name, "test-vg", "meta: VG name");
 	tap_streq(vg.id, "Vx1q2W3e4r5t6y7u8i9o0paSdFgHjK12", "meta: VG id without dashes");
 	tap_ok(vg.seqno == 7 && vg.extent_size == 2048, "meta: seqno and extent size");
 	tap_ok(vg.n_pvs == 2 && vg.pvs[1].pe_start == 2048 && vg.pvs[1].pe_count == 47 &&
 	       !strcmp(vg.pvs[1].id, "ZZZZZZ0123456789abcdefGHIJKLmnop"), "meta: the PVs");
 	tap_ok(vg.n_lvs == 3, "meta: three LVs");
-	const struct lvm2_lv *lin = lvm2_lv_find(&vg, "lin-root");
+	const struct lvm2_lv *lin = hi_lvm2_lv_find(&vg, "lin-root");
 	tap_ok(lin && lin->n_segs == 2 && lin->visible && lin->writable && lin->extents == 60, "meta: lin-root");
-	const struct lvm2_lv *pool = lvm2_lv_find(&vg, "pool");
+	const struct lvm2_lv *pool = hi_lvm2_lv_find(&vg, "pool");
 	tap_ok(pool && !strcmp(pool->unsupported, "thin-pool"), "meta: the thin pool's type kept");
 
 	const char *dev[] = { "254:16", "254:32" };
 	struct lvm2_target t[4];
-	tap_ok(lvm2_lv_table(&vg, lin, dev, t, 4, why, sizeof why) == 2, "table: two linear targets (%s)", why);
+	tap_ok(hi_lvm2_lv_table(&vg, lin, dev, t, 4, why, sizeof why) == 2, "table: two linear targets (%s)", why);
 	tap_ok(t[0].start == 0 && t[0].length == 47 * 2048 && !strcmp(t[0].type, "linear"), "table: first target");
 	tap_streq(t[0].params, "254:16 2048", "table: first on pv0 at pe_start");
 	tap_ok(t[1].start == 47 * 2048 && t[1].length == 13 * 2048, "table: second target follows");
 	tap_streq(t[1].params, "254:32 2048", "table: second on pv1");
 
-	const struct lvm2_lv *st = lvm2_lv_find(&vg, "striped");
-	tap_ok(lvm2_lv_table(&vg, st, dev, t, 4, why, sizeof why) == 1, "table: one striped target (%s)", why);
+	const struct lvm2_lv *st = hi_lvm2_lv_find(&vg, "striped");
+	tap_ok(hi_lvm2_lv_table(&vg, st, dev, t, 4, why, sizeof why) == 1, "table: one striped target (%s)", why);
 	tap_streq(t[0].type, "striped", "table: striped type");
 	tap_streq(t[0].params, "2 128 254:32 28672 254:16 98304", "table: stripes at pe_start + extent * extent_size");
 
-	tap_ok(lvm2_lv_table(&vg, pool, dev, t, 4, why, sizeof why) == -1, "table: thin-pool refused");
+	tap_ok(hi_lvm2_lv_table(&vg, pool, dev, t, 4, why, sizeof why) == -1, "table: thin-pool refused");
 	tap_streq(why, "LV test-vg/pool: segment type thin-pool is not supported (hardinit activates linear and striped LVs)",
 		  "table: names the LV and its type");
 
 	/* The striped LV's last 12 extents on pv0 would end past pe_count. */
 	vg.pvs[0].pe_count = 50;
-	tap_ok(lvm2_lv_table(&vg, st, dev, t, 4, why, sizeof why) == -1, "table: extents past the PV refused");
+	tap_ok(hi_lvm2_lv_table(&vg, st, dev, t, 4, why, sizeof why) == -1, "table: extents past the PV refused");
 	tap_contains(why, "outside PV pv0", "table: names the PV");
 }
 
@@ -269,7 +269,7 @@ static void test_meta_errors(void)
 	char why[LVM2_ERR_MAX];
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		why[0] = '\0';
-		int rc = lvm2_meta_parse(cases[i].text, strlen(cases[i].text), &vg, why, sizeof why);
+		int rc = hi_lvm2_meta_parse(cases[i].text, strlen(cases[i].text), &vg, why, sizeof why);
 		tap_ok(rc == -1, "meta error %zu refused", i);
 		tap_contains(why, cases[i].want, cases[i].text);
 	}
@@ -279,7 +279,7 @@ static void test_meta_errors(void)
 	for (int i = 0; i <= LVM2_MAX_PVS; i++)
 		o += (size_t)snprintf(many + o, sizeof many - o, " pv%d { }", i);
 	snprintf(many + o, sizeof many - o, " } }");
-	tap_ok(lvm2_meta_parse(many, strlen(many), &vg, why, sizeof why) == -1, "meta: too many PVs refused");
+	tap_ok(hi_lvm2_meta_parse(many, strlen(many), &vg, why, sizeof why) == -1, "meta: too many PVs refused");
 	tap_contains(why, "more than 32 physical volumes", "meta: says the limit");
 }
 
@@ -287,23 +287,23 @@ static void test_names(void)
 {
 	char out[LVM2_NAME_MAX * 2 + 2], vgn[LVM2_NAME_MAX], lvn[LVM2_NAME_MAX];
 
-	tap_ok(lvm2_dm_name("test-vg", "lin-root", out, sizeof out) == 0, "dm name: made");
+	tap_ok(hi_lvm2_dm_name("test-vg", "lin-root", out, sizeof out) == 0, "dm name: made");
 	tap_streq(out, "test--vg-lin--root", "dm name: dashes doubled");
-	tap_ok(lvm2_dm_name_split("test--vg-lin--root", vgn, sizeof vgn, lvn, sizeof lvn) == 0, "dm name: split");
+	tap_ok(hi_lvm2_dm_name_split("test--vg-lin--root", vgn, sizeof vgn, lvn, sizeof lvn) == 0, "dm name: split");
 	tap_ok(!strcmp(vgn, "test-vg") && !strcmp(lvn, "lin-root"), "dm name: VG and LV back");
-	tap_ok(lvm2_dm_name_split("vg0-root", vgn, sizeof vgn, lvn, sizeof lvn) == 0 && !strcmp(vgn, "vg0") &&
+	tap_ok(hi_lvm2_dm_name_split("vg0-root", vgn, sizeof vgn, lvn, sizeof lvn) == 0 && !strcmp(vgn, "vg0") &&
 	       !strcmp(lvn, "root"), "dm name: plain");
-	tap_ok(lvm2_dm_name_split("root", vgn, sizeof vgn, lvn, sizeof lvn) == -1, "dm name: no dash is not LVM (verity's root)");
-	tap_ok(lvm2_dm_name_split("a-b-c", vgn, sizeof vgn, lvn, sizeof lvn) == -1, "dm name: two single dashes refused");
-	tap_ok(lvm2_dm_name_split("-root", vgn, sizeof vgn, lvn, sizeof lvn) == -1, "dm name: empty VG refused");
-	tap_ok(lvm2_dm_name_split("vg-", vgn, sizeof vgn, lvn, sizeof lvn) == -1, "dm name: empty LV refused");
-	tap_ok(lvm2_dm_name("v", "l", out, 3) == -1, "dm name: too long refused");
+	tap_ok(hi_lvm2_dm_name_split("root", vgn, sizeof vgn, lvn, sizeof lvn) == -1, "dm name: no dash is not LVM (verity's root)");
+	tap_ok(hi_lvm2_dm_name_split("a-b-c", vgn, sizeof vgn, lvn, sizeof lvn) == -1, "dm name: two single dashes refused");
+	tap_ok(hi_lvm2_dm_name_split("-root", vgn, sizeof vgn, lvn, sizeof lvn) == -1, "dm name: empty VG refused");
+	tap_ok(hi_lvm2_dm_name_split("vg-", vgn, sizeof vgn, lvn, sizeof lvn) == -1, "dm name: empty LV refused");
+	tap_ok(hi_lvm2_dm_name("v", "l", out, 3) == -1, "dm name: too long refused");
 	char id[64];
-	lvm2_id_format("Vx1q2W3e4r5t6y7u8i9o0paSdFgHjK12", id, sizeof id);
+	hi_lvm2_id_format("Vx1q2W3e4r5t6y7u8i9o0paSdFgHjK12", id, sizeof id);
 	tap_streq(id, "Vx1q2W-3e4r-5t6y-7u8i-9o0p-aSdF-gHjK12", "id: printed as lvm2 does");
 	char why[LVM2_ERR_MAX];
-	if (lvm2_meta_parse(meta, strlen(meta), &vg, why, sizeof why) == 0) {
-		tap_ok(lvm2_dm_uuid(&vg, lvm2_lv_find(&vg, "striped"), out, sizeof out) == 0, "dm uuid: made");
+	if (hi_lvm2_meta_parse(meta, strlen(meta), &vg, why, sizeof why) == 0) {
+		tap_ok(hi_lvm2_dm_uuid(&vg, hi_lvm2_lv_find(&vg, "striped"), out, sizeof out) == 0, "dm uuid: made");
 		tap_streq(out, "LVM-Vx1q2W3e4r5t6y7u8i9o0paSdFgHjK12hhhhhhiiiijjjjkkkkllllmmmmnnnnnn", "dm uuid: LVM- vg id lv id");
 	}
 }
@@ -322,27 +322,27 @@ static void test_real_lvm2(void)
 	fclose(f);
 	text[n] = '\0';
 
-	tap_ok(lvm2_meta_parse(text, n, &vg, why, sizeof why) == 0, "lvm2 2.03.16: parsed (%s)", why);
+	tap_ok(hi_lvm2_meta_parse(text, n, &vg, why, sizeof why) == 0, "lvm2 2.03.16: parsed (%s)", why);
 	tap_ok(vg.seqno == 8 && vg.extent_size == 2048 && vg.n_pvs == 2 && vg.n_lvs == 7, "lvm2 2.03.16: VG facts");
 	const char *dev[] = { "254:16", "254:32" };
 	struct lvm2_target t[4];
-	const struct lvm2_lv *lv = lvm2_lv_find(&vg, "lin-root");
-	tap_ok(lv && lvm2_lv_table(&vg, lv, dev, t, 4, why, sizeof why) == 2, "lvm2 2.03.16: lin-root two targets");
+	const struct lvm2_lv *lv = hi_lvm2_lv_find(&vg, "lin-root");
+	tap_ok(lv && hi_lvm2_lv_table(&vg, lv, dev, t, 4, why, sizeof why) == 2, "lvm2 2.03.16: lin-root two targets");
 	tap_ok(t[0].start == 0 && t[0].length == 65536 && !strcmp(t[0].params, "254:16 63488") &&
 	       t[1].start == 65536 && t[1].length == 16384 && !strcmp(t[1].params, "254:32 2048"),
 	       "lvm2 2.03.16: lin-root is lvm2's table");
-	lv = lvm2_lv_find(&vg, "striped");
-	tap_ok(lv && lvm2_lv_table(&vg, lv, dev, t, 4, why, sizeof why) == 1 && t[0].length == 81920 &&
+	lv = hi_lvm2_lv_find(&vg, "striped");
+	tap_ok(lv && hi_lvm2_lv_table(&vg, lv, dev, t, 4, why, sizeof why) == 1 && t[0].length == 81920 &&
 	       !strcmp(t[0].type, "striped") && !strcmp(t[0].params, "2 128 254:16 2048 254:32 18432"),
 	       "lvm2 2.03.16: striped is lvm2's table");
-	lv = lvm2_lv_find(&vg, "thin");
-	tap_ok(lv && lvm2_lv_table(&vg, lv, dev, t, 4, why, sizeof why) == -1, "lvm2 2.03.16: thin refused");
+	lv = hi_lvm2_lv_find(&vg, "thin");
+	tap_ok(lv && hi_lvm2_lv_table(&vg, lv, dev, t, 4, why, sizeof why) == -1, "lvm2 2.03.16: thin refused");
 	tap_contains(why, "LV test-vg/thin: segment type thin is not supported", "lvm2 2.03.16: names thin");
-	lv = lvm2_lv_find(&vg, "pool_tdata");
+	lv = hi_lvm2_lv_find(&vg, "pool_tdata");
 	tap_ok(lv && !lv->visible && lv->writable, "lvm2 2.03.16: the pool's data LV is hidden");
 	char uuid[80];
-	lv = lvm2_lv_find(&vg, "lin-root");
-	tap_ok(lv && lvm2_dm_uuid(&vg, lv, uuid, sizeof uuid) == 0 &&
+	lv = hi_lvm2_lv_find(&vg, "lin-root");
+	tap_ok(lv && hi_lvm2_dm_uuid(&vg, lv, uuid, sizeof uuid) == 0 &&
 	       !strcmp(uuid, "LVM-v45ImqrYFdDwNmzSXuOt557zbiE71NU6Bf06guFFf8yAJBfjNakuAsSXDjdiiNLR"),
 	       "lvm2 2.03.16: lvm2's dm uuid");
 }
@@ -372,21 +372,21 @@ static void put_pv(const char *root, const char *name, const char *devnum, const
 static int run_stage(const char *root, const char *cmd_root, enum boot_mode mode, struct boot *b)
 {
 	boot_at(b, root, mode);
-	config_defaults(&b->cfg);
+	hi_config_defaults(&b->cfg);
 	b->cfg.root_timeout = 0;
 	b->cmd.root = cmd_root;
-	return stage_lvm(b);
+	return hi_stage_lvm(b);
 }
 
 static int run_cmdline(const char *root, const char *text, struct boot *b)
 {
 	char err[256];
 	boot_at(b, root, MODE_INITRAMFS);
-	config_defaults(&b->cfg);
+	hi_config_defaults(&b->cfg);
 	b->cfg.root_timeout = 0;
-	if (cmdline_parse(&b->cmd, text, strlen(text), err, sizeof err) < 0)
+	if (hi_cmdline_parse(&b->cmd, text, strlen(text), err, sizeof err) < 0)
 		return -2;
-	return stage_lvm(b);
+	return hi_stage_lvm(b);
 }
 
 static void test_stage(void)
@@ -443,10 +443,10 @@ static void test_stage(void)
 	tap_contains(b.err, "dm-mod is not loaded", "stage: gets as far as device-mapper");
 	tap_ok(!strcmp(b.cmd.root, "/dev/mapper/test--vg-lin--new"), "stage: root= untouched when it fails");
 
-	config_defaults(&b.cfg);
+	hi_config_defaults(&b.cfg);
 	b.cfg.root_lvm = false;
 	b.cmd.root = "/dev/test-vg/pool";
-	tap_ok(stage_lvm(&b) == 0, "stage: lvm = no leaves root= to the root stage");
+	tap_ok(hi_stage_lvm(&b) == 0, "stage: lvm = no leaves root= to the root stage");
 
 	/* resume= on an LV is activated too (resume_check reads it), unless
 	 * noresume or a swap file (resume_offset=) says it will not be read. */
@@ -470,26 +470,26 @@ static void test_udev_db(void)
 
 	snprintf(path, sizeof path, "%s/run", root);
 	fixture_mkdir(root, "run", 0755);
-	tap_ok(dm_udev_db_write(path, 253, 4, err, sizeof err) == 0, "udev db: written");
+	tap_ok(hi_dm_udev_db_write(path, 253, 4, err, sizeof err) == 0, "udev db: written");
 	tap_streq(fixture_get(root, "run/udev/data/b253:4"), "E:DM_UDEV_PRIMARY_SOURCE_FLAG=1\nE:DM_UDEV_RULES_VSN=2\n",
 		  "udev db: the flags 10-dm.rules import on coldplug");
-	tap_ok(dm_udev_db_write(path, 253, 4, err, sizeof err) == 0, "udev db: written again over the old one");
+	tap_ok(hi_dm_udev_db_write(path, 253, 4, err, sizeof err) == 0, "udev db: written again over the old one");
 	fixture_put(root, "file", "x");
 	snprintf(path, sizeof path, "%s/file", root);
-	tap_ok(dm_udev_db_write(path, 253, 5, err, sizeof err) == -1, "udev db: a run that is not a directory");
+	tap_ok(hi_dm_udev_db_write(path, 253, 5, err, sizeof err) == -1, "udev db: a run that is not a directory");
 	tap_contains(err, "cannot create", "udev db: says what it could not create");
 }
 
 static void test_spec_mapper(void)
 {
 	char out[64];
-	tap_ok(lvm_spec_mapper("/dev/test-vg/lin-root", out, sizeof out) == 1 && !strcmp(out, "/dev/mapper/test--vg-lin--root"),
+	tap_ok(hi_lvm_spec_mapper("/dev/test-vg/lin-root", out, sizeof out) == 1 && !strcmp(out, "/dev/mapper/test--vg-lin--root"),
 	       "mapper: /dev/VG/LV is lvm2's /dev/mapper name");
-	tap_ok(lvm_spec_mapper("/dev/mapper/test--vg-lin--root", out, sizeof out) == 0, "mapper: /dev/mapper/ stays");
-	tap_ok(lvm_spec_mapper("/dev/vda1", out, sizeof out) == 0, "mapper: a disk stays");
-	tap_ok(lvm_spec_mapper("/dev/disk/by-uuid", out, sizeof out) == 0, "mapper: /dev/disk/X stays");
-	tap_ok(lvm_spec_mapper("UUID=1234", out, sizeof out) == 0, "mapper: UUID= stays");
-	tap_ok(lvm_spec_mapper("/dev/test-vg/lin-root", out, 8) == 0, "mapper: too long for the buffer: 0");
+	tap_ok(hi_lvm_spec_mapper("/dev/mapper/test--vg-lin--root", out, sizeof out) == 0, "mapper: /dev/mapper/ stays");
+	tap_ok(hi_lvm_spec_mapper("/dev/vda1", out, sizeof out) == 0, "mapper: a disk stays");
+	tap_ok(hi_lvm_spec_mapper("/dev/disk/by-uuid", out, sizeof out) == 0, "mapper: /dev/disk/X stays");
+	tap_ok(hi_lvm_spec_mapper("UUID=1234", out, sizeof out) == 0, "mapper: UUID= stays");
+	tap_ok(hi_lvm_spec_mapper("/dev/test-vg/lin-root", out, 8) == 0, "mapper: too long for the buffer: 0");
 }
 
 int main(void)

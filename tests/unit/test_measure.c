@@ -16,7 +16,7 @@
 static const char *hex_of(const void *data, size_t n)
 {
 	static char out[2 * TPM_CMD_MAX + 1];
-	return hex_encode(out, data, n);
+	return hi_hex_encode(out, data, n);
 }
 
 static void test_sha256(void)
@@ -32,46 +32,46 @@ static void test_sha256(void)
 	char hex[SHA256_HEX];
 
 	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
-		sha256(v[i].in, strlen(v[i].in), d);
-		tap_streq(hex_encode(hex, d, sizeof d), v[i].want, "sha256 of a FIPS 180-4 vector");
+		hi_sha256(v[i].in, strlen(v[i].in), d);
+		tap_streq(hi_hex_encode(hex, d, sizeof d), v[i].want, "sha256 of a FIPS 180-4 vector");
 	}
 	/* A million 'a', fed in uneven pieces: the block boundary logic. */
 	struct sha256 s;
 	static char a[1001];
 	memset(a, 'a', sizeof a);
-	sha256_init(&s);
+	hi_sha256_init(&s);
 	for (int i = 0; i < 1000; i++)
-		sha256_update(&s, a, i % 2 ? 999 : 1001);
-	sha256_final(&s, d);
-	tap_streq(hex_encode(hex, d, sizeof d), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0",
+		hi_sha256_update(&s, a, i % 2 ? 999 : 1001);
+	hi_sha256_final(&s, d);
+	tap_streq(hi_hex_encode(hex, d, sizeof d), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0",
 		  "sha256 of a million 'a' in 999/1001-byte pieces");
 
 	uint8_t back[4];
-	tap_ok(hex_decode(back, 4, "00ff7A10") == 0 && back[1] == 0xff && back[2] == 0x7a, "hex_decode");
-	tap_ok(hex_decode(back, 4, "00ff7A1") < 0 && hex_decode(back, 4, "00ff7A1g") < 0 &&
-	       hex_decode(back, 4, "00ff7A1000") < 0, "hex_decode refuses short, bad and long input");
+	tap_ok(hi_hex_decode(back, 4, "00ff7A10") == 0 && back[1] == 0xff && back[2] == 0x7a, "hex_decode");
+	tap_ok(hi_hex_decode(back, 4, "00ff7A1") < 0 && hi_hex_decode(back, 4, "00ff7A1g") < 0 &&
+	       hi_hex_decode(back, 4, "00ff7A1000") < 0, "hex_decode refuses short, bad and long input");
 }
 
 static void test_commands(void)
 {
 	uint8_t cmd[TPM_CMD_MAX];
 
-	long n = tpm_cmd_get_pcr_banks(cmd, sizeof cmd);
+	long n = hi_tpm_cmd_get_pcr_banks(cmd, sizeof cmd);
 	tap_streq(n > 0 ? hex_of(cmd, (size_t)n) : "", "8001000000160000017a000000050000000000000001",
 		  "GetCapability(TPM_CAP_PCRS) bytes");
-	n = tpm_cmd_pcr_event(cmd, sizeof cmd, 12, "ab", 2);
+	n = hi_tpm_cmd_pcr_event(cmd, sizeof cmd, 12, "ab", 2);
 	tap_streq(n > 0 ? hex_of(cmd, (size_t)n) : "",
 		  "80020000001f0000013c0000000c0000000940000009000000000000026162",
 		  "PCR_Event(12, \"ab\") bytes: handle, password session, TPM2B_EVENT");
 	uint8_t digest[32];
 	memset(digest, 0x11, sizeof digest);
-	n = tpm_cmd_pcr_extend_sha256(cmd, sizeof cmd, 16, digest);
+	n = hi_tpm_cmd_pcr_extend_sha256(cmd, sizeof cmd, 16, digest);
 	tap_ok(n == 10 + 4 + 4 + 9 + 4 + 2 + 32 && cmd[9] == 0x82 && cmd[13] == 16 && cmd[n - 33] == 0x0b,
 	       "PCR_Extend(16, sha256) layout");
 	static uint8_t big[TPM_EVENT_MAX + 1];
-	tap_ok(tpm_cmd_pcr_event(cmd, sizeof cmd, 12, big, sizeof big) == -1, "an event over 1024 bytes is refused");
-	tap_ok(tpm_cmd_pcr_event(cmd, sizeof cmd, 24, "x", 1) == -1, "PCR 24 is refused");
-	tap_ok(tpm_cmd_pcr_event(cmd, 20, 12, "x", 1) == -1, "a command that does not fit is refused");
+	tap_ok(hi_tpm_cmd_pcr_event(cmd, sizeof cmd, 12, big, sizeof big) == -1, "an event over 1024 bytes is refused");
+	tap_ok(hi_tpm_cmd_pcr_event(cmd, sizeof cmd, 24, "x", 1) == -1, "PCR 24 is refused");
+	tap_ok(hi_tpm_cmd_pcr_event(cmd, 20, 12, "x", 1) == -1, "a command that does not fit is refused");
 }
 
 static void test_responses(void)
@@ -86,10 +86,10 @@ static void test_responses(void)
 		0x00, 0x0b, 0x03, 0x00, 0x00, 0x00,
 		0x00, 0x0c, 0x03, 0x00, 0x10, 0x00,
 	};
-	tap_ok(tpm_resp_pcr_banks(caps, sizeof caps, &banks, why, sizeof why) == 0 && banks.n == 2 &&
+	tap_ok(hi_tpm_resp_pcr_banks(caps, sizeof caps, &banks, why, sizeof why) == 0 && banks.n == 2 &&
 	       banks.alg[0] == TPM_ALG_SHA1 && banks.alg[1] == TPM_ALG_SHA384,
 	       "GetCapability response: the active banks (sha1, sha384; sha256 inactive)");
-	tap_ok(tpm_resp_pcr_banks(caps, sizeof caps - 1, &banks, why, sizeof why) == -1, "a truncated response is refused");
+	tap_ok(hi_tpm_resp_pcr_banks(caps, sizeof caps - 1, &banks, why, sizeof why) == -1, "a truncated response is refused");
 	tap_contains(why, "says 37 bytes but 36 arrived", "and says why");
 
 	uint8_t resp[128];
@@ -107,32 +107,32 @@ static void test_responses(void)
 	len += sizeof auth;
 	resp[5] = (uint8_t)len;
 	struct tpm_digests d;
-	tap_ok(tpm_resp_pcr_event(resp, len, &d, why, sizeof why) == 0 && d.n == 1 && d.d[0].alg == TPM_ALG_SHA256 &&
+	tap_ok(hi_tpm_resp_pcr_event(resp, len, &d, why, sizeof why) == 0 && d.n == 1 && d.d[0].alg == TPM_ALG_SHA256 &&
 	       d.d[0].size == 32 && d.d[0].bytes[31] == 31, "PCR_Event response: one sha256 digest");
 	resp[19] = 0x99;   /* an algorithm nobody knows */
-	tap_ok(tpm_resp_pcr_event(resp, len, &d, why, sizeof why) == -1 && d.n == 0, "an unknown digest algorithm is refused");
+	tap_ok(hi_tpm_resp_pcr_event(resp, len, &d, why, sizeof why) == -1 && d.n == 0, "an unknown digest algorithm is refused");
 
 	static const uint8_t err[] = { 0x80, 0x01, 0, 0, 0, 10, 0, 0, 0x09, 0x07 };
-	tap_ok(tpm_resp_pcr_event(err, sizeof err, &d, why, sizeof why) == 0x907, "an error response returns its code");
+	tap_ok(hi_tpm_resp_pcr_event(err, sizeof err, &d, why, sizeof why) == 0x907, "an error response returns its code");
 	static const uint8_t tag[] = { 0x12, 0x34, 0, 0, 0, 10, 0, 0, 0, 0 };
-	tap_ok(tpm_resp_code(tag, sizeof tag, why, sizeof why) == -1, "a TPM 1.2 tag is refused");
+	tap_ok(hi_tpm_resp_code(tag, sizeof tag, why, sizeof why) == -1, "a TPM 1.2 tag is refused");
 }
 
 static void test_rc_text(void)
 {
 	char t[160];
 
-	tpm_rc_text(0x907, t, sizeof t);
+	hi_tpm_rc_text(0x907, t, sizeof t);
 	tap_contains(t, "TPM_RC_LOCALITY", "0x907 is TPM_RC_LOCALITY");
-	tpm_rc_text(0x1c4, t, sizeof t);
+	hi_tpm_rc_text(0x1c4, t, sizeof t);
 	tap_contains(t, "TPM_RC_VALUE (parameter 1", "0x1c4: TPM_RC_VALUE of parameter 1");
-	tpm_rc_text(0x98e, t, sizeof t);
+	hi_tpm_rc_text(0x98e, t, sizeof t);
 	tap_contains(t, "TPM_RC_AUTH_FAIL (session 1", "0x98e: TPM_RC_AUTH_FAIL of session 1");
-	tpm_rc_text(0x18b, t, sizeof t);
+	hi_tpm_rc_text(0x18b, t, sizeof t);
 	tap_contains(t, "TPM_RC_HANDLE (handle 1", "0x18b: TPM_RC_HANDLE of handle 1");
-	tpm_rc_text(0x100, t, sizeof t);
+	hi_tpm_rc_text(0x100, t, sizeof t);
 	tap_contains(t, "not started", "0x100 says the TPM was not started");
-	tpm_rc_text(0x0b0d0000, t, sizeof t);
+	hi_tpm_rc_text(0x0b0d0000, t, sizeof t);
 	tap_contains(t, "0xb0d0000", "an unknown code is printed as a number");
 }
 
@@ -141,9 +141,9 @@ static void test_replay(void)
 	uint8_t pcr[32] = { 0 }, d[32];
 	char hex[SHA256_HEX];
 
-	sha256("hardinit", 8, d);
-	tpm_replay_sha256(pcr, d);
-	tap_streq(hex_encode(hex, pcr, 32), "1c84848b1ff47eedbe2c970880b498bc25bbae3660caa7fb85377e0de076a21e",
+	hi_sha256("hardinit", 8, d);
+	hi_tpm_replay_sha256(pcr, d);
+	tap_streq(hi_hex_encode(hex, pcr, 32), "1c84848b1ff47eedbe2c970880b498bc25bbae3660caa7fb85377e0de076a21e",
 		  "replay: sha256(zeros || sha256(\"hardinit\")), as Python's hashlib computes it");
 }
 
@@ -158,14 +158,14 @@ static void test_ima_rules(void)
 	struct ima_rule rules[4];
 	char why[160];
 
-	long n = ima_policy_rules(policy, strlen(policy), rules, 4, why, sizeof why);
+	long n = hi_ima_policy_rules(policy, strlen(policy), rules, 4, why, sizeof why);
 	tap_ok(n == 3, "IMA policy: three rules, comments and blank lines skipped (%ld)", n);
 	tap_ok(n == 3 && rules[0].line == 2 && rules[1].line == 4 && rules[2].line == 5, "each rule keeps its line number");
 	tap_ok(n == 3 && strcmp(rules[1].text, "measure func=MODULE_CHECK") == 0, "white space around a rule is trimmed");
 	tap_ok(n == 3 && strcmp(rules[2].text, "dont_measure fsmagic=0x9fa0") == 0, "a trailing comment is cut");
-	tap_ok(ima_policy_rules(policy, strlen(policy), rules, 2, why, sizeof why) == -1, "more rules than the limit: -1");
+	tap_ok(hi_ima_policy_rules(policy, strlen(policy), rules, 2, why, sizeof why) == -1, "more rules than the limit: -1");
 	tap_contains(why, "more than 2 rules", "and says the limit");
-	tap_ok(ima_policy_rules("measure\001x\n", 10, rules, 4, why, sizeof why) == -1, "a control byte is refused");
+	tap_ok(hi_ima_policy_rules("measure\001x\n", 10, rules, 4, why, sizeof why) == -1, "a control byte is refused");
 }
 
 static void test_event_text(void)
@@ -173,8 +173,8 @@ static void test_event_text(void)
 	uint8_t d[32];
 	char text[TPM_EVENT_MAX];
 
-	sha256("x", 1, d);
-	measure_event_text(text, sizeof text, "config", d);
+	hi_sha256("x", 1, d);
+	hi_measure_event_text(text, sizeof text, "config", d);
 	tap_streq(text, "hardinit:config:2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881",
 		  "event data: hardinit:NAME:sha256 of the content");
 }
@@ -191,11 +191,11 @@ static void make_log(char *out, size_t cap, unsigned log_pcr, const char *init, 
 		char text[96], hex[SHA256_HEX];
 		uint8_t d[32];
 		snprintf(text, sizeof text, "hardinit:%s:aa", names[i]);
-		sha256(text, strlen(text), d);
+		hi_sha256(text, strlen(text), d);
 		if (edit_at == i + 1)
 			text[strlen(text) - 1] = 'b';
 		len += snprintf(out + len, cap - (size_t)len, "event %u %s sha1=00 sha256=%s sha384=00\n", log_pcr, text,
-				hex_encode(hex, d, 32));
+				hi_hex_encode(hex, d, 32));
 	}
 }
 
@@ -207,10 +207,10 @@ static void expected_value(const uint8_t start[32], const char *const *names, si
 		char text[96];
 		uint8_t d[32], both[64];
 		snprintf(text, sizeof text, "hardinit:%s:aa", names[i]);
-		sha256(text, strlen(text), d);
+		hi_sha256(text, strlen(text), d);
 		memcpy(both, out, 32);
 		memcpy(both + 32, d, 32);
-		sha256(both, 64, out);
+		hi_sha256(both, 64, out);
 	}
 }
 
@@ -226,7 +226,7 @@ static void check_log(const char *log, unsigned pcr, const uint8_t start[32], in
 	uint8_t value[32];
 
 	snprintf(text, sizeof text, "%s", log);
-	int rc = measure_log_check(text, pcr, start, value, why, sizeof why);
+	int rc = hi_measure_log_check(text, pcr, start, value, why, sizeof why);
 	tap_ok(rc == want_rc, "%s: %s (%s)", what, want_rc ? "refused" : "replays", rc ? why : "ok");
 	if (want_why)
 		tap_contains(why, want_why, "  and says why");
@@ -246,7 +246,7 @@ static void test_log_check(void)
 	/* The whole sequence from the reset value: the value computed here. */
 	make_log(log, sizeof log, 12, zeros_hex, all5, 5, 0);
 	snprintf(text, sizeof text, "%s", log);
-	int rc = measure_log_check(text, 12, zero, value, why, sizeof why);
+	int rc = hi_measure_log_check(text, 12, zero, value, why, sizeof why);
 	expected_value(zero, all5, 5, want);
 	tap_ok(rc == 0 && memcmp(value, want, 32) == 0, "a complete log replays to the value computed here (%s)",
 	       rc ? why : "ok");
@@ -266,10 +266,10 @@ static void test_log_check(void)
 
 	/* The start is the expected one, not the log's. */
 	memset(other, 0x5a, sizeof other);
-	make_log(log, sizeof log, 12, hex_encode(hex, other, 32), all5, 5, 0);
+	make_log(log, sizeof log, 12, hi_hex_encode(hex, other, 32), all5, 5, 0);
 	check_log(log, 12, zero, -1, "the log starts from 5a5a", "an initial value other than the reset value");
 	snprintf(text, sizeof text, "%s", log);
-	rc = measure_log_check(text, 12, other, value, why, sizeof why);
+	rc = hi_measure_log_check(text, 12, other, value, why, sizeof why);
 	expected_value(other, all5, 5, want);
 	tap_ok(rc == 0 && memcmp(value, want, 32) == 0, "  the same from the start the report recorded (%s)",
 	       rc ? why : "ok");
@@ -325,14 +325,14 @@ static void test_replay_log(void)
 	make_log(log, sizeof log, 12, zeros_hex, all5, 5, 0);
 	fixture_put(root, "m", log);
 	snprintf(path, sizeof path, "%s/m", root);
-	int rc = measure_log_replay(path, 12, zero, value, why, sizeof why);
+	int rc = hi_measure_log_replay(path, 12, zero, value, why, sizeof why);
 	/* The same five texts and PCR 12 from zeros, in Python:
-	 * v = bytes(32); for t in texts: v = sha256(v + sha256(t).digest()).digest() */
+	 * v = bytes(32); for t in texts: v = hi_sha256(v + hi_sha256(t).digest()).digest() */
 	tap_ok(rc == 0, "replay of a log file (%s)", rc ? why : "ok");
-	tap_streq(hex_encode(hex, value, 32), "411eaa1e85da8cce1694bb14c28f6260fe57b154fefadcf45c8f6f90f4c009d8",
+	tap_streq(hi_hex_encode(hex, value, 32), "411eaa1e85da8cce1694bb14c28f6260fe57b154fefadcf45c8f6f90f4c009d8",
 		  "replay reaches the value Python's hashlib computes");
 	snprintf(path, sizeof path, "%s/absent", root);
-	tap_ok(measure_log_replay(path, 12, zero, value, why, sizeof why) == -1, "a missing log does not replay");
+	tap_ok(hi_measure_log_replay(path, 12, zero, value, why, sizeof why) == -1, "a missing log does not replay");
 	tap_contains(why, "cannot read", "  and says why");
 }
 
@@ -345,19 +345,19 @@ static void test_stages(void)
 	boot_at(&b, root, MODE_INITRAMFS);
 	b.cfg.tpm_measure = true;
 	fixture_mkdir(root, "dev", 0755);
-	tap_ok(stage_measure(&b) == 0, "measure: no TPM, boot goes on");
-	const struct report_item *it = report_find(&b.rep, "measure", "tpm");
+	tap_ok(hi_stage_measure(&b) == 0, "measure: no TPM, boot goes on");
+	const struct report_item *it = hi_report_find(&b.rep, "measure", "tpm");
 	tap_ok(it && strcmp(it->status, "skipped") == 0, "measure: the report says skipped");
 	b.cfg.tpm_require = true;
-	tap_ok(stage_measure(&b) == -1, "measure: no TPM with [tpm] require = yes fails");
+	tap_ok(hi_stage_measure(&b) == -1, "measure: no TPM with [tpm] require = yes fails");
 	tap_contains(b.err, "require = yes", "measure: the error names the setting");
 
 	/* IMA: no policy in the image: skipped; require makes it fatal. */
 	boot_at(&b, root, MODE_INITRAMFS);
 	snprintf(b.ima_policy, sizeof b.ima_policy, "%s/etc/hardinit/ima-policy", root);
-	tap_ok(stage_ima(&b) == 0 && !b.ima_policy_loaded, "ima: no policy in the image: skipped");
+	tap_ok(hi_stage_ima(&b) == 0 && !b.ima_policy_loaded, "ima: no policy in the image: skipped");
 	b.cfg.ima_require = true;
-	tap_ok(stage_ima(&b) == -1, "ima: no policy with [ima] require = yes fails");
+	tap_ok(hi_stage_ima(&b) == -1, "ima: no policy with [ima] require = yes fails");
 	tap_contains(b.err, "--ima-policy", "ima: the error says how to embed one");
 
 	/* A policy and a securityfs stand-in: every rule written, one a write. */
@@ -366,10 +366,10 @@ static void test_stages(void)
 	fixture_put(root, "etc/hardinit/ima-policy", "# test\nmeasure func=CRITICAL_DATA label=selinux\nmeasure func=MODULE_CHECK\n");
 	fixture_put(root, "sys/kernel/security/lsm", "selinux\n");
 	fixture_put(root, "sys/kernel/security/ima/policy", "");
-	tap_ok(stage_ima(&b) == 0 && b.ima_policy_loaded, "ima: a policy is loaded");
+	tap_ok(hi_stage_ima(&b) == 0 && b.ima_policy_loaded, "ima: a policy is loaded");
 	tap_streq(fixture_get(root, "sys/kernel/security/ima/policy"),
 		  "measure func=CRITICAL_DATA label=selinux\nmeasure func=MODULE_CHECK\n", "ima: the rules as the kernel gets them");
-	it = report_find(&b.rep, "ima", "policy_lock");
+	it = hi_report_find(&b.rep, "ima", "policy_lock");
 	tap_ok(it && strcmp(it->status, "info") == 0, "ima: a policy file still there is not reported as locked");
 }
 

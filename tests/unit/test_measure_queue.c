@@ -126,12 +126,12 @@ static void respond(struct fake_tpm *t, const uint8_t *cmd)
 		uint8_t digest[32], both[64];
 		if (t->mode != FAKE_SILENT && t->mode != FAKE_LOCALITY)
 			t->events++;
-		sha256(cmd + at + 2, len, digest);
+		hi_sha256(cmd + at + 2, len, digest);
 		if (t->mode == FAKE_BAD_DIGEST && t->events == t->fail_at)
-			sha256(cmd + at + 2, len - 1, digest);       /* one byte short */
+			hi_sha256(cmd + at + 2, len - 1, digest);       /* one byte short */
 		memcpy(both, t->pcr, 32);
 		memcpy(both + 32, digest, 32);
-		sha256(both, 64, t->pcr);
+		hi_sha256(both, 64, t->pcr);
 		if (t->events <= 8)
 			snprintf(t->seen[t->events - 1], sizeof t->seen[0], "%.*s", (int)len, (const char *)cmd + at + 2);
 		n += put_be(out + n, 0x8002, 2);
@@ -263,26 +263,26 @@ static void test_in_order(void)
 	/* The stages as the table runs them. */
 	fake_start(&t, root, 0);
 	boot_with_tpm(&b, root);
-	tap_ok(stage_measure_root(&b) == 0, "measure_root: the thread starts");
-	tap_ok(measure_queue_get()->started, "  a thread was started");
-	int fl = fcntl(measure_queue_get()->fd, F_GETFL);
+	tap_ok(hi_stage_measure_root(&b) == 0, "measure_root: the thread starts");
+	tap_ok(hi_measure_queue_get()->started, "  a thread was started");
+	int fl = fcntl(hi_measure_queue_get()->fd, F_GETFL);
 	tap_ok(fl >= 0 && (fl & O_NONBLOCK), "  the TPM is opened non-blocking (the deadline bounds write and read)");
-	tap_ok(measure_queue_wait_root(&b) == 0, "the root stage's wait: done");
+	tap_ok(hi_measure_queue_wait_root(&b) == 0, "the root stage's wait: done");
 	tap_ok(t.events >= 2 && strncmp(t.seen[1], "hardinit:verity-root-hash:", 26) == 0,
 	       "  the ima-policy and verity-root-hash events were extended before it returned (%d)", t.events);
-	tap_ok(report_find(&b.rep, "measure", "root_wait_ms") != NULL, "  and its cost is in the report");
-	tap_ok(stage_measure_policy(&b) == 0, "measure_policy: queued");
-	tap_ok(stage_measure(&b) == 0, "measure: joined, logged");
+	tap_ok(hi_report_find(&b.rep, "measure", "root_wait_ms") != NULL, "  and its cost is in the report");
+	tap_ok(hi_stage_measure_policy(&b) == 0, "measure_policy: queued");
+	tap_ok(hi_stage_measure(&b) == 0, "measure: joined, logged");
 	fake_stop(&t);
 	tap_ok(t.events == 5, "five events reached the TPM (%d)", t.events);
 	check_order(&t, 5, "stages");
 	fixture_path(path, sizeof path, root, "run/hardinit/measurements");
-	tap_ok(measure_log_replay(path, 12, zero, value, why, sizeof why) == 0, "the log replays (%s)", why);
+	tap_ok(hi_measure_log_replay(path, 12, zero, value, why, sizeof why) == 0, "the log replays (%s)", why);
 	tap_ok(memcmp(value, t.pcr, 32) == 0, "to the PCR the TPM holds");
-	const struct report_item *it = report_find(&b.rep, "measure", "handoff");
+	const struct report_item *it = hi_report_find(&b.rep, "measure", "handoff");
 	tap_ok(it && strcmp(it->status, "ok") == 0, "the report has the handoff event");
-	tap_ok(report_find(&b.rep, "measure", "tpm_ms") != NULL, "and the thread's time");
-	it = report_find(&b.rep, "measure", "initial");
+	tap_ok(hi_report_find(&b.rep, "measure", "tpm_ms") != NULL, "and the thread's time");
+	it = hi_report_find(&b.rep, "measure", "initial");
 	tap_ok(it && strcmp(it->value, "0000000000000000000000000000000000000000000000000000000000000000") == 0,
 	       "and the PCR's value before the first event, for audit");
 
@@ -294,9 +294,9 @@ static void test_in_order(void)
 	boot_with_tpm(&b, root);
 	int holder = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
 	tap_ok(holder >= 0 && flock(holder, LOCK_EX) == 0, "another writer holds the systemd log's flock");
-	tap_ok(stage_measure(&b) == 0, "measure with the log locked: the boot goes on");
+	tap_ok(hi_stage_measure(&b) == 0, "measure with the log locked: the boot goes on");
 	fake_stop(&t);
-	it = report_find(&b.rep, "measure", "tpm");
+	it = hi_report_find(&b.rep, "measure", "tpm");
 	tap_contains(it ? it->value : NULL, "the event log could not be written", "  and the report says the log was not written");
 	struct stat st;
 	tap_ok(stat(path, &st) == 0 && st.st_size == 0, "  nothing was appended under another writer's lock");
@@ -307,16 +307,16 @@ static void test_in_order(void)
 	fake_start(&t, root, 0);
 	boot_with_tpm(&b, root);
 	b.cfg.read_root_config = true;
-	tap_ok(stage_measure_root(&b) == 0 && !measure_queue_get()->active,
+	tap_ok(hi_stage_measure_root(&b) == 0 && !hi_measure_queue_get()->active,
 	       "measure_root: with read_root_config nothing starts before the root's config");
-	tap_ok(stage_measure_policy(&b) == 0 && stage_measure(&b) == 0, "measure_policy and measure: done");
+	tap_ok(hi_stage_measure_policy(&b) == 0 && hi_stage_measure(&b) == 0, "measure_policy and measure: done");
 	fake_stop(&t);
 	check_order(&t, 5, "read_root_config");
 
 	/* Only the final stage (a mode without the others): the same order. */
 	fake_start(&t, root, 0);
 	boot_with_tpm(&b, root);
-	tap_ok(stage_measure(&b) == 0, "measure alone: done");
+	tap_ok(hi_stage_measure(&b) == 0, "measure alone: done");
 	fake_stop(&t);
 	check_order(&t, 5, "measure alone");
 }
@@ -329,11 +329,11 @@ static void test_tpm_error(void)
 
 	fake_start(&t, root, 3);
 	boot_with_tpm(&b, root);
-	stage_measure_root(&b);
-	stage_measure_policy(&b);
-	tap_ok(stage_measure(&b) == 0, "a TPM error without require: the boot goes on");
+	hi_stage_measure_root(&b);
+	hi_stage_measure_policy(&b);
+	tap_ok(hi_stage_measure(&b) == 0, "a TPM error without require: the boot goes on");
 	fake_stop(&t);
-	const struct report_item *it = report_find(&b.rep, "measure", "tpm");
+	const struct report_item *it = hi_report_find(&b.rep, "measure", "tpm");
 	tap_ok(it && strcmp(it->status, "warn") == 0, "  reported as a warning");
 	tap_contains(it ? it->value : NULL, "extending PCR 12 with config failed: TPM_RC_LOCALITY",
 		     "  naming the event and the decoded code");
@@ -346,8 +346,8 @@ static void test_tpm_error(void)
 	fake_start(&t, root, 1);
 	boot_with_tpm(&b, root);
 	b.cfg.tpm_require = true;
-	stage_measure_root(&b);
-	tap_ok(stage_measure(&b) == -1, "with [tpm] require = yes: the failure action");
+	hi_stage_measure_root(&b);
+	tap_ok(hi_stage_measure(&b) == -1, "with [tpm] require = yes: the failure action");
 	fake_stop(&t);
 	tap_contains(b.err, "ima-policy failed: TPM_RC_LOCALITY", "  one line naming what failed");
 }
@@ -361,13 +361,13 @@ static int faulty_boot(struct boot *b, struct fake_tpm *t, const char *root, enu
 	fake_start_mode(t, root, mode, fail_at);
 	boot_with_tpm(b, root);
 	b->cfg.tpm_require = require;
-	stage_measure_root(b);
-	int rc = measure_queue_wait_root(b);
+	hi_stage_measure_root(b);
+	int rc = hi_measure_queue_wait_root(b);
 	if (rc == 0) {
-		stage_measure_policy(b);
-		rc = stage_measure(b);
+		hi_stage_measure_policy(b);
+		rc = hi_stage_measure(b);
 	} else {
-		measure_queue_finish(b);   /* the failure action would follow; the test joins */
+		hi_measure_queue_finish(b);   /* the failure action would follow; the test joins */
 	}
 	fake_stop(t);
 	return rc;
@@ -375,7 +375,7 @@ static int faulty_boot(struct boot *b, struct fake_tpm *t, const char *root, enu
 
 static void says(const struct boot *b, int rc, bool require, const char *want)
 {
-	const struct report_item *it = report_find(&b->rep, "measure", "tpm");
+	const struct report_item *it = hi_report_find(&b->rep, "measure", "tpm");
 
 	if (require) {
 		tap_ok(rc == -1, "  with [tpm] require = yes: the failure action");
@@ -393,14 +393,14 @@ static void test_faulty_tpms(void)
 	struct fake_tpm t;
 	const char *root = fixture_tree("hardinit-mqueue-faults");
 
-	measure_queue_set_timeout_ms(TEST_TIMEOUT_MS);
+	hi_measure_queue_set_timeout_ms(TEST_TIMEOUT_MS);
 	for (int require = 0; require < 2; require++) {
 		const char *how = require ? "require = yes" : "require = no";
 		int rc;
 
 		/* Never answers the config event: the thread's own deadline ends it. */
 		rc = faulty_boot(&b, &t, root, FAKE_SILENT, 3, require);
-		tap_ok(measure_queue_get()->joined && measure_queue_get()->stuck,
+		tap_ok(hi_measure_queue_get()->joined && hi_measure_queue_get()->stuck,
 		       "a TPM that never answers (%s): the thread ended by its deadline", how);
 		says(&b, rc, require, "extending PCR 12 with config failed: no answer within 300 ms");
 		if (!require) {
@@ -412,14 +412,14 @@ static void test_faulty_tpms(void)
 		/* Never answers the first root event: the root is not mounted
 		 * unmeasured under require. */
 		rc = faulty_boot(&b, &t, root, FAKE_SILENT, 1, require);
-		tap_ok(measure_queue_get()->joined, "a TPM silent from the first event (%s): the thread ended", how);
+		tap_ok(hi_measure_queue_get()->joined, "a TPM silent from the first event (%s): the thread ended", how);
 		if (require)
 			tap_contains(b.err, "the root is not mounted unmeasured", "  the root stage's wait stops the boot");
 		says(&b, rc, require, "extending PCR 12 with ima-policy failed: no answer within 300 ms");
 
 		/* Never takes the command: the write is bounded too. */
 		rc = faulty_boot(&b, &t, root, FAKE_STALLED, 0, require);
-		tap_ok(measure_queue_get()->joined && measure_queue_get()->stuck,
+		tap_ok(hi_measure_queue_get()->joined && hi_measure_queue_get()->stuck,
 		       "a TPM that never takes a command (%s): the thread ended by its deadline", how);
 		says(&b, rc, require, "reading its PCR banks failed: it took no command within 300 ms");
 
@@ -428,36 +428,36 @@ static void test_faulty_tpms(void)
 		tap_ok(t.events == 2, "a TPM whose digest is not sha256(text) (%s): nothing after it (%d)", how, t.events);
 		says(&b, rc, require, "extending PCR 12 with verity-root-hash failed: its SHA-256 digest");
 		if (!require) {
-			tap_ok(report_find(&b.rep, "measure", "ima-policy") && !report_find(&b.rep, "measure", "verity-root-hash"),
+			tap_ok(hi_report_find(&b.rep, "measure", "ima-policy") && !hi_report_find(&b.rep, "measure", "verity-root-hash"),
 			       "  the event before it is ok, that one is not");
 		}
 
 		/* Slow: each answer within the bound, the root's three commands
 		 * (banks, ima-policy, verity-root-hash) past the root's wait. */
-		measure_queue_set_timeout_ms(1000);
+		hi_measure_queue_set_timeout_ms(1000);
 		fake_start_mode(&t, root, FAKE_SLOW, 0);
 		t.delay_ms = 800;
 		boot_with_tpm(&b, root);
 		b.cfg.tpm_require = require;
-		stage_measure_root(&b);
-		rc = measure_queue_wait_root(&b);
-		const struct report_item *it = report_find(&b.rep, "measure", "root_wait");
+		hi_stage_measure_root(&b);
+		rc = hi_measure_queue_wait_root(&b);
+		const struct report_item *it = hi_report_find(&b.rep, "measure", "root_wait");
 		tap_ok(it && strcmp(it->status, require ? "failed" : "warn") == 0,
 		       "a slow TPM (%s): the root's wait ends at its bound, %s", how, require ? "failed" : "a warning");
 		tap_contains(require ? b.err : it ? it->value : NULL, require ? "require = yes: the root is not mounted "
 			     "unmeasured" : "not extended within 2000 ms; the root is mounted unmeasured", "  saying so");
 		tap_ok(rc == (require ? -1 : 0), "  %s", require ? "the failure action" : "the boot goes on");
 		t.delay_ms = 0;   /* the rest fast: the test joins the thread */
-		measure_queue_finish(&b);
+		hi_measure_queue_finish(&b);
 		fake_stop(&t);
-		measure_queue_set_timeout_ms(TEST_TIMEOUT_MS);
+		hi_measure_queue_set_timeout_ms(TEST_TIMEOUT_MS);
 
 		/* No active SHA-256 bank. */
 		rc = faulty_boot(&b, &t, root, FAKE_SHA1_ONLY, 0, require);
 		tap_ok(t.events == 0, "a TPM without a SHA-256 bank (%s): no event extended (%d)", how, t.events);
 		says(&b, rc, require, "reading its PCR banks failed: it has no active SHA-256 bank");
 	}
-	measure_queue_set_timeout_ms(0);
+	hi_measure_queue_set_timeout_ms(0);
 }
 
 int main(void)

@@ -52,7 +52,7 @@ static void boot_reset(enum boot_mode mode)
 
 static const char *status_of(const char *key)
 {
-	const struct report_item *it = report_find(&b.rep, "mounts", key);
+	const struct report_item *it = hi_report_find(&b.rep, "mounts", key);
 	return it ? it->status : "(none)";
 }
 
@@ -63,40 +63,40 @@ static void test_good_lines(void)
 	struct ns_entry e;
 	char err[320];
 
-	tap_ok(nsconf_parse_line("/tmp     /tmp-inst/       level      root,adm", &e, err, sizeof err) == 0,
+	tap_ok(hi_nsconf_parse_line("/tmp     /tmp-inst/       level      root,adm", &e, err, sizeof err) == 0,
 	       "man page line for /tmp parses");
 	tap_streq(e.polydir, "/tmp", "polydir");
 	tap_streq(e.parent, "/tmp-inst", "parent of /tmp-inst/ is /tmp-inst");
 	tap_ok(e.method == NS_LEVEL && e.n_users == 2 && !e.users_exclusive, "level, two users");
 	tap_streq(e.users[1], "adm", "second user");
 
-	tap_ok(nsconf_parse_line("/var/tmp/ /var/tmp/tmp-inst/inst- user ~alice", &e, err, sizeof err) == 0,
+	tap_ok(hi_nsconf_parse_line("/var/tmp/ /var/tmp/tmp-inst/inst- user ~alice", &e, err, sizeof err) == 0,
 	       "trailing slash and a name prefix");
 	tap_streq(e.polydir, "/var/tmp", "trailing slash of polydir removed");
 	tap_streq(e.parent, "/var/tmp/tmp-inst", "parent is before the prefix's last slash");
 	tap_ok(e.users_exclusive && e.n_users == 1, "~ makes the list exclusive");
 
-	tap_ok(nsconf_parse_line("$HOME $HOME/$USER.inst/inst- context", &e, err, sizeof err) == 0 && e.per_user,
+	tap_ok(hi_nsconf_parse_line("$HOME $HOME/$USER.inst/inst- context", &e, err, sizeof err) == 0 && e.per_user,
 	       "$HOME line is per user");
-	tap_ok(nsconf_parse_line("/srv/x /srv/x/inst/ user", &e, err, sizeof err) == 0 && !e.per_user &&
+	tap_ok(hi_nsconf_parse_line("/srv/x /srv/x/inst/ user", &e, err, sizeof err) == 0 && !e.per_user &&
 	       e.n_users == 0, "no user list");
-	tap_ok(nsconf_parse_line("/scratch - tmpfs:mntopts=size=10M,nosuid", &e, err, sizeof err) == 0 &&
+	tap_ok(hi_nsconf_parse_line("/scratch - tmpfs:mntopts=size=10M,nosuid", &e, err, sizeof err) == 0 &&
 	       e.method == NS_TMPFS && e.parent[0] == '\0', "tmpfs: relative prefix allowed, no parent");
-	tap_ok(nsconf_parse_line("/tmp /tmp/tmp-inst/ tmpdir:create=0755,root,root:noinit root", &e, err,
+	tap_ok(hi_nsconf_parse_line("/tmp /tmp/tmp-inst/ tmpdir:create=0755,root,root:noinit root", &e, err,
 				 sizeof err) == 0 && e.create && e.method == NS_TMPDIR, "flags: create, noinit");
-	tap_ok(nsconf_parse_line("\"/tmp\" \"/tmp/tmp inst/\" user root # trailing comment", &e, err,
+	tap_ok(hi_nsconf_parse_line("\"/tmp\" \"/tmp/tmp inst/\" user root # trailing comment", &e, err,
 				 sizeof err) == 0, "quoted fields and a comment");
 	tap_streq(e.parent, "/tmp/tmp inst", "quoted blank kept");
-	tap_ok(nsconf_parse_line("   # only a comment", &e, err, sizeof err) == 1, "comment line");
-	tap_ok(nsconf_parse_line("", &e, err, sizeof err) == 1, "empty line");
-	tap_ok(nsconf_parse_line(" \t ", &e, err, sizeof err) == 1, "blank line");
+	tap_ok(hi_nsconf_parse_line("   # only a comment", &e, err, sizeof err) == 1, "comment line");
+	tap_ok(hi_nsconf_parse_line("", &e, err, sizeof err) == 1, "empty line");
+	tap_ok(hi_nsconf_parse_line(" \t ", &e, err, sizeof err) == 1, "blank line");
 }
 
 static void expect_bad(const char *line, const char *needle)
 {
 	struct ns_entry e;
 	char err[320] = "";
-	int r = nsconf_parse_line(line, &e, err, sizeof err);
+	int r = hi_nsconf_parse_line(line, &e, err, sizeof err);
 	tap_ok(r == -1, "refused: %s", line);
 	tap_contains(err, needle, "  says why");
 }
@@ -105,7 +105,7 @@ static void expect_warn(const char *line, const char *needle)
 {
 	struct ns_entry e;
 	char err[320] = "";
-	int r = nsconf_parse_line(line, &e, err, sizeof err);
+	int r = hi_nsconf_parse_line(line, &e, err, sizeof err);
 	tap_ok(r == 2, "kept with a warning: %s", line);
 	tap_contains(err, needle, "  warning says why");
 }
@@ -146,7 +146,7 @@ static void test_load(void)
 	put("root/etc/security/namespace.d/20-b.conf", "/b /b/inst/ user\n");
 	put("root/etc/security/namespace.d/10-a.conf", "/a /a/inst/ user\n/a /a/inst2/ user\n");
 	put("root/etc/security/namespace.d/README", "/ignored /ignored/inst/ user\n");
-	tap_ok(nsconf_load(&b, c) == 0, "namespace.conf and namespace.d load");
+	tap_ok(hi_nsconf_load(&b, c) == 0, "namespace.conf and namespace.d load");
 	tap_ok(c->n == 4 && c->n_invalid == 1 && c->n_files == 3, "4 lines kept, 1 invalid, 3 files (got %zu %zu %zu)",
 	       c->n, c->n_invalid, c->n_files);
 	tap_ok(c->n == 4 && strcmp(c->entries[1].polydir, "/a") == 0 && strcmp(c->entries[3].polydir, "/b") == 0,
@@ -161,7 +161,7 @@ static void test_load(void)
 	put("root/etc/security/namespace.d/30-big.conf", big);
 	free(big);
 	boot_reset(MODE_ON_ROOT);
-	tap_ok(nsconf_load(&b, c) == -1, "a file over %d bytes is an error", NSCONF_MAX_FILE_BYTES);
+	tap_ok(hi_nsconf_load(&b, c) == -1, "a file over %d bytes is an error", NSCONF_MAX_FILE_BYTES);
 	tap_streq(status_of("namespace.d/30-big.conf"), "warn", "  and reported");
 	unlink(at("root/etc/security/namespace.d/30-big.conf"));
 	free(c);
@@ -184,19 +184,19 @@ static void test_parent_check(void)
 		perror("chown");
 
 	if (root)
-		tap_ok(poly_parent_check(at("pc/good"), why, sizeof why) == PARENT_OK, "mode 000 root: ok");
+		tap_ok(hi_poly_parent_check(at("pc/good"), why, sizeof why) == PARENT_OK, "mode 000 root: ok");
 	else
 		tap_ok(1, "mode 000 root # skip not root");
-	tap_ok(poly_parent_check(at("pc/open"), why, sizeof why) == (root ? PARENT_BAD_MODE : PARENT_BAD_OWNER),
+	tap_ok(hi_poly_parent_check(at("pc/open"), why, sizeof why) == (root ? PARENT_BAD_MODE : PARENT_BAD_OWNER),
 	       "mode 0755 is wrong");
 	if (root)
 		tap_contains(why, "0755", "  names the mode");
 	if (root)
-		tap_ok(poly_parent_check(at("pc/user"), why, sizeof why) == PARENT_BAD_OWNER &&
+		tap_ok(hi_poly_parent_check(at("pc/user"), why, sizeof why) == PARENT_BAD_OWNER &&
 		       strstr(why, "1000"), "owner 1000 is wrong");
-	tap_ok(poly_parent_check(at("pc/link"), why, sizeof why) == PARENT_LINK, "a symlink is refused, as a link");
-	tap_ok(poly_parent_check(at("pc/file"), why, sizeof why) == PARENT_NOT_DIR, "a file is refused");
-	tap_ok(poly_parent_check(at("pc/none"), why, sizeof why) == PARENT_MISSING, "missing");
+	tap_ok(hi_poly_parent_check(at("pc/link"), why, sizeof why) == PARENT_LINK, "a symlink is refused, as a link");
+	tap_ok(hi_poly_parent_check(at("pc/file"), why, sizeof why) == PARENT_NOT_DIR, "a file is refused");
+	tap_ok(hi_poly_parent_check(at("pc/none"), why, sizeof why) == PARENT_MISSING, "missing");
 
 	if (!root) {
 		tap_ok(1, "poly_parent_create # skip not root");
@@ -206,11 +206,11 @@ static void test_parent_check(void)
 	mkd("pc/sgid", 02775);
 	if (chown(at("pc/sgid"), 0, 1234) < 0)
 		perror("chown");
-	tap_ok(poly_parent_create(at("pc/sgid/inst")) == 0, "create under a setgid parent");
+	tap_ok(hi_poly_parent_create(at("pc/sgid/inst")) == 0, "create under a setgid parent");
 	tap_ok(lstat(at("pc/sgid/inst"), &st) == 0 && (st.st_mode & 07777) == 0 && st.st_uid == 0 &&
 	       st.st_gid == 0, "  mode 0000 root:root, no setgid bit inherited");
-	tap_ok(poly_parent_create(at("pc/sgid/inst")) == -1 && errno == EEXIST, "never over an existing one");
-	tap_ok(poly_parent_create(at("pc/link")) == -1 && errno == EEXIST, "never through a symlink");
+	tap_ok(hi_poly_parent_create(at("pc/sgid/inst")) == -1 && errno == EEXIST, "never over an existing one");
+	tap_ok(hi_poly_parent_create(at("pc/link")) == -1 && errno == EEXIST, "never through a symlink");
 }
 
 /* ---- mountinfo, fstab, tmpfiles ---- */
@@ -226,18 +226,18 @@ static void test_mountinfo(void)
 {
 	struct mountinfo_entry m;
 
-	tap_ok(mountinfo_find_text(mountinfo, "/", &m) == 1 && m.shared && strcmp(m.fstype, "ext4") == 0,
+	tap_ok(hi_mountinfo_find_text(mountinfo, "/", &m) == 1 && m.shared && strcmp(m.fstype, "ext4") == 0,
 	       "/ is shared ext4");
-	tap_ok(mountinfo_find_text(mountinfo, "/proc", &m) == 1 && mount_opts_has(m.super_opts, "hidepid=invisible") &&
-	       mount_opts_has(m.super_opts, "gid=4") && mount_opts_has(m.mnt_opts, "noexec"), "/proc options");
-	tap_ok(mountinfo_find_text(mountinfo, "/with blank", &m) == 1 && !m.shared, "\\040 decoded, not shared");
-	tap_ok(mountinfo_find_text(mountinfo, "/tmp", &m) == 1 && mount_opts_has(m.mnt_opts, "nodev") &&
+	tap_ok(hi_mountinfo_find_text(mountinfo, "/proc", &m) == 1 && hi_mount_opts_has(m.super_opts, "hidepid=invisible") &&
+	       hi_mount_opts_has(m.super_opts, "gid=4") && hi_mount_opts_has(m.mnt_opts, "noexec"), "/proc options");
+	tap_ok(hi_mountinfo_find_text(mountinfo, "/with blank", &m) == 1 && !m.shared, "\\040 decoded, not shared");
+	tap_ok(hi_mountinfo_find_text(mountinfo, "/tmp", &m) == 1 && hi_mount_opts_has(m.mnt_opts, "nodev") &&
 	       !m.shared, "the top mount of a stack wins; master: is not shared:");
-	tap_ok(mountinfo_find_text(mountinfo, "/var", &m) == 0, "absent mount point");
-	tap_ok(!mount_opts_has("rw,nosuidx", "nosuid") && mount_opts_has("nosuid", "nosuid"), "whole words only");
-	tap_ok(config_tmp_size_valid("50%") && config_tmp_size_valid("512m") && config_tmp_size_valid("1048576") &&
-	       !config_tmp_size_valid("") && !config_tmp_size_valid("m") && !config_tmp_size_valid("10mb") &&
-	       !config_tmp_size_valid("1,mode=777"), "tmpfs sizes");
+	tap_ok(hi_mountinfo_find_text(mountinfo, "/var", &m) == 0, "absent mount point");
+	tap_ok(!hi_mount_opts_has("rw,nosuidx", "nosuid") && hi_mount_opts_has("nosuid", "nosuid"), "whole words only");
+	tap_ok(hi_config_tmp_size_valid("50%") && hi_config_tmp_size_valid("512m") && hi_config_tmp_size_valid("1048576") &&
+	       !hi_config_tmp_size_valid("") && !hi_config_tmp_size_valid("m") && !hi_config_tmp_size_valid("10mb") &&
+	       !hi_config_tmp_size_valid("1,mode=777"), "tmpfs sizes");
 }
 
 static void test_later(void)
@@ -250,13 +250,13 @@ static void test_later(void)
 	snprintf(mi, sizeof mi, "25 1 254:1 / %s rw shared:1 - ext4 /dev/vda rw\n"
 		 "31 25 0:31 / %s/tmp rw - tmpfs tmpfs rw\n", b.newroot, b.newroot);
 	put("proc/self/mountinfo", mi);
-	tap_ok(poly_mounted_later(&b, "/var/tmp/tmp-inst", mnt, sizeof mnt) == 1, "under /var: mounted later");
+	tap_ok(hi_poly_mounted_later(&b, "/var/tmp/tmp-inst", mnt, sizeof mnt) == 1, "under /var: mounted later");
 	tap_streq(mnt, "/var", "  names /var");
-	tap_ok(poly_mounted_later(&b, "/var/lib/x/inst", mnt, sizeof mnt) == 1 && strcmp(mnt, "/var/lib/x") == 0,
+	tap_ok(hi_poly_mounted_later(&b, "/var/lib/x/inst", mnt, sizeof mnt) == 1 && strcmp(mnt, "/var/lib/x") == 0,
 	       "the longest mount point wins");
-	tap_ok(poly_mounted_later(&b, "/tmp/tmp-inst", mnt, sizeof mnt) == 0, "/tmp is mounted already");
-	tap_ok(poly_mounted_later(&b, "/variable/inst", mnt, sizeof mnt) == 0, "/variable is not under /var");
-	tap_ok(poly_mounted_later(&b, "/srv/inst", mnt, sizeof mnt) == 0, "on the root itself");
+	tap_ok(hi_poly_mounted_later(&b, "/tmp/tmp-inst", mnt, sizeof mnt) == 0, "/tmp is mounted already");
+	tap_ok(hi_poly_mounted_later(&b, "/variable/inst", mnt, sizeof mnt) == 0, "/variable is not under /var");
+	tap_ok(hi_poly_mounted_later(&b, "/srv/inst", mnt, sizeof mnt) == 0, "on the root itself");
 }
 
 static void test_tmpfiles(void)
@@ -265,11 +265,11 @@ static void test_tmpfiles(void)
 	const char bad[1][CONFIG_PATH_MAX] = { "/var/my dir" };
 	char out[1024];
 
-	tap_ok(poly_tmpfiles_format(paths, 2, out, sizeof out) > 0, "tmpfiles text");
+	tap_ok(hi_poly_tmpfiles_format(paths, 2, out, sizeof out) > 0, "tmpfiles text");
 	tap_contains(out, "\nd /var/tmp/tmp-inst 0000 root root -\nd /srv/inst 0000 root root -\n",
 		     "  one d line per parent, mode 0000 root root, no age");
-	tap_ok(poly_tmpfiles_format(bad, 1, out, sizeof out) == -1, "a blank in a path is refused");
-	tap_ok(poly_tmpfiles_format(paths, 2, out, 120) == -1, "a buffer too small is an error");
+	tap_ok(hi_poly_tmpfiles_format(bad, 1, out, sizeof out) == -1, "a blank in a path is refused");
+	tap_ok(hi_poly_tmpfiles_format(paths, 2, out, 120) == -1, "a buffer too small is an error");
 }
 
 /* ---- the polyinstantiation part of the stage, on a temporary root ---- */
@@ -305,7 +305,7 @@ static void test_prepare(void)
 	boot_reset(MODE_DRY_RUN);
 	strcpy(b.cfg.polydirs[2], "/srv/");
 	b.cfg.n_polydirs = 3;
-	tap_ok(mounts_prepare_polydirs(&b) == 0, "dry run");
+	tap_ok(hi_mounts_prepare_polydirs(&b) == 0, "dry run");
 	tap_ok(access(at("root/tmp/tmp-inst"), F_OK) < 0 && access(at("run/tmpfiles.d"), F_OK) < 0,
 	       "  a dry run creates nothing");
 
@@ -316,7 +316,7 @@ static void test_prepare(void)
 	boot_reset(MODE_ON_ROOT);
 	strcpy(b.cfg.polydirs[2], "/srv/");
 	b.cfg.n_polydirs = 3;
-	tap_ok(mounts_prepare_polydirs(&b) == 0, "prepare");
+	tap_ok(hi_mounts_prepare_polydirs(&b) == 0, "prepare");
 	tap_ok(lstat(at("root/tmp/tmp-inst"), &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & 07777) == 0 &&
 	       st.st_uid == 0 && st.st_gid == 0, "/tmp's parent from namespace.conf created 0000 root:root");
 	tap_streq(status_of("polydir /tmp"), "created", "  reported created");
@@ -333,7 +333,7 @@ static void test_prepare(void)
 		if (strstr(b.rep.items[i].value, "per-user"))
 			it = &b.rep.items[i];
 	tap_ok(it && strcmp(it->status, "skipped") == 0, "$HOME line: not preparable at boot");
-	tap_ok(fs_read(at("run/" POLY_TMPFILES_NAME), text, sizeof text, NULL) == 0, "tmpfiles.d drop-in written");
+	tap_ok(hi_fs_read(at("run/" POLY_TMPFILES_NAME), text, sizeof text, NULL) == 0, "tmpfiles.d drop-in written");
 	tap_contains(text, "d /var/tmp/inst 0000 root root -\n", "  with the deferred parent");
 	tap_ok(strstr(text, "/data") == NULL, "  and nothing for lines hardinit does not own");
 
@@ -341,20 +341,20 @@ static void test_prepare(void)
 	mkd("root/var/tmp", 01777);
 	boot_reset(MODE_ON_ROOT);
 	put("root/etc/fstab", "UUID=1 / ext4 ro 0 1\n");
-	tap_ok(mounts_prepare_polydirs(&b) == 0, "prepare again, /var on the root");
+	tap_ok(hi_mounts_prepare_polydirs(&b) == 0, "prepare again, /var on the root");
 	tap_streq(status_of("polydir /tmp"), "ok", "existing parent: ok");
 	tap_streq(status_of("polydir /var/tmp"), "created", "/var/tmp's parent now created");
 
 	/* A configured parent that exists with the wrong mode is reported, not fixed. */
 	chmod(at("root/tmp/tmp-inst"), 0700);
 	boot_reset(MODE_ON_ROOT);
-	mounts_prepare_polydirs(&b);
+	hi_mounts_prepare_polydirs(&b);
 	tap_streq(status_of("polydir /tmp"), "wrong", "configured parent with mode 0700: wrong");
 	tap_ok(lstat(at("root/tmp/tmp-inst"), &st) == 0 && (st.st_mode & 0777) == 0700, "  not changed");
 
 	boot_reset(MODE_ON_ROOT);
 	strcpy(b.cfg.polydirs[0], "relative");
-	tap_ok(mounts_prepare_polydirs(&b) == -1, "a relative polydir in the config is an error");
+	tap_ok(hi_mounts_prepare_polydirs(&b) == -1, "a relative polydir in the config is an error");
 	tap_contains(b.err, "absolute", "  saying what to write");
 }
 
@@ -396,7 +396,7 @@ static int sandbox_main(const char *dir)
 	if ((v = getenv("HI_PROC_GID")))
 		b.cfg.proc_gid = atoi(v);
 	b.cfg.mount_shared = getenv("HI_NO_SHARED") == NULL;
-	int rc = stage_mounts(&b);
+	int rc = hi_stage_mounts(&b);
 	tap_ok(rc == 0, "stage_mounts on %s %s", dir, rc ? b.err : "");
 	for (size_t i = 0; i < b.rep.n_items; i++)
 		printf("# report %s %s: %s\n", b.rep.items[i].key, b.rep.items[i].status, b.rep.items[i].value);
@@ -407,7 +407,7 @@ int main(int argc, char **argv)
 {
 	char cmd[600];
 
-	log_set_kmsg_enabled(0);
+	hi_log_set_kmsg_enabled(0);
 	if (argc == 3 && strcmp(argv[1], "--sandbox") == 0)
 		return sandbox_main(argv[2]);
 	if (!mkdtemp(base)) {

@@ -18,7 +18,7 @@
 static const char *hex_of(const void *data, size_t n)
 {
 	static char out[2 * TPM_CMD_MAX + 1];
-	return hex_encode(out, data, n);
+	return hi_hex_encode(out, data, n);
 }
 
 static void test_bank_digests(void)
@@ -45,30 +45,30 @@ static void test_bank_digests(void)
 
 	memset(longkey, 0xaa, sizeof longkey);
 	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
-		const char *name = tpm_alg_name(v[i].alg);
+		const char *name = hi_tpm_alg_name(v[i].alg);
 		char what[80];
-		tap_ok(tpm_bank_digest(v[i].alg, NULL, 0, "abc", 3, &d) == 0 && d.alg == v[i].alg &&
-		       d.size == tpm_alg_size(v[i].alg), "%s: a digest of the bank's size", name);
+		tap_ok(hi_tpm_bank_digest(v[i].alg, NULL, 0, "abc", 3, &d) == 0 && d.alg == v[i].alg &&
+		       d.size == hi_tpm_alg_size(v[i].alg), "%s: a digest of the bank's size", name);
 		snprintf(what, sizeof what, "%s of 'abc' (FIPS 180-4)", name);
 		tap_streq(hex_of(d.bytes, d.size), v[i].abc, what);
-		tpm_bank_digest(v[i].alg, (const uint8_t *)"Jefe", 4, jefe_msg, strlen(jefe_msg), &d);
+		hi_tpm_bank_digest(v[i].alg, (const uint8_t *)"Jefe", 4, jefe_msg, strlen(jefe_msg), &d);
 		snprintf(what, sizeof what, "HMAC-%s, key 'Jefe' (RFC 2202/4231 case 2)", name);
 		tap_streq(hex_of(d.bytes, d.size), v[i].jefe, what);
-		tpm_bank_digest(v[i].alg, longkey, sizeof longkey, long_msg, strlen(long_msg), &d);
+		hi_tpm_bank_digest(v[i].alg, longkey, sizeof longkey, long_msg, strlen(long_msg), &d);
 		snprintf(what, sizeof what, "HMAC-%s, a key longer than a block (RFC 4231 case 6)", name);
 		tap_streq(hex_of(d.bytes, d.size), v[i].longkey, what);
 	}
-	tap_ok(tpm_bank_digest(TPM_ALG_SM3_256, NULL, 0, "abc", 3, &d) == -1, "sm3_256: a hash hardinit lacks is -1");
+	tap_ok(hi_tpm_bank_digest(TPM_ALG_SM3_256, NULL, 0, "abc", 3, &d) == -1, "sm3_256: a hash hardinit lacks is -1");
 
 	/* A million 'a' in uneven pieces: SHA-1's block boundaries. */
 	struct sha1 s;
 	static char a[1001];
 	uint8_t out[SHA1_BYTES];
 	memset(a, 'a', sizeof a);
-	sha1_init(&s);
+	hi_sha1_init(&s);
 	for (int i = 0; i < 1000; i++)
-		sha1_update(&s, a, i % 2 ? 999 : 1001);
-	sha1_final(&s, out);
+		hi_sha1_update(&s, a, i % 2 ? 999 : 1001);
+	hi_sha1_final(&s, out);
 	tap_streq(hex_of(out, sizeof out), "34aa973cd4c4daa4f61eeb2bdbad27316534016f", "sha1 of a million 'a'");
 }
 
@@ -83,22 +83,22 @@ static void test_good_banks(void)
 	banks.alg[2] = TPM_ALG_SHA384, banks.pcrs[2] = 0x00FFFF;     /* not all 24: never used */
 	memset(value, 0, sizeof value);
 	for (int i = 0; i < 3; i++)
-		value[i].size = (uint8_t)tpm_alg_size(banks.alg[i]);
+		value[i].size = (uint8_t)hi_tpm_alg_size(banks.alg[i]);
 	value[1].bytes[5] = 1;
 	value[2].bytes[0] = 1;
-	size_t n = tpm_good_banks(&banks, value, 11, algs);
+	size_t n = hi_tpm_good_banks(&banks, value, 11, algs);
 	tap_ok(n == 1 && algs[0] == TPM_ALG_SHA256, "only the bank whose PCR holds a measurement (sha256)");
 	value[0].bytes[0] = 7;
-	n = tpm_good_banks(&banks, value, 11, algs);
+	n = hi_tpm_good_banks(&banks, value, 11, algs);
 	tap_ok(n == 2 && algs[0] == TPM_ALG_SHA1 && algs[1] == TPM_ALG_SHA256, "both measured banks, in the TPM's order");
 	memset(value[0].bytes, 0, sizeof value[0].bytes);
 	memset(value[1].bytes, 0xFF, value[1].size);
-	n = tpm_good_banks(&banks, value, 11, algs);
+	n = hi_tpm_good_banks(&banks, value, 11, algs);
 	tap_ok(n == 2 && algs[0] == TPM_ALG_SHA1 && algs[1] == TPM_ALG_SHA256,
 	       "none measured (zeros, all ones): every bank with PCRs 0-23, as systemd falls back");
 	banks.n = 1;
 	banks.pcrs[0] = 0x7FFFFF;
-	tap_ok(tpm_good_banks(&banks, value, 11, algs) == 0, "no bank with all of PCRs 0-23: none");
+	tap_ok(hi_tpm_good_banks(&banks, value, 11, algs) == 0, "no bank with all of PCRs 0-23: none");
 }
 
 static void test_wire(void)
@@ -111,17 +111,17 @@ static void test_wire(void)
 	memset(d.d[0].bytes, 0x11, 20);
 	d.d[1].alg = TPM_ALG_SHA256, d.d[1].size = 32;
 	memset(d.d[1].bytes, 0x22, 32);
-	long n = tpm_cmd_pcr_extend(cmd, sizeof cmd, 11, &d);
+	long n = hi_tpm_cmd_pcr_extend(cmd, sizeof cmd, 11, &d);
 	tap_streq(hex_of(cmd, n > 0 ? (size_t)n : 0),
 		  "80020000005700000182" "0000000b" "00000009" "40000009" "0000" "00" "0000" "00000002"
 		  "0004" "1111111111111111111111111111111111111111"
 		  "000b" "2222222222222222222222222222222222222222222222222222222222222222",
 		  "PCR_Extend of PCR 11 with a sha1 and a sha256 digest (Part 3, 22.2)");
 	d.d[1].size = 20;
-	tap_ok(tpm_cmd_pcr_extend(cmd, sizeof cmd, 11, &d) == -1, "a digest of the wrong size for its bank is refused");
+	tap_ok(hi_tpm_cmd_pcr_extend(cmd, sizeof cmd, 11, &d) == -1, "a digest of the wrong size for its bank is refused");
 	d.n = 0;
-	tap_ok(tpm_cmd_pcr_extend(cmd, sizeof cmd, 11, &d) == -1, "no digest at all is refused");
-	n = tpm_cmd_pcr_read(cmd, sizeof cmd, 11, TPM_ALG_SHA256);
+	tap_ok(hi_tpm_cmd_pcr_extend(cmd, sizeof cmd, 11, &d) == -1, "no digest at all is refused");
+	n = hi_tpm_cmd_pcr_read(cmd, sizeof cmd, 11, TPM_ALG_SHA256);
 	tap_streq(hex_of(cmd, n > 0 ? (size_t)n : 0), "8001000000140000017e" "00000001" "000b" "03" "000800",
 		  "PCR_Read of PCR 11, sha256 (Part 3, 22.4)");
 
@@ -132,11 +132,11 @@ static void test_wire(void)
 		29, 30, 31, 32,
 	};
 	struct tpm_digest v;
-	tap_ok(tpm_resp_pcr_read(ok, sizeof ok, TPM_ALG_SHA256, &v, why, sizeof why) == 0 && v.size == 32 &&
+	tap_ok(hi_tpm_resp_pcr_read(ok, sizeof ok, TPM_ALG_SHA256, &v, why, sizeof why) == 0 && v.size == 32 &&
 	       v.bytes[0] == 1 && v.bytes[31] == 32, "a PCR_Read answer gives the value");
-	tap_ok(tpm_resp_pcr_read(ok, sizeof ok - 1, TPM_ALG_SHA256, &v, why, sizeof why) == -1,
+	tap_ok(hi_tpm_resp_pcr_read(ok, sizeof ok - 1, TPM_ALG_SHA256, &v, why, sizeof why) == -1,
 	       "a cut answer is refused");
-	tap_ok(tpm_resp_pcr_read(ok, sizeof ok, TPM_ALG_SHA1, &v, why, sizeof why) == -1,
+	tap_ok(hi_tpm_resp_pcr_read(ok, sizeof ok, TPM_ALG_SHA1, &v, why, sizeof why) == -1,
 	       "an answer of another bank is refused");
 	tap_contains(why, "sha256, not sha1", "and says which");
 	static const uint8_t none[] = { 0x80, 0x01, 0, 0, 0, 0x17, 0, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0, 1, 0x00, 0x0b,
@@ -145,7 +145,7 @@ static void test_wire(void)
 	memcpy(none_ok, none, 24);
 	memset(none_ok + 24, 0, 4);
 	none_ok[5] = (uint8_t)sizeof none_ok;
-	tap_ok(tpm_resp_pcr_read(none_ok, sizeof none_ok, TPM_ALG_SHA256, &v, why, sizeof why) == 0 && v.size == 0,
+	tap_ok(hi_tpm_resp_pcr_read(none_ok, sizeof none_ok, TPM_ALG_SHA256, &v, why, sizeof why) == 0 && v.size == 0,
 	       "an unallocated PCR answers an empty selection: no value");
 }
 
@@ -193,7 +193,7 @@ static int fake_xfer(void *ctx, const uint8_t *cmd, size_t len, uint8_t *resp, s
 		resp[n++] = 3, resp[n++] = 0, resp[n++] = allocated ? 8 : 0, resp[n++] = 0;
 		put_be(resp + n, allocated, 4), n += 4;
 		if (allocated) {
-			unsigned size = tpm_alg_size(alg);
+			unsigned size = hi_tpm_alg_size(alg);
 			put_be(resp + n, size, 2), n += 2;
 			memcpy(resp + n, f->pcr11[i], size), n += size;
 		}
@@ -219,24 +219,24 @@ static void test_extend_measure(void)
 
 	memset(&f, 0, sizeof f);
 	f.pcr11[1][0] = 0x42;                    /* only sha256's PCR 11 measured */
-	long rc = tpm_extend_measure(fake_xfer, &f, 11, NULL, 0, "enter-initrd", 12, &done, err, sizeof err);
+	long rc = hi_tpm_extend_measure(fake_xfer, &f, 11, NULL, 0, "enter-initrd", 12, &done, err, sizeof err);
 	tap_ok(rc == 0 && done.n == 1 && done.d[0].alg == TPM_ALG_SHA256, "enter-initrd: the measured bank only (%s)",
 	       err);
-	tpm_bank_digest(TPM_ALG_SHA256, NULL, 0, "enter-initrd", 12, &want);
+	hi_tpm_bank_digest(TPM_ALG_SHA256, NULL, 0, "enter-initrd", 12, &want);
 	tap_ok(f.extend_len == 10 + 4 + 4 + 9 + 4 + 2 + 32 && !memcmp(f.extend + f.extend_len - 32, want.bytes, 32) &&
 	       f.extend[13] == 11, "one PCR_Extend of PCR 11 with sha256('enter-initrd')");
 	tap_streq(hex_of(want.bytes, 32), "51e6b92f405d1f98d96e3de343d61d420ad6923b25de21d766f9298192f14fed",
 		  "sha256('enter-initrd') is the word's hash, no NUL (hashlib)");
 	memset(&f, 0, sizeof f);
-	rc = tpm_extend_measure(fake_xfer, &f, 11, NULL, 0, "leave-initrd", 12, &done, err, sizeof err);
-	tpm_digests_banks(&done, banks, sizeof banks);
+	rc = hi_tpm_extend_measure(fake_xfer, &f, 11, NULL, 0, "leave-initrd", 12, &done, err, sizeof err);
+	hi_tpm_digests_banks(&done, banks, sizeof banks);
 	tap_ok(rc == 0, "nothing measured yet: every full bank");
 	tap_streq(banks, "sha1, sha256", "the banks as systemd's log names them (sha384 lacks PCRs 16-23)");
-	tpm_bank_digest(TPM_ALG_SHA1, NULL, 0, "leave-initrd", 12, &want);
+	hi_tpm_bank_digest(TPM_ALG_SHA1, NULL, 0, "leave-initrd", 12, &want);
 	tap_ok(!memcmp(f.extend + 33, want.bytes, 20), "the sha1 digest is sha1('leave-initrd')");
-	rc = tpm_extend_measure(fake_xfer, &f, 15, (const uint8_t *)"key", 3, "cryptsetup:x:y", 14, &done, err,
+	rc = hi_tpm_extend_measure(fake_xfer, &f, 15, (const uint8_t *)"key", 3, "cryptsetup:x:y", 14, &done, err,
 				sizeof err);
-	tpm_bank_digest(TPM_ALG_SHA256, (const uint8_t *)"key", 3, "cryptsetup:x:y", 14, &want);
+	hi_tpm_bank_digest(TPM_ALG_SHA256, (const uint8_t *)"key", 3, "cryptsetup:x:y", 14, &want);
 	tap_ok(rc == 0 && done.n == 2 && !memcmp(done.d[1].bytes, want.bytes, 32),
 	       "with a key: each bank's HMAC of the data");
 }
@@ -245,13 +245,13 @@ static void test_condition(void)
 {
 	char why[200];
 
-	tap_ok(pcrphase_condition("11", why, sizeof why) == 1, "StubPcrKernelImage 11: measure");
-	tap_ok(pcrphase_condition("", why, sizeof why) == 0, "no StubPcrKernelImage: skip");
+	tap_ok(hi_pcrphase_condition("11", why, sizeof why) == 1, "StubPcrKernelImage 11: measure");
+	tap_ok(hi_pcrphase_condition("", why, sizeof why) == 0, "no StubPcrKernelImage: skip");
 	tap_contains(why, "StubPcrKernelImage", "and say why");
-	tap_ok(pcrphase_condition("12", why, sizeof why) == -1, "another PCR: refuse");
+	tap_ok(hi_pcrphase_condition("12", why, sizeof why) == -1, "another PCR: refuse");
 	tap_contains(why, "PCR 12, not 11", "and say which");
-	tap_ok(pcrphase_condition("1x", why, sizeof why) == -1 && pcrphase_condition("-11", why, sizeof why) == -1 &&
-	       pcrphase_condition(" 11", why, sizeof why) == -1, "not a number: refuse");
+	tap_ok(hi_pcrphase_condition("1x", why, sizeof why) == -1 && hi_pcrphase_condition("-11", why, sizeof why) == -1 &&
+	       hi_pcrphase_condition(" 11", why, sizeof why) == -1, "not a number: refuse");
 }
 
 static void test_cel(void)
@@ -259,15 +259,15 @@ static void test_cel(void)
 	struct tpm_digests d = { .n = 1 };
 	char rec[512];
 
-	tpm_bank_digest(TPM_ALG_SHA256, NULL, 0, "enter-initrd", 12, &d.d[0]);
-	long n = pcrphase_cel_record(rec, sizeof rec, "enter-initrd", &d);
+	hi_tpm_bank_digest(TPM_ALG_SHA256, NULL, 0, "enter-initrd", 12, &d.d[0]);
+	long n = hi_pcrphase_cel_record(rec, sizeof rec, "enter-initrd", &d);
 	char want[512];
 	snprintf(want, sizeof want,
 		 "\x1e{\"pcr\":11,\"digests\":[{\"hashAlg\":\"sha256\",\"digest\":\"%s\"}],\"content_type\":\"systemd\","
 		 "\"content\":{\"string\":\"enter-initrd\",\"eventType\":\"phase\"}}\n", hex_of(d.d[0].bytes, 32));
 	tap_ok(n == (long)strlen(want), "the record's length");
 	tap_streq(rec, want, "a CEL-JSON record of a phase, as systemd's userspace log has it");
-	tap_ok(pcrphase_cel_record(rec, 40, "enter-initrd", &d) == -1, "a record that does not fit is -1");
+	tap_ok(hi_pcrphase_cel_record(rec, 40, "enter-initrd", &d) == -1, "a record that does not fit is -1");
 }
 
 int main(void)

@@ -33,7 +33,7 @@ static void mk(const char *rel, int kind)
 {
 	char path[512];
 	snprintf(path, sizeof path, "%s/newroot/%s", root, rel);
-	int rc = kind == 'd' ? fs_mkdir_p(path, 0755) : mkfifo(path, 0600);
+	int rc = kind == 'd' ? hi_fs_mkdir_p(path, 0755) : mkfifo(path, 0600);
 	if (rc < 0) {
 		printf("# cannot make %s: %s\n", path, strerror(errno));
 		exit(2);
@@ -58,7 +58,7 @@ static void fresh_boot(enum boot_mode mode)
 
 static const char *prefetch_value(void)
 {
-	const struct report_item *it = report_find(&b.rep, "prefetch", "paths");
+	const struct report_item *it = hi_report_find(&b.rep, "prefetch", "paths");
 	return it ? it->value : NULL;
 }
 
@@ -81,10 +81,10 @@ static void test_lookups(void)
 		exit(2);
 	}
 
-	uint64_t start = boottime_ns();
-	tap_ok(stage_prefetch(&b) == 0, "prefetch starts");
-	tap_ok(stage_prefetch_join(&b) == 0, "prefetch joins");
-	uint64_t ms = (boottime_ns() - start) / 1000000;
+	uint64_t start = hi_boottime_ns();
+	tap_ok(hi_stage_prefetch(&b) == 0, "prefetch starts");
+	tap_ok(hi_stage_prefetch_join(&b) == 0, "prefetch joins");
+	uint64_t ms = (hi_boottime_ns() - start) / 1000000;
 	tap_ok(ms < 2000, "start and join take %llu ms: a FIFO in the list blocks nothing",
 	       (unsigned long long)ms);
 	/* selinux/config, namespace.d, passwd, fstab, tmp/tmp-inst, sbin/init
@@ -98,7 +98,7 @@ static void test_lookups(void)
 	else
 		tap_streq(prefetch_value(), "9 looked up, 6 found",
 			  "every listed path looked up; the absolute symlink resolved in the root");
-	tap_ok(stage_prefetch_join(&b) == 0, "a second join is harmless");
+	tap_ok(hi_stage_prefetch_join(&b) == 0, "a second join is harmless");
 }
 
 static void test_init_from_config(void)
@@ -107,8 +107,8 @@ static void test_init_from_config(void)
 	b.cfg.polyinstantiate = false;
 	snprintf(b.cfg.init, sizeof b.cfg.init, "/usr/lib/custom-init");
 	put("usr/lib/custom-init", "x");
-	stage_prefetch(&b);
-	stage_prefetch_join(&b);
+	hi_stage_prefetch(&b);
+	hi_stage_prefetch_join(&b);
 	tap_streq(prefetch_value(), "7 looked up, 1 found", "the configured init is looked up, no polydirs when off");
 }
 
@@ -116,19 +116,19 @@ static void test_dry_run(void)
 {
 	fresh_boot(MODE_DRY_RUN);
 	put("etc/passwd", "root:x:0:0::/root:/bin/sh\n");
-	tap_ok(stage_prefetch(&b) == 0 && stage_prefetch_join(&b) == 0, "dry run: both stages succeed");
+	tap_ok(hi_stage_prefetch(&b) == 0 && hi_stage_prefetch_join(&b) == 0, "dry run: both stages succeed");
 	tap_ok(prefetch_value() == NULL, "dry run: nothing looked up");
 
 	fresh_boot(MODE_INITRAMFS);
 	snprintf(b.newroot, sizeof b.newroot, "%s/missing", root);
-	tap_ok(stage_prefetch(&b) == 0 && stage_prefetch_join(&b) == 0, "a root that cannot be opened: no error");
+	tap_ok(hi_stage_prefetch(&b) == 0 && hi_stage_prefetch_join(&b) == 0, "a root that cannot be opened: no error");
 	tap_ok(prefetch_value() == NULL, "and nothing looked up");
 }
 
 int main(void)
 {
-	log_set_kmsg_enabled(0);
-	log_set_console_fd(getenv("TEST_VERBOSE") ? 2 : -1);
+	hi_log_set_kmsg_enabled(0);
+	hi_log_set_console_fd(getenv("TEST_VERBOSE") ? 2 : -1);
 	test_lookups();
 	test_init_from_config();
 	test_dry_run();

@@ -31,7 +31,7 @@ static void test_ext4_fake(void)
 	for (int i = 0; i < 16; i++) sb[0x68 + i] = (unsigned char)(0x10 + i);
 	memcpy(sb + 0x78, "rootfs", 6);
 	int fd = image("ext4", sb, sizeof sb, 1024, 8192);
-	tap_ok(fd >= 0 && probe_fs(fd, &fi) == 0, "fake ext4 recognised");
+	tap_ok(fd >= 0 && hi_probe_fs(fd, &fi) == 0, "fake ext4 recognised");
 	tap_streq(fi.type, "ext4", "ext4 type from extents feature");
 	tap_streq(fi.uuid, "10111213-1415-1617-1819-1a1b1c1d1e1f", "ext4 UUID byte order");
 	tap_streq(fi.label, "rootfs", "ext4 label");
@@ -39,11 +39,11 @@ static void test_ext4_fake(void)
 
 	sb[0x60] = 0x02; sb[0x5c] = 0x04;              /* filetype + journal */
 	fd = image("ext3", sb, sizeof sb, 1024, 8192);
-	tap_ok(fd >= 0 && probe_fs(fd, &fi) == 0 && strcmp(fi.type, "ext3") == 0, "journal without ext4 features is ext3");
+	tap_ok(fd >= 0 && hi_probe_fs(fd, &fi) == 0 && strcmp(fi.type, "ext3") == 0, "journal without ext4 features is ext3");
 	close(fd);
 	sb[0x5c] = 0;
 	fd = image("ext2", sb, sizeof sb, 1024, 8192);
-	tap_ok(fd >= 0 && probe_fs(fd, &fi) == 0 && strcmp(fi.type, "ext2") == 0, "no journal is ext2");
+	tap_ok(fd >= 0 && hi_probe_fs(fd, &fi) == 0 && strcmp(fi.type, "ext2") == 0, "no journal is ext2");
 	close(fd);
 }
 
@@ -54,7 +54,7 @@ static void test_other_fs(void)
 	memset(xfs + 32, 0xab, 16);
 	memcpy(xfs + 108, "xroot", 5);
 	int fd = image("xfs", xfs, sizeof xfs, 0, 8192);
-	tap_ok(fd >= 0 && probe_fs(fd, &fi) == 0 && strcmp(fi.type, "xfs") == 0, "xfs recognised");
+	tap_ok(fd >= 0 && hi_probe_fs(fd, &fi) == 0 && strcmp(fi.type, "xfs") == 0, "xfs recognised");
 	tap_streq(fi.label, "xroot", "xfs label");
 	close(fd);
 
@@ -63,23 +63,23 @@ static void test_other_fs(void)
 	memset(btrfs + 0x20, 0x01, 16);
 	memcpy(btrfs + 0x12b, "broot", 5);
 	fd = image("btrfs", btrfs, sizeof btrfs, 0x10000, 0x20000);
-	tap_ok(fd >= 0 && probe_fs(fd, &fi) == 0 && strcmp(fi.type, "btrfs") == 0, "btrfs recognised");
+	tap_ok(fd >= 0 && hi_probe_fs(fd, &fi) == 0 && strcmp(fi.type, "btrfs") == 0, "btrfs recognised");
 	tap_streq(fi.uuid, "01010101-0101-0101-0101-010101010101", "btrfs fsid");
 	tap_streq(fi.label, "broot", "btrfs label");
 	close(fd);
 
 	unsigned char sq[4] = { 'h', 's', 'q', 's' };
 	fd = image("squash", sq, sizeof sq, 0, 8192);
-	tap_ok(fd >= 0 && probe_fs(fd, &fi) == 0 && strcmp(fi.type, "squashfs") == 0 && fi.uuid[0] == '\0',
+	tap_ok(fd >= 0 && hi_probe_fs(fd, &fi) == 0 && strcmp(fi.type, "squashfs") == 0 && fi.uuid[0] == '\0',
 	       "squashfs recognised, no UUID");
 	close(fd);
 
 	unsigned char zero[16] = { 0 };
 	fd = image("empty", zero, sizeof zero, 0, 8192);
-	tap_ok(fd >= 0 && probe_fs(fd, &fi) < 0, "all-zero device is unknown");
+	tap_ok(fd >= 0 && hi_probe_fs(fd, &fi) < 0, "all-zero device is unknown");
 	close(fd);
 	fd = image("short", zero, sizeof zero, 0, 16);
-	tap_ok(fd >= 0 && probe_fs(fd, &fi) < 0, "a device shorter than any superblock is unknown, not a crash");
+	tap_ok(fd >= 0 && hi_probe_fs(fd, &fi) < 0, "a device shorter than any superblock is unknown, not a crash");
 	close(fd);
 }
 
@@ -90,7 +90,7 @@ static void test_label_sanitised(void)
 	sb[0x38] = 0x53; sb[0x39] = 0xef;
 	memcpy(sb + 0x78, "a\nb\033c", 5);
 	int fd = image("evil", sb, sizeof sb, 1024, 8192);
-	tap_ok(fd >= 0 && probe_fs(fd, &fi) == 0, "label with control bytes parses");
+	tap_ok(fd >= 0 && hi_probe_fs(fd, &fi) == 0, "label with control bytes parses");
 	tap_streq(fi.label, "abc", "control bytes dropped from the label");
 	close(fd);
 }
@@ -112,17 +112,17 @@ static void test_gpt_mbr(void)
 	for (int i = 0; name[i]; i++)
 		e2[56 + 2 * i] = (unsigned char)name[i];
 	int fd = image("gpt", disk, sizeof disk, 0, sizeof disk);
-	tap_ok(fd >= 0 && probe_partition(fd, 2, 512, &pi) == 0, "GPT partition 2 read");
+	tap_ok(fd >= 0 && hi_probe_partition(fd, 2, 512, &pi) == 0, "GPT partition 2 read");
 	tap_streq(pi.partuuid, "12345678-9abc-def0-0123-456789abcdef", "GPT unique GUID in mixed byte order");
 	tap_streq(pi.partlabel, "rootpart", "GPT name");
-	tap_ok(probe_partition(fd, 9, 512, &pi) < 0, "partition beyond the table refused");
+	tap_ok(hi_probe_partition(fd, 9, 512, &pi) < 0, "partition beyond the table refused");
 	close(fd);
 
 	unsigned char mbr[512] = { 0 };
 	mbr[440] = 0xef; mbr[441] = 0xbe; mbr[442] = 0xad; mbr[443] = 0xde;
 	mbr[510] = 0x55; mbr[511] = 0xaa;
 	fd = image("mbr", mbr, sizeof mbr, 0, 8192);
-	tap_ok(fd >= 0 && probe_partition(fd, 1, 512, &pi) == 0, "MBR partition read");
+	tap_ok(fd >= 0 && hi_probe_partition(fd, 1, 512, &pi) == 0, "MBR partition read");
 	tap_streq(pi.partuuid, "deadbeef-01", "MBR PARTUUID is signature-NN");
 	close(fd);
 }
@@ -138,7 +138,7 @@ static void test_real_ext4(void)
 		return;
 	}
 	int fd = open(path, O_RDONLY);
-	tap_ok(fd >= 0 && probe_fs(fd, &fi) == 0, "mke2fs image recognised");
+	tap_ok(fd >= 0 && hi_probe_fs(fd, &fi) == 0, "mke2fs image recognised");
 	tap_streq(fi.type, "ext4", "mke2fs ext4 type");
 	tap_streq(fi.uuid, "3f1e7c2a-9b8d-4e6f-a1b2-c3d4e5f60718", "mke2fs UUID");
 	tap_streq(fi.label, "hardroot", "mke2fs label");
@@ -148,20 +148,20 @@ static void test_real_ext4(void)
 static void test_sysctl_path(void)
 {
 	char out[128];
-	tap_ok(sysctl_path(out, sizeof out, "/proc", "kernel.kptr_restrict") == 0, "dotted key");
+	tap_ok(hi_sysctl_path(out, sizeof out, "/proc", "kernel.kptr_restrict") == 0, "dotted key");
 	tap_streq(out, "/proc/sys/kernel/kptr_restrict", "dotted key path");
-	tap_ok(sysctl_path(out, sizeof out, "/p", "net/ipv4/conf/all/rp_filter") == 0, "slash key");
+	tap_ok(hi_sysctl_path(out, sizeof out, "/p", "net/ipv4/conf/all/rp_filter") == 0, "slash key");
 	tap_streq(out, "/p/sys/net/ipv4/conf/all/rp_filter", "slash key path");
-	tap_ok(sysctl_path(out, sizeof out, "/p", "net.ipv4.conf.eth0/100.rp_filter") == 0, "dotted key with a literal dot");
+	tap_ok(hi_sysctl_path(out, sizeof out, "/p", "net.ipv4.conf.eth0/100.rp_filter") == 0, "dotted key with a literal dot");
 	tap_streq(out, "/p/sys/net/ipv4/conf/eth0.100/rp_filter", "'/' inside a dotted part is a dot (sysctl.d)");
-	tap_ok(sysctl_path(out, sizeof out, "/p", "net/ipv4/conf/eth0.100/rp_filter") == 0, "slash key with a literal dot");
+	tap_ok(hi_sysctl_path(out, sizeof out, "/p", "net/ipv4/conf/eth0.100/rp_filter") == 0, "slash key with a literal dot");
 	tap_streq(out, "/p/sys/net/ipv4/conf/eth0.100/rp_filter", "dots are literal in the slash form");
-	tap_ok(sysctl_path(out, sizeof out, "/proc", "kernel./.x") < 0, "a part that would become '.' refused");
-	tap_ok(sysctl_path(out, sizeof out, "/proc", "kernel..x") < 0, "empty part refused");
-	tap_ok(sysctl_path(out, sizeof out, "/proc", "../../etc/shadow") < 0, "escape refused");
-	tap_ok(sysctl_path(out, sizeof out, "/proc", "") < 0, "empty key refused");
-	tap_ok(sysctl_path(out, 20, "/proc", "kernel.a_very_long_name_indeed") < 0, "overlong path refused");
-	tap_ok(sysctl_value_equal("4096\t65536 ", "4096 65536"), "values compared ignoring whitespace");
+	tap_ok(hi_sysctl_path(out, sizeof out, "/proc", "kernel./.x") < 0, "a part that would become '.' refused");
+	tap_ok(hi_sysctl_path(out, sizeof out, "/proc", "kernel..x") < 0, "empty part refused");
+	tap_ok(hi_sysctl_path(out, sizeof out, "/proc", "../../etc/shadow") < 0, "escape refused");
+	tap_ok(hi_sysctl_path(out, sizeof out, "/proc", "") < 0, "empty key refused");
+	tap_ok(hi_sysctl_path(out, 20, "/proc", "kernel.a_very_long_name_indeed") < 0, "overlong path refused");
+	tap_ok(hi_sysctl_value_equal("4096\t65536 ", "4096 65536"), "values compared ignoring whitespace");
 }
 
 int main(void)

@@ -35,14 +35,14 @@ static void make_tree(const char *root)
 	const char *dirs[] = { "bin", "etc/hardinit", "lib/modules/x/kernel/deep/er", "newroot", "keep" };
 	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
 		snprintf(p, sizeof p, "%s/%s", root, dirs[i]);
-		fs_mkdir_p(p, 0755);
+		hi_fs_mkdir_p(p, 0755);
 	}
 	snprintf(p, sizeof p, "%s/init", root);
-	fs_write_new(p, "binary");
+	hi_fs_write_new(p, "binary");
 	snprintf(p, sizeof p, "%s/etc/hardinit.conf", root);
-	fs_write_new(p, "[boot]\n");
+	hi_fs_write_new(p, "[boot]\n");
 	snprintf(p, sizeof p, "%s/lib/modules/x/kernel/deep/er/m.ko", root);
-	fs_write_new(p, "module");
+	hi_fs_write_new(p, "module");
 	snprintf(p, sizeof p, "%s/bin/sh", root);
 	if (symlink("/keep/canary", p) < 0)
 		perror("symlink");
@@ -63,16 +63,16 @@ int main(void)
 		return 1;
 	}
 	snprintf(root, sizeof root, "%s/oldroot", base);
-	fs_mkdir_p(root, 0755);
+	hi_fs_mkdir_p(root, 0755);
 	tap_ok(mount("tmpfs", root, "tmpfs", 0, "size=4m") == 0, "fake initramfs is a tmpfs");
 	make_tree(root);
 	/* Another file system under the old root: the new root in a real boot. */
 	snprintf(p, sizeof p, "%s/newroot", root);
 	tap_ok(mount("tmpfs", p, "tmpfs", 0, "size=1m") == 0, "a tmpfs mounted under the old root");
 	snprintf(p, sizeof p, "%s/newroot/canary", root);
-	fs_write_new(p, "must survive");
+	hi_fs_write_new(p, "must survive");
 
-	long removed = initramfs_clean(root, &failed, err, sizeof err);
+	long removed = hi_initramfs_clean(root, &failed, err, sizeof err);
 	tap_ok(removed > 0, "clean-up removed entries (%ld)", removed);
 	tap_ok(failed == 0, "no deletion failed except across the mount (%ld)", failed);
 	tap_ok(exists("oldroot/newroot/canary"), "canary on the mounted tmpfs survives");
@@ -100,8 +100,8 @@ int main(void)
 		if (!tap_ok(mkdtemp(disk) != NULL, "a directory on the disk %s", on_disk))
 			return tap_done();
 		snprintf(p, sizeof p, "%s/file", disk);
-		fs_write_new(p, "data");
-		long r = initramfs_clean(disk, &failed, err, sizeof err);
+		hi_fs_write_new(p, "data");
+		long r = hi_initramfs_clean(disk, &failed, err, sizeof err);
 		tap_ok(r < 0, "a root that is not ramfs/tmpfs (%s) is refused", on_disk);
 		tap_contains(err, "not a ramfs or tmpfs", "refusal says why");
 		tap_ok(access(p, F_OK) == 0, "nothing deleted on refusal");

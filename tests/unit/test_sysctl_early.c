@@ -36,7 +36,7 @@ static const char *get(const char *rel)
 	static char buf[4096];
 	char path[512];
 	snprintf(path, sizeof path, "%s/%s", root, rel);
-	if (fs_read(path, buf, sizeof buf, NULL) < 0)
+	if (hi_fs_read(path, buf, sizeof buf, NULL) < 0)
 		return NULL;
 	buf[strcspn(buf, "\n")] = '\0';
 	return buf;
@@ -67,22 +67,22 @@ static void add_sysctl(const char *key, const char *value, bool required)
 
 static const char *status_of(const char *key)
 {
-	const struct report_item *it = report_find(&b.rep, "sysctl", key);
+	const struct report_item *it = hi_report_find(&b.rep, "sysctl", key);
 	return it ? it->status : NULL;
 }
 
 static const char *value_of(const char *key)
 {
-	const struct report_item *it = report_find(&b.rep, "sysctl", key);
+	const struct report_item *it = hi_report_find(&b.rep, "sysctl", key);
 	return it ? it->value : NULL;
 }
 
 static void test_slow_table(void)
 {
-	tap_ok(sysctl_slow_reason("kernel.sysrq") != NULL, "kernel.sysrq is a slow write");
-	tap_ok(sysctl_slow_reason("kernel.kptr_restrict") == NULL, "kernel.kptr_restrict is not");
-	tap_ok(sysctl_early_collect(NULL) == 0, "collecting nothing succeeds");
-	tap_ok(sysctl_early_find(NULL, "kernel.sysrq", "0") == NULL, "finding in nothing finds nothing");
+	tap_ok(hi_sysctl_slow_reason("kernel.sysrq") != NULL, "kernel.sysrq is a slow write");
+	tap_ok(hi_sysctl_slow_reason("kernel.kptr_restrict") == NULL, "kernel.kptr_restrict is not");
+	tap_ok(hi_sysctl_early_collect(NULL) == 0, "collecting nothing succeeds");
+	tap_ok(hi_sysctl_early_find(NULL, "kernel.sysrq", "0") == NULL, "finding in nothing finds nothing");
 }
 
 static void test_started_and_collected(void)
@@ -91,22 +91,22 @@ static void test_started_and_collected(void)
 	add_sysctl("kernel.kptr_restrict", "2", false);
 	add_sysctl("kernel.sysrq", "0", false);
 
-	tap_ok(stage_sysctl_start(&b) == 0, "sysctl_start succeeds");
+	tap_ok(hi_stage_sysctl_start(&b) == 0, "sysctl_start succeeds");
 	struct sysctl_early *e = b.sysctl_early;
 	tap_ok(e && e->n == 1 && e->started, "only the slow write goes to a writer thread");
 	tap_streq(e ? e->slots[0].key : NULL, "kernel.sysrq", "the writer has kernel.sysrq");
 
-	tap_ok(stage_sysctl(&b) == 0, "the sysctl stage succeeds");
+	tap_ok(hi_stage_sysctl(&b) == 0, "the sysctl stage succeeds");
 	tap_ok(e->collected && !e->timed_out, "the writer was collected in time");
 	tap_ok(e->joined && e->proc_fd < 0, "the writer thread is joined and its proc fd closed");
 	tap_streq(status_of("kernel.sysrq"), "applied", "the early write is reported as applied");
 	tap_streq(value_of("kernel.sysrq"), "0", "with its read-back");
 	tap_streq(get("proc/sys/kernel/sysrq"), "0", "the file holds the value");
 	tap_streq(status_of("kernel.kptr_restrict"), "applied", "the ordinary write is made by the stage");
-	const struct sysctl_early_slot *s = sysctl_early_find(e, "kernel.sysrq", "0");
+	const struct sysctl_early_slot *s = hi_sysctl_early_find(e, "kernel.sysrq", "0");
 	tap_ok(s && s->took_ns > 0 && s->judged.outcome == SYSCTL_APPLIED, "the slot has its outcome and time");
-	tap_ok(sysctl_early_find(e, "kernel.sysrq", "1") == NULL, "another value is not the early result");
-	tap_ok(sysctl_early_collect(e) == 0, "collecting twice is harmless");
+	tap_ok(hi_sysctl_early_find(e, "kernel.sysrq", "1") == NULL, "another value is not the early result");
+	tap_ok(hi_sysctl_early_collect(e) == 0, "collecting twice is harmless");
 }
 
 /* The order of the report is the config's, whoever made the write. */
@@ -115,8 +115,8 @@ static void test_report_order(void)
 	fresh_boot(MODE_ON_ROOT);
 	add_sysctl("kernel.sysrq", "0", false);
 	add_sysctl("kernel.kptr_restrict", "2", false);
-	stage_sysctl_start(&b);
-	tap_ok(stage_sysctl(&b) == 0, "stage succeeds with the slow write first");
+	hi_stage_sysctl_start(&b);
+	tap_ok(hi_stage_sysctl(&b) == 0, "stage succeeds with the slow write first");
 	tap_ok(b.rep.n_items >= 2 && strcmp(b.rep.items[0].key, "kernel.sysrq") == 0 &&
 	       strcmp(b.rep.items[1].key, "kernel.kptr_restrict") == 0, "report items in config order");
 }
@@ -129,13 +129,13 @@ static void test_absent_retried(void)
 	snprintf(path, sizeof path, "%s/proc/sys/kernel/sysrq", root);
 	unlink(path);
 	add_sysctl("kernel.sysrq", "0", false);
-	stage_sysctl_start(&b);
+	hi_stage_sysctl_start(&b);
 	struct sysctl_early *e = b.sysctl_early;
-	sysctl_early_collect(e);
-	const struct sysctl_early_slot *s = sysctl_early_find(e, "kernel.sysrq", "0");
+	hi_sysctl_early_collect(e);
+	const struct sysctl_early_slot *s = hi_sysctl_early_find(e, "kernel.sysrq", "0");
 	tap_ok(s && s->judged.outcome == SYSCTL_ABSENT, "the writer found kernel.sysrq absent");
 	put("proc/sys/kernel/sysrq", "1\n");
-	tap_ok(stage_sysctl(&b) == 0, "stage succeeds");
+	tap_ok(hi_stage_sysctl(&b) == 0, "stage succeeds");
 	tap_streq(status_of("kernel.sysrq"), "applied", "an early absent write is made again by the stage");
 	tap_streq(get("proc/sys/kernel/sysrq"), "0", "and holds");
 }
@@ -190,13 +190,13 @@ static void test_timeout(bool required)
 	make_fifo("proc/sys/kernel/sysrq", fifo, sizeof fifo);
 	add_sysctl("kernel.sysrq", "0", required);
 	add_sysctl("kernel.kptr_restrict", "2", false);
-	stage_sysctl_start(&b);
+	hi_stage_sysctl_start(&b);
 	struct sysctl_early *e = b.sysctl_early;
 	e->timeout_ms = 200;
 
-	uint64_t start = boottime_ns();
-	int rc = stage_sysctl(&b);
-	uint64_t took_ms = (boottime_ns() - start) / 1000000;
+	uint64_t start = hi_boottime_ns();
+	int rc = hi_stage_sysctl(&b);
+	uint64_t took_ms = (hi_boottime_ns() - start) / 1000000;
 	tap_ok(took_ms >= 190 && took_ms < 2000, "%s: the wait is bounded by the timeout (%llu ms)",
 	       what, (unsigned long long)took_ms);
 	tap_ok(e->timed_out && !e->joined, "%s: the stuck writer is reported as timed out", what);
@@ -209,7 +209,7 @@ static void test_timeout(bool required)
 		tap_streq(status_of("kernel.sysrq"), "refused", "reported as refused");
 		tap_streq(status_of("kernel.kptr_restrict"), "applied", "the other writes are still made");
 	}
-	tap_ok(stage_sysctl_start(&b) == 0 && b.sysctl_early->n == e->n && !e->joined,
+	tap_ok(hi_stage_sysctl_start(&b) == 0 && b.sysctl_early->n == e->n && !e->joined,
 	       "%s: a new start leaves the slots of a writer that has not ended alone", what);
 	let_writer_end(e, fifo);
 	tap_ok(e->slots[0].done && e->slots[0].res.outcome == SYSCTL_APPLIED,
@@ -220,30 +220,30 @@ static void test_not_started(void)
 {
 	fresh_boot(MODE_DRY_RUN);
 	add_sysctl("kernel.sysrq", "0", false);
-	stage_sysctl_start(&b);
+	hi_stage_sysctl_start(&b);
 	tap_ok(b.sysctl_early && !b.sysctl_early->started, "a dry run starts no writer");
-	tap_ok(stage_sysctl(&b) == 0, "dry run stage succeeds");
+	tap_ok(hi_stage_sysctl(&b) == 0, "dry run stage succeeds");
 	tap_streq(get("proc/sys/kernel/sysrq"), "1", "and writes nothing");
 
 	fresh_boot(MODE_ON_ROOT);
 	b.cfg.read_root_config = true;
 	add_sysctl("kernel.sysrq", "0", false);
-	stage_sysctl_start(&b);
+	hi_stage_sysctl_start(&b);
 	tap_ok(b.sysctl_early && !b.sysctl_early->started,
 	       "with read_root_config nothing starts before the final config is known");
-	tap_ok(stage_sysctl(&b) == 0, "stage succeeds");
+	tap_ok(hi_stage_sysctl(&b) == 0, "stage succeeds");
 	tap_streq(status_of("kernel.sysrq"), "applied", "the write is made by the sysctl stage");
 
 	fresh_boot(MODE_ON_ROOT);
 	add_sysctl("kernel.kptr_restrict", "2", false);
-	stage_sysctl_start(&b);
+	hi_stage_sysctl_start(&b);
 	tap_ok(b.sysctl_early && !b.sysctl_early->started, "no slow write, no writer");
 }
 
 int main(void)
 {
-	log_set_kmsg_enabled(0);
-	log_set_console_fd(getenv("TEST_VERBOSE") ? 2 : -1);
+	hi_log_set_kmsg_enabled(0);
+	hi_log_set_console_fd(getenv("TEST_VERBOSE") ? 2 : -1);
 	test_slow_table();
 	test_started_and_collected();
 	test_report_order();

@@ -39,13 +39,13 @@ static void test_kdf(void)
 		k[i] = (uint8_t)i;
 	memset(u, 0x11, sizeof u);
 	memset(v, 0x22, sizeof v);
-	tpm2_kdfa(k, sizeof k, "ATH", u, sizeof u, v, sizeof v, out, 32);
+	hi_tpm2_kdfa(k, sizeof k, "ATH", u, sizeof u, v, sizeof v, out, 32);
 	hex_is(out, 32, "a8679444f320a6d0a02c03cac153c458f28758eca056594e887fcefdc2d7e95b",
 	       "KDFa(SHA-256, \"ATH\", 256 bits): as Python's hmac computes it");
-	tpm2_kdfa(k, sizeof k, "CFB", u, sizeof u, v, sizeof v, out, 40);
+	hi_tpm2_kdfa(k, sizeof k, "CFB", u, sizeof u, v, sizeof v, out, 40);
 	hex_is(out, 40, "e9ad36b7f1876c62ea1dcf445fb7ae27182741ecdd7e380ce220f8d1c996b623168008de0f1a1697",
 	       "KDFa over two rounds (320 bits: the counter and the length in bits)");
-	tpm2_kdfe(k, sizeof k, "SECRET", u, sizeof u, v, sizeof v, out, 32);
+	hi_tpm2_kdfe(k, sizeof k, "SECRET", u, sizeof u, v, sizeof v, out, 32);
 	hex_is(out, 32, "c21be073521259773cab940e5cbd0a66105a8da939b0b3ae13b7d7a37555b3e3",
 	       "KDFe(SHA-256, Z, \"SECRET\", partyU, partyV): as Python's hashlib computes it");
 }
@@ -58,10 +58,10 @@ static void test_cfb(void)
 		key[i] = (uint8_t)i;
 		iv[i] = (uint8_t)(0xf0 + i);
 	}
-	tpm2_cfb(key, iv, data, n, false);
+	hi_tpm2_cfb(key, iv, data, n, false);
 	hex_is(data, n, "12cfa2c84737523af225fe735b77d98de3ac8679c91a05534b53f4873a8fcf780a688e3429d2",
 	       "AES-128-CFB encryption (a partial last block): as openssl enc -aes-128-cfb");
-	tpm2_cfb(key, iv, data, n, true);
+	hi_tpm2_cfb(key, iv, data, n, true);
 	tap_ok(!memcmp(data, "the secret that must not cross the bus", n), "AES-128-CFB decryption gives it back");
 }
 
@@ -92,7 +92,7 @@ static int tpm_salt(const struct tpm2_primary_pub *k, const uint8_t *enc, size_t
 	memcpy(p + 33, enc + 36, 32);
 	if (br_ec_p256_m15.mul(p, sizeof p, srk_d, sizeof srk_d, BR_EC_secp256r1) != 1)
 		return -1;
-	tpm2_kdfe(p + 1, 32, "SECRET", enc + 2, 32, k->x, 32, salt, 32);
+	hi_tpm2_kdfe(p + 1, 32, "SECRET", enc + 2, 32, k->x, 32, salt, 32);
 	return 0;
 }
 
@@ -104,15 +104,15 @@ static void test_salt(void)
 
 	memset(seed, 7, sizeof seed);
 	srk_pub(&k);
-	tap_ok(tpm2_salt_make(&k, seed, &s, why, sizeof why) == 0 && s.enc_len == 68, "ECC salt: an ephemeral point of 68 bytes");
+	tap_ok(hi_tpm2_salt_make(&k, seed, &s, why, sizeof why) == 0 && s.enc_len == 68, "ECC salt: an ephemeral point of 68 bytes");
 	tap_ok(tpm_salt(&k, s.enc, s.enc_len, salt) == 0 && !memcmp(salt, s.salt, 32),
 	       "ECC salt: the TPM's ECDH with its private key and KDFe find the same salt");
 	seed[0] = 8;
-	tpm2_salt_make(&k, seed, &s2, why, sizeof why);
+	hi_tpm2_salt_make(&k, seed, &s2, why, sizeof why);
 	tap_ok(memcmp(s.salt, s2.salt, 32) != 0 && memcmp(s.enc, s2.enc, 68) != 0, "ECC salt: another seed, another salt and point");
 	tap_ok(memmem(s.enc, s.enc_len, s.salt, 8) == NULL, "ECC salt: the salt itself is not in what is sent");
 	k.y[31] ^= 1;
-	tap_ok(tpm2_salt_make(&k, seed, &s, why, sizeof why) == -1, "ECC salt: a primary point off the curve is refused");
+	tap_ok(hi_tpm2_salt_make(&k, seed, &s, why, sizeof why) == -1, "ECC salt: a primary point off the curve is refused");
 	tap_contains(why, "not on the P-256 curve", "says so");
 
 	/* RSA: a 1024-bit key made here (systemd's template is 2048; the
@@ -128,7 +128,7 @@ static void test_salt(void)
 	memcpy(k.n, pk.n, pk.nlen);
 	k.nlen = pk.nlen;
 	k.e = 65537;
-	tap_ok(tpm2_salt_make(&k, seed, &s, why, sizeof why) == 0 && s.enc_len == pk.nlen,
+	tap_ok(hi_tpm2_salt_make(&k, seed, &s, why, sizeof why) == 0 && s.enc_len == pk.nlen,
 	       "RSA salt: OAEP to the primary key, a modulus' length (%zu)", s.enc_len);
 	uint8_t dec[TPM2_SECRET_ENC_MAX];
 	size_t dlen = s.enc_len;
@@ -137,7 +137,7 @@ static void test_salt(void)
 		       !memcmp(dec, s.salt, 32),
 	       "RSA salt: OAEP-SHA256 with the label \"SECRET\\0\" decrypts to the salt, as the TPM's");
 	k.nlen = 64;
-	tap_ok(tpm2_salt_make(&k, seed, &s, why, sizeof why) == -1, "RSA salt: a modulus too short for OAEP is refused");
+	tap_ok(hi_tpm2_salt_make(&k, seed, &s, why, sizeof why) == -1, "RSA salt: a modulus too short for OAEP is refused");
 	tap_contains(why, "RSA-OAEP of the salt", "says so");
 }
 
@@ -175,7 +175,7 @@ static const uint8_t NAME[34] = { 0, 0x0b, 9, 9, 9 };
 /* The TPM's HMAC of a message: HMAC(sessionKey, m). */
 static void fake_hmac(struct fake *f, const uint8_t *m, size_t n, uint8_t out[32])
 {
-	hmac_sha256(f->session_key, 32, m, n, out);
+	hi_hmac_sha256(f->session_key, 32, m, n, out);
 }
 
 static size_t fake_unseal(struct fake *f, const uint8_t *c, size_t len, uint8_t *r)
@@ -186,10 +186,10 @@ static size_t fake_unseal(struct fake *f, const uint8_t *c, size_t len, uint8_t 
 	if (len != 10 + 4 + 4 + 4 + 2 + 32 + 1 + 2 + 32 || c[56] != TPMA_SESSION_ENCRYPT)
 		return 0;
 	memcpy(f->nonce_caller, c + 24, 32);
-	sha256_init(&h);
-	sha256_update(&h, ccbytes, 4);
-	sha256_update(&h, NAME, sizeof NAME);
-	sha256_final(&h, m);
+	hi_sha256_init(&h);
+	hi_sha256_update(&h, ccbytes, 4);
+	hi_sha256_update(&h, NAME, sizeof NAME);
+	hi_sha256_final(&h, m);
 	memcpy(m + 32, f->nonce_caller, 32);
 	memcpy(m + 64, f->nonce_tpm, 32);
 	m[96] = c[56];
@@ -210,13 +210,13 @@ static size_t fake_unseal(struct fake *f, const uint8_t *c, size_t len, uint8_t 
 	r[n++] = (uint8_t)sl;
 	memcpy(r + n, SECRET, sl);
 	uint8_t kiv[32];
-	tpm2_kdfa(f->session_key, 32, "CFB", f->nonce_tpm, 32, f->nonce_caller, 32, kiv, 32);
-	tpm2_cfb(kiv, kiv + 16, r + n, sl, false);
+	hi_tpm2_kdfa(f->session_key, 32, "CFB", f->nonce_tpm, 32, f->nonce_caller, 32, kiv, 32);
+	hi_tpm2_cfb(kiv, kiv + 16, r + n, sl, false);
 	uint8_t rp[32], hm[32 + 32 + 32 + 1], zero_cc[8] = { 0, 0, 0, 0, 0, 0, 1, 0x5e };
-	sha256_init(&h);
-	sha256_update(&h, zero_cc, 8);
-	sha256_update(&h, r + 14, 2 + sl);
-	sha256_final(&h, rp);
+	hi_sha256_init(&h);
+	hi_sha256_update(&h, zero_cc, 8);
+	hi_sha256_update(&h, r + 14, 2 + sl);
+	hi_sha256_final(&h, rp);
 	n += sl;
 	memcpy(hm, rp, 32);
 	memcpy(hm + 32, f->nonce_tpm, 32);
@@ -283,7 +283,7 @@ static int fake_xfer(void *ctx, const uint8_t *c, size_t len, uint8_t *r, size_t
 			put32(r + 6, 0x2c4);                 /* TPM_RC_VALUE-ish: not salted as expected */
 		} else {
 			memset(f->nonce_tpm, 0x5c, 32);
-			tpm2_kdfa(salt, 32, "ATH", f->nonce_tpm, 32, c + 20, 32, f->session_key, 32);
+			hi_tpm2_kdfa(salt, 32, "ATH", f->nonce_tpm, 32, c + 20, 32, f->session_key, 32);
 			put32(r + 10, 0x03000000);
 			r[15] = 32;
 			memcpy(r + 16, f->nonce_tpm, 32);
@@ -318,7 +318,7 @@ static void test_unseal(void)
 	char err[256];
 
 	srk_pub(&f.srk);
-	int rc = tpm2_unseal(fake_xfer, &f, &q, secret, sizeof secret, &slen, err, sizeof err);
+	int rc = hi_tpm2_unseal(fake_xfer, &f, &q, secret, sizeof secret, &slen, err, sizeof err);
 	tap_ok(rc == TPM2_UNSEALED && slen == sl && !memcmp(secret, SECRET, sl) && !f.bad_cmd_hmac,
 	       "salted session: the fake TPM took the salt and the command's HMAC, the secret came back (%s)", err);
 	tap_ok(memmem(f.bus, f.buslen, SECRET, sl) == NULL && memmem(f.bus, f.buslen, SECRET, 6) == NULL,
@@ -332,7 +332,7 @@ static void test_unseal(void)
 		srk_pub(&g.srk);
 		g.tamper = t;
 		memset(secret, 0, sizeof secret);
-		rc = tpm2_unseal(fake_xfer, &g, &q, secret, sizeof secret, &slen, err, sizeof err);
+		rc = hi_tpm2_unseal(fake_xfer, &g, &q, secret, sizeof secret, &slen, err, sizeof err);
 		tap_ok(rc == TPM2_ERROR && slen == 0 && memmem(secret, sizeof secret, SECRET, 6) == NULL,
 		       "a response with %s: refused, no secret", what[t]);
 		tap_contains(err, t == 3 ? "Unseal: the response carries no session"

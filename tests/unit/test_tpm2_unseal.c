@@ -56,39 +56,39 @@ static size_t create_primary_resp(uint8_t *r, uint32_t handle)
 
 static void test_commands(void)
 {
-	long n = tpm2_cmd_create_primary(cmd, sizeof cmd, TPM_ALG_ECC);
+	long n = hi_tpm2_cmd_create_primary(cmd, sizeof cmd, TPM_ALG_ECC);
 	hex_is(cmd, n,
 	       "800200000043000001314000000100000009400000090000000000000400000000"
 	       "001a0023000b00030072000000060080004300100003001000000000000000000000",
 	       "CreatePrimary: owner, empty auth, systemd's ECC P-256 template (AES-128-CFB, no scheme, empty unique)");
-	n = tpm2_cmd_create_primary(cmd, sizeof cmd, TPM_ALG_RSA);
+	n = hi_tpm2_cmd_create_primary(cmd, sizeof cmd, TPM_ALG_RSA);
 	hex_is(cmd, n,
 	       "800200000043000001314000000100000009400000090000000000000400000000"
 	       "001a0001000b00030072000000060080004300100800000000000000000000000000",
 	       "CreatePrimary: systemd's RSA 2048 template");
-	tap_ok(tpm2_cmd_create_primary(cmd, sizeof cmd, TPM_ALG_SHA256) == -1, "CreatePrimary: no other key type");
-	tap_ok(tpm2_cmd_create_primary(cmd, 40, TPM_ALG_ECC) == -1, "CreatePrimary: too small a buffer is -1, not overflowed");
-	n = tpm2_cmd_policy_pcr(cmd, sizeof cmd, 0x03000000, TPM_ALG_SHA256, 1u << 7 | 1u << 11);
+	tap_ok(hi_tpm2_cmd_create_primary(cmd, sizeof cmd, TPM_ALG_SHA256) == -1, "CreatePrimary: no other key type");
+	tap_ok(hi_tpm2_cmd_create_primary(cmd, 40, TPM_ALG_ECC) == -1, "CreatePrimary: too small a buffer is -1, not overflowed");
+	n = hi_tpm2_cmd_policy_pcr(cmd, sizeof cmd, 0x03000000, TPM_ALG_SHA256, 1u << 7 | 1u << 11);
 	hex_is(cmd, n, "80010000001a0000017f03000000000000000001000b03800800",
 	       "PolicyPCR: the TPM's own PCR values, one sha256 selection of 3 bytes (PCRs 7 and 11)");
-	tap_ok(tpm2_cmd_policy_pcr(cmd, sizeof cmd, 0x03000000, TPM_ALG_SHA256, 1u << 24) == -1, "PolicyPCR: PCR 24 refused");
-	n = tpm2_cmd_unseal(cmd, sizeof cmd, 0x80000001, 0x03000000, NULL, 0, 0, NULL);
+	tap_ok(hi_tpm2_cmd_policy_pcr(cmd, sizeof cmd, 0x03000000, TPM_ALG_SHA256, 1u << 24) == -1, "PolicyPCR: PCR 24 refused");
+	n = hi_tpm2_cmd_unseal(cmd, sizeof cmd, 0x80000001, 0x03000000, NULL, 0, 0, NULL);
 	hex_is(cmd, n, "80020000001b0000015e8000000100000009030000000000000000",
 	       "Unseal: the policy session, empty nonce and HMAC, the session not continued");
 	uint8_t nonce[32], mac[32];
 	memset(nonce, 0x22, sizeof nonce);
 	memset(mac, 0x44, sizeof mac);
-	n = tpm2_cmd_unseal(cmd, sizeof cmd, 0x80000001, 0x03000000, nonce, 32, TPMA_SESSION_ENCRYPT, mac);
+	n = hi_tpm2_cmd_unseal(cmd, sizeof cmd, 0x80000001, 0x03000000, nonce, 32, TPMA_SESSION_ENCRYPT, mac);
 	tap_ok(n == 10 + 4 + 4 + 4 + 2 + 32 + 1 + 2 + 32 && cmd[17] == 4 + 2 + 32 + 1 + 2 + 32 && cmd[56] == 0x40,
 	       "Unseal under a salted session: nonce, the encrypt attribute and HMAC in the authorization (%ld bytes)", n);
 	uint8_t salt[68];
 	memset(salt, 0x55, sizeof salt);
-	n = tpm2_cmd_start_policy_session(cmd, sizeof cmd, 0x80000000, nonce, salt, sizeof salt);
+	n = hi_tpm2_cmd_start_policy_session(cmd, sizeof cmd, 0x80000000, nonce, salt, sizeof salt);
 	tap_ok(n == 10 + 4 + 4 + 2 + 32 + 2 + 68 + 1 + 6 + 2 && cmd[10] == 0x80 && cmd[13] == 0 && cmd[14] == 0x40 &&
 		       cmd[52] == 0 && cmd[53] == 68 && cmd[122] == 1,
 	       "StartAuthSession: salted with the primary (tpmKey), not bound, the encrypted salt, a policy session");
 	hex_is(cmd + 123, 8, "00060080004300" "0b", "StartAuthSession: AES-128-CFB parameter encryption, SHA-256");
-	n = tpm2_cmd_flush(cmd, sizeof cmd, 0x80000001);
+	n = hi_tpm2_cmd_flush(cmd, sizeof cmd, 0x80000001);
 	hex_is(cmd, n, "80010000000e0000016580000001", "FlushContext");
 }
 
@@ -96,13 +96,13 @@ static void test_blob(void)
 {
 	uint8_t blob[] = { 0, 2, 0xaa, 0xbb, 0, 3, 1, 2, 3 };
 	struct tpm2_sealed s;
-	tap_ok(tpm2_blob_split(blob, sizeof blob, &s, why, sizeof why) == 0 && s.priv_len == 4 && s.pub_len == 5 &&
+	tap_ok(hi_tpm2_blob_split(blob, sizeof blob, &s, why, sizeof why) == 0 && s.priv_len == 4 && s.pub_len == 5 &&
 		       s.pub == blob + 4,
 	       "blob: TPM2B_PRIVATE then TPM2B_PUBLIC, sizes included");
-	tap_ok(tpm2_blob_split(blob, 5, &s, why, sizeof why) < 0, "blob: the public part cut short is refused");
+	tap_ok(hi_tpm2_blob_split(blob, 5, &s, why, sizeof why) < 0, "blob: the public part cut short is refused");
 	tap_contains(why, "no TPM2B_PUBLIC", "blob: says what is missing");
 	blob[1] = 200;
-	tap_ok(tpm2_blob_split(blob, sizeof blob, &s, why, sizeof why) < 0, "blob: a private size past the end refused");
+	tap_ok(hi_tpm2_blob_split(blob, sizeof blob, &s, why, sizeof why) < 0, "blob: a private size past the end refused");
 }
 
 static void test_responses(void)
@@ -113,32 +113,32 @@ static void test_responses(void)
 	struct tpm2_primary_pub pub;
 	uint8_t cp[200];
 	size_t cplen = create_primary_resp(cp, 0x800000ff);
-	tap_ok(tpm2_resp_create_primary(cp, cplen, &h, &pub, why, sizeof why) == 0 && h == 0x800000ff &&
+	tap_ok(hi_tpm2_resp_create_primary(cp, cplen, &h, &pub, why, sizeof why) == 0 && h == 0x800000ff &&
 		       pub.type == TPM_ALG_ECC && pub.x[0] == 0x6b && pub.y[31] == 0xf5,
 	       "CreatePrimary response: the handle and the primary's public point");
-	tap_ok(tpm2_resp_create_primary(cp, 12, &h, &pub, why, sizeof why) == -1, "CreatePrimary response cut: -1");
+	tap_ok(hi_tpm2_resp_create_primary(cp, 12, &h, &pub, why, sizeof why) == -1, "CreatePrimary response cut: -1");
 	cp[18 + 3] = 0;                   /* the type: neither ECC nor RSA */
-	tap_ok(tpm2_resp_create_primary(cp, cplen, &h, &pub, why, sizeof why) == -1, "CreatePrimary: a key of another type refused");
+	tap_ok(hi_tpm2_resp_create_primary(cp, cplen, &h, &pub, why, sizeof why) == -1, "CreatePrimary: a key of another type refused");
 	tap_contains(why, "neither ECC nor RSA", "says so");
 	const uint8_t err[] = { 0x80, 1, 0, 0, 0, 10, 0, 0, 0x09, 0x8b };
-	tap_ok(tpm2_resp_create_primary(err, sizeof err, &h, &pub, why, sizeof why) == 0x98b, "an error code comes back as is");
+	tap_ok(hi_tpm2_resp_create_primary(err, sizeof err, &h, &pub, why, sizeof why) == 0x98b, "an error code comes back as is");
 	const uint8_t ld[] = { 0x80, 2, 0, 0, 0, 0x16, 0, 0, 0, 0, 0x80, 0, 0, 1, 0, 0, 0, 4, 0, 2, 0, 0x0b };
-	tap_ok(tpm2_resp_load(ld, sizeof ld, &h, name, &nlen, why, sizeof why) == 0 && h == 0x80000001 && nlen == 2,
+	tap_ok(hi_tpm2_resp_load(ld, sizeof ld, &h, name, &nlen, why, sizeof why) == 0 && h == 0x80000001 && nlen == 2,
 	       "Load response: handle and name");
 	uint8_t ld2[sizeof ld];
 	memcpy(ld2, ld, sizeof ld);
 	ld2[19] = 0x60;            /* a name longer than the response */
-	tap_ok(tpm2_resp_load(ld2, sizeof ld2, &h, name, &nlen, why, sizeof why) == -1, "Load response: name past the end");
+	tap_ok(hi_tpm2_resp_load(ld2, sizeof ld2, &h, name, &nlen, why, sizeof why) == -1, "Load response: name past the end");
 	const uint8_t ss[] = { 0x80, 1, 0, 0, 0, 0x12, 0, 0, 0, 0, 3, 0, 0, 0, 0, 2, 0xab, 0xcd };
-	tap_ok(tpm2_resp_start_session(ss, sizeof ss, &h, nonce, &nlen, why, sizeof why) == 0 && h == 0x03000000 &&
+	tap_ok(hi_tpm2_resp_start_session(ss, sizeof ss, &h, nonce, &nlen, why, sizeof why) == 0 && h == 0x03000000 &&
 		       nlen == 2 && nonce[1] == 0xcd,
 	       "StartAuthSession response: handle and nonceTPM");
 	uint8_t big[2 + 200] = { 0, 200 };
 	size_t slen = 0;
-	tap_ok(tpm2_unseal_params(big, sizeof big, secret, sizeof secret, &slen, why, sizeof why) == -1 && slen == 0,
+	tap_ok(hi_tpm2_unseal_params(big, sizeof big, secret, sizeof secret, &slen, why, sizeof why) == -1 && slen == 0,
 	       "Unseal parameters: 200 bytes is more than a TPM2B_SENSITIVE_DATA, refused");
 	uint8_t us[] = { 0, 2, 's', 'k' };
-	tap_ok(tpm2_unseal_params(us, sizeof us, secret, sizeof secret, &slen, why, sizeof why) == 0 && slen == 2 &&
+	tap_ok(hi_tpm2_unseal_params(us, sizeof us, secret, sizeof secret, &slen, why, sizeof why) == 0 && slen == 2 &&
 		       secret[0] == 's',
 	       "Unseal parameters: the secret");
 }
@@ -157,9 +157,9 @@ static void test_hmac(void)
 	uint8_t cp[32];
 	memcpy(s.nonce_caller, nc, sizeof nc);
 	memcpy(s.nonce_tpm, nt, sizeof nt);
-	tpm2_pin_auth("1234", s.auth, &s.authlen);
-	tpm2_unseal_cphash(name, sizeof name, cp);
-	tpm2_session_cmd_hmac(&s, cp, 0, out);
+	hi_tpm2_pin_auth("1234", s.auth, &s.authlen);
+	hi_tpm2_unseal_cphash(name, sizeof name, cp);
+	hi_tpm2_session_cmd_hmac(&s, cp, 0, out);
 	hex_is(out, 32, "d23c4aaa5de65175140008c9fa2e2cf385075471e38e80a3baf5ae387d828568",
 	       "PIN HMAC: HMAC-SHA256(sha256(pin), cpHash || nonceCaller || nonceTPM || attributes), as Python's hmac");
 }
@@ -224,20 +224,20 @@ static void test_sequence(void)
 	size_t slen = 0;
 	char err[256];
 
-	int rc = tpm2_unseal(fake_xfer, &f, &q, secret, sizeof secret, &slen, err, sizeof err);
+	int rc = hi_tpm2_unseal(fake_xfer, &f, &q, secret, sizeof secret, &slen, err, sizeof err);
 	tap_ok(rc == TPM2_POLICY_CHANGED, "a policy digest other than the token's: refused as a changed PCR");
 	tap_contains(err, "PCR 7 (sha256 bank) is not the one the key was sealed to", "the refusal names the PCR and bank");
 	tap_ok(f.nflushed == 3 && f.flushed[0] == 0x03000000 && f.flushed[1] == 0x80000001 && f.flushed[2] == 0x80000000,
 	       "session, object and primary flushed after the refusal");
 
 	struct fake d = { .dead = true };
-	rc = tpm2_unseal(fake_xfer, &d, &q, secret, sizeof secret, &slen, err, sizeof err);
+	rc = hi_tpm2_unseal(fake_xfer, &d, &q, secret, sizeof secret, &slen, err, sizeof err);
 	tap_ok(rc == TPM2_ERROR && d.nflushed == 0, "a TPM that does not answer: an error, nothing to flush");
 	tap_contains(err, "CreatePrimary: no answer within 10 ms", "says which command got no answer");
 
 	q.pubkey_pcrs = 1u << 11;
 	struct fake s = { 0 };
-	rc = tpm2_unseal(fake_xfer, &s, &q, secret, sizeof secret, &slen, err, sizeof err);
+	rc = hi_tpm2_unseal(fake_xfer, &s, &q, secret, sizeof secret, &slen, err, sizeof err);
 	tap_ok(rc == TPM2_ERROR && s.calls == 0, "a signed PCR policy: refused before any command");
 	tap_contains(err, "signed PCR policy", "says the signed policy is not supported");
 }

@@ -105,13 +105,13 @@ static void verdict(const struct tty_filter *f, uint32_t arch, uint32_t nr, uint
 static void test_filter_x86_64(void)
 {
 	struct tty_filter f;
-	const struct arch *x86 = &arch_x86_64;
+	const struct arch *x86 = &hi_arch_x86_64;
 	const uint32_t X64 = AUDIT_ARCH_X86_64, I386 = AUDIT_ARCH_I386;
 	const uint32_t ALLOW = SECCOMP_RET_ALLOW;
 
-	tap_ok(tty_filter_build(&f, x86, false, false) == -1, "nothing to deny: no program");
+	tap_ok(hi_tty_filter_build(&f, x86, false, false) == -1, "nothing to deny: no program");
 
-	tap_ok(tty_filter_build(&f, x86, true, false) == 0 && f.len > 0 && f.len <= TTY_FILTER_MAX,
+	tap_ok(hi_tty_filter_build(&f, x86, true, false) == 0 && f.len > 0 && f.len <= TTY_FILTER_MAX,
 	       "x86_64 TIOCSTI program builds (%u instructions)", f.len);
 	verdict(&f, X64, NR_X86_64, TTY_TIOCSTI, ERRNO(EIO), "x86_64 ioctl TIOCSTI: EIO");
 	verdict(&f, X64, NR_X86_64, 0xffffffff00000000ull | TTY_TIOCSTI, ERRNO(EIO),
@@ -137,7 +137,7 @@ static void test_filter_x86_64(void)
 	verdict(&f, I386, NR_X86_64 /* lchown on i386 */, TTY_TIOCSTI, ALLOW, "i386 nr 16 is not ioctl");
 	verdict(&f, 0, NR_X86_64, TTY_TIOCSTI, SECCOMP_RET_KILL_PROCESS, "arch 0: killed");
 
-	tap_ok(tty_filter_build(&f, x86, true, true) == 0, "TIOCSTI and TIOCLINUX program builds (%u)", f.len);
+	tap_ok(hi_tty_filter_build(&f, x86, true, true) == 0, "TIOCSTI and TIOCLINUX program builds (%u)", f.len);
 	verdict(&f, X64, NR_X86_64, TTY_TIOCLINUX, ERRNO(EPERM), "x86_64 TIOCLINUX: EPERM");
 	verdict(&f, X64, NR_X86_64, 0x700000000ull | TTY_TIOCLINUX, ERRNO(EPERM), "TIOCLINUX high bits: EPERM");
 	verdict(&f, X64, NR_X86_64, TTY_TIOCSTI, ERRNO(EIO), "  TIOCSTI still EIO");
@@ -145,7 +145,7 @@ static void test_filter_x86_64(void)
 	verdict(&f, X64, NR_X32, TTY_TIOCLINUX, ERRNO(EPERM), "x32 TIOCLINUX: EPERM");
 	verdict(&f, X64, NR_X86_64, TCGETS_REQ, ALLOW, "  TCGETS allowed");
 
-	tap_ok(tty_filter_build(&f, x86, false, true) == 0, "TIOCLINUX-only program builds");
+	tap_ok(hi_tty_filter_build(&f, x86, false, true) == 0, "TIOCLINUX-only program builds");
 	verdict(&f, X64, NR_X86_64, TTY_TIOCSTI, ALLOW, "  TIOCSTI allowed");
 	verdict(&f, X64, NR_X86_64, TTY_TIOCLINUX, ERRNO(EPERM), "  TIOCLINUX EPERM");
 }
@@ -153,11 +153,11 @@ static void test_filter_x86_64(void)
 static void test_filter_aarch64(void)
 {
 	struct tty_filter f;
-	const struct arch *arm = &arch_aarch64;
+	const struct arch *arm = &hi_arch_aarch64;
 	const uint32_t A64 = AUDIT_ARCH_AARCH64, ARM = AUDIT_ARCH_ARM;
 	const uint32_t ALLOW = SECCOMP_RET_ALLOW;
 
-	int r = tty_filter_build(&f, arm, true, true);
+	int r = hi_tty_filter_build(&f, arm, true, true);
 	tap_ok(r == 0 && f.len <= TTY_FILTER_MAX, "aarch64 TIOCSTI and TIOCLINUX program builds (%u instructions)", f.len);
 	verdict(&f, A64, NR_AARCH64, TTY_TIOCSTI, ERRNO(EIO), "aarch64 ioctl (29) TIOCSTI: EIO");
 	verdict(&f, A64, NR_AARCH64, 0xffffffff00000000ull | TTY_TIOCSTI, ERRNO(EIO),
@@ -181,8 +181,8 @@ static void test_filter_wrong_arch(void)
 	struct tty_filter x86, arm;
 	const uint32_t KILL = SECCOMP_RET_KILL_PROCESS;
 
-	tty_filter_build(&x86, &arch_x86_64, true, true);
-	tty_filter_build(&arm, &arch_aarch64, true, true);
+	hi_tty_filter_build(&x86, &hi_arch_x86_64, true, true);
+	hi_tty_filter_build(&arm, &hi_arch_aarch64, true, true);
 	verdict(&x86, AUDIT_ARCH_AARCH64, NR_AARCH64, TTY_TIOCSTI, KILL, "x86_64 program, aarch64 ioctl TIOCSTI: killed");
 	verdict(&x86, AUDIT_ARCH_AARCH64, 64, 0, KILL, "x86_64 program, aarch64 write: killed");
 	verdict(&x86, AUDIT_ARCH_ARM, NR_ARM, TTY_TIOCSTI, KILL, "x86_64 program, arm ioctl: killed");
@@ -196,8 +196,8 @@ static void test_filter_wrong_arch(void)
 static void test_native(void)
 {
 	struct utsname u;
-	tap_ok(uname(&u) == 0 && strcmp(u.machine, arch_native()->name) == 0,
-	       "arch_native() is %s, uname -m says %s", arch_native()->name, u.machine);
+	tap_ok(uname(&u) == 0 && strcmp(u.machine, hi_arch_native()->name) == 0,
+	       "arch_native() is %s, uname -m says %s", hi_arch_native()->name, u.machine);
 }
 
 /* ---- the decision table ---- */
@@ -207,25 +207,25 @@ static void test_plan(void)
 	struct config c;
 	struct tty_plan p;
 
-	config_defaults(&c);
+	hi_config_defaults(&c);
 	c.tiocsti = TIOCSTI_ALLOW;
-	tty_plan_make(&c, false, &p);
+	hi_tty_plan_make(&c, false, &p);
 	tap_ok(!p.seccomp_tiocsti && !p.seccomp_tioclinux && !p.filter_required, "allow: nothing");
 	c.deny_tioclinux = true;
-	tty_plan_make(&c, false, &p);
+	hi_tty_plan_make(&c, false, &p);
 	tap_ok(!p.seccomp_tiocsti && p.seccomp_tioclinux && !p.filter_required, "allow + deny_tioclinux: TIOCLINUX only");
 	c.deny_tioclinux = false;
 	c.tiocsti = TIOCSTI_DENY_UNPRIVILEGED;
-	tty_plan_make(&c, true, &p);
+	hi_tty_plan_make(&c, true, &p);
 	tap_ok(!p.seccomp_tiocsti && !p.filter_required, "deny-unprivileged with the sysctl: sysctl only");
-	tty_plan_make(&c, false, &p);
+	hi_tty_plan_make(&c, false, &p);
 	tap_ok(p.seccomp_tiocsti && p.filter_required, "deny-unprivileged without the sysctl (6.1): seccomp, required");
 	c.tiocsti_seccomp = true;
-	tty_plan_make(&c, true, &p);
+	hi_tty_plan_make(&c, true, &p);
 	tap_ok(p.seccomp_tiocsti && !p.filter_required, "tiocsti_seccomp: both, the sysctl still holds");
 	c.tiocsti_seccomp = false;
 	c.tiocsti = TIOCSTI_DENY_ALL;
-	tty_plan_make(&c, true, &p);
+	hi_tty_plan_make(&c, true, &p);
 	tap_ok(p.seccomp_tiocsti && p.filter_required, "deny-all: seccomp, required");
 }
 
@@ -237,13 +237,13 @@ static int child_checks(void)
 	bool spec;
 	int bad = 0;
 
-	if (tty_filter_build(&f, arch_native(), true, true) < 0)
+	if (hi_tty_filter_build(&f, hi_arch_native(), true, true) < 0)
 		return 100;
-	if (tty_filter_install(&f, &spec) < 0) {
+	if (hi_tty_filter_install(&f, &spec) < 0) {
 		/* Without CAP_SYS_ADMIN the kernel wants no_new_privs; this
 		 * child is thrown away, so it may set it. */
 		if (errno != EACCES || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
-		    tty_filter_install(&f, &spec) < 0)
+		    hi_tty_filter_install(&f, &spec) < 0)
 			return 101;
 	}
 	errno = 0;
@@ -259,7 +259,7 @@ static int child_checks(void)
 	if (syscall(SYS_ioctl, -1, (unsigned long)TTY_TIOCLINUX, 0) != -1 || errno != EPERM)
 		bad |= 8;
 	char st[4096];
-	if (fs_read("/proc/self/status", st, sizeof st, NULL) < 0 || !strstr(st, "Seccomp:\t2"))
+	if (hi_fs_read("/proc/self/status", st, sizeof st, NULL) < 0 || !strstr(st, "Seccomp:\t2"))
 		bad |= 16;
 	/* A fresh process inherits it. */
 	pid_t g = fork();
@@ -305,13 +305,13 @@ static struct boot b;
 
 static const char *status_of(const char *key)
 {
-	const struct report_item *it = report_find(&b.rep, "tty", key);
+	const struct report_item *it = hi_report_find(&b.rep, "tty", key);
 	return it ? it->status : "(none)";
 }
 
 static const char *value_of(const char *key)
 {
-	const struct report_item *it = report_find(&b.rep, "tty", key);
+	const struct report_item *it = hi_report_find(&b.rep, "tty", key);
 	return it ? it->value : "(none)";
 }
 
@@ -331,33 +331,33 @@ static void test_stage(void)
 		return;
 	}
 	snprintf(p, sizeof p, "%s/sys/dev/tty/legacy_tiocsti", base);
-	fs_write_new(p, "1\n");
+	hi_fs_write_new(p, "1\n");
 	snprintf(p, sizeof p, "%s/sys/dev/tty/ldisc_autoload", base);
-	fs_write_new(p, "1\n");
+	hi_fs_write_new(p, "1\n");
 
 	stage_reset(base, TIOCSTI_DENY_UNPRIVILEGED, MODE_ON_ROOT);
-	tap_ok(stage_tty(&b) == 0, "deny-unprivileged with the sysctl (fake 6.12 /proc)");
-	tap_ok(sysctl_read(base, "dev.tty.legacy_tiocsti", v, sizeof v) == 0 && strcmp(v, "0") == 0,
+	tap_ok(hi_stage_tty(&b) == 0, "deny-unprivileged with the sysctl (fake 6.12 /proc)");
+	tap_ok(hi_sysctl_read(base, "dev.tty.legacy_tiocsti", v, sizeof v) == 0 && strcmp(v, "0") == 0,
 	       "  legacy_tiocsti written 0");
-	tap_ok(sysctl_read(base, "dev.tty.ldisc_autoload", v, sizeof v) == 0 && strcmp(v, "0") == 0,
+	tap_ok(hi_sysctl_read(base, "dev.tty.ldisc_autoload", v, sizeof v) == 0 && strcmp(v, "0") == 0,
 	       "  ldisc_autoload written 0");
 	tap_streq(status_of("dev.tty.legacy_tiocsti"), "applied", "  reported applied");
 	tap_contains(value_of("tiocsti"), "mechanism=sysctl", "  mechanism: sysctl, no filter");
 
 	stage_reset(base, TIOCSTI_DENY_UNPRIVILEGED, MODE_ON_ROOT);
-	stage_tty(&b);
+	hi_stage_tty(&b);
 	tap_streq(status_of("dev.tty.legacy_tiocsti"), "already", "second run: already");
 
 	/* 6.1: no sysctl. A dry run says what it would do. */
 	snprintf(p, sizeof p, "%s/sys/dev/tty/legacy_tiocsti", base);
 	unlink(p);
 	stage_reset(base, TIOCSTI_DENY_UNPRIVILEGED, MODE_DRY_RUN);
-	tap_ok(stage_tty(&b) == 0, "dry run without the sysctl (fake 6.1 /proc)");
+	tap_ok(hi_stage_tty(&b) == 0, "dry run without the sysctl (fake 6.1 /proc)");
 	tap_streq(status_of("dev.tty.legacy_tiocsti"), "absent", "  sysctl absent");
 	tap_contains(value_of("tiocsti"), "mechanism=seccomp", "  mechanism: seccomp");
 
 	stage_reset(base, TIOCSTI_ALLOW, MODE_DRY_RUN);
-	stage_tty(&b);
+	hi_stage_tty(&b);
 	tap_contains(value_of("tiocsti"), "mechanism=none", "allow: none");
 
 	/* For real, in a child: /proc/self of the fake root is the real one,
@@ -370,7 +370,7 @@ static void test_stage(void)
 		stage_reset(base, TIOCSTI_DENY_ALL, MODE_ON_ROOT);
 		if (geteuid() != 0)
 			prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
-		int r = stage_tty(&b);
+		int r = hi_stage_tty(&b);
 		errno = 0;
 		int sti = syscall(SYS_ioctl, -1, (unsigned long)TTY_TIOCSTI, 0) == -1 && errno == EIO;
 		_exit(r == 0 && sti && strstr(value_of("tiocsti"), "mechanism=seccomp") &&
@@ -389,7 +389,7 @@ static void test_stage(void)
 
 int main(void)
 {
-	log_set_kmsg_enabled(0);
+	hi_log_set_kmsg_enabled(0);
 	test_filter_x86_64();
 	test_filter_aarch64();
 	test_filter_wrong_arch();
