@@ -1,4 +1,5 @@
 #include "boot.h"
+#include "fsutil.h"
 #include "log.h"
 
 #include <stdarg.h>
@@ -44,6 +45,17 @@ char *hi_boot_path(char *out, size_t outlen, const char *dir, const char *rel)
 	if (n < 0 || (size_t)n >= outlen)
 		return NULL;
 	return out;
+}
+
+int hi_boot_sys_block_attr(struct boot *b, const char *name, const char *attr, char *buf, size_t cap)
+{
+	char path[BOOT_PATH_MAX + 160];
+
+	snprintf(path, sizeof path, "%s/class/block/%s/%s", b->sys, name, attr);
+	if (hi_fs_read(path, buf, cap, NULL) < 0)
+		return -1;
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
 }
 
 void hi_boot_init_paths(struct boot *b, enum boot_mode mode)

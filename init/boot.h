@@ -132,4 +132,9 @@ void hi_boot_init_paths(struct boot *b, enum boot_mode mode);
  * out, or NULL when the result would not fit. */
 char *hi_boot_path(char *out, size_t outlen, const char *dir, const char *rel);
 
+/* Read the block device NAME's sysfs attribute ATTR (b->sys/class/block/
+ * NAME/ATTR, bounded by cap) into buf without its newline: 0, or -1 when
+ * it cannot be read (the stages that ask treat that as "absent"). */
+int hi_boot_sys_block_attr(struct boot *b, const char *name, const char *attr, char *buf, size_t cap);
+
 #endif

@@ -133,17 +133,6 @@ static int skip_name(const char *name)
 	return 0;
 }
 
-static int sys_block_read(struct boot *b, const char *name, const char *file, char *buf, size_t cap)
-{
-	char path[BOOT_PATH_MAX + 160];
-
-	snprintf(path, sizeof path, "%s/class/block/%s/%s", b->sys, name, file);
-	if (hi_fs_read(path, buf, cap, NULL) < 0)
-		return -1;
-	buf[strcspn(buf, "\n")] = '\0';
-	return 0;
-}
-
 /* What lvm2's default filters leave out without reading it: an empty
  * device (a loop device without a file, a drive without a medium), an LV
  * (scan_lvs = 0: an active LV is not a PV of its own VG), and a whole disk
@@ -152,9 +141,9 @@ static int cannot_be_pv(struct boot *b, const char *name)
 {
 	char buf[LVM2_NAME_MAX];
 
-	if (sys_block_read(b, name, "size", buf, sizeof buf) < 0 || strtoull(buf, NULL, 10) == 0)
+	if (hi_boot_sys_block_attr(b, name, "size", buf, sizeof buf) < 0 || strtoull(buf, NULL, 10) == 0)
 		return 1;
-	return strncmp(name, "dm-", 3) == 0 && sys_block_read(b, name, "dm/uuid", buf, sizeof buf) == 0 &&
+	return strncmp(name, "dm-", 3) == 0 && hi_boot_sys_block_attr(b, name, "dm/uuid", buf, sizeof buf) == 0 &&
 	       strncmp(buf, "LVM-", 4) == 0;
 }
 
@@ -258,7 +247,7 @@ static void scan(struct boot *b, struct lvm_scan *s)
 	for (unsigned i = 0; i < n; i++) {
 		struct lvm_dev *d = &devs[i];
 		if (d->skip || cannot_be_pv(b, d->name) ||
-		    sys_block_read(b, d->name, "dev", d->devnum, sizeof d->devnum) < 0)
+		    hi_boot_sys_block_attr(b, d->name, "dev", d->devnum, sizeof d->devnum) < 0)
 			continue;
 		snprintf(path, sizeof path, "%s/%s", b->dev, d->name);
 		d->fd = open(path, O_RDONLY | O_CLOEXEC);

@@ -71,23 +71,12 @@ static struct seen_dev *seen(struct root_search *s, const char *name)
 	return d;
 }
 
-static int read_sys_attr(struct boot *b, const char *name, const char *attr, char *buf, size_t cap)
-{
-	char path[BOOT_PATH_MAX + 96];
-
-	snprintf(path, sizeof path, "%s/class/block/%s/%s", b->sys, name, attr);
-	if (hi_fs_read(path, buf, cap, NULL) < 0)
-		return -1;
-	buf[strcspn(buf, "\n")] = '\0';
-	return 0;
-}
-
 static int match_partition(struct boot *b, const char *name, const struct root_spec *spec)
 {
 	char path[BOOT_PATH_MAX + 64], link[256], num[16], ss[16];
 	struct part_info pi;
 
-	if (read_sys_attr(b, name, "partition", num, sizeof num) < 0)
+	if (hi_boot_sys_block_attr(b, name, "partition", num, sizeof num) < 0)
 		return 0;
 	/* /sys/class/block/vda1 -> ../../devices/.../vda/vda1: the parent is the disk. */
 	snprintf(path, sizeof path, "%s/class/block/%s", b->sys, name);
@@ -100,7 +89,7 @@ static int match_partition(struct boot *b, const char *name, const struct root_s
 		return 0;
 	*last = '\0';
 	const char *disk = strrchr(link, '/') ? strrchr(link, '/') + 1 : link;
-	if (read_sys_attr(b, disk, "queue/logical_block_size", ss, sizeof ss) < 0)
+	if (hi_boot_sys_block_attr(b, disk, "queue/logical_block_size", ss, sizeof ss) < 0)
 		snprintf(ss, sizeof ss, "512");
 	snprintf(path, sizeof path, "%s/%s", b->dev, disk);
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
@@ -142,11 +131,11 @@ static int matches(struct boot *b, struct root_search *s, struct seen_dev *d)
 		 * device-mapper device of that name (the luks stage's). */
 		if (!strncmp(spec->value, "/dev/mapper/", 12)) {
 			char dm[130];
-			return read_sys_attr(b, d->name, "dm/name", dm, sizeof dm) == 0 && !strcmp(dm, spec->value + 12);
+			return hi_boot_sys_block_attr(b, d->name, "dm/name", dm, sizeof dm) == 0 && !strcmp(dm, spec->value + 12);
 		}
 		return strcmp(spec->value + strlen("/dev/"), d->name) == 0;
 	case ROOT_DEVNUM:
-		if (read_sys_attr(b, d->name, "dev", buf, sizeof buf) < 0)
+		if (hi_boot_sys_block_attr(b, d->name, "dev", buf, sizeof buf) < 0)
 			return 0;
 		snprintf(buf + 16, 16, "%u:%u", spec->major, spec->minor);
 		return strcmp(buf, buf + 16) == 0;

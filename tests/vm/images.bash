@@ -742,6 +742,8 @@ IMG_ARM64_TAR_SIZE=1G
 # PID 1 of the second-stage guest: debootstrap's second stage, then the
 # tree (its own file system only) as a tar on /dev/vdb, then power off.
 _img_arm64_stage2_init() {
+	# The arm64 maker guest's init (init= under hardinit's image): it runs
+	# inside that guest only, so its sysrq power-off ends the guest, never the host.
 	cat <<'INIT'
 #!/bin/sh
 PATH=/usr/sbin:/usr/bin:/sbin:/bin
