@@ -4,7 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sha1.h"
+#include <bearssl.h>
+
 #include "sha256.h"
 #include "sha512.h"
 
@@ -13,7 +14,7 @@
 struct hash {
 	uint16_t alg;
 	union {
-		struct sha1 s1;
+		br_sha1_context s1;   /* BearSSL, already linked for the session */
 		struct sha256 s256;
 		struct sha512 s512;
 	} u;
@@ -28,7 +29,7 @@ static int hash_init(struct hash *h, uint16_t alg)
 {
 	h->alg = alg;
 	switch (alg) {
-	case TPM_ALG_SHA1: hi_sha1_init(&h->u.s1); return 0;
+	case TPM_ALG_SHA1: br_sha1_init(&h->u.s1); return 0;
 	case TPM_ALG_SHA256: hi_sha256_init(&h->u.s256); return 0;
 	case TPM_ALG_SHA384: hi_sha384_init(&h->u.s512); return 0;
 	case TPM_ALG_SHA512: hi_sha512_init(&h->u.s512); return 0;
@@ -39,7 +40,7 @@ static int hash_init(struct hash *h, uint16_t alg)
 static void hash_update(struct hash *h, const void *data, size_t len)
 {
 	if (h->alg == TPM_ALG_SHA1)
-		hi_sha1_update(&h->u.s1, data, len);
+		br_sha1_update(&h->u.s1, data, len);
 	else if (h->alg == TPM_ALG_SHA256)
 		hi_sha256_update(&h->u.s256, data, len);
 	else
@@ -52,7 +53,7 @@ static void hash_final(struct hash *h, uint8_t *out)
 	uint8_t full[SHA512_BYTES];
 
 	if (h->alg == TPM_ALG_SHA1)
-		hi_sha1_final(&h->u.s1, out);
+		br_sha1_out(&h->u.s1, out);
 	else if (h->alg == TPM_ALG_SHA256)
 		hi_sha256_final(&h->u.s256, out);
 	else {
