@@ -122,7 +122,7 @@ static void read_copy(luks2_read_fn rd, void *ctx, uint64_t off, bool primary, s
 	uint8_t want[SHA256_BYTES], got[SHA256_BYTES];
 	memcpy(want, bin + OFF_CSUM, sizeof want);
 	memset(c->area + OFF_CSUM, 0, 64);
-	hi_sha256(c->area, c->hdr_size, got);
+	hi_sha256(c->area, LUKS2_CSUM_SPAN(c->hdr_size), got);
 	memcpy(c->area + OFF_CSUM, bin + OFF_CSUM, 64);
 	if (memcmp(want, got, sizeof got) != 0) {
 		snprintf(c->why, sizeof c->why, "checksum mismatch (damaged)");

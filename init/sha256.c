@@ -20,7 +20,7 @@ static uint32_t ror(uint32_t x, unsigned n)
 
 static void compress(struct sha256 *s, const uint8_t *p)
 {
-	uint32_t w[64], v[8];
+	uint32_t w[64];
 
 	for (int i = 0; i < 16; i++)
 		w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 |
@@ -30,17 +30,28 @@ static void compress(struct sha256 *s, const uint8_t *p)
 		uint32_t s1 = ror(w[i - 2], 17) ^ ror(w[i - 2], 19) ^ (w[i - 2] >> 10);
 		w[i] = w[i - 16] + s0 + w[i - 7] + s1;
 	}
-	memcpy(v, s->h, sizeof v);
+	uint32_t a = s->h[0], b = s->h[1], c = s->h[2], d = s->h[3];
+	uint32_t e = s->h[4], f = s->h[5], g = s->h[6], h = s->h[7];
 	for (int i = 0; i < 64; i++) {
-		uint32_t e = v[4], a = v[0];
-		uint32_t t1 = v[7] + (ror(e, 6) ^ ror(e, 11) ^ ror(e, 25)) + ((e & v[5]) ^ (~e & v[6])) + k[i] + w[i];
-		uint32_t t2 = (ror(a, 2) ^ ror(a, 13) ^ ror(a, 22)) + ((a & v[1]) ^ (a & v[2]) ^ (v[1] & v[2]));
-		memmove(v + 1, v, 7 * sizeof v[0]);
-		v[4] += t1;
-		v[0] = t1 + t2;
+		uint32_t t1 = h + (ror(e, 6) ^ ror(e, 11) ^ ror(e, 25)) + ((e & f) ^ (~e & g)) + k[i] + w[i];
+		uint32_t t2 = (ror(a, 2) ^ ror(a, 13) ^ ror(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
+		h = g;
+		g = f;
+		f = e;
+		e = d + t1;
+		d = c;
+		c = b;
+		b = a;
+		a = t1 + t2;
 	}
-	for (int i = 0; i < 8; i++)
-		s->h[i] += v[i];
+	s->h[0] += a;
+	s->h[1] += b;
+	s->h[2] += c;
+	s->h[3] += d;
+	s->h[4] += e;
+	s->h[5] += f;
+	s->h[6] += g;
+	s->h[7] += h;
 }
 
 void hi_sha256_init(struct sha256 *s)
