@@ -10,7 +10,7 @@
  * (":64:logon:cryptsetup:UUID-d0", as cryptsetup 2.x does), and the key
  * is revoked and unlinked once the table is loaded: no key in a table a
  * later `dmsetup table` reads. A volume with systemd-cryptenroll's
- * systemd-tpm2 token is first unsealed by the TPM at DEV/tpmrm0
+ * systemd-tpm2 token is first unsealed by the TPM at DEV/tpm0 (or tpmrm0)
  * (stages/luks_tpm2.c; a PIN asked on the console when the token has
  * one); no TPM, a changed PCR, a wrong PIN or any TPM error is one warning
  * line and the passphrase prompt. After a TPM2 unlock PCR 15 is extended
@@ -213,9 +213,27 @@ static int ask(int con, const char *prompt, char *out, size_t cap, int timeout_m
 	return len;
 }
 
-/* The systemd-tpm2 tokens through DEV/tpmrm0. 0 opened (how says by
- * which token and PCRs), 1 not (the warning said why: the passphrase
- * follows). */
+/* The TPM for an unseal: DEV/tpm0, which this boot has to itself here (no
+ * other stage holds a TPM open while the luks stage runs), else
+ * DEV/tpmrm0. Through tpmrm0 the kernel's resource manager saves, flushes
+ * and reloads every object and session of ours around each command: about
+ * five more round trips per command, each a poll of the TPM's status
+ * (bench/run's LUKS row). Through tpm0 the unseal flushes its own (it
+ * always does). -1 with errno and path naming the last tried. */
+static int tpm_open_unseal(struct boot *b, char *path, size_t cap)
+{
+	static const char *const names[] = { "tpm0", "tpmrm0" };
+	int fd = -1;
+
+	for (size_t i = 0; i < sizeof names / sizeof names[0] && fd < 0; i++)
+		if (hi_boot_path(path, cap, b->dev, names[i]))
+			fd = open(path, O_RDWR | O_CLOEXEC);
+	return fd;
+}
+
+/* The systemd-tpm2 tokens through the TPM (tpm_open_unseal). 0 opened (how
+ * says by which token and PCRs), 1 not (the warning said why: the
+ * passphrase follows). */
 static int unlock_tpm2(struct boot *b, const struct luks_volume *v, const struct luks2_hdr *h, struct dev_ctx *dc,
 		       uint8_t *vk, size_t *vklen, int *slot, char *how, size_t howcap)
 {
@@ -228,9 +246,7 @@ static int unlock_tpm2(struct boot *b, const struct luks_volume *v, const struct
 		has |= h->token[i].used && !strcmp(h->token[i].type, "systemd-tpm2");
 	if (!has)
 		return 1;
-	struct tpm_dev d = { -1, TPM_DEV_TIMEOUT_MS };
-	if (hi_boot_path(path, sizeof path, b->dev, "tpmrm0"))
-		d.fd = open(path, O_RDWR | O_CLOEXEC);
+	struct tpm_dev d = { tpm_open_unseal(b, path, sizeof path), TPM_DEV_TIMEOUT_MS };
 	if (d.fd < 0) {
 		log_warn("luks: %s: it has a TPM2 token but there is no TPM (%s: %s); asking for the passphrase",
 			 v->name, path, strerror(errno));
@@ -256,8 +272,8 @@ static int unlock_tpm2(struct boot *b, const struct luks_volume *v, const struct
 		return 1;
 	}
 	char ms[CLOCK_MS_MAX];
-	hi_report_add(&b->rep, "luks", "unseal_ms", "info", "%s (%s)",
-		   hi_clock_format_ms(ms, sizeof ms, hi_luks_tpm2_unseal_ns()), v->name);
+	hi_report_add(&b->rep, "luks", "unseal_ms", "info", "%s (%s, through %s)",
+		   hi_clock_format_ms(ms, sizeof ms, hi_luks_tpm2_unseal_ns()), v->name, path);
 	size_t n = (size_t)snprintf(how, howcap, "tpm2 (token %d, PCRs", token);
 	for (unsigned i = 0; i < 24 && n < howcap; i++)
 		if (pcrs & 1u << i)
