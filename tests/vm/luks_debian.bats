@@ -4,13 +4,13 @@
 # on the serial console and hands off to systemd, which reaches
 # multi-user.target on the root's own /etc/crypttab and /etc/fstab.
 #
-# Two disks, made by one "maker" guest (never on the host's device-mapper):
-# a busybox root holding Debian's cryptsetup, lvm2 and dmsetup (the host's
-# binaries and libraries) partitions nothing (the disks come partitioned
-# by sfdisk: vda1 a small /boot, vda2 extended, vda5 the volume), runs
-# cryptsetup luksFormat (LUKS2, Debian's defaults but a KDF cost TCG can
-# pay) on vda5 of each and copies a Debian root in (tests/vm/images.bash,
-# img_debian_crypt):
+# Two disks, made by one "maker" guest (never on the host's device-mapper).
+# The disk files are partitioned on the host by sfdisk as the installer
+# does (vda1 a small /boot, left empty; vda2 extended; vda5 the volume);
+# the maker, a busybox root holding Debian's cryptsetup, lvm2 and dmsetup
+# (the host's binaries and libraries), runs cryptsetup luksFormat (LUKS2,
+# Debian's defaults but a KDF cost TCG can pay) on vda5 of each and copies
+# a Debian root in (tests/vm/images.bash, img_debian_crypt):
 #   luks: "guided, use entire disk, encrypted" without LVM: vda5_crypt
 #         holds the ext4 root; crypttab `vda5_crypt UUID=... none
 #         luks,discard`, fstab / on /dev/mapper/vda5_crypt;
