@@ -368,11 +368,30 @@ static int kmsg_about(struct boot *b, const char *devpath, char *out, size_t out
 	return found;
 }
 
+/* A device-mapper root is mounted by its /dev/mapper/NAME (the node the
+ * luks and lvm stages make), as Debian's initramfs mounts it: findmnt, df
+ * and the real root's tools then show the name its fstab and crypttab
+ * use, not dm-N. The kernel name when that node is not the same device. */
+static void mount_source(struct boot *b, const struct root_search *s, char *out, size_t cap)
+{
+	const char *kname = strrchr(s->found, '/');
+	char dm[130], path[BOOT_PATH_MAX + 140];
+	struct stat dev, node;
+
+	snprintf(out, cap, "%s", s->found);
+	if (!kname || hi_boot_sys_block_attr(b, kname + 1, "dm/name", dm, sizeof dm) < 0 || !dm[0])
+		return;
+	snprintf(path, sizeof path, "%s/mapper/%s", b->dev, dm);
+	if (stat(s->found, &dev) == 0 && stat(path, &node) == 0 && S_ISBLK(node.st_mode) &&
+	    node.st_rdev == dev.st_rdev)
+		snprintf(out, cap, "%s", path);
+}
+
 /* Try rootfstype (a comma-separated list, as the kernel takes it), else the
  * detected type. */
 static int mount_root(struct boot *b, struct root_search *s)
 {
-	char types[256];
+	char types[256], src[BOOT_PATH_MAX + 140];
 	unsigned long flags = b->cmd.rw && !b->root_device[0] ? 0 : MS_RDONLY;
 	const char *data = b->cmd.rootflags;
 	int last_errno = 0;
@@ -388,12 +407,13 @@ static int mount_root(struct boot *b, struct root_search *s)
 		return -1;
 	if (mkdir(b->newroot, 0755) < 0 && errno != EEXIST)
 		return hi_boot_error(b, "cannot create %s: %s", b->newroot, strerror(errno));
+	mount_source(b, s, src, sizeof src);
 	char *save = NULL;
 	int tries = 0;
 	for (char *t = strtok_r(types, ",", &save); t && tries < ROOT_FSTYPES_MAX; t = strtok_r(NULL, ",", &save), tries++) {
-		if (hi_fs_mount(s->found, b->newroot, t, flags, data) == 0) {
-			log_notice("mounted root %s (%s) on %s %s", s->found, t, b->newroot, flags & MS_RDONLY ? "read-only" : "read-write");
-			hi_report_add(&b->rep, "root", "device", "ok", "%s", s->found);
+		if (hi_fs_mount(src, b->newroot, t, flags, data) == 0) {
+			log_notice("mounted root %s (%s) on %s %s", src, t, b->newroot, flags & MS_RDONLY ? "read-only" : "read-write");
+			hi_report_add(&b->rep, "root", "device", "ok", "%s", src);
 			hi_report_add(&b->rep, "root", "fstype", "ok", "%s", t);
 			hi_report_add(&b->rep, "root", "mode", "ok", "%s", flags & MS_RDONLY ? "ro" : "rw");
 			return 0;

@@ -937,3 +937,158 @@ img_debian_systemd_arm64() {
 	touch "$out"
 	printf '%s\n' "$out"
 }
+
+# ---- Debian 12/systemd on LUKS2, and on LVM on LUKS2 (tests/vm/luks_debian.bats, issue 26) ----
+#
+#   img_crypt_tree        echo the cached root tree of the encrypted installs
+#                         (Debian 12 minbase, systemd, cryptsetup and lvm2 as
+#                         the installer's "encrypted" recipes install them; no
+#                         SELinux policy), building it when missing
+#   img_debian_crypt luks|lvm UUID
+#                         echo the path of an ext4 image of that tree with
+#                         the files Debian's installer writes for that layout:
+#                         /etc/crypttab naming the LUKS2 volume UUID as
+#                         vda5_crypt (`none luks,discard`), /etc/fstab with
+#                         / on /dev/mapper/vda5_crypt (luks) or on
+#                         /dev/mapper/debian--vg-root with swap on
+#                         debian--vg-swap_1 (lvm); and the crypt probe as a
+#                         unit after multi-user.target. The test's maker
+#                         guest copies it onto the encrypted volume.
+
+IMG_DEBIAN_CRYPT_PKGS="systemd-sysv,udev,dbus,kmod,procps,cryptsetup,lvm2"
+IMG_CRYPT_NAME=vda5_crypt
+IMG_CRYPT_VG=debian-vg
+
+_img_build_crypt_tree() {
+	_img_debootstrap "$1" "$IMG_DEBIAN_CRYPT_PKGS" "" || return 1
+	[[ -x $1/sbin/cryptsetup && -x $1/sbin/lvm ]] ||
+		{ _img_err "$1 lacks cryptsetup or lvm after debootstrap"; return 1; }
+}
+
+img_crypt_tree() {
+	local dir key
+	key=$({
+		declare -f _img_build_crypt_tree _img_debootstrap
+		echo "$IMG_SUITE $IMG_DEBIAN_CRYPT_PKGS"
+	} | _img_hash)
+	dir=$IMG_CACHE/debian-crypt-$key
+	if [[ ! -f $dir/tree.done ]]; then
+		mkdir -p "$dir" || { _img_err "cannot create $dir; run as root or set HARDINIT_CACHE"; return 1; }
+		(
+			flock 9
+			[[ -f $dir/tree.done ]] && exit 0
+			rm -rf "$dir/tree.new" "$dir/tree"
+			_img_build_crypt_tree "$dir/tree.new" || { rm -rf "$dir/tree.new"; exit 1; }
+			mv "$dir/tree.new" "$dir/tree" && touch "$dir/tree.done"
+		) 9>"$dir/.lock" || return 1
+		find "$IMG_CACHE" -maxdepth 1 -name "debian-crypt-*" ! -path "$dir" \
+			-mmin +"$IMG_PRUNE_MINUTES" -exec rm -rf {} +
+	fi
+	touch "$dir"
+	printf '%s\n' "$dir/tree"
+}
+
+# The probe of the encrypted roots: what systemd made of the volume hardinit
+# opened, read with the root's own tools (cryptsetup, dmsetup, udevadm,
+# journalctl, systemctl) and from /sys. NAME is the crypttab name.
+_img_crypt_probe() {
+	cat <<'PROBE'
+#!/bin/bash
+exec >/dev/ttyS0 2>&1 </dev/null
+PATH=/usr/sbin:/usr/bin:/sbin:/bin
+begin() { echo "=== BEGIN $1 ==="; }
+end() { echo "=== END $1 ==="; }
+state=$(timeout BOOTWAIT systemctl is-system-running --wait 2>/dev/null)
+begin SYSTEMD
+echo "comm=$(cat /proc/1/comm)"
+echo "state=$state"
+echo "multi-user=$(systemctl is-active multi-user.target)"
+systemctl --failed --no-legend --plain 2>&1 | sed 's/^/failed: /'
+systemctl list-jobs --no-legend 2>&1 | sed 's/^/job: /'
+end SYSTEMD
+begin ROOT
+dn=$(awk '$5 == "/" { print $3 }' /proc/self/mountinfo | tail -n 1)
+echo "devnum=$dn"
+echo "source=$(findmnt -rn -o SOURCE /)"
+echo "dm_name=$(cat /sys/dev/block/$dn/dm/name 2>&1)"
+echo "dm_uuid=$(cat /sys/dev/block/$dn/dm/uuid 2>&1)"
+echo "slaves=$(ls /sys/dev/block/$dn/slaves 2>&1 | tr '\n' ' ')"
+end ROOT
+begin CRYPT
+c=/dev/mapper/@NAME@
+t=$(stat -L -c '%t %T' $c 2>&1)
+cn=$(printf '%d:%d' 0x${t% *} 0x${t#* })
+echo "devnum=$cn"
+echo "dm_uuid=$(dmsetup info -c --noheadings -o uuid @NAME@ 2>&1)"
+echo "slaves=$(ls /sys/dev/block/$cn/slaves 2>&1 | tr '\n' ' ')"
+systemctl show -p ActiveState -p Result -p NRestarts -p ExecMainStatus systemd-cryptsetup@@NAME@.service | sed 's/^/unit: /'
+echo "device-unit=$(systemctl is-active dev-mapper-@NAME@.device)"
+echo "ask-console=$(systemctl show -p ActiveEnterTimestampMonotonic --value systemd-ask-password-console.service)"
+journalctl -b -o cat -u systemd-cryptsetup@@NAME@.service 2>&1 | sed 's/^/journal: /'
+# Userspace only (hardinit's own prompt is in the kernel log).
+journalctl -b -o cat _TRANSPORT=journal _TRANSPORT=syslog _TRANSPORT=stdout 2>&1 |
+	grep -i 'enter passphrase' | sed 's/^/asked: /'
+cryptsetup status @NAME@ 2>&1 | sed 's/^ *//; s/^/status: /'
+udevadm info -q property $c 2>&1 | sed 's/^/udev: /'
+end CRYPT
+begin DMTABLE
+dmsetup table 2>&1
+end DMTABLE
+begin LVM
+lvs --noheadings -o lv_name,lv_active,lv_dm_path 2>&1 | awk '{ print "lv: " $1, $2, $3 }'
+echo "swap-target=$(systemctl is-active swap.target)"
+tail -n +2 /proc/swaps | sed 's/^/swap: /'
+end LVM
+echo "=== PROBE DONE ==="
+sync
+systemctl poweroff --no-block
+PROBE
+}
+
+# Configure TREE for LAYOUT (luks, lvm) with the volume UUID, write OUT.
+# The common configuration first (hostname, machine-id, the standard probe's
+# unit, no getty on ttyS0), then the crypt probe in the standard probe's
+# place and the files of the layout.
+_img_assemble_crypt() {
+	local tree=$1 layout=$2 uuid=$3 out=$4 root
+	mkdir -p "$tree/etc/selinux"
+	_img_configure_debian "$tree" systemd || return 1
+	rm -rf "$tree/etc/selinux"
+	_img_crypt_probe | sed "s/BOOTWAIT/$IMG_PROBE_BOOT_WAIT/; s/@NAME@/$IMG_CRYPT_NAME/g" \
+		>"$tree/usr/local/sbin/hardinit-probe"
+	printf '%s UUID=%s none luks,discard\n' "$IMG_CRYPT_NAME" "$uuid" >"$tree/etc/crypttab"
+	case $layout in
+	luks)
+		root=/dev/mapper/$IMG_CRYPT_NAME
+		printf '%s\t/\text4\terrors=remount-ro\t0\t1\n' "$root" >"$tree/etc/fstab" ;;
+	lvm)
+		root=/dev/mapper/${IMG_CRYPT_VG//-/--}-root
+		printf '%s\t/\text4\terrors=remount-ro\t0\t1\n%s\tnone\tswap\tsw\t0\t0\n' \
+			"$root" "/dev/mapper/${IMG_CRYPT_VG//-/--}-swap_1" >"$tree/etc/fstab" ;;
+	*) _img_err "unknown layout '$layout'; use luks or lvm"; return 1 ;;
+	esac
+	vm_rootfs "$out" "$tree" -L debian-root >&2
+}
+
+img_debian_crypt() {
+	local layout=${1:?usage: img_debian_crypt luks|lvm UUID} uuid=${2:?usage: img_debian_crypt luks|lvm UUID}
+	local tree dir key out
+	tree=$(img_crypt_tree) || return 1
+	dir=$(dirname "$tree")
+	key=$({
+		declare -f _img_assemble_crypt _img_configure_debian _img_debian_probe _img_crypt_probe vm_rootfs
+		echo "$IMG_PROBE_BOOT_WAIT $IMG_HOSTNAME $IMG_CRYPT_NAME $IMG_CRYPT_VG $layout $uuid"
+	} | _img_hash) || return 1
+	out=$dir/$layout-$key.img
+	if [[ ! -f $out ]]; then
+		(
+			flock 9
+			[[ -f $out ]] && exit 0
+			find "$dir" -maxdepth 1 -name "$layout-*.img" ! -name "$layout-$key.img" -mmin +"$IMG_PRUNE_MINUTES" -delete
+			_img_assemble_crypt "$tree" "$layout" "$uuid" "$out.new" || { rm -f "$out.new"; exit 1; }
+			mv "$out.new" "$out"
+		) 9>"$dir/.lock" || return 1
+	fi
+	touch "$out"
+	printf '%s\n' "$out"
+}
