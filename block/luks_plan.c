@@ -54,9 +54,10 @@ int hi_luks_options_parse(const char *text, struct luks_opts *o, char *err, size
 			continue;
 		if (!strcmp(w, "tpm2-device")) {
 			/* The systemd-tpm2 token is tried whenever the header has
-			 * one and DEV/tpmrm0 is there: auto names that TPM. */
-			if (!v || (strcmp(v, "auto") != 0 && strcmp(v, "/dev/tpmrm0") != 0)) {
-				snprintf(err, errlen, "tpm2-device=%s: hardinit uses the TPM at /dev/tpmrm0 (tpm2-device=auto)",
+			 * one and the first TPM is there (stages/luks.c opens
+			 * DEV/tpm0, else DEV/tpmrm0): auto names that TPM. */
+			if (!v || (strcmp(v, "auto") != 0 && strcmp(v, "/dev/tpmrm0") != 0 && strcmp(v, "/dev/tpm0") != 0)) {
+				snprintf(err, errlen, "tpm2-device=%s: hardinit uses the first TPM, /dev/tpm0 or /dev/tpmrm0 (tpm2-device=auto)",
 					 v ? v : "");
 				return -1;
 			}

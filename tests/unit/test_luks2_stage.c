@@ -49,7 +49,7 @@ static void test_crypttab(void)
 		{ "x UUID=zz none", "is not UUID=" },
 		{ "onlyname", "1 fields" },
 		{ "x UUID=0f2c6b4e-1111-4a55-8d9c-0123456789ab none luks,fido2-device=auto", "fido2-device is not supported" },
-		{ "x UUID=0f2c6b4e-1111-4a55-8d9c-0123456789ab none luks,tpm2-device=/dev/tpm0", "tpm2-device=/dev/tpm0: hardinit uses the TPM at /dev/tpmrm0" },
+		{ "x UUID=0f2c6b4e-1111-4a55-8d9c-0123456789ab none luks,tpm2-device=/dev/tpm1", "tpm2-device=/dev/tpm1: hardinit uses the first TPM, /dev/tpm0 or /dev/tpmrm0" },
 		{ "x UUID=0f2c6b4e-1111-4a55-8d9c-0123456789ab none plain", "plain is not supported" },
 		{ "x UUID=0f2c6b4e-1111-4a55-8d9c-0123456789ab none tries=99", "tries=99" },
 		{ "a/b UUID=0f2c6b4e-1111-4a55-8d9c-0123456789ab none", "bad name" },
