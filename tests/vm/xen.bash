@@ -14,6 +14,11 @@
 #                               runs once the toolstack is up; each FILE is
 #                               copied to PATH_IN_DOM0 (a domU's kernel, its
 #                               ramdisk, its xl config)
+#   xen_dom0_tree DIR SCENARIO [FILE=PATH_IN_DOM0]...
+#                               the same files in DIR, for a dom0 whose root
+#                               is a disk (vm_rootfs DIR) and whose own
+#                               initramfs is hardinit's: its real init runs
+#                               /init of the tree
 #   xen_pvh_vmlinux VERSION     echo the path of VERSION's (6.12, 6.1)
 #                               uncompressed vmlinux, the ELF with the PVH
 #                               entry note, cut out of Debian's vmlinuz once
@@ -143,11 +148,19 @@ xen_man_notes() {
 }
 
 xen_dom0_initrd() {
-	local out=${1:?usage: xen_dom0_initrd OUT SCENARIO [FILE=PATH]...} scenario=${2:?}
-	shift 2
-	local xen dir busybox p f
-	xen=$(xen_dir) || return 1
+	local out=${1:?usage: xen_dom0_initrd OUT SCENARIO [FILE=PATH]...} dir
+	shift
 	dir=$(mktemp -d)
+	xen_dom0_tree "$dir" "$@" || { rm -rf "$dir"; return 1; }
+	vm_cpio "$out" "$dir"
+	rm -rf "$dir"
+}
+
+xen_dom0_tree() {
+	local dir=${1:?usage: xen_dom0_tree DIR SCENARIO [FILE=PATH]...} scenario=${2:?}
+	shift 2
+	local xen busybox p f
+	xen=$(xen_dir) || return 1
 	busybox=$(_vm_host_busybox) || return 1
 	mkdir -p "$dir"/{bin,sbin,etc,proc,sys,dev,run,tmp,var/log/xen/console,var/lib/xen,var/run/xen,root,usr/bin,usr/sbin}
 	install -m 0755 "$busybox" "$dir/bin/busybox"
@@ -179,8 +192,6 @@ xen_dom0_initrd() {
 	done
 	printf 'root:x:0:0:root:/root:/bin/sh\n' >"$dir/etc/passwd"
 	printf 'root:x:0:\n' >"$dir/etc/group"
-	vm_cpio "$out" "$dir"
-	rm -rf "$dir"
 }
 
 xen_boot() {

@@ -4,13 +4,22 @@
 # in it `xl create` of a PV domU as a user writes it: Debian's cloud kernel
 # (XEN_PV, HVC_XEN built in, xen-blkfront a module), hardinit's image built
 # with --target xen --profile xen as its ramdisk, and a disk handed over as
-# phy: (QEMU's disk is dom0's /dev/vda, the domU's /dev/xvda; dom0's
+# phy: (QEMU's second disk is dom0's /dev/vdb, the domU's /dev/xvda; dom0's
 # hotplug script for it is tests/vm/xen-block-phy). One Xen boot
-# serves every assertion: the domU's probe prints its live state on hvc0,
-# which xenconsoled keeps; then dom0 sends it `xl sysrq` s (allowed by the
-# profile's kernel.sysrq) and t (refused), `xl reboot` (it comes back
-# through hardinit to its real init) and `xl shutdown`; then the same guest
-# is started as PVH (-cpu qemu64,+svm,+npt gives Xen HAP) and shut down.
+# serves every assertion. dom0 itself boots through hardinit: the xen
+# profile's image, built for the generic kernel with the modules its disk
+# and root need (--target virtio --modules ext4: the generic kernel has both
+# as modules), hands over to dom0's real init on the ext4 root (QEMU's first
+# disk, /dev/vda; the seed's "Xen host with only SSH" case), which prints
+# what hardinit left and then starts the toolstack (tests/vm/xen-dom0-init).
+# The emulated CPU says GenuineIntel, so the PV meltdown line is the one
+# ("Unknown (XEN PV detected, hypervisor mitigation required)") that
+# hardinit.conf(5) quotes and the report must give the status hypervisor;
+# it has SVM and NPT (Xen's HAP) for the PVH guest. The domU's probe prints
+# its live state on hvc0, which xenconsoled keeps; then dom0 sends it
+# `xl sysrq` s (allowed by the profile's kernel.sysrq) and t (refused), `xl
+# reboot` (it comes back through hardinit to its real init) and `xl
+# shutdown`; then the same guest is started as PVH and shut down.
 
 load lib
 load xen
@@ -85,7 +94,7 @@ setup_file() {
 		extra = "console=hvc0 root=/dev/xvda"
 		memory = 256
 		vcpus = 1
-		disk = [ "vdev=xvda, access=rw, backendtype=phy, script=/etc/xen/scripts/block-phy, target=/dev/vda" ]
+		disk = [ "vdev=xvda, access=rw, backendtype=phy, script=/etc/xen/scripts/block-phy, target=/dev/vdb" ]
 		on_poweroff = "destroy"
 		on_reboot = "restart"
 		on_crash = "destroy"
@@ -149,17 +158,82 @@ setup_file() {
 	EOF
 	local kdir
 	kdir=$(vm_kernel_dir 6.12)
-	xen_dom0_initrd "$dir/dom0.img" "$dir/scenario" \
+	# dom0's root: the toolstack tree, hardinit for its audit, and a real
+	# init that prints what hardinit left before the toolstack's /init
+	# mounts over /run.
+	rm -rf "$dir/dom0root" && mkdir -p "$dir/dom0root"
+	xen_dom0_tree "$dir/dom0root" "$dir/scenario" \
 		"$kdir/boot/vmlinuz-$(cat "$kdir/kver")=/domu/vmlinuz" \
 		"$dir/domu.img=/domu/initrd.img" "$dir/hardened.cfg=/domu/hardened.cfg" \
 		"$dir/pvh.cfg=/domu/pvh.cfg"
-	xen_boot "$dir/xen.log" "$dir/dom0.img" --disk "$dir/root.img" || true
+	install -m 0755 "$HARDINIT_SRC/build/hardinit" "$dir/dom0root/sbin/hardinit"
+	rm -f "$dir/dom0root/sbin/init"
+	cat >"$dir/dom0root/sbin/init" <<-'EOF'
+		#!/bin/busybox sh
+		export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+		echo "=== BEGIN DOM0 ==="
+		echo "hypervisor.type=$(cat /sys/hypervisor/type 2>&1)"
+		echo "hypervisor.guest_type=$(cat /sys/hypervisor/guest_type 2>&1)"
+		modprobe xenfs 2>&1 && mount -t xenfs xenfs /proc/xen 2>&1
+		echo "xen.capabilities=$(cat /proc/xen/capabilities 2>&1)"
+		echo "meltdown=$(cat /sys/devices/system/cpu/vulnerabilities/meltdown)"
+		awk '$5 == "/" { print "root.mount=" $(NF-1) " " $(NF-2) " " $6 }' /proc/self/mountinfo
+		sed -n 's/^/report: /p' /run/hardinit/report.txt
+		/sbin/hardinit audit 2>&1 | sed -n 's/^note/audit: note/p'
+		/sbin/hardinit audit --json 2>&1 | grep -F '"topic": "cpu_vulnerabilities"' | sed 's/^ */audit.json: /'
+		/sbin/hardinit audit --format prometheus --output - 2>&1 | grep '^hardinit_cpu_vulnerabilities_hypervisor' |
+			sed 's/^/audit.prom: /'
+		echo "=== END DOM0 ==="
+		umount /proc/xen
+		# hardinit mounted the root read-only; the toolstack writes its logs
+		# and state below /var.
+		mount -o remount,rw / || echo "dom0: cannot remount / read-write"
+		exec /init
+	EOF
+	chmod 0755 "$dir/dom0root/sbin/init"
+	vm_rootfs "$dir/dom0root.img" "$dir/dom0root"
+	vm_initramfs "$dir/dom0.img" --kernel "$XEN_DOM0_KERNEL" --profile xen --modules ext4
+	xen_boot "$dir/xen.log" "$dir/dom0.img" --disk "$dir/dom0root.img" --disk "$dir/root.img" \
+		--cpu "qemu64,vendor=GenuineIntel,+svm,+npt" --dom0-append "root=/dev/vda" || true
 }
 
 # The domU's own console, as xenconsoled logged it in dom0, kernel
 # records included.
 domu() {
 	VM_SECTION_RAW=1 vm_section "$XDIR/xen.log" "domu-console-${1:-hardened}"
+}
+
+@test "xen: hardinit as dom0's initramfs reaches the real init on its ext4 root" {
+	vm_assert_log_contains "$XDIR/xen.log" "hardinit: handing off to /sbin/init"
+	vm_assert_log_contains "$XDIR/xen.log" "=== XEN DOM0 READY ==="
+	vm_assert_section_line "$XDIR/xen.log" DOM0 "hypervisor.type=xen"
+	vm_assert_section_line "$XDIR/xen.log" DOM0 "hypervisor.guest_type=PV"
+	# control_d: this kernel is Xen's control domain, dom0
+	vm_assert_section_line "$XDIR/xen.log" DOM0 "xen.capabilities=control_d"
+	run vm_section "$XDIR/xen.log" DOM0
+	grep -q '^root.mount=/dev/vda ext4 ro,' <<<"$output"
+	# the generic kernel's disk driver and root file system, loaded by hardinit
+	grep -qx 'report: modules virtio_blk.ko ok loaded' <<<"$output"
+	grep -qx 'report: modules ext4.ko ok loaded' <<<"$output"
+}
+
+@test "xen: the PV meltdown line is the hypervisor's in the report and the audit, as the man page says" {
+	local want
+	want=$(xen_man_notes | awk -F'\t' '$1 ~ /vulnerabilities\/meltdown$/ { print $2 }')
+	[[ -n $want ]]
+	vm_assert_section_line "$XDIR/xen.log" DOM0 "meltdown=$want"
+	vm_assert_section_line "$XDIR/xen.log" DOM0 "report: kernel meltdown hypervisor $want"
+	run vm_section "$XDIR/xen.log" DOM0
+	grep -qF "audit: note  cpu vulnerabilities" <<<"$output"
+	grep -qF "(meltdown: $want)" <<<"$output"
+	# the same note in the audit's JSON and Prometheus exports
+	local note="a Xen PV guest: CPU vulnerabilities are the hypervisor's to mitigate (meltdown: $want)"
+	grep -qxF "audit.json: {\"topic\": \"cpu_vulnerabilities\", \"owner\": \"hypervisor\", \"text\": \"$note\"}" <<<"$output"
+	grep -qxF "audit.prom: hardinit_cpu_vulnerabilities_hypervisor{note=\"$note\"} 1" <<<"$output"
+	[ "$(grep -c '^report: kernel [a-z_0-9]* hypervisor ' <<<"$output")" -ge 10 ]
+	if grep -E '^report: kernel [a-z_0-9]+ (warn|info|ok) (Not affected|Mitigation|Vulnerable|Unknown)' <<<"$output"; then
+		return 1
+	fi
 }
 
 @test "xen: dom0 runs the toolstack and xl create starts the hardened PV domU" {
@@ -277,7 +351,8 @@ domu() {
 	run domu
 	local console=$output path want rest n=0
 	while IFS=$'\t' read -r path want rest; do
-		# The meltdown line is an Intel CPU's; xen-dom0.bats checks it.
+		# The meltdown line: dom0's (the test above), the one a kernel that
+		# knows only its PV-ness prints.
 		[[ $path == */cpu/vulnerabilities/* ]] && continue
 		grep -qxF "note:$path=$want" <<<"$console" || {
 			echo "man: $path reads '$want'; the guest: $(grep -a "^note:$path=" <<<"$console" | head -n 1)" >&2
