@@ -27,12 +27,15 @@
 #                               line each: PATH, the value quoted for it and
 #                               any further quoted console lines, tab-separated
 #   xen_boot LOG DOM0_INITRD [--disk IMG]... [--timeout S] [--xen-append "..."]
-#                               [--cpu MODEL] [--dom0-append "..."]
+#                               [--cpu MODEL] [--dom0-append "..."] [--icount]
 #                               boot Xen with the generic kernel as dom0 and
 #                               DOM0_INITRD; dom0's hvc0 and Xen's own lines
 #                               are on com1, in LOG; the disks are dom0's
 #                               /dev/vda, /dev/vdb... (a scenario hands one to
-#                               a domU as phy:/dev/vdX)
+#                               a domU as phy:/dev/vdX); --icount: QEMU's
+#                               -icount shift=0,sleep=off, guest time one ns
+#                               per instruction (Xen 4.17 and its guests boot
+#                               so; make bench's Xen row uses it)
 #
 # The scenario prints between "=== BEGIN NAME ===" and "=== END NAME ==="
 # markers, as testinit does (vm_section reads them), and the domU's own
@@ -197,7 +200,7 @@ xen_dom0_tree() {
 xen_boot() {
 	local log=${1:?usage: xen_boot LOG DOM0_INITRD [options]} initrd=${2:?}
 	shift 2
-	local timeout=$XEN_TIMEOUT xen_append="" dom0_append="" cpu=$XEN_CPU xen kdir kver
+	local timeout=$XEN_TIMEOUT xen_append="" dom0_append="" cpu=$XEN_CPU icount=0 xen kdir kver
 	local -a disks=()
 	while [[ $# -gt 0 ]]; do
 		case $1 in
@@ -206,6 +209,7 @@ xen_boot() {
 		--xen-append) xen_append=$2; shift 2 ;;
 		--cpu) cpu=${2:?}; shift 2 ;;
 		--dom0-append) dom0_append=$2; shift 2 ;;
+		--icount) icount=1; shift ;;
 		*) _vm_err "xen_boot: unknown option '$1'"; return 2 ;;
 		esac
 	done
@@ -221,6 +225,7 @@ xen_boot() {
 	for d in "${disks[@]}"; do
 		cmd+=(-drive "file=$d,if=virtio,format=raw")
 	done
+	((icount)) && cmd+=(-icount "shift=0,sleep=off")
 	rm -f "$log"
 	local rc=0
 	timeout -k 5 "$timeout" "${cmd[@]}" </dev/null || rc=$?
