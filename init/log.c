@@ -66,9 +66,11 @@ static void write_all(int fd, const char *s, size_t len)
 static char kmsg_path[256];
 static int kmsg_lines;
 
+/* openat, not open (here and below): musl's open() adds an fcntl(F_SETFD)
+ * after every O_CLOEXEC open, a system call more per reopen (init/fsutil.c). */
 static void kmsg_reopen(void)
 {
-	int fd = open(kmsg_path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+	int fd = openat(AT_FDCWD, kmsg_path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
 		return;
 	/* Keep the same descriptor number: nothing else learns a new one. */
@@ -105,7 +107,7 @@ static void open_kmsg_locked(const char *dev)
 	if (!kmsg_enabled || kmsg_fd >= 0)
 		return;
 	snprintf(kmsg_path, sizeof kmsg_path, "%s/kmsg", dev);
-	kmsg_fd = open(kmsg_path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+	kmsg_fd = openat(AT_FDCWD, kmsg_path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
 	kmsg_lines = 0;
 	if (kmsg_fd < 0)
 		return;

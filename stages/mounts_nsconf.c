@@ -318,7 +318,11 @@ int hi_nsconf_load(struct boot *b, struct ns_conf *c)
 	size_t n_names = 0;
 	int rc = 0;
 
-	memset(c, 0, sizeof *c);
+	/* The counts only: each entry is cleared as its line is parsed
+	 * (hi_nsconf_parse_line) and none past n is read. Clearing all of c
+	 * (about 190 KB) touched every page of it: some 47 page faults, each a
+	 * trap through Xen in a PV guest (bench/xen). */
+	c->n = c->n_invalid = c->n_files = 0;
 	if (!hi_boot_path(path, sizeof path, b->newroot, "/etc/security/namespace.conf") ||
 	    !hi_boot_path(dirpath, sizeof dirpath, b->newroot, "/etc/security/namespace.d"))
 		return -1;

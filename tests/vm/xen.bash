@@ -14,6 +14,11 @@
 #                               runs once the toolstack is up; each FILE is
 #                               copied to PATH_IN_DOM0 (a domU's kernel, its
 #                               ramdisk, its xl config)
+#   xen_dom0_tree DIR SCENARIO [FILE=PATH_IN_DOM0]...
+#                               the same files in DIR, for a dom0 whose root
+#                               is a disk (vm_rootfs DIR) and whose own
+#                               initramfs is hardinit's: its real init runs
+#                               /init of the tree
 #   xen_pvh_vmlinux VERSION     echo the path of VERSION's (6.12, 6.1)
 #                               uncompressed vmlinux, the ELF with the PVH
 #                               entry note, cut out of Debian's vmlinuz once
@@ -22,12 +27,15 @@
 #                               line each: PATH, the value quoted for it and
 #                               any further quoted console lines, tab-separated
 #   xen_boot LOG DOM0_INITRD [--disk IMG]... [--timeout S] [--xen-append "..."]
-#                               [--cpu MODEL] [--dom0-append "..."]
+#                               [--cpu MODEL] [--dom0-append "..."] [--icount]
 #                               boot Xen with the generic kernel as dom0 and
 #                               DOM0_INITRD; dom0's hvc0 and Xen's own lines
 #                               are on com1, in LOG; the disks are dom0's
 #                               /dev/vda, /dev/vdb... (a scenario hands one to
-#                               a domU as phy:/dev/vdX)
+#                               a domU as phy:/dev/vdX); --icount: QEMU's
+#                               -icount shift=0,sleep=off, guest time one ns
+#                               per instruction (Xen 4.17 and its guests boot
+#                               so; make bench's Xen row uses it)
 #
 # The scenario prints between "=== BEGIN NAME ===" and "=== END NAME ==="
 # markers, as testinit does (vm_section reads them), and the domU's own
@@ -143,11 +151,19 @@ xen_man_notes() {
 }
 
 xen_dom0_initrd() {
-	local out=${1:?usage: xen_dom0_initrd OUT SCENARIO [FILE=PATH]...} scenario=${2:?}
-	shift 2
-	local xen dir busybox p f
-	xen=$(xen_dir) || return 1
+	local out=${1:?usage: xen_dom0_initrd OUT SCENARIO [FILE=PATH]...} dir
+	shift
 	dir=$(mktemp -d)
+	xen_dom0_tree "$dir" "$@" || { rm -rf "$dir"; return 1; }
+	vm_cpio "$out" "$dir"
+	rm -rf "$dir"
+}
+
+xen_dom0_tree() {
+	local dir=${1:?usage: xen_dom0_tree DIR SCENARIO [FILE=PATH]...} scenario=${2:?}
+	shift 2
+	local xen busybox p f
+	xen=$(xen_dir) || return 1
 	busybox=$(_vm_host_busybox) || return 1
 	mkdir -p "$dir"/{bin,sbin,etc,proc,sys,dev,run,tmp,var/log/xen/console,var/lib/xen,var/run/xen,root,usr/bin,usr/sbin}
 	install -m 0755 "$busybox" "$dir/bin/busybox"
@@ -179,14 +195,12 @@ xen_dom0_initrd() {
 	done
 	printf 'root:x:0:0:root:/root:/bin/sh\n' >"$dir/etc/passwd"
 	printf 'root:x:0:\n' >"$dir/etc/group"
-	vm_cpio "$out" "$dir"
-	rm -rf "$dir"
 }
 
 xen_boot() {
 	local log=${1:?usage: xen_boot LOG DOM0_INITRD [options]} initrd=${2:?}
 	shift 2
-	local timeout=$XEN_TIMEOUT xen_append="" dom0_append="" cpu=$XEN_CPU xen kdir kver
+	local timeout=$XEN_TIMEOUT xen_append="" dom0_append="" cpu=$XEN_CPU icount=0 xen kdir kver
 	local -a disks=()
 	while [[ $# -gt 0 ]]; do
 		case $1 in
@@ -195,6 +209,7 @@ xen_boot() {
 		--xen-append) xen_append=$2; shift 2 ;;
 		--cpu) cpu=${2:?}; shift 2 ;;
 		--dom0-append) dom0_append=$2; shift 2 ;;
+		--icount) icount=1; shift ;;
 		*) _vm_err "xen_boot: unknown option '$1'"; return 2 ;;
 		esac
 	done
@@ -210,6 +225,7 @@ xen_boot() {
 	for d in "${disks[@]}"; do
 		cmd+=(-drive "file=$d,if=virtio,format=raw")
 	done
+	((icount)) && cmd+=(-icount "shift=0,sleep=off")
 	rm -f "$log"
 	local rc=0
 	timeout -k 5 "$timeout" "${cmd[@]}" </dev/null || rc=$?
