@@ -131,12 +131,10 @@ int hi_dm_remove(int fd, const char *name)
 	return dm_call(fd, DM_DEV_REMOVE, dm_init(name, 0));
 }
 
-int hi_dm_create_table(int fd, const char *name, const char *uuid, const struct dm_target *t, size_t n,
-		    int readonly, dev_t *dev, const char **step)
+int hi_dm_create_device(int fd, const char *name, const char *uuid, dev_t *dev)
 {
 	struct dm_ioctl *io = dm_init(name, 0);
 
-	*step = "DM_DEV_CREATE";
 	if (uuid && strlen(uuid) >= sizeof io->uuid) {
 		errno = ENAMETOOLONG;
 		return -1;
@@ -146,6 +144,12 @@ int hi_dm_create_table(int fd, const char *name, const char *uuid, const struct 
 	if (dm_call(fd, DM_DEV_CREATE, io) < 0)
 		return -1;
 	*dev = (dev_t)io->dev;
+	return 0;
+}
+
+int hi_dm_load_table(int fd, const char *name, const struct dm_target *t, size_t n, int readonly,
+		     const char **step)
+{
 	*step = "DM_TABLE_LOAD";
 	if (dm_load(fd, name, t, n, readonly) == 0) {
 		*step = "DM_DEV_SUSPEND (resume)";
@@ -156,6 +160,15 @@ int hi_dm_create_table(int fd, const char *name, const char *uuid, const struct 
 	hi_dm_remove(fd, name);
 	errno = saved;
 	return -1;
+}
+
+int hi_dm_create_table(int fd, const char *name, const char *uuid, const struct dm_target *t, size_t n,
+		    int readonly, dev_t *dev, const char **step)
+{
+	*step = "DM_DEV_CREATE";
+	if (hi_dm_create_device(fd, name, uuid, dev) < 0)
+		return -1;
+	return hi_dm_load_table(fd, name, t, n, readonly, step);
 }
 
 int hi_dm_create_readonly(int fd, const char *name, const char *target_type, uint64_t sectors,

@@ -33,6 +33,17 @@ struct dm_target {
 int hi_dm_create_table(int fd, const char *name, const char *uuid, const struct dm_target *t, size_t n,
 		    int readonly, dev_t *dev, const char **step);
 
+/* DM_DEV_CREATE alone (uuid NULL: none), so a caller can time it apart
+ * from the table load. *dev gets its device number. Returns 0, or -1 with
+ * errno (EEXIST/EBUSY: the name or uuid is taken). */
+int hi_dm_create_device(int fd, const char *name, const char *uuid, dev_t *dev);
+
+/* DM_TABLE_LOAD the n targets into the created device name (read-only
+ * when readonly), DM_DEV_SUSPEND to resume. Returns 0, or -1 with errno
+ * and *step naming the ioctl that failed; the device is removed then. */
+int hi_dm_load_table(int fd, const char *name, const struct dm_target *t, size_t n, int readonly,
+		     const char **step);
+
 /* DM_DEV_CREATE name, then DM_TABLE_LOAD one read-only target_type over
  * sectors with params, then DM_DEV_SUSPEND to resume (make it live).
  * *dev gets its device number. Returns 0, or -1 with errno and *step
