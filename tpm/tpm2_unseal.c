@@ -639,7 +639,8 @@ int hi_tpm2_unseal(tpm_xfer_fn xfer, void *ctx, const struct tpm2_unseal_req *q,
 			return TPM2_ERROR;
 		if (!q->pcrsig) {
 			snprintf(err, errlen, "the token has a signed PCR policy but there is no tpm2-pcr-signature.json "
-				 "(systemd-stub writes it from the UKI's .pcrsig section)");
+				 "(systemd-stub writes it from the UKI's .pcrsig section: build the UKI with hardinit-mkinitramfs "
+				 "--pcrsig or --pcr-sign-key)");
 			return TPM2_ERROR;
 		}
 	}
