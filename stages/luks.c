@@ -43,6 +43,7 @@
 #include "log.h"
 #include "luks.h"
 #include "pbkdf2.h"
+#include "tpm2_pcrsig.h"
 #include "tpm_dev.h"
 #include "tpm_extend.h"
 #include "stages.h"
@@ -213,6 +214,40 @@ static int ask(int con, const char *prompt, char *out, size_t cap, int timeout_m
 	return len;
 }
 
+#define LUKS_PCRSIG "tpm2-pcr-signature.json"
+
+/* The signature of a signed PCR policy, where systemd 252 finds it in an
+ * initrd: systemd-stub's /.extra/ (from the UKI's .pcrsig section), then
+ * RUN/systemd/, then the initramfs's /etc/systemd/ and /usr/lib/systemd/
+ * (a builder that embedded one). The initramfs's root is the directory
+ * above its /etc (b->config_path's). The file is untrusted: the TPM
+ * checks its signature. Its text into buf and its length, or -1 (none). */
+static long read_pcrsig(struct boot *b, char *buf, size_t cap, char *found, size_t foundcap)
+{
+	const char *slash = strrchr(b->config_path, '/');
+	int etc = slash ? (int)(slash - b->config_path) : 0;
+	int root = etc;
+	while (root > 0 && b->config_path[root - 1] != '/')
+		root--;
+	root = root > 0 ? root - 1 : 0;
+	char paths[4][BOOT_PATH_MAX];
+	snprintf(paths[0], sizeof paths[0], "%.*s/.extra/%s", root, b->config_path, LUKS_PCRSIG);
+	snprintf(paths[1], sizeof paths[1], "%s/systemd/%s", b->run, LUKS_PCRSIG);
+	snprintf(paths[2], sizeof paths[2], "%.*s/systemd/%s", etc, b->config_path, LUKS_PCRSIG);
+	snprintf(paths[3], sizeof paths[3], "%.*s/usr/lib/systemd/%s", root, b->config_path, LUKS_PCRSIG);
+	for (int i = 0; i < 4; i++) {
+		size_t len = 0;
+		if (hi_fs_read(paths[i], buf, cap, &len) == 0) {
+			snprintf(found, foundcap, "%s", paths[i]);
+			return (long)len;
+		}
+		if (errno != ENOENT)
+			log_warn("luks: cannot read %s: %s; the signed PCR policy looks for the next file",
+				 paths[i], errno == E2BIG ? "larger than 64 KiB" : strerror(errno));
+	}
+	return -1;
+}
+
 /* The TPM for an unseal: DEV/tpm0, which this boot has to itself here (no
  * other stage holds a TPM open while the luks stage runs), else
  * DEV/tpmrm0. Through tpmrm0 the kernel's resource manager saves, flushes
@@ -263,8 +298,13 @@ static int unlock_tpm2(struct boot *b, const struct luks_volume *v, const struct
 			prompt_end(con, &saved, tty);
 		}
 	}
-	int rc = hi_luks_tpm2_open(h, hi_tpm_dev_xfer, &d, len >= 0 ? pin : NULL, dev_read, dc, hi_afalg_decrypt_sectors, vk,
-				vklen, slot, &token, &pcrs, err, sizeof err);
+	static char sig[TPM2_PCRSIG_JSON_MAX + 1];
+	char sigpath[BOOT_PATH_MAX] = "";
+	long siglen = read_pcrsig(b, sig, sizeof sig, sigpath, sizeof sigpath);
+	uint32_t signed_pcrs = 0;
+	int rc = hi_luks_tpm2_open(h, hi_tpm_dev_xfer, &d, len >= 0 ? pin : NULL, siglen >= 0 ? sig : NULL,
+				siglen >= 0 ? (size_t)siglen : 0, dev_read, dc, hi_afalg_decrypt_sectors, vk, vklen, slot,
+				&token, &pcrs, &signed_pcrs, err, sizeof err);
 	explicit_bzero(pin, sizeof pin);
 	close(d.fd);
 	if (rc != 0) {
@@ -279,7 +319,17 @@ static int unlock_tpm2(struct boot *b, const struct luks_volume *v, const struct
 		if (pcrs & 1u << i)
 			n += (size_t)snprintf(how + n, howcap - n, " %u", i);
 	if (n < howcap)
-		snprintf(how + n, howcap - n, "%s)", pcrs ? "" : " none");
+		n += (size_t)snprintf(how + n, howcap - n, "%s", pcrs ? "" : " none");
+	if (signed_pcrs && n < howcap) {
+		/* systemd 252's signed policy: PolicyAuthorize over these PCRs. */
+		n += (size_t)snprintf(how + n, howcap - n, ", signed policy PCRs");
+		for (unsigned i = 0; i < 24 && n < howcap; i++)
+			if (signed_pcrs & 1u << i)
+				n += (size_t)snprintf(how + n, howcap - n, " %u", i);
+		log_info("luks: %s: the signed PCR policy's signature came from %s", v->name, sigpath);
+	}
+	if (n < howcap)
+		snprintf(how + n, howcap - n, ")");
 	return 0;
 }
 
@@ -386,7 +436,7 @@ static void mapper_node(struct boot *b, const char *name, dev_t dev)
 static int open_volume(struct boot *b, int ctl, const struct luks_volume *v)
 {
 	char node[BOOT_PATH_MAX], note[LUKS2_ERR_MAX], err[LUKS_ERR_MAX], devnum[32], table[LUKS2_TABLE_MAX];
-	char desc[80], dmuuid[DM_UUID_LEN], how[80];
+	char desc[80], dmuuid[DM_UUID_LEN], how[160];
 	struct luks2_hdr h;
 	struct dev_ctx dc;
 	dev_t dev, mapped;

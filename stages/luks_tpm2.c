@@ -22,13 +22,14 @@ uint64_t hi_luks_tpm2_unseal_ns(void)
 
 /* One token: 0 opened, 2 refused by the TPM, -1 error. */
 static int try_token(const struct luks2_hdr *h, const struct hi_luks2_tpm2_token *t, tpm_xfer_fn xfer, void *xctx,
-		     const char *pin, luks2_read_fn rd, void *rctx, luks2_decrypt_fn dec, uint8_t *vk, size_t *vklen,
+		     const char *pin, const char *pcrsig, size_t pcrsig_len, luks2_read_fn rd, void *rctx, luks2_decrypt_fn dec, uint8_t *vk, size_t *vklen,
 		     int *slot, char *err, size_t errlen)
 {
 	struct tpm2_unseal_req q = {
 		.primary_alg = t->primary_alg, .pcr_bank = t->pcr_bank, .pcrs = t->pcrs, .pubkey_pcrs = t->pubkey_pcrs,
 		.blob = t->blob, .blob_len = t->blob_len, .policy_hash = t->policy_hash,
 		.policy_hash_len = t->policy_hash_len, .pin = t->pin ? (pin ? pin : "") : NULL,
+		.pubkey = t->pubkey, .pubkey_len = t->pubkey_len, .pcrsig = pcrsig, .pcrsig_len = pcrsig_len,
 	};
 	/* The secret and its base64 in one locked page, never swapped or dumped. */
 	uint8_t *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -82,9 +83,9 @@ bool hi_luks_tpm2_wants_pin(const struct luks2_hdr *h)
 	return false;
 }
 
-int hi_luks_tpm2_open(const struct luks2_hdr *h, tpm_xfer_fn xfer, void *xctx, const char *pin, luks2_read_fn rd,
-		   void *rctx, luks2_decrypt_fn dec, uint8_t *vk, size_t *vklen, int *slot, int *token, uint32_t *pcrs,
-		   char *err, size_t errlen)
+int hi_luks_tpm2_open(const struct luks2_hdr *h, tpm_xfer_fn xfer, void *xctx, const char *pin, const char *pcrsig,
+		   size_t pcrsig_len, luks2_read_fn rd, void *rctx, luks2_decrypt_fn dec, uint8_t *vk, size_t *vklen,
+		   int *slot, int *token, uint32_t *pcrs, uint32_t *signed_pcrs, char *err, size_t errlen)
 {
 	static struct hi_luks2_tpm2_token t;    /* 3 KiB: not on PID 1's stack */
 	char why[LUKS2_ERR_MAX];
@@ -99,10 +100,11 @@ int hi_luks_tpm2_open(const struct luks2_hdr *h, tpm_xfer_fn xfer, void *xctx, c
 			rc = -1;
 			continue;
 		}
-		int r = try_token(h, &t, xfer, xctx, pin, rd, rctx, dec, vk, vklen, slot, why, sizeof why);
+		int r = try_token(h, &t, xfer, xctx, pin, pcrsig, pcrsig_len, rd, rctx, dec, vk, vklen, slot, why, sizeof why);
 		if (r == 0) {
 			*token = i;
 			*pcrs = t.pcrs;
+			*signed_pcrs = t.pubkey_pcrs;
 			return 0;
 		}
 		snprintf(err, errlen, "token %d: %s", i, why);

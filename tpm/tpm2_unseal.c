@@ -6,6 +6,8 @@
 
 #include "pbkdf2.h"
 #include "sha256.h"
+#include "tpm2_authorize.h"
+#include "tpm2_pcrsig.h"
 #include "tpm2_session.h"
 #include "tpm_wire.h"
 
@@ -27,6 +29,7 @@
 #define TPM_RC_BAD_AUTH           0x0A2
 #define TPM_RC_VALUE              0x084
 #define TPM_RC_HANDLE             0x08B
+#define TPM_RC_SIGNATURE          0x09B
 #define TPM_RC_RETRY_MAX          3        /* TPM_RC_RETRY/TESTING/YIELDED: tries of one command */
 
 /* TPMA_OBJECT of systemd's primary (tpm2-util.c, tpm2_make_primary):
@@ -363,6 +366,7 @@ struct run {
 	size_t rlen;
 	char *err;
 	size_t errlen;
+	uint32_t external;          /* the signing key LoadExternal loaded */
 };
 
 /* One command; 0 with the response in r->resp, -1 with err. A TPM that
@@ -434,9 +438,71 @@ static int seed_new(uint8_t *out, size_t n)
 	return got == (ssize_t)n ? 0 : -1;
 }
 
+/* systemd 252's signed PCR policy in the session: the signing key
+ * loaded, PolicyPCR of the signed PCRs, that digest's signature found in
+ * the signature file and checked by the TPM (VerifySignature's ticket),
+ * PolicyAuthorize. 0, 1 (no signature for these PCR values: refused), -1. */
+static int authorize(struct run *r, const struct tpm2_unseal_req *q, const struct tpm2_rsa_pub *k, uint32_t session)
+{
+	uint8_t name[2 + TPM_DIGEST_MAX], approved[TPM_DIGEST_MAX], digest[32], sig[TPM2_RSA_MAX];
+	size_t namelen, alen, siglen;
+	static struct tpm2_ticket t;
+	char why[200];
+	long rc;
+
+	if (tpm_send(r, hi_tpm2_cmd_load_external(r->cmd, sizeof r->cmd, k), "LoadExternal") < 0)
+		return -1;
+	rc = hi_tpm2_resp_load_external(r->resp, r->rlen, &r->external, name, sizeof name, &namelen, why, sizeof why);
+	if (rc != 0) {
+		r->external = 0;
+		return failed(r, rc, "LoadExternal (the token's tpm2_pubkey)", why);
+	}
+	if (tpm_send(r, hi_tpm2_cmd_policy_pcr(r->cmd, sizeof r->cmd, session, q->pcr_bank, q->pubkey_pcrs),
+		     "PolicyPCR (signed)") < 0)
+		return -1;
+	rc = hi_tpm_resp_code(r->resp, r->rlen, why, sizeof why);
+	if (rc != 0)
+		return failed(r, rc, "PolicyPCR (signed)", why);
+	if (tpm_send(r, hi_tpm2_cmd_policy_get_digest(r->cmd, sizeof r->cmd, session), "PolicyGetDigest") < 0)
+		return -1;
+	rc = hi_tpm2_resp_policy_digest(r->resp, r->rlen, approved, &alen, why, sizeof why);
+	if (rc != 0)
+		return failed(r, rc, "PolicyGetDigest (signed)", why);
+	struct tpm2_pcrsig_want w = { q->pcr_bank, q->pubkey_pcrs, k->fp, approved, alen };
+	int f = hi_tpm2_pcrsig_find(q->pcrsig, q->pcrsig_len, &w, sig, sizeof sig, &siglen, why, sizeof why);
+	if (f != TPM2_PCRSIG_FOUND) {
+		snprintf(r->err, r->errlen, "%s", why);
+		return f == TPM2_PCRSIG_NONE ? 1 : -1;
+	}
+	/* VerifySignature checks the RSA part; the SHA-256 of the signed
+	 * policy digest is ours to make, as systemd's. */
+	hi_sha256(approved, alen, digest);
+	if (tpm_send(r, hi_tpm2_cmd_verify_signature(r->cmd, sizeof r->cmd, r->external, digest, sig, siglen),
+		     "VerifySignature") < 0)
+		return -1;
+	rc = hi_tpm2_resp_verify_signature(r->resp, r->rlen, &t, why, sizeof why);
+	if (rc > 0 && (rc & 0xBF) == TPM_RC_SIGNATURE) {
+		snprintf(r->err, r->errlen, "the signature in tpm2-pcr-signature.json for this PCR policy does not "
+			 "verify with the token's public key: the file was altered, or made for another key");
+		return 1;
+	}
+	if (rc != 0)
+		return failed(r, rc, "VerifySignature", why);
+	rc = tpm_send(r, hi_tpm2_cmd_policy_authorize(r->cmd, sizeof r->cmd, session, approved, alen, name, namelen, &t),
+		      "PolicyAuthorize");
+	if (rc < 0)
+		return -1;
+	rc = hi_tpm_resp_code(r->resp, r->rlen, why, sizeof why);
+	if (rc != 0)
+		return failed(r, rc, "PolicyAuthorize", why);
+	flush(r, r->external);
+	r->external = 0;
+	return 0;
+}
+
 /* The salted policy session with the token's policy; 0 with the session
  * in *s, 1 when its digest is not the token's, -1 error. */
-static int policy(struct run *r, const struct tpm2_unseal_req *q, uint32_t primary,
+static int policy(struct run *r, const struct tpm2_unseal_req *q, const struct tpm2_rsa_pub *k, uint32_t primary,
 		  const struct tpm2_primary_pub *pub, struct tpm2_session *s)
 {
 	uint8_t digest[TPM_DIGEST_MAX], seed[32];
@@ -467,6 +533,11 @@ static int policy(struct run *r, const struct tpm2_unseal_req *q, uint32_t prima
 	explicit_bzero(&salt, sizeof salt);
 	if (rc != 0)
 		return -1;
+	if (q->pubkey_pcrs) {
+		int a = authorize(r, q, k, s->handle);
+		if (a != 0)
+			return a;
+	}
 	if (q->pcrs) {
 		if (tpm_send(r, hi_tpm2_cmd_policy_pcr(r->cmd, sizeof r->cmd, s->handle, q->pcr_bank, q->pcrs), "PolicyPCR") < 0)
 			return -1;
@@ -562,9 +633,16 @@ int hi_tpm2_unseal(tpm_xfer_fn xfer, void *ctx, const struct tpm2_unseal_req *q,
 	r.errlen = errlen;
 	err[0] = '\0';
 	*slen = 0;
+	static struct tpm2_rsa_pub key;
 	if (q->pubkey_pcrs) {
-		snprintf(err, errlen, "a signed PCR policy (tpm2_pubkey, PolicyAuthorize) is not supported yet");
-		return TPM2_ERROR;
+		if (hi_tpm2_rsa_pub_parse(q->pubkey, q->pubkey_len, &key, err, errlen) < 0)
+			return TPM2_ERROR;
+		if (!q->pcrsig) {
+			snprintf(err, errlen, "the token has a signed PCR policy but there is no tpm2-pcr-signature.json "
+				 "(systemd-stub writes it from the UKI's .pcrsig section: build the UKI with hardinit-mkinitramfs "
+				 "--pcrsig or --pcr-sign-key)");
+			return TPM2_ERROR;
+		}
 	}
 	if (!hi_tpm_alg_size(q->pcr_bank) || (q->pin && strlen(q->pin) > TPM2_PIN_MAX) || cap < TPM2_SECRET_MAX) {
 		snprintf(err, errlen, "the token's PCR bank %s, its PIN or the secret's buffer is out of range",
@@ -590,7 +668,7 @@ int hi_tpm2_unseal(tpm_xfer_fn xfer, void *ctx, const struct tpm2_unseal_req *q,
 		failed(&r, rc, "Load (the sealed key is not this TPM's, or the TPM was cleared)", why);
 		goto out;
 	}
-	int p = policy(&r, q, primary, &pub, &s);
+	int p = policy(&r, q, &key, primary, &pub, &s);
 	if (p != 0) {
 		ret = p > 0 ? TPM2_POLICY_CHANGED : TPM2_ERROR;
 		goto out;
@@ -603,6 +681,7 @@ int hi_tpm2_unseal(tpm_xfer_fn xfer, void *ctx, const struct tpm2_unseal_req *q,
 		*slen = 0;
 	}
 out:
+	flush(&r, r.external);
 	flush(&r, s.handle);
 	flush(&r, item);
 	flush(&r, primary);

@@ -5,7 +5,11 @@
  * parent again), Load of the blob, a policy session (StartAuthSession)
  * with PolicyPCR on the token's PCRs and PolicyAuthValue when it has a
  * PIN, PolicyGetDigest to tell a changed PCR from any other refusal, and
- * Unseal; every handle flushed again. The policy session is salted with
+ * Unseal; every handle flushed again. A token with tpm2_pubkey_pcrs
+ * first gets systemd 252's signed policy (tpm/tpm2_authorize.h): the
+ * signed PCRs' PolicyPCR, its digest's signature found in
+ * tpm2-pcr-signature.json and checked by the TPM, PolicyAuthorize; then
+ * the PCRs bound by value and the PIN, in that order, as systemd. The policy session is salted with
  * the primary key and the Unseal's response encrypted and its HMAC
  * checked (tpm/tpm2_session.h), so the secret never crosses the bus in
  * clear, as systemd's own unseal. The encoders and decoders are pure
@@ -43,7 +47,11 @@ struct tpm2_unseal_req {
 	uint16_t primary_alg;          /* TPM_ALG_ECC or TPM_ALG_RSA */
 	uint16_t pcr_bank;             /* TPM_ALG_SHA256 and so on */
 	uint32_t pcrs;                 /* bit i: PCR i */
-	uint32_t pubkey_pcrs;          /* a signed policy: not supported, refused */
+	uint32_t pubkey_pcrs;          /* the signed policy's PCRs (PolicyAuthorize), 0: none */
+	const uint8_t *pubkey;         /* its PEM public key (the token's tpm2_pubkey) */
+	size_t pubkey_len;
+	const char *pcrsig;            /* tpm2-pcr-signature.json's text, NULL: none found */
+	size_t pcrsig_len;
 	const uint8_t *blob;
 	size_t blob_len;
 	const uint8_t *policy_hash;    /* the token's: compared with the session's */

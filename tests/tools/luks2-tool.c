@@ -10,6 +10,9 @@
  *   luks2-tool encrypt KEYHEX SECTOR_START   stdin to stdout, aes-xts-plain64
  *                                 in 512-byte sectors numbered from
  *                                 SECTOR_START: data as dm-crypt writes it
+ *   luks2-tool tpm2-open-signed IMAGE SOCKET PIN|- SIGJSON   the same for a
+ *                                 token with a signed PCR policy, its
+ *                                 tpm2-pcr-signature.json given
  *   luks2-tool tpm2-open IMAGE SOCKET [PIN]   the systemd-tpm2 token
  *                                 unsealed by the TPM at SOCKET (swtpm's
  *                                 unix socket) through the luks stage's own
@@ -46,6 +49,7 @@
 #include "luks2.h"
 #include "sha256.h"
 #include "tpm.h"
+#include "tpm2_pcrsig.h"
 #include "tpm_dev.h"
 
 static int fd_read(void *ctx, uint64_t off, void *buf, size_t len)
@@ -146,8 +150,17 @@ static int tpm_connect(const char *path)
 	return fd;
 }
 
-static int cmd_tpm2_open(const char *image, const char *sock, const char *pin)
+static int cmd_tpm2_open(const char *image, const char *sock, const char *pin, const char *sigfile)
 {
+	static char sig[TPM2_PCRSIG_JSON_MAX + 1];
+	size_t siglen = 0;
+	uint32_t signed_pcrs = 0;
+	if (sigfile) {
+		FILE *f = fopen(sigfile, "r");
+		siglen = f ? fread(sig, 1, sizeof sig - 1, f) : 0;
+		if (f)
+			fclose(f);
+	}
 	uint8_t vk[LUKS2_KEY_MAX];
 	char err[LUKS2_ERR_MAX], note[LUKS2_ERR_MAX];
 	static struct luks2_hdr h;
@@ -163,8 +176,8 @@ static int cmd_tpm2_open(const char *image, const char *sock, const char *pin)
 	struct tpm_dev d = { tpm_connect(sock), TPM_DEV_TIMEOUT_MS };
 	if (d.fd < 0)
 		return 2;
-	int rc = hi_luks_tpm2_open(&h, hi_tpm_dev_xfer, &d, pin, fd_read, &fd, openssl_decrypt, vk, &vklen, &slot, &token, &pcrs,
-				err, sizeof err);
+	int rc = hi_luks_tpm2_open(&h, hi_tpm_dev_xfer, &d, pin, sigfile ? sig : NULL, siglen, fd_read, &fd, openssl_decrypt,
+				vk, &vklen, &slot, &token, &pcrs, &signed_pcrs, err, sizeof err);
 	hi_luks2_hdr_free(&h);
 	close(fd);
 	close(d.fd);
@@ -172,7 +185,7 @@ static int cmd_tpm2_open(const char *image, const char *sock, const char *pin)
 		printf("refused %s\n", err);
 		return rc == 2 ? 1 : 2;
 	}
-	printf("token %d\nkeyslot %d\npcrs 0x%x\nvolume key ", token, slot, pcrs);
+	printf("token %d\nkeyslot %d\npcrs 0x%x\nsigned pcrs 0x%x\nvolume key ", token, slot, pcrs, signed_pcrs);
 	for (size_t i = 0; i < vklen; i++)
 		printf("%02x", vk[i]);
 	printf("\n");
@@ -369,7 +382,10 @@ int main(int argc, char **argv)
 	if (argc == 4 && !strcmp(argv[1], "encrypt"))
 		return cmd_encrypt(argv[2], argv[3]);
 	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "tpm2-open"))
-		return cmd_tpm2_open(argv[2], argv[3], argc == 5 ? argv[4] : NULL);
+		return cmd_tpm2_open(argv[2], argv[3], argc == 5 ? argv[4] : NULL, NULL);
+	/* The signed PCR policy: its tpm2-pcr-signature.json; PIN "-": none. */
+	if (argc == 6 && !strcmp(argv[1], "tpm2-open-signed"))
+		return cmd_tpm2_open(argv[2], argv[3], strcmp(argv[4], "-") ? argv[4] : NULL, argv[5]);
 	if (argc == 4 && !strcmp(argv[1], "tpm2-seal-unseal"))
 		return cmd_seal_unseal(argv[2], argv[3]);
 	if (argc == 5 && !strcmp(argv[1], "tpm2-unseal"))

@@ -4,7 +4,8 @@
  * erring responses, the PIN's HMAC against a value computed by Python's
  * hmac module, and the sequence against a scripted TPM (its primary key
  * the P-256 generator, so the salt is made and sent): a changed PCR
- * (PolicyGetDigest differs), a TPM that stops answering, a signed policy;
+ * (PolicyGetDigest differs), a TPM that stops answering, a signed policy
+ * whose key does not parse (the signed sequence is test_tpm2_authorize.c);
  * each time every handle it made is flushed. The salted session itself
  * is tests/unit/test_tpm2_session.c; interoperability with
  * systemd-cryptenroll against swtpm is tests/bats/luks_tpm2.bats. */
@@ -238,8 +239,8 @@ static void test_sequence(void)
 	q.pubkey_pcrs = 1u << 11;
 	struct fake s = { 0 };
 	rc = hi_tpm2_unseal(fake_xfer, &s, &q, secret, sizeof secret, &slen, err, sizeof err);
-	tap_ok(rc == TPM2_ERROR && s.calls == 0, "a signed PCR policy: refused before any command");
-	tap_contains(err, "signed PCR policy", "says the signed policy is not supported");
+	tap_ok(rc == TPM2_ERROR && s.calls == 0, "a signed PCR policy whose tpm2_pubkey is no PEM key: refused before any command");
+	tap_contains(err, "tpm2_pubkey: no \"-----BEGIN PUBLIC KEY-----\" line", "says the token's public key is not PEM");
 }
 
 int main(void)
