@@ -720,27 +720,80 @@ img_debian_systemd_fleet() {
 #   img_tree_arm64        echo the cached arm64 root tree, building it when
 #                         missing
 #
-# The host runs no arm64 code (no binfmt_misc here, and it must not be
-# set up): debootstrap --arch arm64 --foreign only downloads and unpacks on
-# the host; its second stage (the maintainer scripts) runs as PID 1 of an
-# arm64 guest (hardinit's arm64 image, init=, root rw) on Debian's arm64
-# kernel, and the finished tree comes back as a tar written to a second
-# disk. Cached as debian-systemd-arm64-TREEKEY/tree like the amd64 trees;
-# a cold build takes minutes (download, then TCG), a warm one nothing.
+# Debootstrap's first stage (download, unpack) runs on the host; its second
+# stage (the arm64 maintainer scripts) runs on the host too, in a chroot
+# whose arm64 programs qemu-aarch64-static runs through a binfmt_misc
+# instance of its own: a new user namespace (Linux 6.7+ gives each one its
+# own binfmt_misc, so the host's registrations and mounts stay untouched;
+# everything mounted dies with the namespace), registered with Debian's
+# qemu-user-static line. A kernel without that falls back to the second
+# stage as PID 1 of an arm64 TCG guest (hardinit's arm64 image, init=, root
+# rw), which takes up to an hour on a loaded 2-core host. Cached as
+# debian-systemd-arm64-TREEKEY/tree like the amd64 trees.
 
 IMG_ARM64_PKGS="systemd-sysv,udev,dbus,kmod,procps"
-# The kernel of the second-stage boot and its bound (a TCG arm64 guest
-# unpacks and configures ~120 packages: 35-40 min measured on this
-# 2-core machine shared with other TCG guests).
+# Debian's registration of qemu-aarch64-static (qemu-user-static): flags
+# OPF, F opening the interpreter once, so the chroot needs no copy of it.
+IMG_ARM64_BINFMT=/usr/lib/binfmt.d/qemu-aarch64.conf
+# The fallback's second-stage kernel and its bound (a TCG arm64 guest
+# unpacks and configures ~120 packages: 3589 s measured on this 2-core
+# machine shared with other TCG guests).
 IMG_ARM64_STAGE2_KERNEL=6.12-arm64
-IMG_ARM64_STAGE2_TIMEOUT=3600
-# Free space in the second stage's root (it unpacks every .deb again) and
-# the size of the tar disk that carries the tree back.
+IMG_ARM64_STAGE2_TIMEOUT=5400
+# The fallback's free space in the second stage's root (it unpacks every
+# .deb again) and the size of the tar disk that carries the tree back.
 IMG_ARM64_STAGE2_SLACK_KIB=$((768 * 1024))
 IMG_ARM64_TAR_SIZE=1G
 
-# PID 1 of the second-stage guest: debootstrap's second stage, then the
-# tree (its own file system only) as a tar on /dev/vdb, then power off.
+# Run "$@" as root of a new user, mount and PID namespace whose uids and
+# gids 0-65535 are the host's own (so the tree's owners are real ones);
+# the namespace's mounts, binfmt_misc included, end with it. The map is
+# written from outside (util-linux 2.38's --map-users needs newuidmap).
+_img_arm64_userns() {
+	local fifo pid rc=0 ok=go
+	fifo=$(mktemp -u) && mkfifo -m 0600 "$fifo" || return 1
+	# shellcheck disable=SC2016 # expanded by the inner bash
+	unshare --user --mount --pid --fork --propagation private \
+		bash -c 'read -r go <"$0" && [ "$go" = go ] && exec "$@"' "$fifo" "$@" &
+	pid=$!
+	for _ in {1..100}; do
+		[[ $(readlink "/proc/$pid/ns/user") != "$(readlink /proc/self/ns/user)" ]] && break
+		sleep 0.05
+	done
+	{ echo '0 0 65536' >"/proc/$pid/uid_map" && echo '0 0 65536' >"/proc/$pid/gid_map"; } 2>/dev/null || ok=no
+	echo "$ok" >"$fifo"
+	wait "$pid" || rc=$?
+	rm -f "$fifo"
+	[[ $ok == go ]] || { _img_err "cannot map uids into a new user namespace (run as root)"; return 1; }
+	return "$rc"
+}
+
+# Whether this host can run the second stage under qemu-user: the
+# interpreter, its registration line, and a binfmt_misc of a user
+# namespace's own (Linux 6.7+).
+_img_arm64_qemu_user_ok() {
+	[[ -r $IMG_ARM64_BINFMT ]] && command -v qemu-aarch64-static >/dev/null &&
+		_img_arm64_userns mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc 2>/dev/null
+}
+
+# The script run as root of that namespace: register qemu-aarch64, give the
+# tree a /proc, and run debootstrap's second stage chrooted. container=lxc
+# tells debootstrap not to test mknod (a user namespace may not; the
+# first stage made /dev's nodes).
+_img_arm64_chroot_stage2() {
+	cat <<'SCRIPT'
+set -e
+tree=$1 binfmt=$2
+mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc
+cat "$binfmt" >/proc/sys/fs/binfmt_misc/register
+mount -t proc proc "$tree/proc"
+container=lxc exec chroot "$tree" /debootstrap/debootstrap --second-stage
+SCRIPT
+}
+
+# PID 1 of the fallback's second-stage guest: debootstrap's second stage,
+# then the tree (its own file system only) as a tar on /dev/vdb, then
+# power off.
 _img_arm64_stage2_init() {
 	# The arm64 maker guest's init (init= under hardinit's image): it runs
 	# inside that guest only, so its sysrq power-off ends the guest, never the host.
@@ -781,16 +834,33 @@ _img_arm64_first_stage() {
 		tail -n 15 "$log" >&2
 		return 1
 	fi
-	# The first stage links /proc to the host's; the guest mounts its own.
+	# The first stage links /proc to the host's; the second mounts its own.
 	rm -f "$staging/proc" && mkdir -m 0555 "$staging/proc"
-	_img_arm64_stage2_init >"$staging/sbin/hardinit-stage2"
-	chmod 0755 "$staging/sbin/hardinit-stage2"
 }
 
-# The second stage in the guest; the configured tree is unpacked into OUT.
-_img_arm64_second_stage() {
+# The second stage under qemu-user on the host; STAGING becomes the tree OUT.
+_img_arm64_second_stage_user() {
+	local staging=$1 out=$2 log=$1.stage2.log start
+	echo "images: debootstrap --second-stage under qemu-aarch64-static in a user namespace (log $log)" >&2
+	start=$SECONDS
+	if ! _img_arm64_userns bash -c "$(_img_arm64_chroot_stage2)" stage2 "$staging" "$IMG_ARM64_BINFMT" \
+		>"$log" 2>&1; then
+		_img_err "the arm64 second stage failed; last lines of $log:"
+		tail -n 20 "$log" >&2
+		return 1
+	fi
+	echo "images: the arm64 second stage took $((SECONDS - start)) s" >&2
+	rm -f "$staging/var/cache/apt/archives/"*.deb "$staging/var/lib/apt/lists/"*_Packages
+	mv "$staging" "$out"
+}
+
+# The fallback: the second stage in an arm64 TCG guest; the configured
+# tree comes back as a tar written to a second disk, unpacked into OUT.
+_img_arm64_second_stage_guest() {
 	local staging=$1 out=$2 work=$1.vm start
 	rm -rf "$work" && mkdir -p "$work"
+	_img_arm64_stage2_init >"$staging/sbin/hardinit-stage2"
+	chmod 0755 "$staging/sbin/hardinit-stage2"
 	printf '[boot]\nfailure_action = poweroff\nfailure_delay = 0\n' >"$work/stage2.conf"
 	vm_initramfs "$work/stage2.img" --kernel "$IMG_ARM64_STAGE2_KERNEL" --config "$work/stage2.conf" \
 		>"$work/stage2.build" 2>&1 || { cat "$work/stage2.build" >&2; return 1; }
@@ -808,14 +878,25 @@ _img_arm64_second_stage() {
 		return 1
 	}
 	mkdir -p "$out" && tar -C "$out" --numeric-owner -xpf "$work/tree.tar" || return 1
-	rm -rf "$work" "$out/var/cache/apt/archives/"*.deb "$out/var/lib/apt/lists/"*_Packages
+	rm -rf "$work" "$staging" "$out/var/cache/apt/archives/"*.deb "$out/var/lib/apt/lists/"*_Packages
+}
+
+_img_arm64_second_stage() {
+	local staging=$1 out=$2
+	if _img_arm64_qemu_user_ok; then
+		_img_arm64_second_stage_user "$staging" "$out" || return 1
+	else
+		_img_err "no binfmt_misc of a user namespace's own here (Linux < 6.7?) or no qemu-user-static: the second stage runs in an arm64 TCG guest instead (up to $IMG_ARM64_STAGE2_TIMEOUT s)"
+		_img_arm64_second_stage_guest "$staging" "$out" || return 1
+	fi
 	[[ -x $out/lib/systemd/systemd && -x $out/usr/bin/bash ]] ||
 		{ _img_err "the arm64 tree has no systemd or bash after the second stage"; return 1; }
 }
 
 _img_arm64_tree_key() {
 	{
-		declare -f _img_arm64_first_stage _img_arm64_second_stage _img_arm64_stage2_init
+		declare -f _img_arm64_first_stage _img_arm64_second_stage _img_arm64_second_stage_user \
+			_img_arm64_second_stage_guest _img_arm64_chroot_stage2 _img_arm64_stage2_init
 		echo "$IMG_SUITE $IMG_ARM64_PKGS $IMG_ARM64_STAGE2_KERNEL"
 	} | _img_hash
 }
@@ -847,11 +928,15 @@ img_tree_arm64() {
 
 # The arm64 root's probe: the same raw reads as tests/vm/arm64.bats's
 # busybox probe (section ARM64, the same keys), after systemd says the
-# boot is finished, and who PID 1 is.
+# boot is finished, and who PID 1 is. It writes to /dev/console, not to
+# /dev/ttyAMA0: the TIOCSTI probe takes ttyAMA0 as its controlling
+# terminal, and when that session leader exits the kernel hangs the tty
+# up, which ends every write through a file opened as /dev/ttyAMA0 (the
+# last run's probe stopped there) but not through /dev/console.
 _img_arm64_probe() {
 	cat <<'PROBE'
 #!/bin/bash
-exec >/dev/ttyAMA0 2>&1 </dev/null
+exec >/dev/console 2>&1 </dev/null
 PATH=/usr/sbin:/usr/bin:/sbin:/bin
 P=/usr/local/lib/hardinit-probe
 state=$(timeout BOOTWAIT systemctl is-system-running --wait 2>/dev/null)
@@ -873,6 +958,9 @@ done
 echo "capbnd.pid1=$(sed -n 's/^CapBnd:[[:space:]]*//p' /proc/1/status)"
 echo "capbnd.fresh=$(sed -n 's/^CapBnd:[[:space:]]*//p' /proc/self/status)"
 echo "seccomp.pid1=$(sed -n 's/^Seccomp:[[:space:]]*//p' /proc/1/status)"
+$P/tiocsti /dev/ttyAMA0 | sed 's/^/root./'
+$P/tiocsti --uid 1001 /dev/ttyAMA0 | sed 's/^/alice./'
+$P/tiocsti --uid 1001 --high /dev/ttyAMA0 | sed 's/^/alicehigh./'
 $P/wx
 echo "=== END ARM64 ==="
 echo "=== BEGIN REPORT ==="
@@ -895,7 +983,8 @@ _img_assemble_arm64() {
 	echo 6861726469696e6974746573740a0002 >"$tree/etc/machine-id"
 	sed -i 's/^root:[^:]*:/root:*:/' "$tree/etc/shadow"
 	install -d "$tree/usr/local/lib/hardinit-probe"
-	install -m 0755 "$HARDINIT_SRC/build/arm64/probe/wx" "$tree/usr/local/lib/hardinit-probe/wx" || return 1
+	install -m 0755 "$HARDINIT_SRC/build/arm64/probe/wx" "$HARDINIT_SRC/build/arm64/probe/tiocsti" \
+		"$tree/usr/local/lib/hardinit-probe/" || return 1
 	_img_arm64_probe | sed "s/BOOTWAIT/$IMG_PROBE_BOOT_WAIT/" >"$tree/usr/local/sbin/hardinit-probe"
 	chmod 0755 "$tree/usr/local/sbin/hardinit-probe"
 	cat >"$tree/etc/systemd/system/hardinit-test-probe.service" <<-'EOF'
@@ -922,7 +1011,7 @@ img_debian_systemd_arm64() {
 	key=$({
 		declare -f _img_assemble_arm64 _img_arm64_probe vm_rootfs
 		echo "$IMG_PROBE_BOOT_WAIT $IMG_HOSTNAME"
-		cat "$HARDINIT_SRC/build/arm64/probe/wx"
+		cat "$HARDINIT_SRC/build/arm64/probe/wx" "$HARDINIT_SRC/build/arm64/probe/tiocsti"
 	} | _img_hash) || return 1
 	out=$dir/systemd-$key.img
 	if [[ ! -f $out ]]; then

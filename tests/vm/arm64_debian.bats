@@ -1,19 +1,14 @@
 #!/usr/bin/env bats
-# NOT RUN YET (.wip, not picked up by tests/run-suites). A debug boot showed
-# systemd running, multi-user active, PID 1 /usr/lib/systemd/systemd, the
-# sysctls and bounding sets read; the probe stopped at its TIOCSTI line (the
-# machine powered off), so that line is dropped (TIOCSTI stays proven by
-# arm64.bats); this version is not yet booted: rename to .bats once it passes.
 # arm64 (issue 28): hardinit's arm64 image, built by hardinit-mkinitramfs
 # for Debian's 6.12 arm64 cloud kernel, boots a Debian 12 arm64 root with
 # systemd (tests/vm/images.bash: img_debian_systemd_arm64, debootstrap
-# --foreign on the host and its second stage in an arm64 guest, cached) to
-# multi-user under qemu-system-aarch64 -M virt (TCG, lib.bash's CPU model).
-# One boot carries every check. The probe unit (after multi-user.target)
-# reads the raw state: who PID 1 is, systemd's state, the sysctls, the
-# bounding sets, TIOCSTI and MDWE (the static arm64 probes of tests/probe),
-# the same keys as tests/vm/arm64.bats's busybox probe; hardinit's report
-# and console lines show the hand-off.
+# --foreign on the host and its second stage under qemu-user in a user
+# namespace, cached) to multi-user under qemu-system-aarch64 -M virt (TCG,
+# lib.bash's CPU model). One boot carries every check. The probe unit
+# (after multi-user.target) reads the raw state: who PID 1 is, systemd's
+# state, the sysctls, the bounding sets, TIOCSTI and MDWE (the static arm64
+# probes of tests/probe), the same keys as tests/vm/arm64.bats's busybox
+# probe; hardinit's report and console lines show the hand-off.
 
 export VM_ARCH=arm64
 load lib
@@ -60,8 +55,11 @@ setup_file() {
 	echo $((SECONDS - start)) >"$dir/boot.seconds"
 }
 
+# A key's value in the ARM64 section. Leading blanks are skipped: the
+# character root's TIOCSTI pushes into ttyAMA0 is echoed by the tty onto
+# the console, ahead of the line that reports it.
 guest() {
-	vm_section "$1" ARM64 | sed -n "s|^$2=||p" | head -n1
+	vm_section "$1" ARM64 | sed -n "s|^[[:blank:]]*$2=||p" | head -n1
 }
 
 expect() {
@@ -109,6 +107,18 @@ capbnd_without() {
 	want=$(capbnd_without "${DROPS[@]}")
 	expect "$log" capbnd.pid1 "$want"
 	expect "$log" capbnd.fresh "$want"
+}
+
+@test "arm64 Debian: TIOCSTI refused to an unprivileged process under systemd, by the sysctl" {
+	local log=$D_DIR/boot.log
+	vm_assert_log_contains "$log" "=== PROBE DONE ==="
+	expect "$log" sysctl.dev.tty.legacy_tiocsti 0
+	# legacy_tiocsti=0 leaves TIOCSTI to CAP_SYS_ADMIN: root may, uid 1001
+	# may not, whatever the request's upper bits.
+	[[ $(guest "$log" root.tiocsti) == ok* ]] || { vm_section "$log" ARM64; false; }
+	[[ $(guest "$log" alice.tiocsti) == EIO* ]] || { vm_section "$log" ARM64; false; }
+	[[ $(guest "$log" alicehigh.tiocsti) == EIO* ]] || { vm_section "$log" ARM64; false; }
+	vm_assert_section_contains "$log" REPORT "mechanism=sysctl"
 }
 
 @test "arm64 Debian: MDWE holds in a process systemd started" {
