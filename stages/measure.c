@@ -218,6 +218,23 @@ static int write_logs(struct boot *b, const char *own, const char *cel, size_t c
 	return 0;
 }
 
+/* The digests of the banks the event was extended in. TPM2_PCR_Event
+ * answers with a digest for every hash the TPM implements, allocated or
+ * not (swtpm with sha1 and sha256 allocated answers sha384 and sha512
+ * too); systemd's log holds the extended banks only, and a reader replays
+ * every bank a record names. */
+static void extended_banks(const struct tpm_digests *all, const struct tpm_banks *banks, unsigned pcr,
+			   struct tpm_digests *out)
+{
+	out->n = 0;
+	for (size_t i = 0; i < all->n; i++)
+		for (size_t j = 0; j < banks->n; j++)
+			if (banks->alg[j] == all->d[i].alg && pcr < 32 && (banks->pcrs[j] & (1u << pcr))) {
+				out->d[out->n++] = all->d[i];
+				break;
+			}
+}
+
 /* ---- the stage ------------------------------------------------------------------ */
 
 /* A decoder's result as one line: a TPM code decoded, or the parse error. */
@@ -249,7 +266,9 @@ static int record(struct boot *b, const struct measure_queue *q)
 	for (size_t i = 0; i < q->n_done; i++) {
 		const struct measure_event *e = &q->events[i];
 		log_line(&so, q->pcr, e);
-		hi_measure_cel_record(&sc, q->pcr, &e->digests, e->text, NULL, boot_id, e->done_ns);
+		struct tpm_digests ext;
+		extended_banks(&e->digests, &q->banks, q->pcr, &ext);
+		hi_measure_cel_record(&sc, q->pcr, &ext, e->text, NULL, boot_id, e->done_ns);
 		hi_report_add(&b->rep, STAGE, e->name, "ok", "PCR %u, %zu banks", q->pcr, e->digests.n);
 	}
 	if (q->rc != 0) {
