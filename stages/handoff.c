@@ -1,5 +1,13 @@
 /* Hand-off: exec the real init with the words and environment the kernel
- * gave PID 1, on a clean console, in a fresh session, with no stray fds. */
+ * gave PID 1, on a clean console, in a fresh session, with no stray fds.
+ * From an initramfs to systemd, as systemd's own initrd hands over:
+ * "--switched-root --system --deserialize=FD" with a serialization that
+ * holds only the initrd's start time (handoff.h), so systemd-analyze
+ * shows hardinit's time as "(initrd)". systemd 252 (src/core/main.c,
+ * early_skip_setup_check) skips its early setup for --deserialize only
+ * without --switched-root: with it, every setup step of a normal boot
+ * runs. */
+#define _GNU_SOURCE   /* memfd_create */
 #include <dirent.h>
 #include <stdbool.h>
 #include <errno.h>
@@ -7,11 +15,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "fsutil.h"
+#include "handoff.h"
 #include "log.h"
 #include "stages.h"
 
@@ -138,18 +150,77 @@ static void clean_console(struct boot *b)
 	setsid();
 }
 
+long hi_handoff_systemd_serialization(char *out, size_t cap, uint64_t start_ns, uint64_t now_boot_ns,
+				      uint64_t now_mono_ns, uint64_t now_real_ns)
+{
+	uint64_t ago = now_boot_ns > start_ns ? now_boot_ns - start_ns : 0;
+	uint64_t mono = now_mono_ns > ago ? now_mono_ns - ago : 0;
+	uint64_t real = now_real_ns > ago ? now_real_ns - ago : 0;
+	int n = snprintf(out, cap, "initrd-timestamp=%llu %llu\n\n", (unsigned long long)(real / 1000),
+			 (unsigned long long)(mono / 1000));
+
+	return n < 0 || (size_t)n >= cap ? -1 : n;
+}
+
+bool hi_handoff_is_systemd(struct boot *b, const char *init)
+{
+	char real[BOOT_PATH_MAX * 2];
+	struct stat st;
+
+	if (root_stat(b, init, &st, real, sizeof real) < 0 || !S_ISREG(st.st_mode))
+		return false;
+	const char *base = strrchr(real, '/');
+	return strcmp(base ? base + 1 : real, "systemd") == 0;
+}
+
+static uint64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The serialization in a memfd left open across the exec (systemd closes
+ * it once read): its fd, or -1 when it cannot be made (systemd then
+ * starts as after no initrd; nothing else changes). */
+static int systemd_serialization(struct boot *b)
+{
+	char text[HANDOFF_SERIALIZATION_MAX];
+	long len = hi_handoff_systemd_serialization(text, sizeof text, b->rep.start_ns, hi_boottime_ns(),
+						    clock_ns(CLOCK_MONOTONIC), clock_ns(CLOCK_REALTIME));
+	int fd = len < 0 ? -1 : memfd_create("hardinit-serialization", 0);
+
+	if (fd >= 0 && (write(fd, text, (size_t)len) != len || lseek(fd, 0, SEEK_SET) != 0)) {
+		close(fd);
+		fd = -1;
+	}
+	if (fd < 0)
+		log_warn("systemd is not told the initrd's time (no serialization: %s); systemd-analyze "
+			 "counts hardinit's time as the kernel's", strerror(errno));
+	return fd;
+}
+
 static void try_exec(struct boot *b, const char *path)
 {
-	char *argv[HANDOFF_MAX_ARGS + 1];
-	int n = 0;
+	char *argv[HANDOFF_MAX_ARGS + 1], deserialize[32];
+	int n = 0, fd = -1;
 
 	argv[n++] = (char *)path;
+	if (b->mode == MODE_INITRAMFS && hi_handoff_is_systemd(b, path) && (fd = systemd_serialization(b)) >= 0) {
+		snprintf(deserialize, sizeof deserialize, "--deserialize=%d", fd);
+		argv[n++] = "--switched-root";
+		argv[n++] = "--system";
+		argv[n++] = deserialize;
+	}
 	for (int i = 1; i < b->argc && n < HANDOFF_MAX_ARGS; i++)
 		argv[n++] = b->argv[i];
 	argv[n] = NULL;
-	log_notice("handing off to %s", path);
+	log_notice("handing off to %s%s", path, fd >= 0 ? " (with the initrd's start time, as systemd's initrd)" : "");
 	execve(path, argv, b->envp);
 	int e = errno;
+	if (fd >= 0)
+		close(fd);
 	char why[BOOT_PATH_MAX * 2];
 	if (e == ENOENT && init_problem(b, path, why, sizeof why))
 		log_warn("cannot execute %s; trying the next init", why);

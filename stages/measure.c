@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "boot.h"
@@ -122,10 +123,11 @@ static void log_line(struct sink *s, unsigned pcr, const struct measure_event *e
 	hi_sink_printf(s, "\n");
 }
 
-/* JSON-SEQ (RFC 7464): a record separator before each record. */
-static void cel_record(struct sink *s, unsigned pcr, const struct measure_event *e)
+/* JSON-SEQ (RFC 7464): a record separator before each record. The fields
+ * and their order are systemd's (measure.h). */
+void hi_measure_cel_record(struct sink *s, unsigned pcr, const struct tpm_digests *d, const char *text,
+			   const char *event_type, const char *boot_id, uint64_t boottime_ns)
 {
-	const struct tpm_digests *d = &e->digests;
 	char hex[2 * TPM_DIGEST_MAX + 1];
 
 	hi_sink_printf(s, "\x1e{\"pcr\":%u,\"digests\":[", pcr);
@@ -133,32 +135,104 @@ static void cel_record(struct sink *s, unsigned pcr, const struct measure_event 
 		hi_sink_printf(s, "%s{\"hashAlg\":\"%s\",\"digest\":\"%s\"}", i ? "," : "",
 			    hi_tpm_alg_name(d->d[i].alg), hi_hex_encode(hex, d->d[i].bytes, d->d[i].size));
 	hi_sink_printf(s, "],\"content_type\":\"systemd\",\"content\":{\"string\":");
-	hi_sink_json_string(s, e->text);
+	hi_sink_json_string(s, text);
+	if (boot_id[0])
+		hi_sink_printf(s, ",\"bootId\":\"%s\"", boot_id);
+	hi_sink_printf(s, ",\"timestamp\":%llu", (unsigned long long)(boottime_ns / 1000));
+	if (event_type)
+		hi_sink_printf(s, ",\"eventType\":\"%s\"", event_type);
 	hi_sink_printf(s, "}}\n");
+}
+
+void hi_measure_boot_id(const struct boot *b, char out[MEASURE_BOOT_ID_MAX])
+{
+	char path[BOOT_PATH_MAX + 32], text[64];
+	size_t n = 0, len = 0;
+
+	out[0] = '\0';
+	if (!hi_boot_path(path, sizeof path, b->proc, "sys/kernel/random/boot_id") ||
+	    hi_fs_read(path, text, sizeof text, &len) < 0)
+		return;
+	for (size_t i = 0; i < len && n < MEASURE_BOOT_ID_MAX - 1; i++) {
+		char c = text[i];
+		if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))
+			out[n++] = c;
+		else if (c != '-' && c != '\n')
+			break;
+	}
+	out[n == MEASURE_BOOT_ID_MAX - 1 ? n : 0] = '\0';
+}
+
+int hi_measure_cel_append(const struct boot *b, const char *recs, size_t len, char *why, size_t whylen)
+{
+	char path[BOOT_PATH_MAX + 64];
+	struct stat st;
+
+	if (!hi_boot_path(path, sizeof path, b->run, "log/systemd") || hi_fs_mkdir_p(path, 0755) < 0 ||
+	    !hi_boot_path(path, sizeof path, b->run, MEASURE_SYSTEMD_LOG)) {
+		snprintf(why, whylen, "%s/log/systemd: %s", b->run, strerror(errno));
+		return -1;
+	}
+	/* 0600 as systemd: whoever can open the file can take its lock. */
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
+	if (fd < 0) {
+		snprintf(why, whylen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	/* Bounded: nobody holds it this early, and a holder that never lets
+	 * go costs the log, not the boot. */
+	int locked = -1;
+	for (int i = 0; i < MEASURE_LOCK_TRIES && (locked = flock(fd, LOCK_EX | LOCK_NB)) < 0 && errno == EWOULDBLOCK; i++)
+		usleep(MEASURE_LOCK_WAIT_US);
+	int rc = -1;
+	if (locked < 0)
+		snprintf(why, whylen, "%s: another writer holds its lock", path);
+	else if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		snprintf(why, whylen, "%s: not a regular file", path);
+	else if (st.st_mode & S_ISVTX)
+		/* systemd's mark of a writer that died mid-record: systemd
+		 * stops appending, and so does hardinit. */
+		snprintf(why, whylen, "%s has the sticky bit: an earlier writer did not finish; not appended", path);
+	else if (fchmod(fd, 0600 | S_ISVTX) < 0)
+		snprintf(why, whylen, "%s: chmod: %s", path, strerror(errno));
+	else if (write(fd, recs, len) != (ssize_t)len || fsync(fd) < 0)
+		snprintf(why, whylen, "%s: write: %s", path, strerror(errno));
+	else if (fchmod(fd, 0600) < 0 || fsync(fd) < 0)
+		snprintf(why, whylen, "%s: chmod: %s", path, strerror(errno));
+	else
+		rc = 0;
+	close(fd);   /* drops the lock */
+	return rc;
 }
 
 static int write_logs(struct boot *b, const char *own, const char *cel, size_t cel_len)
 {
-	char path[BOOT_PATH_MAX + 64];
+	char path[BOOT_PATH_MAX + 64], why[BOOT_PATH_MAX + 160];
 
 	if (!hi_boot_path(path, sizeof path, b->run, MEASURE_LOG) || hi_fs_write_new(path, own) < 0)
 		return -1;
-	if (!hi_boot_path(path, sizeof path, b->run, "log/systemd") || hi_fs_mkdir_p(path, 0755) < 0 ||
-	    !hi_boot_path(path, sizeof path, b->run, MEASURE_SYSTEMD_LOG))
+	if (hi_measure_cel_append(b, cel, cel_len, why, sizeof why) < 0) {
+		log_warn("measure: %s", why);
 		return -1;
-	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0)
-		return -1;
-	/* systemd-pcrextend appends under an exclusive flock (and so does
-	 * anything that follows its convention): take it the same way, so
-	 * records never interleave. Bounded: nobody holds it this early, and
-	 * a holder that never lets go costs the log, not the boot. */
-	int locked = -1;
-	for (int i = 0; i < MEASURE_LOCK_TRIES && (locked = flock(fd, LOCK_EX | LOCK_NB)) < 0 && errno == EWOULDBLOCK; i++)
-		usleep(MEASURE_LOCK_WAIT_US);
-	ssize_t w = locked == 0 ? write(fd, cel, cel_len) : -1;
-	close(fd);   /* drops the lock */
-	return w == (ssize_t)cel_len ? 0 : -1;
+	}
+	return 0;
+}
+
+/* The digests of the banks the event was extended in. TPM2_PCR_Event
+ * answers with a digest for every hash the TPM implements, allocated or
+ * not (swtpm with sha1 and sha256 allocated answers sha384 and sha512
+ * too); systemd's log holds the extended banks only, and a reader replays
+ * every bank a record names. */
+static void extended_banks(const struct tpm_digests *all, const struct tpm_banks *banks, unsigned pcr,
+			   struct tpm_digests *out)
+{
+	out->n = 0;
+	for (size_t i = 0; i < all->n; i++)
+		for (size_t j = 0; j < banks->n; j++)
+			if (banks->alg[j] == all->d[i].alg && pcr < 32 && (banks->pcrs[j] & (1u << pcr))) {
+				out->d[out->n++] = all->d[i];
+				break;
+			}
 }
 
 /* ---- the stage ------------------------------------------------------------------ */
@@ -177,7 +251,7 @@ static int record(struct boot *b, const struct measure_queue *q)
 {
 	static char own[MEASURE_LOG_MAX], cel[MEASURE_LOG_MAX];
 	struct sink so, sc;
-	char err[200];
+	char err[200], boot_id[MEASURE_BOOT_ID_MAX];
 
 	hi_sink_init(&so, own, sizeof own);
 	hi_sink_init(&sc, cel, sizeof cel);
@@ -188,10 +262,13 @@ static int record(struct boot *b, const struct measure_queue *q)
 	/* The PCR's value before the first event, for hardinit audit: the
 	 * reset value unless something (a UKI's stub) extended it before. */
 	hi_report_add(&b->rep, STAGE, "initial", "info", "%s", initial);
+	hi_measure_boot_id(b, boot_id);
 	for (size_t i = 0; i < q->n_done; i++) {
 		const struct measure_event *e = &q->events[i];
 		log_line(&so, q->pcr, e);
-		cel_record(&sc, q->pcr, e);
+		struct tpm_digests ext;
+		extended_banks(&e->digests, &q->banks, q->pcr, &ext);
+		hi_measure_cel_record(&sc, q->pcr, &ext, e->text, NULL, boot_id, e->done_ns);
 		hi_report_add(&b->rep, STAGE, e->name, "ok", "PCR %u, %zu banks", q->pcr, e->digests.n);
 	}
 	if (q->rc != 0) {

@@ -29,6 +29,9 @@
 /* The wait for the systemd log's flock: tries, and the pause between. */
 #define MEASURE_LOCK_TRIES    100
 #define MEASURE_LOCK_WAIT_US  10000
+/* The kernel's boot id (/proc/sys/kernel/random/boot_id) as systemd writes
+ * an id128 in the log: 32 hex digits, no dashes. */
+#define MEASURE_BOOT_ID_MAX   33
 /* config_format's text of the effective config, hashed for its event. */
 #define MEASURE_CONFIG_TEXT_MAX (48 * 1024)
 /* A TPM answers PCR_Event in milliseconds; a stuck one must not hang PID 1:
@@ -69,6 +72,32 @@ void hi_measure_event_for(const struct boot *b, enum measure_event_id id, char *
  * SHA-256) into a PCR that held start: what the TPM's SHA-256 bank holds
  * after TPM2_PCR_Event with each text. */
 void hi_measure_replay_texts(const char *const *texts, size_t n, const uint8_t start[32], uint8_t value[32]);
+
+struct sink;
+struct tpm_digests;
+
+/* One record of systemd's userspace event log, as systemd's
+ * tpm2_userspace_log (src/shared/tpm2-util.c, systemd 255 and later)
+ * writes it: JSON-SEQ (RFC 7464: a record separator first, a newline
+ * last), "pcr", "digests" (every bank extended: hashAlg, hex digest),
+ * "content_type": "systemd" and "content" {"string": the measured text,
+ * "bootId", "timestamp" (CLOCK_BOOTTIME in microseconds), "eventType"
+ * (only with one: systemd's names, "phase" for the boot phases; hardinit's
+ * own events have none, as systemd writes none for a plain word)}. No
+ * "recnum": systemd leaves it to the reader. */
+void hi_measure_cel_record(struct sink *s, unsigned pcr, const struct tpm_digests *d, const char *text,
+			   const char *event_type, const char *boot_id, uint64_t boottime_ns);
+
+/* The boot id read under b->proc, as the log writes it; "" when unreadable
+ * (the record then has no bootId). */
+void hi_measure_boot_id(const struct boot *b, char out[MEASURE_BOOT_ID_MAX]);
+
+/* Append records to b->run's systemd log the way systemd does, so both
+ * readers and later writers (the real root's systemd 255+) accept it:
+ * created 0600, an exclusive flock (bounded: MEASURE_LOCK_TRIES), refused
+ * when the sticky bit says an earlier writer died mid-record, the sticky
+ * bit set while writing and cleared after an fsync. 0, or -1 (why says). */
+int hi_measure_cel_append(const struct boot *b, const char *recs, size_t len, char *why, size_t whylen);
 
 /* The check and replay hardinit audit does on the text of the log
  * (NUL-terminated; changed in place). Nothing in the log is trusted for

@@ -268,6 +268,7 @@ static void *measure_main(void *arg)
 		}
 		log_debug("measure: %s extended into PCR %u in %llu us", e->name, q->pcr,
 			  (unsigned long long)((hi_boottime_ns() - sent) / 1000));
+		e->done_ns = hi_boottime_ns();
 		pthread_mutex_lock(&q->lock);
 		q->n_done++;
 		pthread_cond_broadcast(&q->progressed);

@@ -22,6 +22,7 @@ struct measure_event {
 	const char *name;
 	char text[TPM_EVENT_MAX];        /* "hardinit:NAME:HEX" */
 	struct tpm_digests digests;      /* what the TPM returned, once done */
+	uint64_t done_ns;                /* CLOCK_BOOTTIME when the TPM answered: the log's timestamp */
 };
 
 struct measure_queue {

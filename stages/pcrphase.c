@@ -27,6 +27,7 @@
 #include "pcrphase.h"
 #include "report.h"
 #include "sha256.h"
+#include "sink.h"
 #include "stages.h"
 #include "tpm_dev.h"
 #include "tpm_extend.h"
@@ -55,47 +56,26 @@ int hi_pcrphase_condition(const char *stub_pcr, char *why, size_t whylen)
 	return 1;
 }
 
-long hi_pcrphase_cel_record(char *out, size_t cap, const char *word, const struct tpm_digests *d)
+/* Appended as systemd-pcrextend appends (measure.h); the measure stage adds
+ * its own records to the same file. */
+static int cel_append(struct boot *b, const char *word, const struct tpm_digests *d, char *why, size_t whylen)
 {
-	char hex[2 * TPM_DIGEST_MAX + 1];
-	size_t n = 0;
-	int w = snprintf(out, cap, "\x1e{\"pcr\":%d,\"digests\":[", PCRPHASE_PCR);
+	char rec[1024], boot_id[MEASURE_BOOT_ID_MAX];
+	struct sink s;
 
-	for (size_t i = 0; w >= 0 && (size_t)w < cap - n && i < d->n; i++) {
-		n += (size_t)w;
-		w = snprintf(out + n, cap - n, "%s{\"hashAlg\":\"%s\",\"digest\":\"%s\"}", i ? "," : "",
-			     hi_tpm_alg_name(d->d[i].alg), hi_hex_encode(hex, d->d[i].bytes, d->d[i].size));
+	hi_measure_boot_id(b, boot_id);
+	hi_sink_init(&s, rec, sizeof rec);
+	hi_measure_cel_record(&s, PCRPHASE_PCR, d, word, PCRPHASE_EVENT_TYPE, boot_id, hi_boottime_ns());
+	if (s.full) {
+		snprintf(why, whylen, "the record is over %zu bytes", sizeof rec);
+		return -1;
 	}
-	if (w < 0 || (size_t)w >= cap - n)
-		return -1;
-	n += (size_t)w;
-	w = snprintf(out + n, cap - n, "],\"content_type\":\"systemd\",\"content\":{\"string\":\"%s\","
-		     "\"eventType\":\"phase\"}}\n", word);
-	if (w < 0 || (size_t)w >= cap - n)
-		return -1;
-	return (long)(n + (size_t)w);
-}
-
-/* Appended: the measure stage adds its own records to the same file. */
-static int cel_append(struct boot *b, const char *word, const struct tpm_digests *d)
-{
-	char path[BOOT_PATH_MAX + 64], rec[1024];
-	long len = hi_pcrphase_cel_record(rec, sizeof rec, word, d);
-
-	if (len < 0 || !hi_boot_path(path, sizeof path, b->run, "log/systemd") || hi_fs_mkdir_p(path, 0755) < 0 ||
-	    !hi_boot_path(path, sizeof path, b->run, MEASURE_SYSTEMD_LOG))
-		return -1;
-	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0)
-		return -1;
-	ssize_t n = write(fd, rec, (size_t)len);
-	close(fd);
-	return n == len ? 0 : -1;
+	return hi_measure_cel_append(b, rec, s.len, why, whylen);
 }
 
 static int extend_phase(struct boot *b, const char *word)
 {
-	char why[200], path[BOOT_PATH_MAX] = "", err[200] = "", banks[80];
+	char why[BOOT_PATH_MAX + 160], path[BOOT_PATH_MAX] = "", err[200] = "", banks[80];
 	struct tpm_digests done;
 
 	int c = hi_pcrphase_condition(b->stub_pcr_kernel, why, sizeof why);
@@ -132,9 +112,9 @@ static int extend_phase(struct boot *b, const char *word)
 	hi_tpm_digests_banks(&done, banks, sizeof banks);
 	hi_report_add(&b->rep, STAGE, word, "extended", "PCR %d (banks %s)", PCRPHASE_PCR, banks);
 	log_info("pcrphase: extended PCR index %d with '%s' (banks %s)", PCRPHASE_PCR, word, banks);
-	if (cel_append(b, word, &done) < 0)
-		log_warn("pcrphase: the record of '%s' could not be added to %s/%s; PCR %d was extended", word,
-			 b->run, MEASURE_SYSTEMD_LOG, PCRPHASE_PCR);
+	if (cel_append(b, word, &done, why, sizeof why) < 0)
+		log_warn("pcrphase: the record of '%s' was not added to systemd's event log: %s; PCR %d was "
+			 "extended, so that log no longer replays to it", word, why, PCRPHASE_PCR);
 	return 0;
 }
 

@@ -23,9 +23,7 @@
  * so), as systemd-pcrphase refuses. */
 int hi_pcrphase_condition(const char *stub_pcr, char *why, size_t whylen);
 
-/* The CEL-JSON record (JSON-SEQ: a record separator first) systemd's
- * userspace event log has for a phase, /run/log/systemd/tpm2-measure.log.
- * Returns its length, or -1 when it does not fit. */
-long hi_pcrphase_cel_record(char *out, size_t cap, const char *word, const struct tpm_digests *d);
+/* The eventType systemd's userspace event log gives a phase's record. */
+#define PCRPHASE_EVENT_TYPE "phase"
 
 #endif

@@ -137,11 +137,16 @@ static void respond(struct fake_tpm *t, const uint8_t *cmd)
 		n += put_be(out + n, 0x8002, 2);
 		n += 4;
 		n += put_be(out + n, 0, 4);
-		n += put_be(out + n, 4 + 2 + 32, 4);             /* parameterSize */
-		n += put_be(out + n, 1, 4);
+		/* As a real TPM: a digest for every hash it implements, here
+		 * also sha1, whose bank GetCapability says is not allocated. */
+		n += put_be(out + n, 4 + 2 + 32 + 2 + 20, 4);   /* parameterSize */
+		n += put_be(out + n, 2, 4);
 		n += put_be(out + n, 0x000B, 2);
 		memcpy(out + n, digest, 32);
 		n += 32;
+		n += put_be(out + n, 0x0004, 2);
+		memset(out + n, 0x5a, 20);
+		n += 20;
 		n += put_be(out + n, 0, 2);                      /* the session's answer */
 		out[n++] = 0;
 		n += put_be(out + n, 0, 2);
@@ -285,6 +290,12 @@ static void test_in_order(void)
 	it = hi_report_find(&b.rep, "measure", "initial");
 	tap_ok(it && strcmp(it->value, "0000000000000000000000000000000000000000000000000000000000000000") == 0,
 	       "and the PCR's value before the first event, for audit");
+
+	/* systemd's log names the banks extended: sha256, not the sha1 the
+	 * TPM answered for a bank it has not allocated. */
+	const char *log = fixture_get(root, "run/log/systemd/tpm2-measure.log");
+	tap_ok(log && strstr(log, "\"hashAlg\":\"sha256\"") && !strstr(log, "sha1"),
+	       "systemd's log: the allocated bank's digest only (%.80s)", log ? log : "(none)");
 
 	/* systemd's convention: the CEL-JSON log is appended under an
 	 * exclusive flock. Held by another writer for good, the append gives

@@ -7,9 +7,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "fixture.h"
+#include "measure.h"
 #include "pcrphase.h"
 #include "sha256.h"
+#include "sink.h"
 #include "tap.h"
 #include "tpm.h"
 #include "tpm_extend.h"
@@ -250,18 +254,68 @@ static void test_condition(void)
 
 static void test_cel(void)
 {
-	struct tpm_digests d = { .n = 1 };
-	char rec[512];
+	struct tpm_digests d = { .n = 2 };
+	char rec[1024], want[1024];
+	struct sink s;
 
-	hi_tpm_bank_digest(TPM_ALG_SHA256, NULL, 0, "enter-initrd", 12, &d.d[0]);
-	long n = hi_pcrphase_cel_record(rec, sizeof rec, "enter-initrd", &d);
-	char want[512];
-	snprintf(want, sizeof want,
-		 "\x1e{\"pcr\":11,\"digests\":[{\"hashAlg\":\"sha256\",\"digest\":\"%s\"}],\"content_type\":\"systemd\","
-		 "\"content\":{\"string\":\"enter-initrd\",\"eventType\":\"phase\"}}\n", hex_of(d.d[0].bytes, 32));
-	tap_ok(n == (long)strlen(want), "the record's length");
-	tap_streq(rec, want, "a CEL-JSON record of a phase, as systemd's userspace log has it");
-	tap_ok(hi_pcrphase_cel_record(rec, 40, "enter-initrd", &d) == -1, "a record that does not fit is -1");
+	hi_tpm_bank_digest(TPM_ALG_SHA1, NULL, 0, "enter-initrd", 12, &d.d[0]);
+	hi_tpm_bank_digest(TPM_ALG_SHA256, NULL, 0, "enter-initrd", 12, &d.d[1]);
+	hi_sink_init(&s, rec, sizeof rec);
+	hi_measure_cel_record(&s, 11, &d, "enter-initrd", PCRPHASE_EVENT_TYPE, "0123456789abcdef0123456789abcdef",
+			      1234567890123ull);
+	int n = snprintf(want, sizeof want,
+		 "\x1e{\"pcr\":11,\"digests\":[{\"hashAlg\":\"sha1\",\"digest\":\"%s\"},", hex_of(d.d[0].bytes, 20));
+	snprintf(want + n, sizeof want - (size_t)n,
+		 "{\"hashAlg\":\"sha256\",\"digest\":\"%s\"}],\"content_type\":\"systemd\",\"content\":{\"string\":"
+		 "\"enter-initrd\",\"bootId\":\"0123456789abcdef0123456789abcdef\",\"timestamp\":1234567890,"
+		 "\"eventType\":\"phase\"}}\n", hex_of(d.d[1].bytes, 32));
+	tap_ok(!s.full, "the record fits");
+	tap_streq(rec, want, "a phase's record: systemd's fields in systemd's order, every bank, microseconds");
+
+	/* hardinit's own events: no eventType (systemd writes none for a
+	 * word without one); a text with a quote is escaped; no boot id, no
+	 * bootId field. */
+	d.n = 1;
+	hi_sink_init(&s, rec, sizeof rec);
+	hi_measure_cel_record(&s, 12, &d, "hardinit:x:\"q\"", NULL, "", 999);
+	tap_contains(rec, "\"content\":{\"string\":\"hardinit:x:\\\"q\\\"\",\"timestamp\":0}}\n",
+		     "an event without a type or boot id: string and timestamp only");
+	hi_sink_init(&s, rec, 40);
+	hi_measure_cel_record(&s, 11, &d, "enter-initrd", PCRPHASE_EVENT_TYPE, "", 0);
+	tap_ok(s.full, "a record that does not fit is reported full");
+}
+
+/* The boot id as systemd writes an id128, and the append's file protocol. */
+static void test_cel_append(void)
+{
+	static struct boot b;
+	const char *root = fixture_tree("hardinit-cel");
+	char id[MEASURE_BOOT_ID_MAX], why[600], path[512];
+	struct stat st;
+
+	boot_at(&b, root, MODE_INITRAMFS);
+	hi_measure_boot_id(&b, id);
+	tap_streq(id, "", "no boot_id: empty");
+	fixture_put(root, "proc/sys/kernel/random/boot_id", "c0ffee00-1111-2222-3333-444455556666\n");
+	hi_measure_boot_id(&b, id);
+	tap_streq(id, "c0ffee00111122223333444455556666", "the boot id without dashes");
+	fixture_put(root, "proc/sys/kernel/random/boot_id", "c0ffee00-1111-2222-3333-4444555566\n");
+	hi_measure_boot_id(&b, id);
+	tap_streq(id, "", "a short one: empty");
+
+	fixture_path(path, sizeof path, root, "run/log/systemd/tpm2-measure.log");
+	tap_ok(hi_measure_cel_append(&b, "\x1e{}\n", 4, why, sizeof why) == 0, "appended (%s)", why);
+	tap_ok(stat(path, &st) == 0 && (st.st_mode & 07777) == 0600,
+	       "created 0600 as systemd creates it, the sticky bit cleared after the write (%o)", st.st_mode & 07777);
+	tap_ok(hi_measure_cel_append(&b, "\x1e[]\n", 4, why, sizeof why) == 0, "appended again");
+	tap_streq(fixture_get(root, "run/log/systemd/tpm2-measure.log"), "\x1e{}\n\x1e[]\n", "both records, in order");
+	/* A writer that died mid-record left the sticky bit: systemd stops
+	 * appending to such a log, and so does hardinit. */
+	tap_ok(chmod(path, 01600) == 0, "the sticky bit set by a writer that died");
+	tap_ok(hi_measure_cel_append(&b, "\x1e{}\n", 4, why, sizeof why) == -1, "not appended");
+	tap_contains(why, "sticky bit", "and why says so");
+	tap_ok(stat(path, &st) == 0 && st.st_size == 8, "the log is as it was");
+	fixture_rmtree(root);
 }
 
 int main(void)
@@ -272,5 +326,6 @@ int main(void)
 	test_extend_measure();
 	test_condition();
 	test_cel();
+	test_cel_append();
 	return tap_done();
 }

@@ -136,8 +136,11 @@ for bank in ("sha1", "sha256"):
 import hashlib, json, sys
 recs = [json.loads(r) for r in sys.stdin.read().split("\x1e") if r.strip()]
 phases = [r for r in recs if r["pcr"] == 11]
-assert [r["content"] for r in phases] == [{"string": "enter-initrd", "eventType": "phase"},
-                                          {"string": "leave-initrd", "eventType": "phase"}], phases
+# the fields systemd writes (tpm2-util.c): string, bootId, timestamp, eventType.
+assert [(r["content"]["string"], r["content"]["eventType"]) for r in phases] == \
+    [("enter-initrd", "phase"), ("leave-initrd", "phase")], phases
+assert all(set(r["content"]) == {"string", "bootId", "timestamp", "eventType"} for r in phases), phases
+assert phases[0]["content"]["timestamp"] <= phases[1]["content"]["timestamp"], phases
 for r in phases:
     word = r["content"]["string"].encode()
     got = {d["hashAlg"]: d["digest"] for d in r["digests"]}

@@ -1,0 +1,27 @@
+/* The hand-off stage's pure pieces, for tests/unit/test_handoff.c. */
+#ifndef HARDINIT_HANDOFF_H
+#define HARDINIT_HANDOFF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "boot.h"
+
+/* systemd's serialization holding only the initrd's start, which systemd
+ * (252 and later: src/core/manager-serialize.c) reads with --deserialize
+ * after --switched-root, as it reads its own initrd's: one line
+ * "initrd-timestamp=REALTIME MONOTONIC" (microseconds, systemd's
+ * dual_timestamp) and the empty line that ends the manager's section; no
+ * unit. start_ns is hardinit's first instruction (CLOCK_BOOTTIME, the same
+ * as CLOCK_MONOTONIC before any suspend); the now_* are one reading of the
+ * three clocks. Returns the length, or -1 when it does not fit. */
+#define HANDOFF_SERIALIZATION_MAX 96
+long hi_handoff_systemd_serialization(char *out, size_t cap, uint64_t start_ns, uint64_t now_boot_ns,
+				      uint64_t now_mono_ns, uint64_t now_real_ns);
+
+/* Whether init, as the root sees it (links resolved below b->newroot), is
+ * systemd: a file named "systemd". Only systemd is given the arguments. */
+bool hi_handoff_is_systemd(struct boot *b, const char *init);
+
+#endif

@@ -1,0 +1,267 @@
+#!/usr/bin/env bats
+# What the real root's systemd makes of hardinit's hand-off (issue 29), on
+# one boot: OVMF starts hardinit's strict UKI (systemd-stub measures it
+# into PCR 11) with swtpm (sha1 and sha256 banks), the root is the Debian
+# 12 image (systemd 252). hardinit extends the phases into PCR 11 and its
+# measurements into PCR 12 and writes systemd's userspace event log;
+# systemd 252 then runs systemd-pcrphase (sysinit, ready). A test copy of
+# the image gets, with debugfs: bookworm's TPM2 libraries (systemd 252's
+# pcrphase dlopens them; the image has none, so it would skip) and a unit
+# that runs after pcrphase and before the image's probe and prints the
+# PCRs (sysfs), the firmware's event log, the userspace log and what
+# Debian 13's systemd-pcrlock (systemd 257, tests/vm/pcrlock.bash, on a
+# third disk) reads from the log and the TPM. On the host the log is read
+# a second time by tests/vm/cel-replay, written from systemd's documented
+# format, not from hardinit's code.
+#
+# systemd 252 does not write the userspace log: it arrived in systemd 255
+# (NEWS, "TPM measurements are now also written to an event log at
+# /run/log/systemd/tpm2-measure.log"); 252's src/boot/pcrphase.c extends
+# and logs to the journal only. So after 252's extends the log holds
+# hardinit's records unchanged, PCR 12 replays from it exactly, and PCR
+# 11 is the log's replay plus the two words 252 extended without a record
+# (its journal names them).
+
+load lib
+load images
+load pcrlock
+
+OVMF=/usr/share/OVMF
+ATTEST_TIMEOUT=${ATTEST_TIMEOUT:-900}
+
+attest_probe() {
+	cat <<-'EOF'
+		#!/bin/bash
+		# Run after systemd-pcrphase (sysinit, ready), before the image's probe.
+		exec >/dev/ttyS0 2>&1 </dev/null
+		PATH=/usr/sbin:/usr/bin:/sbin:/bin
+		begin() { echo "=== BEGIN $1 ==="; }
+		end() { echo "=== END $1 ==="; }
+		begin ATTEST
+		for u in systemd-pcrphase-sysinit systemd-pcrphase; do
+			echo "$u $(systemctl show -p ActiveState -p Result "$u.service" | tr '\n' ' ')"
+		done
+		journalctl -b -o cat --no-pager -u systemd-pcrphase-sysinit.service -u systemd-pcrphase.service |
+			sed 's/^/journal: /'
+		for b in sha1 sha256; do
+			for p in 11 12; do echo "pcr${p}_$b=$(cat /sys/class/tpm/tpm0/pcr-$b/$p)"; done
+		done
+		echo "cel_mode=$(stat -c %a /run/log/systemd/tpm2-measure.log)"
+		echo "boot_id=$(tr -d '-' </proc/sys/kernel/random/boot_id)"
+		end ATTEST
+		begin SETUP
+		echo "hostname=$(hostname)"
+		echo "machine_id=$(cat /etc/machine-id)"
+		for m in /dev/shm /dev/pts /dev/mqueue /dev/hugepages /run /sys/fs/cgroup /sys/kernel/security \
+			/sys/kernel/debug /sys/fs/selinux /run/lock; do
+			echo "mount $m $(findmnt -no FSTYPE "$m")"
+		done
+		echo "lo=$(cat /sys/class/net/lo/operstate)"
+		systemctl show -p InitRDTimestampMonotonic -p UserspaceTimestampMonotonic
+		journalctl -b -o cat --no-pager _PID=1 | grep -i -m5 -e deserializ -e 'initrd' | sed 's/^/pid1: /'
+		end SETUP
+		begin EVENTLOG
+		od -An -tx1 -v /sys/kernel/security/tpm0/binary_bios_measurements
+		end EVENTLOG
+		begin CEL_B64
+		base64 /run/log/systemd/tpm2-measure.log
+		end CEL_B64
+		begin PCRLOCK
+		mkdir -p /run/pcrlock && mount -o ro LABEL=pcrlock /run/pcrlock
+		L=/run/pcrlock/lib
+		# The banks the TPM allocated (the kernel's pcr-ALG directories):
+		# pcrlock takes the firmware log's list otherwise, which names
+		# banks this TPM does not have.
+		algs=$(cd /sys/class/tpm/tpm0 && ls -d pcr-* | sed 's/^pcr-//' | paste -sd:)
+		echo "algorithms=$algs"
+		SYSTEMD_TPM2_HASH_ALGORITHMS=$algs timeout 120 "$L/ld-linux-x86-64.so.2" --library-path "$L:/usr/lib/x86_64-linux-gnu" \
+			/run/pcrlock/bin/systemd-pcrlock log --json=short 2>/run/pcrlock.err
+		rc=$?
+		echo
+		echo "rc=$rc"
+		sed 's/^/stderr: /' /run/pcrlock.err | head -n 20
+		end PCRLOCK
+	EOF
+}
+
+# The Debian image, copied, with the TPM2 libraries and the probe unit.
+attest_image() {
+	local img=$1 out=$2 dir=$3 lib f
+	cp --sparse=always "$img" "$out"
+	attest_probe >"$dir/hardinit-attest-probe"
+	chmod 0755 "$dir/hardinit-attest-probe"
+	cat >"$dir/hardinit-test-attest.service" <<-'EOF'
+		[Unit]
+		Description=hardinit attestation probe (PCRs and event logs on ttyS0)
+		After=multi-user.target systemd-pcrphase.service systemd-pcrphase-sysinit.service
+		Before=hardinit-test-probe.service
+		[Service]
+		Type=oneshot
+		ExecStart=/usr/local/sbin/hardinit-attest-probe
+		[Install]
+		WantedBy=multi-user.target
+	EOF
+	{
+		echo "write $dir/hardinit-attest-probe /usr/local/sbin/hardinit-attest-probe"
+		echo "write $dir/hardinit-test-attest.service /etc/systemd/system/hardinit-test-attest.service"
+		echo "symlink /etc/systemd/system/multi-user.target.wants/hardinit-test-attest.service /etc/systemd/system/hardinit-test-attest.service"
+		# systemd 252 dlopens these by soname (src/shared/tpm2-util.c).
+		for lib in libtss2-esys.so.0 libtss2-mu.so.0 libtss2-rc.so.0 libtss2-sys.so.1 libtss2-tctildr.so.0 \
+			libtss2-tcti-device.so.0; do
+			f=$(readlink -f "/usr/lib/x86_64-linux-gnu/$lib") || return 1
+			echo "write $f /usr/lib/x86_64-linux-gnu/$lib"
+		done
+	} >"$dir/debugfs.cmds"
+	debugfs -w -f "$dir/debugfs.cmds" "$out" >"$dir/debugfs.log" 2>&1 || { cat "$dir/debugfs.log"; return 1; }
+	debugfs -R "stat /usr/lib/x86_64-linux-gnu/libtss2-esys.so.0" "$out" 2>/dev/null | grep -q 'Size: [1-9]' ||
+		{ echo "debugfs did not copy the TPM2 libraries into $out"; cat "$dir/debugfs.log"; return 1; }
+}
+
+setup_file() {
+	[[ -f $OVMF/OVMF_CODE_4M.fd ]] || skip "ovmf not installed"
+	command -v swtpm_setup >/dev/null || skip "swtpm_setup is not installed (apt-get install swtpm-tools)"
+	local dir kdir kver img pcrlock d
+	dir=$(vm_cache_dir)/attest
+	export ADIR=$dir
+	rm -rf "$dir" && mkdir -p "$dir"
+	ls /usr/lib/x86_64-linux-gnu/libtss2-esys.so.0 >/dev/null || return 1
+	img=$(img_debian_systemd permissive) || return 1
+	pcrlock=$(pcrlock_image) || return 1
+	attest_image "$img" "$dir/root.img" "$dir" || return 1
+	kdir=$(vm_kernel_dir 6.12)
+	kver=$(cat "$kdir/kver")
+	"$HARDINIT_SRC/initramfs/hardinit-mkinitramfs" --uki "$dir/uki.efi" --kernel "$kdir/boot/vmlinuz-$kver" \
+		--hardinit "$HARDINIT_SRC/build/hardinit" --moddir "$kdir" --kver "$kver" --target virtio \
+		--profile strict \
+		--cmdline "root=LABEL=debian-root console=ttyS0 panic=-1 security=selinux systemd.show_status=error" \
+		>"$dir/build.log"
+	vm_make_esp "$dir/uki.efi" "$dir/uki.esp"
+	d=$dir/swtpm
+	mkdir -p "$d/state"
+	swtpm_setup --tpm2 --tpmstate "$d/state" --pcr-banks sha1,sha256 --createek --overwrite >"$d/setup.log" 2>&1 ||
+		{ cat "$d/setup.log"; return 1; }
+	vm_swtpm_start "$d" || return 1
+	vm_efi_boot "$dir/boot.log" "$ATTEST_TIMEOUT" "" "$OVMF/OVMF_CODE_4M.fd" "$OVMF/OVMF_VARS_4M.fd" \
+		-machine q35 -drive "file=$dir/root.img,if=virtio,format=raw" \
+		-drive "file=$dir/uki.esp,if=virtio,format=raw" \
+		-drive "file=$pcrlock,if=virtio,format=raw,readonly=on" "${VM_TPM_ARGS[@]}" || true
+	vm_swtpm_stop
+	rm -f "$dir/root.img"
+}
+
+teardown_file() {
+	vm_swtpm_stop
+}
+
+setup() {
+	[[ -n ${ADIR:-} && -f $ADIR/boot.log ]] || skip "the Debian UKI boot did not run"
+}
+
+cel() {
+	vm_section "$ADIR/boot.log" CEL_B64 | tr -d ' \r\n' | base64 -d
+}
+
+# tests/vm/cel-replay over the guest's firmware log and userspace log.
+replay() {
+	vm_section "$ADIR/boot.log" EVENTLOG >"$BATS_TEST_TMPDIR/eventlog.hex"
+	cel >"$BATS_TEST_TMPDIR/cel.log"
+	"$HARDINIT_SRC/tests/vm/cel-replay" "$BATS_TEST_TMPDIR/eventlog.hex" "$BATS_TEST_TMPDIR/cel.log"
+}
+
+guest() {
+	vm_section "$ADIR/boot.log" ATTEST | tr -d '\r' | sed -n "s/^$1=//p" | tr 'A-F' 'a-f'
+}
+
+@test "systemd 252 reaches multi-user after the hand-off on the UKI, and systemd-analyze prints hardinit's time as (initrd)" {
+	vm_assert_log_contains "$ADIR/boot.log" "=== PROBE DONE ==="
+	vm_assert_section_line "$ADIR/boot.log" SYSTEMD "multi-user=active"
+	vm_assert_section_lacks "$ADIR/boot.log" SYSTEMD "failed: "
+	vm_assert_log_contains "$ADIR/boot.log" "with the initrd's start time, as systemd's initrd"
+	vm_assert_section_contains "$ADIR/boot.log" SYSTEMD "(initrd)"
+	local initrd user
+	initrd=$(vm_section "$ADIR/boot.log" SETUP | tr -d '\r' | sed -n 's/^InitRDTimestampMonotonic=//p')
+	user=$(vm_section "$ADIR/boot.log" SETUP | tr -d '\r' | sed -n 's/^UserspaceTimestampMonotonic=//p')
+	echo "initrd=$initrd userspace=$user"
+	# hardinit's start, before systemd's: the initrd's time is theirs apart.
+	[[ $initrd =~ ^[0-9]+$ && $user =~ ^[0-9]+$ ]] && ((initrd > 0 && initrd < user))
+}
+
+@test "with --switched-root --deserialize systemd 252 still did its normal setup: API mounts, hostname, machine-id, loopback" {
+	local s
+	s=$(vm_section "$ADIR/boot.log" SETUP | tr -d '\r')
+	echo "$s"
+	grep -qx "hostname=$IMG_HOSTNAME" <<<"$s"
+	grep -qx "machine_id=6861726469696e6974746573740a0001" <<<"$s"
+	grep -qx "mount /dev/shm tmpfs" <<<"$s"
+	grep -qx "mount /dev/pts devpts" <<<"$s"
+	grep -qx "mount /dev/mqueue mqueue" <<<"$s"
+	grep -qx "mount /dev/hugepages hugetlbfs" <<<"$s"
+	grep -qx "mount /run tmpfs" <<<"$s"
+	grep -qx "mount /sys/fs/cgroup cgroup2" <<<"$s"
+	grep -qx "mount /sys/kernel/security securityfs" <<<"$s"
+	grep -qx "lo=unknown" <<<"$s"
+}
+
+@test "the userspace event log has systemd's format: a reader written from systemd's documentation accepts every record" {
+	local out
+	out=$(replay)
+	echo "$out"
+	grep -q '^rec1 pcr=11 type=phase string=enter-initrd$' <<<"$out"
+	grep -q '^rec[0-9]* pcr=12 type=- string=hardinit:handoff:' <<<"$out"
+	grep -q '^rec[0-9]* pcr=11 type=phase string=leave-initrd$' <<<"$out"
+	[[ $(guest cel_mode) == 600 ]]
+	# Each record's bootId is this boot's.
+	cel | python3 -c 'import json, sys
+ids = {json.loads(r)["content"]["bootId"] for r in sys.stdin.read().split("\x1e") if r.strip()}
+assert ids == {sys.argv[1]}, ids' "$(guest boot_id)"
+}
+
+@test "PCR 12 replays exactly from the firmware's log and hardinit's records, in both banks" {
+	local out bank
+	out=$(replay)
+	for bank in sha1 sha256; do
+		echo "$bank: log $(sed -n "s/^pcr12 $bank=//p" <<<"$out") guest $(guest "pcr12_$bank")"
+		[[ -n $(guest "pcr12_$bank") && $(sed -n "s/^pcr12 $bank=//p" <<<"$out") == "$(guest "pcr12_$bank")" ]]
+	done
+}
+
+@test "systemd 252's pcrphase extended sysinit and ready without a record: the log is hardinit's, intact; PCR 11 is its replay plus those two words" {
+	local out bank want u
+	for u in systemd-pcrphase-sysinit systemd-pcrphase; do
+		vm_section "$ADIR/boot.log" ATTEST | grep "^$u " | grep "ActiveState=active" | grep -q "Result=success"
+	done
+	vm_section "$ADIR/boot.log" ATTEST | grep -q "journal: Successfully extended PCR index 11 with 'sysinit'"
+	vm_section "$ADIR/boot.log" ATTEST | grep -q "journal: Successfully extended PCR index 11 with 'ready'"
+	out=$(replay)
+	# Only hardinit's records: its two phases and its five measurements.
+	[[ $(grep -c '^rec' <<<"$out") -eq 7 ]]
+	[[ $(grep -c '^rec.* pcr=11 ' <<<"$out") -eq 2 ]]
+	for bank in sha1 sha256; do
+		want=$(sed -n "s/^pcr11 $bank=//p" <<<"$out" | python3 -c 'import hashlib, sys
+bank, v = sys.argv[1], bytes.fromhex(sys.stdin.read().strip())
+for word in (b"sysinit", b"ready"):
+    v = hashlib.new(bank, v + hashlib.new(bank, word).digest()).digest()
+print(v.hex())' "$bank")
+		echo "$bank: replay+sysinit+ready $want guest $(guest "pcr11_$bank")"
+		[[ -n $want && $want == "$(guest "pcr11_$bank")" ]]
+	done
+}
+
+@test "systemd-pcrlock (systemd 257) reads the log with the TPM: PCR 12 matches it; PCR 11 does not, by systemd 252's two unrecorded words" {
+	local json
+	vm_section "$ADIR/boot.log" PCRLOCK | grep -qx "rc=0" || { vm_section "$ADIR/boot.log" PCRLOCK; false; }
+	json=$(vm_section "$ADIR/boot.log" PCRLOCK | tr -d '\r' | grep '^{')
+	python3 -c 'import json, sys
+j = json.loads(sys.argv[1])
+pcrs = {p["pcr"]: p for p in j["pcrs"]}
+print(pcrs[11], pcrs[12], sep="\n")
+assert pcrs[12]["hashMatchesEventLog"] is True, pcrs[12]
+assert pcrs[11]["hashMatchesEventLog"] is False, pcrs[11]
+descr = [r.get("description") for r in j["log"] if r["pcr"] in (11, 12)]
+print(descr)
+assert "enter-initrd" in descr and "leave-initrd" in descr, descr
+assert any(d and d.startswith("hardinit:handoff:") for d in descr), descr
+phase = [r for r in j["log"] if r.get("description") == "enter-initrd"][0]
+print(phase)
+assert phase.get("event") == "phase" and phase.get("match") is True, phase' "$json"
+}
