@@ -16,6 +16,7 @@
 #include <cap-ng.h>
 
 #include "audit.h"
+#include "audit_types.h"
 #include "firmware.h"
 #include "audit_export.h"
 #include "fsutil.h"

@@ -1,4 +1,5 @@
 #include "audit_export.h"
+#include "audit_types.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "audit.h"
+#include "audit_types.h"
 #include "sink.h"
 
 /* Where node_exporter's textfile collector reads on Debian (its package's

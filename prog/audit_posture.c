@@ -11,6 +11,7 @@
 
 #include "audit.h"
 #include "audit_export.h"
+#include "audit_types.h"
 #include "fsutil.h"
 #include "hardening.h"
 

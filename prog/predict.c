@@ -21,6 +21,7 @@
 #include "fsutil.h"
 #include "log.h"
 #include "measure.h"
+#include "measure_event.h"
 #include "selinux.h"
 #include "sha256.h"
 #include "sink.h"

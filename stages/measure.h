@@ -24,7 +24,6 @@
  * (systemd-pcrlock, systemd-analyze pcrs) read. Both under b->run. */
 #define MEASURE_LOG           "hardinit/measurements"
 #define MEASURE_SYSTEMD_LOG   "log/systemd/tpm2-measure.log"
-#define MEASURE_EVENTS_MAX    8
 #define MEASURE_LOG_MAX       (16 * 1024)
 /* The wait for the systemd log's flock: tries, and the pause between. */
 #define MEASURE_LOCK_TRIES    100
@@ -32,11 +31,6 @@
 /* The kernel's boot id (/proc/sys/kernel/random/boot_id) as systemd writes
  * an id128 in the log: 32 hex digits, no dashes. */
 #define MEASURE_BOOT_ID_MAX   33
-/* config_format's text of the effective config, hashed for its event. */
-#define MEASURE_CONFIG_TEXT_MAX (48 * 1024)
-/* A TPM answers PCR_Event in milliseconds; a stuck one must not hang PID 1:
- * the bound of each command, writing it and reading the answer. */
-#define MEASURE_TPM_TIMEOUT_MS 10000
 
 struct ima_rule {
 	unsigned line;                 /* in the policy file */
@@ -48,30 +42,6 @@ struct ima_rule {
  * is wrong: a control byte, a rule too long, more than max rules). */
 long hi_ima_policy_rules(const char *text, size_t len, struct ima_rule *rules, size_t max,
 		      char *why, size_t whylen);
-
-/* The event data hardinit extends: "hardinit:NAME:HEX(digest)". A verifier
- * recomputes each bank's digest as that bank's hash of this text. */
-void hi_measure_event_text(char *out, size_t cap, const char *name, const uint8_t digest[32]);
-
-/* The events, in the one order the boot extends them and a verifier
- * expects them: the log of a complete boot has each once, ending with
- * "handoff". */
-enum measure_event_id { EV_IMA, EV_VERITY, EV_CONFIG, EV_SELINUX, EV_HANDOFF, EV_COUNT };
-extern const char *const hi_measure_event_names[EV_COUNT];
-
-/* The text of event id from what the boot b holds: the IMA policy the ima
- * stage loaded (its sha256, or "none"), the verity setup the verity stage
- * described ("none": / is not on verity), the effective config
- * (config_format's text, hashed), the SELinux policy the selinux stage
- * loaded, the version. The one home of what is measured: the measuring
- * thread (stages/measure_queue.c) extends it, hardinit predict
- * (prog/predict.c) computes the PCR from it. */
-void hi_measure_event_for(const struct boot *b, enum measure_event_id id, char *out, size_t cap);
-
-/* The PCR value after extending the events' texts (each hashed with
- * SHA-256) into a PCR that held start: what the TPM's SHA-256 bank holds
- * after TPM2_PCR_Event with each text. */
-void hi_measure_replay_texts(const char *const *texts, size_t n, const uint8_t start[32], uint8_t value[32]);
 
 struct sink;
 struct tpm_digests;

@@ -39,7 +39,7 @@
 #include "boot.h"
 #include "fsutil.h"
 #include "log.h"
-#include "measure.h"
+#include "measure_event.h"
 #include "measure_queue.h"
 #include "sha256.h"
 #include "stages.h"

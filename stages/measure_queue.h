@@ -10,13 +10,15 @@
 #include <stdbool.h>
 
 #include "boot.h"
-#include "measure.h"
+#include "measure_event.h"
 #include "tpm.h"
 
 #define MEASURE_ROOT_EVENTS    1u   /* the IMA policy, the verity root hash */
 #define MEASURE_ROOT_EVENT_COUNT 2u /* ... the first two of the order */
 #define MEASURE_POLICY_EVENTS  2u   /* the effective config, the SELinux policy */
 #define MEASURE_HANDOFF_EVENT  4u
+
+#define MEASURE_EVENTS_MAX    8
 
 struct measure_event {
 	const char *name;
@@ -76,8 +78,5 @@ int hi_measure_queue_wait_root(struct boot *b);
 /* Tests: the bound of each TPM command, instead of MEASURE_TPM_TIMEOUT_MS
  * (<= 0 puts that back). */
 void hi_measure_queue_set_timeout_ms(int ms);
-
-/* One line for a failure the thread recorded: a TPM code decoded, or why. */
-void hi_tpm_failure_text(long rc, const char *why, char *out, size_t cap);
 
 #endif

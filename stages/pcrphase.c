@@ -24,6 +24,7 @@
 #include "fsutil.h"
 #include "log.h"
 #include "measure.h"
+#include "measure_event.h"
 #include "pcrphase.h"
 #include "report.h"
 #include "sha256.h"

@@ -10,6 +10,7 @@
 
 #include "audit.h"
 #include "audit_export.h"
+#include "audit_types.h"
 
 static struct audit a;
 static char text[64 * 1024];

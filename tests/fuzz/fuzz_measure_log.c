@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "measure.h"
+#include "measure_event.h"
 
 static size_t count_lines(const char *text, const char *prefix)
 {

@@ -8,6 +8,7 @@
 
 #include "audit.h"
 #include "audit_export.h"
+#include "audit_types.h"
 #include "sha256.h"
 #include "tap.h"
 

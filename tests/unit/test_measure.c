@@ -8,6 +8,7 @@
 
 #include "fixture.h"
 #include "measure.h"
+#include "measure_event.h"
 #include "sha256.h"
 #include "stages.h"
 #include "tap.h"
