@@ -115,33 +115,6 @@ struct luks2_hdr {
 /* Reads len bytes at off into buf; returns 0, or -1 (short read, error). */
 typedef int (*luks2_read_fn)(void *ctx, uint64_t off, void *buf, size_t len);
 
-/* Both copies read and checked, the newer valid one parsed into h.
- * Returns 0, or -1 with err saying which copy is wrong and how. A copy
- * that is damaged while the other is good is named in note (may be
- * NULL) for the caller to warn about. h->json is to be freed with
- * luks2_hdr_free (also after an error). */
-int hi_luks2_hdr_read(luks2_read_fn rd, void *ctx, struct luks2_hdr *h,
-		   char *note, size_t notelen, char *err, size_t errlen);
-void hi_luks2_hdr_free(struct luks2_hdr *h);
-
-/* The JSON area's text (len bytes, not necessarily NUL-terminated: it
- * stops at the first NUL) into h's tables. Returns 0 or -1 with err. */
-int hi_luks2_json_parse(const char *text, size_t len, struct luks2_hdr *h, char *err, size_t errlen);
-
-/* Standard base64 (with padding) of text into out; returns the byte
- * count, or -1 when not base64 or longer than cap. */
-int hi_luks2_base64_decode(const char *text, size_t len, uint8_t *out, size_t cap);
-
-/* Standard base64 (with padding) of len bytes into out, NUL-terminated;
- * returns the text's length, or -1 when cap is too small. */
-int hi_luks2_base64_encode(const uint8_t *in, size_t len, char *out, size_t cap);
-
-/* True when the 6 bytes at p are the primary's (or secondary's) magic. */
-bool hi_luks2_is_luks2(const uint8_t *p, size_t len);
-
-/* The digest that covers segment 0 (the one dm-crypt maps), or NULL. */
-const struct luks2_digest *hi_luks2_segment_digest(const struct luks2_hdr *h, int segment);
-
 /* ---- the systemd-tpm2 token (block/luks2_json.c) ----------------- */
 
 /* What systemd-cryptenroll --tpm2-device= (systemd 250-252) writes:
@@ -171,12 +144,6 @@ struct hi_luks2_tpm2_token {
 	size_t pubkey_len;
 };
 
-/* Token id of h (type systemd-tpm2) into t. Returns 0, or -1 with err
- * naming the field that is missing or wrong. */
-int hi_luks2_tpm2_token(const struct luks2_hdr *h, int id, struct hi_luks2_tpm2_token *t, char *err, size_t errlen);
-/* The same for a token's JSON text of len bytes. */
-int hi_luks2_tpm2_token_parse(const char *text, size_t len, struct hi_luks2_tpm2_token *t, char *err, size_t errlen);
-
 /* ---- keyslots (block/luks2_keyslot.c) ------------------------------ */
 
 #define LUKS2_AREA_MAX        (LUKS2_KEY_MAX * LUKS2_STRIPES_MAX)  /* the AF material read */
@@ -189,33 +156,6 @@ int hi_luks2_tpm2_token_parse(const char *text, size_t len, struct hi_luks2_tpm2
 typedef int (*luks2_decrypt_fn)(const char *spec, const uint8_t *key, size_t keylen, uint8_t *buf, size_t len,
 				char *err, size_t errlen);
 
-/* The luks1 anti-forensic merge: stripes blocks of keylen bytes in src,
- * diffused with hash (sha256), into out. Returns 0, or -1 (hash). */
-int hi_luks2_af_merge(const uint8_t *src, size_t keylen, unsigned stripes, const char *hash, uint8_t *out);
-
-/* The keyslot's KDF of the passphrase into out (area_key_size bytes). */
-int hi_luks2_kdf(const struct hi_luks2_kdf *k, const uint8_t *pass, size_t passlen, uint8_t *out, size_t outlen,
-	      char *err, size_t errlen);
-
-/* Is vk the volume key digest d describes (PBKDF2 of vk with its salt and
- * iterations, compared in constant time)? 1 yes, 0 no, -1 unsupported. */
-int hi_luks2_digest_check(const struct luks2_digest *d, const uint8_t *vk, size_t vklen);
-
-/* Open keyslot slot with a passphrase: KDF, the area read through rd and
- * decrypted with dec, the AF merge, the digest check. vk gets the volume
- * key (LUKS2_KEY_MAX bytes, *vklen set). Returns 0 opened, 1 the
- * passphrase is not this keyslot's, -1 error (err). */
-int hi_luks2_keyslot_open(const struct luks2_hdr *h, int slot, const uint8_t *pass, size_t passlen,
-		       luks2_read_fn rd, void *ctx, luks2_decrypt_fn dec, uint8_t *vk, size_t *vklen,
-		       char *err, size_t errlen);
-
-/* Every keyslot that can open segment 0, high priority first. Returns 0
- * with *slot set, 1 when none takes the passphrase, -1 when no keyslot
- * could be tried (err says why). */
-int hi_luks2_open_passphrase(const struct luks2_hdr *h, const uint8_t *pass, size_t passlen,
-			  luks2_read_fn rd, void *ctx, luks2_decrypt_fn dec, uint8_t *vk, size_t *vklen,
-			  int *slot, char *err, size_t errlen);
-
 /* ---- the dm-crypt table (block/luks2_dm.c) ------------------------ */
 
 #define LUKS2_TABLE_MAX 512
@@ -224,17 +164,5 @@ int hi_luks2_open_passphrase(const struct luks2_hdr *h, const uint8_t *pass, siz
 struct luks2_dm_opts {
 	bool discard, readonly, same_cpu_crypt, submit_from_crypt_cpus, no_read_workqueue, no_write_workqueue;
 };
-
-/* The dm-crypt table of segment 0 of h over device devnum ("254:0") of
- * dev_bytes, the key referenced in the kernel keyring by key_desc (never
- * the key): "aes-xts-plain64 :64:logon:cryptsetup:UUID-d0 0 254:0 32768
- * [features]". *sectors gets the length. Returns 0 or -1 with err. */
-int hi_luks2_dm_table(const struct luks2_hdr *h, const struct luks2_dm_opts *o, const char *devnum, uint64_t dev_bytes,
-	       const char *key_desc, char *out, size_t cap, uint64_t *sectors, char *err, size_t errlen);
-
-/* cryptsetup's names: the key "cryptsetup:UUID-dN" and the dm uuid
- * "CRYPT-LUKS2-<uuid without dashes>-NAME". */
-void hi_luks2_key_desc(const char *uuid, int digest, char *out, size_t cap);
-void hi_luks2_dm_uuid(const char *uuid, const char *name, char *out, size_t cap);
 
 #endif

@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "luks2.h"
+#include "luks2_dm.h"
+#include "luks2_hdr.h"
 
 void hi_luks2_key_desc(const char *uuid, int digest, char *out, size_t cap)
 {

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "luks2.h"
+#include "luks2_hdr.h"
+#include "luks2_json.h"
 #include "sha256.h"
 
 #define OFF_MAGIC      0

@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "luks2.h"
+#include "luks2_json.h"
 #include "tpm.h"
 
 struct jcur {

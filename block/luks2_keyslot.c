@@ -15,6 +15,8 @@
 #include <argon2.h>
 
 #include "luks2.h"
+#include "luks2_hdr.h"
+#include "luks2_keyslot.h"
 #include "pbkdf2.h"
 #include "sha256.h"
 #include "sha512.h"

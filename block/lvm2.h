@@ -51,34 +51,9 @@ struct lvm2_text_locn {
 /* lvm2's CRC32 (reflected, polynomial 0xedb88320, no final inversion),
  * started from LVM2_CRC_INITIAL for a new checksum. */
 #define LVM2_CRC_INITIAL 0xf597a6cfu
-uint32_t hi_lvm2_crc(uint32_t crc, const void *buf, size_t len);
-
-/* The first LVM2_LABEL_SCAN_BYTES of a device (len may be less: then only
- * the sectors it holds are looked at). Returns 1 with *out filled, 0 when
- * there is no LVM2 label, -1 with why when a label is there but damaged. */
-int hi_lvm2_label_parse(const uint8_t *buf, size_t len, struct lvm2_label *out, char *why, size_t whylen);
-
-/* The 512-byte mda_header of the area *mda. Returns 1 with *out the
- * current text, 0 when the area holds no text (ignored or empty), -1 with
- * why when damaged (checksum, magic, version, start, a text out of the
- * area or bigger than LVM2_META_MAX). */
-int hi_lvm2_mda_header_parse(const uint8_t *hdr, const struct lvm2_mda *mda, struct lvm2_text_locn *out,
-			  char *why, size_t whylen);
-
-/* The byte ranges of the text on the PV: the ring buffer wraps past the
- * area's end to just after its header. Returns the number of pieces
- * (1 or 2): pieces[i] = { offset on the PV, length }. */
-unsigned hi_lvm2_text_pieces(const struct lvm2_mda *mda, const struct lvm2_text_locn *l, uint64_t pieces[2][2]);
 
 /* Reads len bytes at offset of a PV: 0 or -1. */
 typedef int (*lvm2_read_fn)(void *ctx, uint64_t offset, void *buf, size_t len);
-
-/* Label, header and text of one PV, read through rd: text (cap bytes,
- * NUL-terminated) gets its current metadata, "" when the PV carries none
- * (--metadatacopies 0, an ignored area). Returns 1 (a PV), 0 (not a PV),
- * -1 with why (a damaged label, or no area whose text reads and checks). */
-int hi_lvm2_pv_read(lvm2_read_fn rd, void *ctx, struct lvm2_label *label, char *text, size_t cap,
-		 char *why, size_t whylen);
 
 /* ---- the text metadata (lvm2_meta.c) ---- */
 struct lvm2_pv {
@@ -118,43 +93,11 @@ struct lvm2_vg {
 	struct lvm2_seg segs[LVM2_MAX_SEGS];
 };
 
-/* One VG's text metadata (len bytes, need not be NUL-terminated). Returns
- * 0 with *vg filled, -1 with why. A segment type other than striped is
- * not an error here: it is kept in lv->unsupported, so a VG holding a
- * thin pool still activates its linear root LV. */
-int hi_lvm2_meta_parse(const char *text, size_t len, struct lvm2_vg *vg, char *why, size_t whylen);
-
-/* The id as lvm2 prints it (6-4-4-4-4-4-6 with dashes) from 32 chars. */
-void hi_lvm2_id_format(const char *id, char *out, size_t cap);
-
-/* The LV named name, or NULL. */
-const struct lvm2_lv *hi_lvm2_lv_find(const struct lvm2_vg *vg, const char *name);
-
 /* One device-mapper target of an LV's table. */
 struct lvm2_target {
 	uint64_t start, length;           /* sectors in the LV */
 	char type[16];                    /* "linear" or "striped" */
 	char params[LVM2_PARAMS_MAX];
 };
-
-/* The table of lv: dev[i] names PV i of the VG ("MAJ:MIN"). Returns the
- * number of targets (at most cap), -1 with why: an unsupported segment
- * type (naming the LV and the type), segments with holes, extents out of
- * a PV, a table bigger than cap. */
-int hi_lvm2_lv_table(const struct lvm2_vg *vg, const struct lvm2_lv *lv, const char *const dev[],
-		  struct lvm2_target *out, unsigned cap, char *why, size_t whylen);
-
-/* lvm2's device-mapper names. The dm name of VG/LV: each '-' of either
- * doubled, joined by one '-' ("my-vg"/"root" -> "my--vg-root"). Returns 0,
- * -1 when it does not fit. */
-int hi_lvm2_dm_name(const char *vg, const char *lv, char *out, size_t cap);
-/* The reverse: "my--vg-root" -> "my-vg", "root". Returns 0, or -1 when
- * name is not one lvm2 makes (no single '-', an empty part). */
-int hi_lvm2_dm_name_split(const char *name, char *vg, size_t vgcap, char *lv, size_t lvcap);
-/* "LVM-" + the VG id + the LV id, without dashes: lvm2's dm uuid. */
-int hi_lvm2_dm_uuid(const struct lvm2_vg *vg, const struct lvm2_lv *lv, char *out, size_t cap);
-/* A VG or LV name lvm2 accepts: [A-Za-z0-9+_.-], not starting with '-',
- * not "." or "..", shorter than LVM2_NAME_MAX. */
-int hi_lvm2_name_valid(const char *name);
 
 #endif

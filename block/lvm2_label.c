@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "lvm2.h"
+#include "lvm2_label.h"
 
 #define LABEL_ID        "LABELONE"
 #define LABEL_TYPE      "LVM2 001"

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "lvm2.h"
+#include "lvm2_meta.h"
 
 #define TOKEN_MAX 256   /* a string or word value: ids, names, types */
 

@@ -121,9 +121,6 @@ int hi_boot_problem(struct boot *b, bool required, const char *stage, const char
  * both are put back before the real init or an emergency shell runs, and
  * a failure either way is a warning: the boot is slower, not weaker. */
 #define BOOT_NICE (-20)
-void hi_boot_pace_start(struct boot *b);
-/* 0, or -1 after a logged warning that something stays changed. */
-int hi_boot_pace_end(struct boot *b);
 
 /* Fill in the default paths and config for a mode. */
 void hi_boot_init_paths(struct boot *b, enum boot_mode mode);

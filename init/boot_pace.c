@@ -25,6 +25,7 @@
 #include <sys/resource.h>
 
 #include "boot.h"
+#include "boot_pace.h"
 #include "fsutil.h"
 #include "log.h"
 #include "report.h"

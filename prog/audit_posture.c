@@ -14,6 +14,7 @@
 #include "audit_types.h"
 #include "fsutil.h"
 #include "hardening.h"
+#include "locks.h"
 
 #define POSTURE_MAX_PROFILES 16
 

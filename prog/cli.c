@@ -14,6 +14,7 @@
 #include "fsutil.h"
 #include "log.h"
 #include "measure.h"
+#include "memory.h"
 #include "modules.h"
 #include "polytmp.h"
 #include "selinux.h"

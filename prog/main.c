@@ -19,6 +19,7 @@
 #include <linux/magic.h>
 
 #include "boot.h"
+#include "boot_pace.h"
 #include "cli.h"
 #include "failure.h"
 #include "log.h"

@@ -19,6 +19,7 @@
 #include "boot.h"
 #include "cli.h"
 #include "fsutil.h"
+#include "ima.h"
 #include "log.h"
 #include "measure.h"
 #include "measure_event.h"

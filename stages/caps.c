@@ -17,6 +17,7 @@
 #include <sys/prctl.h>
 
 #include "boot.h"
+#include "caps.h"
 #include "fsutil.h"
 #include "hardening.h"
 #include "log.h"

@@ -14,6 +14,7 @@
 
 #include <linux/magic.h>
 
+#include "boot_pace.h"
 #include "fsutil.h"
 #include "log.h"
 #include "report.h"

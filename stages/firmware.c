@@ -17,6 +17,7 @@
 #include "firmware.h"
 #include "fsutil.h"
 #include "hardening.h"
+#include "locks.h"
 #include "log.h"
 #include "stages.h"
 

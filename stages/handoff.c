@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "boot_pace.h"
 #include "clock.h"
 #include "fsutil.h"
 #include "handoff.h"

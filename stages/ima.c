@@ -28,6 +28,7 @@
 #include "fsutil.h"
 #include "hardening.h"
 #include "ima.h"
+#include "locks.h"
 #include "log.h"
 #include "measure.h"
 #include "report.h"

@@ -48,4 +48,10 @@ bool hi_ima_appraise_disarmed(enum ima_appraise_mode m);
 
 const char *hi_ima_appraise_mode_name(enum ima_appraise_mode m);
 
+/* Split an IMA policy into its rules: one a line, white space trimmed, '#'
+ * comments and blank lines dropped. Returns the count, or -1 (why says what
+ * is wrong: a control byte, a rule too long, more than max rules). */
+long hi_ima_policy_rules(const char *text, size_t len, struct ima_rule *rules, size_t max,
+		      char *why, size_t whylen);
+
 #endif

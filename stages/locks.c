@@ -13,6 +13,7 @@
 #include "boot.h"
 #include "fsutil.h"
 #include "hardening.h"
+#include "locks.h"
 #include "log.h"
 #include "report.h"
 #include "stages.h"

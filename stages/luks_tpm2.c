@@ -10,6 +10,8 @@
 #include <sys/mman.h>
 
 #include "luks.h"
+#include "luks2_json.h"
+#include "luks2_keyslot.h"
 #include "report.h"
 
 /* The last tpm2_unseal's time (CreatePrimary to Unseal), for the report. */

@@ -26,6 +26,8 @@
 #include "fsutil.h"
 #include "log.h"
 #include "lvm2.h"
+#include "lvm2_label.h"
+#include "lvm2_meta.h"
 #include "stages.h"
 
 #define LVM_MAX_DEVICES   256    /* block devices looked at per scan */

@@ -37,12 +37,6 @@ struct ima_rule {
 	char text[IMA_RULE_MAX];
 };
 
-/* Split an IMA policy into its rules: one a line, white space trimmed, '#'
- * comments and blank lines dropped. Returns the count, or -1 (why says what
- * is wrong: a control byte, a rule too long, more than max rules). */
-long hi_ima_policy_rules(const char *text, size_t len, struct ima_rule *rules, size_t max,
-		      char *why, size_t whylen);
-
 struct sink;
 struct tpm_digests;
 

@@ -12,6 +12,7 @@
 #include "fsutil.h"
 #include "hardening.h"
 #include "log.h"
+#include "memory.h"
 #include "report.h"
 #include "stages.h"
 #include "sysctl_apply.h"

@@ -11,15 +11,18 @@
 
 #include "boot.h"
 #include "fsutil.h"
+#include "locks.h"
 #include "selinux_label.h"
 #include "hardening.h"
 #include "hypervisor.h"
 #include "log.h"
 #include "report.h"
 #include "stages.h"
+#include "sysctl.h"
 #include "sysctl_apply.h"
 #include "sysctl_early.h"
 #include "sysctl_microcode.h"
+#include "sysctl_start.h"
 
 #define KERNEL_FILE_MAX       1024   /* lsm list, lockdown, one module parameter */
 #define VULNERABILITIES_MAX   48     /* files in .../cpu/vulnerabilities; 6.12 has ~20 */

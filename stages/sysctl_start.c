@@ -19,6 +19,7 @@
 #include "report.h"
 #include "stages.h"
 #include "sysctl_early.h"
+#include "sysctl_start.h"
 
 #define SYSCTL_EARLY_STACK_BYTES (64 * 1024)
 

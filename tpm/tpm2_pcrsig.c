@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "luks2.h"
+#include "luks2_json.h"
 #include "sha256.h"
 #include "tpm.h"
 

@@ -19,8 +19,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "caps.h"
 #include "fsutil.h"
 #include "hardening.h"
+#include "locks.h"
+#include "memory.h"
 #include "selinux.h"
 
 #define PROC "/proc"

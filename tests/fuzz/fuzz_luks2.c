@@ -21,6 +21,8 @@
 
 #include "luks.h"
 #include "luks2.h"
+#include "luks2_hdr.h"
+#include "luks2_json.h"
 #include "sha256.h"
 
 #define COPY 16384

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "luks2.h"
+#include "luks2_json.h"
 #include "tpm.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

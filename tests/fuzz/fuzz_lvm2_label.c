@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "lvm2.h"
+#include "lvm2_label.h"
 
 struct mem { const uint8_t *data; size_t size; };
 

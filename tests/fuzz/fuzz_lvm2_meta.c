@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "lvm2.h"
+#include "lvm2_meta.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

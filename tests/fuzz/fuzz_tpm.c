@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ima.h"
 #include "measure.h"
 #include "tpm.h"
 #include "tpm2_unseal.h"

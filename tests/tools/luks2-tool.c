@@ -47,6 +47,9 @@
 
 #include "luks.h"
 #include "luks2.h"
+#include "luks2_hdr.h"
+#include "luks2_json.h"
+#include "luks2_keyslot.h"
 #include "sha256.h"
 #include "tpm.h"
 #include "tpm2_pcrsig.h"

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "boot_pace.h"
 #include "fixture.h"
 #include "report.h"
 #include "tap.h"

@@ -14,10 +14,14 @@
 #include <unistd.h>
 
 #include "boot.h"
+#include "caps.h"
 #include "fsutil.h"
+#include "locks.h"
 #include "log.h"
+#include "memory.h"
 #include "stages.h"
 #include "fixture.h"
+#include "sysctl.h"
 #include "tap.h"
 #include "hardening.h"
 #include "sysctl_apply.h"

@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include "luks2.h"
+#include "luks2_hdr.h"
+#include "luks2_json.h"
 #include "tap.h"
 
 #define IMG_HEAD (512 * 1024)       /* both copies of every header made here */

@@ -12,6 +12,7 @@
 
 #include "afalg.h"
 #include "luks2.h"
+#include "luks2_keyslot.h"
 #include "pbkdf2.h"
 #include "sha256.h"
 #include "tap.h"

@@ -11,6 +11,8 @@
 
 #include "cmdline.h"
 #include "luks.h"
+#include "luks2_dm.h"
+#include "luks2_hdr.h"
 #include "tap.h"
 
 static char err[LUKS_ERR_MAX];

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "luks2.h"
+#include "luks2_json.h"
 #include "tap.h"
 #include "tpm.h"
 

@@ -12,6 +12,8 @@
 #include "fixture.h"
 #include "dm_udev.h"
 #include "lvm2.h"
+#include "lvm2_label.h"
+#include "lvm2_meta.h"
 #include "stages.h"
 #include "tap.h"
 

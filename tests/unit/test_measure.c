@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "fixture.h"
+#include "ima.h"
 #include "measure.h"
 #include "measure_event.h"
 #include "sha256.h"

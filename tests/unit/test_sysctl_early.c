@@ -20,6 +20,7 @@
 #include "log.h"
 #include "stages.h"
 #include "fixture.h"
+#include "sysctl_start.h"
 #include "tap.h"
 #include "sysctl_early.h"
 

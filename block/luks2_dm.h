@@ -1,0 +1,25 @@
+/* The dm-crypt table of a LUKS2 volume (block/luks2_dm.c), naming the key
+ * in the kernel keyring; the types are block/luks2.h. */
+#ifndef HARDINIT_LUKS2_DM_H
+#define HARDINIT_LUKS2_DM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "luks2.h"
+
+/* The dm-crypt table of segment 0 of h over device devnum ("254:0") of
+ * dev_bytes, the key referenced in the kernel keyring by key_desc (never
+ * the key): "aes-xts-plain64 :64:logon:cryptsetup:UUID-d0 0 254:0 32768
+ * [features]". *sectors gets the length. Returns 0 or -1 with err. */
+int hi_luks2_dm_table(const struct luks2_hdr *h, const struct luks2_dm_opts *o, const char *devnum, uint64_t dev_bytes,
+	       const char *key_desc, char *out, size_t cap, uint64_t *sectors, char *err, size_t errlen);
+
+/* cryptsetup's names: the key "cryptsetup:UUID-dN" and the dm uuid
+ * "CRYPT-LUKS2-<uuid without dashes>-NAME". */
+void hi_luks2_key_desc(const char *uuid, int digest, char *out, size_t cap);
+
+void hi_luks2_dm_uuid(const char *uuid, const char *name, char *out, size_t cap);
+
+#endif
