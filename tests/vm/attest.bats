@@ -21,6 +21,12 @@
 # hardinit's records unchanged, PCR 12 replays from it exactly, and PCR
 # 11 is the log's replay plus the two words 252 extended without a record
 # (its journal names them).
+#
+# A systemd that does write the log must append to hardinit's without
+# corrupting it: after the first reading, the probe runs Debian 13's
+# systemd-pcrextend (systemd 257, from the pcrlock image) as 257's
+# pcrphase units would, one word into PCR 12, and reads the PCR, the log
+# and pcrlock's view again (PCREXTEND, CEL_AFTER_B64, PCRLOCK_AFTER).
 
 load lib
 load images
@@ -66,21 +72,41 @@ attest_probe() {
 		begin CEL_B64
 		base64 /run/log/systemd/tpm2-measure.log
 		end CEL_B64
-		begin PCRLOCK
 		mkdir -p /run/pcrlock && mount -o ro LABEL=pcrlock /run/pcrlock
 		L=/run/pcrlock/lib
+		# trixie's tools through trixie's loader, the guest's other libraries.
+		trixie() {
+			local tool=$1
+			shift
+			timeout 120 "$L/ld-linux-x86-64.so.2" --library-path "$L:/usr/lib/x86_64-linux-gnu" \
+				"/run/pcrlock/bin/$tool" "$@" 2>"/run/$tool.err"
+			rc=$?
+			echo
+			echo "rc=$rc"
+			sed 's/^/stderr: /' "/run/$tool.err" | head -n 20
+		}
 		# The banks the TPM allocated (the kernel's pcr-ALG directories):
 		# pcrlock takes the firmware log's list otherwise, which names
 		# banks this TPM does not have.
 		algs=$(cd /sys/class/tpm/tpm0 && ls -d pcr-* | sed 's/^pcr-//' | paste -sd:)
+		begin PCRLOCK
 		echo "algorithms=$algs"
-		SYSTEMD_TPM2_HASH_ALGORITHMS=$algs timeout 120 "$L/ld-linux-x86-64.so.2" --library-path "$L:/usr/lib/x86_64-linux-gnu" \
-			/run/pcrlock/bin/systemd-pcrlock log --json=short 2>/run/pcrlock.err
-		rc=$?
-		echo
-		echo "rc=$rc"
-		sed 's/^/stderr: /' /run/pcrlock.err | head -n 20
+		SYSTEMD_TPM2_HASH_ALGORITHMS=$algs trixie systemd-pcrlock log --json=short
 		end PCRLOCK
+		# A systemd that writes the log (257) appends to it after the
+		# hand-off, as its pcrphase units would: one word into PCR 12, on
+		# the TPM and banks it picks itself, taking the log's flock.
+		begin PCREXTEND
+		SYSTEMD_LOG_TARGET=console trixie systemd-pcrextend --pcr=12 hardinit-test:after-handoff
+		for b in sha1 sha256; do echo "pcr12_$b=$(cat /sys/class/tpm/tpm0/pcr-$b/12)"; done
+		echo "cel_mode=$(stat -c %a /run/log/systemd/tpm2-measure.log)"
+		end PCREXTEND
+		begin CEL_AFTER_B64
+		base64 /run/log/systemd/tpm2-measure.log
+		end CEL_AFTER_B64
+		begin PCRLOCK_AFTER
+		SYSTEMD_TPM2_HASH_ALGORITHMS=$algs trixie systemd-pcrlock log --json=short
+		end PCRLOCK_AFTER
 	EOF
 }
 
@@ -157,14 +183,16 @@ setup() {
 	[[ -n ${ADIR:-} && -f $ADIR/boot.log ]] || skip "the Debian UKI boot did not run"
 }
 
+# cel [SECTION]: the userspace log as the probe read it (CEL_B64: after
+# systemd 252; CEL_AFTER_B64: after systemd 257's pcrextend).
 cel() {
-	vm_section "$ADIR/boot.log" CEL_B64 | tr -d ' \r\n' | base64 -d
+	vm_section "$ADIR/boot.log" "${1:-CEL_B64}" | tr -d ' \r\n' | base64 -d
 }
 
 # tests/vm/cel-replay over the guest's firmware log and userspace log.
 replay() {
 	vm_section "$ADIR/boot.log" EVENTLOG >"$BATS_TEST_TMPDIR/eventlog.hex"
-	cel >"$BATS_TEST_TMPDIR/cel.log"
+	cel "${1:-}" >"$BATS_TEST_TMPDIR/cel.log"
 	"$HARDINIT_SRC/tests/vm/cel-replay" "$BATS_TEST_TMPDIR/eventlog.hex" "$BATS_TEST_TMPDIR/cel.log"
 }
 
@@ -264,4 +292,59 @@ assert any(d and d.startswith("hardinit:handoff:") for d in descr), descr
 phase = [r for r in j["log"] if r.get("description") == "enter-initrd"][0]
 print(phase)
 assert phase.get("event") == "phase" and phase.get("match") is True, phase' "$json"
+}
+
+@test "systemd 257's pcrextend appends to hardinit's log after the hand-off: one record of systemd's after hardinit's, the whole log replays PCR 12 in both banks, pcrlock still matches" {
+	local ext out bank want
+	ext=$(vm_section "$ADIR/boot.log" PCREXTEND | tr -d '\r')
+	echo "$ext"
+	grep -qx "rc=0" <<<"$ext"
+	grep -q "Extended PCR index 12 with 'hardinit-test:after-handoff'" <<<"$ext"
+	grep -qx "cel_mode=600" <<<"$ext"
+	cel >"$BATS_TEST_TMPDIR/before.log"
+	cel CEL_AFTER_B64 >"$BATS_TEST_TMPDIR/after.log"
+	# hardinit's bytes unchanged, then exactly one record, as systemd
+	# writes it: its four fields, the word with its event type, this
+	# boot's id, a later CLOCK_BOOTTIME, one digest per active bank.
+	python3 -c 'import hashlib, json, sys
+before, after = (open(f, "rb").read() for f in sys.argv[1:3])
+assert before and after.startswith(before), "the records before the append changed"
+new = after[len(before):]
+assert new.startswith(b"\x1e") and new.endswith(b"\n") and new.count(b"\x1e") == 1, new
+rec = json.loads(new[1:])
+print(rec)
+assert sorted(rec) == ["content", "content_type", "digests", "pcr"], rec
+assert rec["pcr"] == 12 and rec["content_type"] == "systemd", rec
+c = rec["content"]
+assert sorted(c) == ["bootId", "eventType", "string", "timestamp"], c
+assert c["string"] == "hardinit-test:after-handoff" and c["eventType"] == "phase", c
+assert c["bootId"] == sys.argv[3], c
+old = [json.loads(r) for r in before.split(b"\x1e") if r.strip()]
+assert c["timestamp"] > max(r["content"]["timestamp"] for r in old), c
+word = c["string"].encode()
+assert {d["hashAlg"]: d["digest"] for d in rec["digests"]} == \
+    {b: hashlib.new(b, word).hexdigest() for b in ("sha1", "sha256")}, rec["digests"]' \
+		"$BATS_TEST_TMPDIR/before.log" "$BATS_TEST_TMPDIR/after.log" "$(guest boot_id)"
+	# The whole log: a reader written from systemd's documentation accepts
+	# it and PCR 12 is the firmware's log plus every record, in each bank.
+	out=$(replay CEL_AFTER_B64)
+	echo "$out"
+	[[ $(grep -c '^rec' <<<"$out") -eq 8 ]]
+	grep -qx 'rec8 pcr=12 type=phase string=hardinit-test:after-handoff' <<<"$out"
+	for bank in sha1 sha256; do
+		want=$(sed -n "s/^pcr12_$bank=//p" <<<"$ext" | tr 'A-F' 'a-f')
+		echo "$bank: log $(sed -n "s/^pcr12 $bank=//p" <<<"$out") guest $want (before $(guest "pcr12_$bank"))"
+		[[ -n $want && $want != "$(guest "pcr12_$bank")" && $(sed -n "s/^pcr12 $bank=//p" <<<"$out") == "$want" ]]
+	done
+	# systemd-pcrlock reads the appended log with the TPM: PCR 12 matches.
+	vm_section "$ADIR/boot.log" PCRLOCK_AFTER | grep -qx "rc=0" || { vm_section "$ADIR/boot.log" PCRLOCK_AFTER; false; }
+	python3 -c 'import json, sys
+j = json.loads(sys.argv[1])
+pcrs = {p["pcr"]: p for p in j["pcrs"]}
+print(pcrs[12])
+assert pcrs[12]["hashMatchesEventLog"] is True, pcrs[12]
+rec = [r for r in j["log"] if r.get("description") == "hardinit-test:after-handoff"]
+print(rec)
+assert len(rec) == 1 and rec[0]["pcr"] == 12 and rec[0].get("event") == "phase", rec' \
+		"$(vm_section "$ADIR/boot.log" PCRLOCK_AFTER | tr -d '\r' | grep '^{')"
 }

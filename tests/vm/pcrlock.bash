@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # systemd-pcrlock (systemd 255 and later) for a Debian 12 guest, whose own
-# systemd (252) has none: Debian 13's systemd-pcrlock with the few trixie
-# libraries it needs that bookworm's are too old for (libc, libcrypto,
+# systemd (252) has none, and systemd-pcrextend, the tool that appends to
+# the userspace event log (252's pcrphase writes none): Debian 13's
+# (systemd 257, both from the systemd package) with the few trixie
+# libraries they need that bookworm's are too old for (libc, libcrypto,
 # libsystemd-shared, the TPM2 software stack it dlopens), on an ext4 image
-# labelled "pcrlock" that the guest mounts and runs through trixie's
-# dynamic loader. The rest (libacl, libmount, libpam, ...) is the guest's
-# own. Fetched with apt from Debian's archive under a private apt
-# configuration (the host's apt state is not touched), built once into
-# /var/cache/hardinit/pcrlock, keyed by the package list.
+# labelled "pcrlock" (bin/systemd-pcrlock, bin/systemd-pcrextend, lib/)
+# that the guest mounts and runs through trixie's dynamic loader. The rest
+# (libacl, libmount, libpam, ...) is the guest's own. Fetched with apt
+# from Debian's archive under a private apt configuration (the host's apt
+# state is not touched), built once into /var/cache/hardinit/pcrlock,
+# keyed by the package list and the build function.
 #
 # pcrlock_image: prints the image's path; 1 with one line when apt cannot
 # fetch trixie's packages.
@@ -40,10 +43,12 @@ _pcrlock_build() {
 		return 1
 	fi
 	for deb in "$tmp"/debs/*.deb; do dpkg-deb -x "$deb" "$tmp/x" || { rm -rf "$tmp"; return 1; }; done
-	# Only what pcrlock loads: its binary, trixie's loader and libraries.
+	# Only what pcrlock and pcrextend load: their binaries, trixie's
+	# loader and libraries.
 	tree=$tmp/tree
 	mkdir -p "$tree/lib" "$tree/bin"
-	cp "$tmp/x/usr/lib/systemd/systemd-pcrlock" "$tree/bin/"
+	cp "$tmp/x/usr/lib/systemd/systemd-pcrlock" "$tmp/x/usr/lib/systemd/systemd-pcrextend" "$tree/bin/" ||
+		{ rm -rf "$tmp"; return 1; }
 	cp -a "$tmp"/x/usr/lib/x86_64-linux-gnu/{ld-linux-x86-64.so.2,libc.so.6,libm.so.6,libcrypto.so.3} "$tree/lib/"
 	cp -a "$tmp"/x/usr/lib/x86_64-linux-gnu/libtss2-* "$tree/lib/"
 	cp -a "$tmp"/x/usr/lib/x86_64-linux-gnu/systemd/libsystemd-shared-*.so "$tree/lib/"
