@@ -1,10 +1,10 @@
 #include "tpm2_pcrsig.h"
 
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "json.h"
 #include "luks2.h"
 #include "luks2_json.h"
 #include "sha256.h"
@@ -153,188 +153,23 @@ int hi_tpm2_rsa_pub_parse(const uint8_t *pem, size_t len, struct tpm2_rsa_pub *k
 
 #define PS_STR_MAX 1024          /* base64 of an RSA-4096 signature is 684 */
 
-struct ps {
-	const char *s;
-	size_t n, i;
-	int depth;
-	char *why;
-	size_t whylen;
-};
-
-__attribute__((format(printf, 2, 3))) static int bad(struct ps *c, const char *fmt, ...)
-{
-	char what[160];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof what, fmt, ap);
-	va_end(ap);
-	snprintf(c->why, c->whylen, "tpm2-pcr-signature.json: %s (at byte %zu)", what, c->i);
-	return -1;
-}
-
-static int peek(struct ps *c)
-{
-	while (c->i < c->n && (c->s[c->i] == ' ' || c->s[c->i] == '\t' || c->s[c->i] == '\r' || c->s[c->i] == '\n'))
-		c->i++;
-	return c->i < c->n ? (unsigned char)c->s[c->i] : -1;
-}
-
-static int eat(struct ps *c, char ch)
-{
-	if (peek(c) != ch)
-		return bad(c, "expected '%c'", ch);
-	c->i++;
-	return 0;
-}
-
-static int hexval(char ch)
-{
-	if (ch >= '0' && ch <= '9') return ch - '0';
-	if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
-	if (ch >= 'A' && ch <= 'F') return ch - 'A' + 10;
-	return -1;
-}
-
-/* A string into out (NULL: skipped), NUL-terminated. The file's strings
- * are hex, base64 and bank names: the simple escapes are enough, \u is
- * taken for ASCII only. */
-static int str(struct ps *c, char *out, size_t cap)
-{
-	size_t k = 0;
-
-	if (eat(c, '"') < 0)
-		return -1;
-	while (c->i < c->n) {
-		unsigned char ch = (unsigned char)c->s[c->i++];
-		if (ch == '"') {
-			if (out)
-				out[k] = '\0';
-			return 0;
-		}
-		if (ch < 0x20)
-			return bad(c, "a control character in a string");
-		if (ch == '\\') {
-			if (c->i >= c->n)
-				break;
-			char e = c->s[c->i++];
-			switch (e) {
-			case '"': case '\\': case '/': ch = (unsigned char)e; break;
-			case 'b': ch = '\b'; break;
-			case 'f': ch = '\f'; break;
-			case 'n': ch = '\n'; break;
-			case 'r': ch = '\r'; break;
-			case 't': ch = '\t'; break;
-			case 'u': {
-				unsigned v = 0;
-				if (c->n - c->i < 4)
-					return bad(c, "a short \\u escape");
-				for (int d = 0; d < 4; d++) {
-					int h = hexval(c->s[c->i++]);
-					if (h < 0)
-						return bad(c, "a bad \\u escape");
-					v = v << 4 | (unsigned)h;
-				}
-				if (v == 0 || v > 0x7f)
-					return bad(c, "a \\u escape outside ASCII");
-				ch = (unsigned char)v;
-				break;
-			}
-			default:
-				return bad(c, "a bad escape");
-			}
-		}
-		if (out) {
-			if (k + 1 >= cap)
-				return bad(c, "a string longer than %zu bytes", cap - 1);
-			out[k++] = (char)ch;
-		}
-	}
-	return bad(c, "an unterminated string");
-}
-
 /* A non-negative integer up to max. */
-static int uint_(struct ps *c, unsigned max, unsigned *out)
+static int uint_(struct hi_json *c, unsigned max, unsigned *out)
 {
 	unsigned v = 0;
 	size_t at = c->i;
 
-	if (peek(c) < '0' || peek(c) > '9')
-		return bad(c, "expected a number");
+	if (hi_json_peek(c) < '0' || hi_json_peek(c) > '9')
+		return hi_json_fail(c, "expected a number");
 	while (c->i < c->n && c->s[c->i] >= '0' && c->s[c->i] <= '9') {
 		v = v * 10 + (unsigned)(c->s[c->i++] - '0');
 		if (v > max || c->i - at > 3)
-			return bad(c, "a number over %u", max);
+			return hi_json_fail(c, "a number over %u", max);
 	}
 	if (c->i - at > 1 && c->s[at] == '0')
-		return bad(c, "a number with a leading zero");
+		return hi_json_fail(c, "a number with a leading zero");
 	*out = v;
 	return 0;
-}
-
-static int skip(struct ps *c);
-
-/* The items of an array or the members of an object, each through fn
- * (an object's key in key). */
-typedef int (*item_fn)(struct ps *c, const char *key, void *ctx);
-
-static int items(struct ps *c, bool object, item_fn fn, void *ctx)
-{
-	char key[64];
-
-	if (++c->depth > TPM2_PCRSIG_DEPTH_MAX)
-		return bad(c, "nested deeper than %d", TPM2_PCRSIG_DEPTH_MAX);
-	if (eat(c, object ? '{' : '[') < 0)
-		return -1;
-	if (peek(c) == (object ? '}' : ']')) {
-		c->i++;
-		c->depth--;
-		return 0;
-	}
-	for (;;) {
-		if (object && (str(c, key, sizeof key) < 0 || eat(c, ':') < 0))
-			return -1;
-		int r = fn(c, object ? key : NULL, ctx);
-		if (r != 0)
-			return r;        /* an error, or 1: found, stop */
-		int ch = peek(c);
-		c->i++;
-		if (ch == (object ? '}' : ']'))
-			break;
-		if (ch != ',')
-			return bad(c, "expected ',' or '%c'", object ? '}' : ']');
-	}
-	c->depth--;
-	return 0;
-}
-
-static int skip_item(struct ps *c, const char *key, void *ctx)
-{
-	return skip(c);
-}
-
-static int skip(struct ps *c)
-{
-	int ch = peek(c);
-	if (ch == '{' || ch == '[')
-		return items(c, ch == '{', skip_item, NULL);
-	if (ch == '"')
-		return str(c, NULL, 0);
-	if (ch == '-' || (ch >= '0' && ch <= '9')) {
-		size_t at = c->i;
-		while (c->i < c->n && strchr("0123456789+-.eE", c->s[c->i]) && c->s[c->i])
-			c->i++;
-		return c->i - at > 32 ? bad(c, "a number longer than 32 characters") : 0;
-	}
-	static const char *const words[] = { "true", "false", "null" };
-	for (size_t w = 0; w < 3; w++) {
-		size_t l = strlen(words[w]);
-		if (c->n - c->i >= l && !memcmp(c->s + c->i, words[w], l)) {
-			c->i += l;
-			return 0;
-		}
-	}
-	return bad(c, "not a JSON value");
 }
 
 /* One entry of the bank's array, as it is read. */
@@ -346,7 +181,7 @@ struct entry {
 	char sig[PS_STR_MAX];
 };
 
-static int pcr_item(struct ps *c, const char *key, void *ctx)
+static int pcr_item(struct hi_json *c, const char *key, void *ctx)
 {
 	unsigned v = 0;
 	if (uint_(c, 23, &v) < 0)
@@ -355,34 +190,34 @@ static int pcr_item(struct ps *c, const char *key, void *ctx)
 	return 0;
 }
 
-static int hex_value(struct ps *c, uint8_t *out, size_t cap, size_t *len, const char *what)
+static int hex_value(struct hi_json *c, uint8_t *out, size_t cap, size_t *len, const char *what)
 {
 	char text[2 * 64 + 2];
-	if (str(c, text, sizeof text) < 0)
+	if (hi_json_string(c, text, sizeof text) < 0)
 		return -1;
 	size_t n = strlen(text);
 	if (n % 2 || n / 2 > cap)
-		return bad(c, "\"%s\" is not hex of at most %zu bytes", what, cap);
+		return hi_json_fail(c, "\"%s\" is not hex of at most %zu bytes", what, cap);
 	for (size_t k = 0; k < n; k += 2) {
-		int hi = hexval(text[k]), lo = hexval(text[k + 1]);
+		int hi = hi_json_hexval(text[k]), lo = hi_json_hexval(text[k + 1]);
 		if (hi < 0 || lo < 0)
-			return bad(c, "\"%s\" is not hex", what);
+			return hi_json_fail(c, "\"%s\" is not hex", what);
 		out[k / 2] = (uint8_t)(hi << 4 | lo);
 	}
 	*len = n / 2;
 	return 0;
 }
 
-static int entry_key(struct ps *c, const char *key, void *ctx)
+static int entry_key(struct hi_json *c, const char *key, void *ctx)
 {
 	struct entry *e = ctx;
 
 	if (!strcmp(key, "pcrs")) {
-		if (peek(c) != '[')
-			return bad(c, "\"pcrs\" is not an array");
+		if (hi_json_peek(c) != '[')
+			return hi_json_fail(c, "\"pcrs\" is not an array");
 		e->pcrs = 0;
 		e->has_pcrs = true;
-		return items(c, false, pcr_item, &e->pcrs);
+		return hi_json_walk(c, '[', pcr_item, &e->pcrs);
 	}
 	if (!strcmp(key, "pkfp")) {
 		e->has_fp = true;
@@ -394,9 +229,9 @@ static int entry_key(struct ps *c, const char *key, void *ctx)
 	}
 	if (!strcmp(key, "sig")) {
 		e->has_sig = true;
-		return str(c, e->sig, sizeof e->sig);
+		return hi_json_string(c, e->sig, sizeof e->sig);
 	}
-	return skip(c);
+	return hi_json_skip(c);
 }
 
 struct search {
@@ -407,15 +242,15 @@ struct search {
 	int entries, pcrs_match, fp_match;
 };
 
-static int bank_item(struct ps *c, const char *key, void *ctx)
+static int bank_item(struct hi_json *c, const char *key, void *ctx)
 {
 	struct search *s = ctx;
 	static struct entry e;     /* 1 KiB: off PID 1's stack */
 
 	memset(&e, 0, sizeof e);
-	if (peek(c) != '{')
-		return bad(c, "an entry of the \"%s\" array is not an object", hi_tpm_alg_name(s->w->bank));
-	if (items(c, true, entry_key, &e) < 0)
+	if (hi_json_peek(c) != '{')
+		return hi_json_fail(c, "an entry of the \"%s\" array is not an object", hi_tpm_alg_name(s->w->bank));
+	if (hi_json_walk(c, '{', entry_key, &e) < 0)
 		return -1;
 	s->entries++;
 	/* As systemd 252's find_signature: the mask, the key, the policy. */
@@ -429,21 +264,21 @@ static int bank_item(struct ps *c, const char *key, void *ctx)
 		return 0;
 	int n = hi_luks2_base64_decode(e.sig, strlen(e.sig), s->sig, s->cap);
 	if (n <= 0)
-		return bad(c, "the matching entry's \"sig\" is not base64 of at most %zu bytes", s->cap);
+		return hi_json_fail(c, "the matching entry's \"sig\" is not base64 of at most %zu bytes", s->cap);
 	*s->siglen = (size_t)n;
 	return 1;
 }
 
-static int top_key(struct ps *c, const char *key, void *ctx)
+static int top_key(struct hi_json *c, const char *key, void *ctx)
 {
 	struct search *s = ctx;
 
 	if (s->bank_seen || strcmp(key, hi_tpm_alg_name(s->w->bank)) != 0)
-		return skip(c);
+		return hi_json_skip(c);
 	s->bank_seen = true;
-	if (peek(c) != '[')
-		return bad(c, "\"%s\" is not an array", key);
-	return items(c, false, bank_item, s);
+	if (hi_json_peek(c) != '[')
+		return hi_json_fail(c, "\"%s\" is not an array", key);
+	return hi_json_walk(c, '[', bank_item, s);
 }
 
 static void pcr_list(uint32_t pcrs, char *out, size_t cap)
@@ -458,7 +293,8 @@ static void pcr_list(uint32_t pcrs, char *out, size_t cap)
 int hi_tpm2_pcrsig_find(const char *json, size_t len, const struct tpm2_pcrsig_want *w, uint8_t *sig, size_t cap,
 			size_t *siglen, char *why, size_t whylen)
 {
-	struct ps c = { json, len, 0, 0, why, whylen };
+	struct hi_json c = { .s = json, .n = len, .err = why, .errlen = whylen, .depth_max = TPM2_PCRSIG_DEPTH_MAX,
+			     .prefix = "tpm2-pcr-signature.json" };
 	struct search s = { w, sig, cap, siglen, false, 0, 0, 0 };
 	char pcrs[80];
 
@@ -468,17 +304,17 @@ int hi_tpm2_pcrsig_find(const char *json, size_t len, const struct tpm2_pcrsig_w
 		snprintf(why, whylen, "tpm2-pcr-signature.json: larger than %d bytes", TPM2_PCRSIG_JSON_MAX);
 		return TPM2_PCRSIG_BAD;
 	}
-	if (peek(&c) != '{') {
-		bad(&c, "not a JSON object");
+	if (hi_json_peek(&c) != '{') {
+		hi_json_fail(&c, "not a JSON object");
 		return TPM2_PCRSIG_BAD;
 	}
-	int r = items(&c, true, top_key, &s);
+	int r = hi_json_walk(&c, '{', top_key, &s);
 	if (r < 0)
 		return TPM2_PCRSIG_BAD;
 	if (r == 1)
 		return TPM2_PCRSIG_FOUND;
-	if (peek(&c) != -1) {
-		bad(&c, "text after the object");
+	if (hi_json_peek(&c) != -1) {
+		hi_json_fail(&c, "text after the object");
 		return TPM2_PCRSIG_BAD;
 	}
 	pcr_list(w->pcrs, pcrs, sizeof pcrs);
