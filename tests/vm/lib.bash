@@ -313,6 +313,20 @@ vm_boot() {
 	return "$rc"
 }
 
+# vm_wait_serial LOG TEXT SECONDS: 0 once the serial log has TEXT (a fixed
+# string); 1 once the kernel's last line is there ("] reboot: ", which the
+# "secureboot: " line of a Secure Boot boot does not match) or after
+# SECONDS. The tests that type on a guest's console wait with it.
+vm_wait_serial() {
+	local i
+	for ((i = 0; i < $3 * 4; i++)); do
+		grep -aqF -- "$2" "$1" 2>/dev/null && return 0
+		grep -aqF '] reboot: ' "$1" 2>/dev/null && return 1
+		sleep 0.25
+	done
+	return 1
+}
+
 vm_exit_reason() {
 	local log=${1:?usage: vm_exit_reason LOG}
 	if grep -q 'Kernel panic - not syncing' "$log"; then

@@ -83,17 +83,6 @@ setup_file() {
 	touch "$dir/ready"
 }
 
-# wait_for LOG TEXT SECONDS: until the serial log has TEXT (fixed string).
-wait_for() {
-	local i
-	for ((i = 0; i < $3 * 4; i++)); do
-		grep -qF -- "$2" "$1" 2>/dev/null && return 0
-		grep -qF 'reboot: ' "$1" 2>/dev/null && return 1
-		sleep 0.25
-	done
-	return 1
-}
-
 # answer_boot NAME ANSWER... -- vm_boot args: boot once per NAME, typing the
 # Nth answer on the serial console when the Nth prompt is there.
 answer_boot() {
@@ -107,11 +96,11 @@ answer_boot() {
 			local i=0 a
 			for a in "${answers[@]}"; do
 				i=$((i + 1))
-				wait_for "$log" "try $i of" 240 || break
+				vm_wait_serial "$log" "try $i of" 240 || break
 				sleep 0.3
 				printf '%s\n' "$a"
 			done
-			wait_for "$log" "reboot: Power down" 300
+			vm_wait_serial "$log" "reboot: Power down" 300
 		} | vm_boot "$log" --console --timeout 300 "$@" >/dev/null || true
 		touch "$log.done"
 	fi
@@ -249,8 +238,8 @@ tpm_boot() {
 				-device tpm-tis,tpmdev=tpm0)
 		fi
 		{
-			wait_for "$log" "$prompt" 240 && sleep 0.3 && printf '%s\n' "$PASS"
-			wait_for "$log" "reboot: Power down" 300
+			vm_wait_serial "$log" "$prompt" 240 && sleep 0.3 && printf '%s\n' "$PASS"
+			vm_wait_serial "$log" "reboot: Power down" 300
 		} | vm_boot "$log" --console --timeout 300 --initrd "$LDIR/luks-initrd.img" "${disks[@]}" \
 			--append "${append[*]}" -- "${qemu[@]}" >/dev/null || true
 		if [[ -n $pid ]]; then

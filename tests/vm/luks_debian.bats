@@ -175,17 +175,6 @@ $MAKER"
 	touch "$out/ready"
 }
 
-# wait_for LOG TEXT SECONDS: until the serial log has TEXT (fixed string).
-wait_for() {
-	local i
-	for ((i = 0; i < $3 * 4; i++)); do
-		grep -qF -- "$2" "$1" 2>/dev/null && return 0
-		grep -qF 'reboot: ' "$1" 2>/dev/null && return 1
-		sleep 0.25
-	done
-	return 1
-}
-
 # crypt_boot LAYOUT: one boot per layout, the passphrase typed when
 # hardinit's prompt is on the console; every test of the layout reads it.
 crypt_boot() {
@@ -196,8 +185,8 @@ crypt_boot() {
 	esac
 	if [[ ! -f $log.done ]]; then
 		{
-			wait_for "$log" "try 1 of" 300 && sleep 0.3 && printf '%s\n' "$PASS"
-			wait_for "$log" "reboot: Power down" "$CRYPT_TIMEOUT"
+			vm_wait_serial "$log" "try 1 of" 300 && sleep 0.3 && printf '%s\n' "$PASS"
+			vm_wait_serial "$log" "reboot: Power down" "$CRYPT_TIMEOUT"
 		} | vm_boot "$log" --console --timeout "$CRYPT_TIMEOUT" --mem 1024 \
 			--initrd "$CDIR/$layout-initrd.img" --disk "$CRYPT_DISKS/$layout.img" \
 			--append "root=$root $CRYPT_APPEND" -- -snapshot >/dev/null || true

@@ -176,18 +176,6 @@ enroll() {
 	return "$rc"
 }
 
-# wait_for LOG TEXT SECONDS: until the serial log has TEXT (fixed string),
-# or the kernel's last line ("] reboot: ", never "secureboot: " under SB).
-wait_for() {
-	local i
-	for ((i = 0; i < $3 * 4; i++)); do
-		grep -aqF -- "$2" "$1" 2>/dev/null && return 0
-		grep -aqF '] reboot: ' "$1" 2>/dev/null && return 1
-		sleep 0.25
-	done
-	return 1
-}
-
 # efi_boot NAME secure|off: OVMF boots the signed UKI with swtpm on the
 # suite's state, Secure Boot on (secboot code, snakeoil VARS) or off (plain
 # code, empty VARS); the passphrase prompt, when it shows, is answered.
@@ -207,11 +195,11 @@ efi_boot() {
 	vm_swtpm_start "$d" || return 1
 	rm -f "$log"
 	{
-		if wait_for "$log" "$PROMPT" "$UEFI_TIMEOUT"; then
+		if vm_wait_serial "$log" "$PROMPT" "$UEFI_TIMEOUT"; then
 			sleep 0.3
 			printf '%s\n' "$PASS"
 		fi
-		wait_for "$log" "reboot: Power down" "$UEFI_TIMEOUT"
+		vm_wait_serial "$log" "reboot: Power down" "$UEFI_TIMEOUT"
 	} | timeout --foreground -k 5 "$UEFI_TIMEOUT" "$VM_QEMU" -accel tcg -m 1024 -nodefaults -nographic \
 		-no-reboot "${fw[@]}" -drive "if=pflash,format=raw,unit=1,file=$SDIR/$name.vars" \
 		-chardev "stdio,id=ser0,mux=on,signal=off,logfile=$log" -serial chardev:ser0 -mon chardev=ser0 \

@@ -99,17 +99,6 @@ teardown_file() {
 	vm_swtpm_stop
 }
 
-# wait_for LOG TEXT SECONDS: until the serial log has TEXT (fixed string).
-wait_for() {
-	local i
-	for ((i = 0; i < $3 * 4; i++)); do
-		grep -aqF -- "$2" "$1" 2>/dev/null && return 0
-		grep -aqF 'reboot: ' "$1" 2>/dev/null && return 1
-		sleep 0.25
-	done
-	return 1
-}
-
 # efi_boot NAME [PROMPT]: OVMF boots NAME.esp with swtpm on the enrolled
 # state (a copy: each boot starts from the enrollment); PROMPT, when it
 # shows on the serial console, is answered with the passphrase.
@@ -120,11 +109,11 @@ efi_boot() {
 	cp "$OVMF/OVMF_VARS_4M.fd" "$d/vars.fd"
 	rm -f "$log"
 	{
-		if [[ -n $prompt ]] && wait_for "$log" "$prompt" 600; then
+		if [[ -n $prompt ]] && vm_wait_serial "$log" "$prompt" 600; then
 			sleep 0.3
 			printf '%s\n' "$PASS"
 		fi
-		wait_for "$log" "reboot: Power down" 600
+		vm_wait_serial "$log" "reboot: Power down" 600
 	} | timeout --foreground -k 5 "${UEFI_TIMEOUT:-600}" "$VM_QEMU" -accel tcg -m 1024 -nodefaults -nographic \
 		-no-reboot -machine q35 \
 		-drive "if=pflash,format=raw,unit=0,readonly=on,file=$OVMF/OVMF_CODE_4M.fd" \
