@@ -39,11 +39,11 @@
 
 export VM_ARCH=arm64
 load lib
+load arm64
 
 FAIL="hardinit.boot.failure_action=poweroff"
 APPEND="root=/dev/vda $FAIL"
 DROPS=(17 38 39 40)
-LAST_CAP=40   # both arm64 kernels
 AAVMF=/usr/share/AAVMF
 SNAKEOIL=/usr/share/qemu-efi-aarch64/PkKek-1-snakeoil
 UKI_KERNEL=6.12-arm64
@@ -213,29 +213,6 @@ aavmf_boot() {
 	shift 3
 	vm_efi_boot "$log" "$limit" "$stop" "$AAVMF/AAVMF_CODE.snakeoil.fd" "$AAVMF/AAVMF_VARS.snakeoil.fd" \
 		-M virt -cpu "$VM_CPU" "$@"
-}
-
-# The guest's raw value of a probe line.
-guest() {
-	vm_section "$1" ARM64 | sed -n "s|^$2=||p" | head -n1
-}
-
-expect() {
-	local log=$1 key=$2 want=$3 got
-	got=$(guest "$log" "$key")
-	[[ $got == "$want" ]] || {
-		echo "$key: guest reads '$got', expected '$want'"
-		vm_section "$log" ARM64
-		return 1
-	}
-}
-
-capbnd_without() {
-	local mask=$(((1 << (LAST_CAP + 1)) - 1)) c
-	for c in "$@"; do
-		mask=$((mask & ~(1 << c)))
-	done
-	printf '%016x\n' "$mask"
 }
 
 @test "arm64 image: built for arm64 from the binary, virtio_mmio and virtio_pci in, no x86 word checked" {

@@ -12,11 +12,11 @@
 
 export VM_ARCH=arm64
 load lib
+load arm64
 load images
 
 KERNEL=6.12-arm64
 DROPS=(17 38 39 40)
-LAST_CAP=40
 
 setup_file() {
 	local dir img start
@@ -53,31 +53,6 @@ setup_file() {
 	vm_boot "$dir/boot.log" --kernel "$KERNEL" --initrd "$dir/debian.img" --disk "$img" \
 		--append "root=/dev/vda hardinit.boot.failure_action=poweroff" --timeout 600 -- -snapshot || true
 	echo $((SECONDS - start)) >"$dir/boot.seconds"
-}
-
-# A key's value in the ARM64 section. Leading blanks are skipped: the
-# character root's TIOCSTI pushes into ttyAMA0 is echoed by the tty onto
-# the console, ahead of the line that reports it.
-guest() {
-	vm_section "$1" ARM64 | sed -n "s|^[[:blank:]]*$2=||p" | head -n1
-}
-
-expect() {
-	local log=$1 key=$2 want=$3 got
-	got=$(guest "$log" "$key")
-	[[ $got == "$want" ]] || {
-		echo "$key: guest reads '$got', expected '$want'"
-		vm_section "$log" ARM64
-		return 1
-	}
-}
-
-capbnd_without() {
-	local mask=$(((1 << (LAST_CAP + 1)) - 1)) c
-	for c in "$@"; do
-		mask=$((mask & ~(1 << c)))
-	done
-	printf '%016x\n' "$mask"
 }
 
 @test "arm64 Debian: hardinit hands off to systemd, which reaches multi-user" {
