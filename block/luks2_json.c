@@ -481,24 +481,6 @@ static int jbase64_long(struct hi_json *c, uint8_t *out, size_t cap, size_t *len
 	return 0;
 }
 
-static int jhex(struct hi_json *c, uint8_t *out, size_t cap, size_t *len)
-{
-	char text[2 * LUKS2_DIGEST_MAX + 2];
-	if (hi_json_string(c, text, sizeof text) < 0)
-		return -1;
-	size_t n = strlen(text);
-	if (n % 2 || n / 2 > cap)
-		return hi_json_fail(c, "not hex of at most %zu bytes", cap);
-	for (size_t k = 0; k < n; k += 2) {
-		int hi = hi_json_hexval(text[k]), lo = hi_json_hexval(text[k + 1]);
-		if (hi < 0 || lo < 0)
-			return hi_json_fail(c, "not hex");
-		out[k / 2] = (uint8_t)(hi << 4 | lo);
-	}
-	*len = n / 2;
-	return 0;
-}
-
 /* An array of PCR numbers (JSON integers 0-23) into a mask. */
 static int jpcrs(struct hi_json *c, uint32_t *mask)
 {
@@ -599,7 +581,7 @@ static int tpm2_token_key(struct hi_json *c, const char *key, void *ctx)
 	}
 	if (!strcmp(key, "tpm2-policy-hash")) {
 		k->seen |= TK_POLICY;
-		return jhex(c, t->policy_hash, sizeof t->policy_hash, &t->policy_hash_len);
+		return hi_json_hex(c, t->policy_hash, sizeof t->policy_hash, &t->policy_hash_len, NULL);
 	}
 	if (!strcmp(key, "tpm2-pin"))
 		return jbool(c, &t->pin);

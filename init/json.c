@@ -96,6 +96,28 @@ int hi_json_string(struct hi_json *c, char *out, size_t cap)
 	return hi_json_fail(c, "unterminated string");
 }
 
+int hi_json_hex(struct hi_json *c, uint8_t *out, size_t cap, size_t *len, const char *what)
+{
+	char text[2 * JSON_HEX_MAX + 2];
+
+	if (cap > JSON_HEX_MAX)
+		cap = JSON_HEX_MAX;
+	if (hi_json_string(c, text, sizeof text) < 0)
+		return -1;
+	size_t n = strlen(text);
+	if (n % 2 || n / 2 > cap)
+		return what ? hi_json_fail(c, "\"%s\" is not hex of at most %zu bytes", what, cap)
+			    : hi_json_fail(c, "not hex of at most %zu bytes", cap);
+	for (size_t k = 0; k < n; k += 2) {
+		int hi = hi_json_hexval(text[k]), lo = hi_json_hexval(text[k + 1]);
+		if (hi < 0 || lo < 0)
+			return what ? hi_json_fail(c, "\"%s\" is not hex", what) : hi_json_fail(c, "not hex");
+		out[k / 2] = (uint8_t)(hi << 4 | lo);
+	}
+	*len = n / 2;
+	return 0;
+}
+
 static int skip_item(struct hi_json *c, const char *key, void *ctx)
 {
 	return hi_json_skip(c);

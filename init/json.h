@@ -18,6 +18,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define JSON_KEY_MAX    64       /* the longest object key, with its NUL */
 #define JSON_NUMBER_MAX 32       /* the longest number hi_json_skip takes */
@@ -47,6 +48,12 @@ int hi_json_hexval(char ch);
 /* A string into out (cap bytes, NUL-terminated; out NULL: checked and
  * skipped). The escapes of JSON; \u only for ASCII (no NUL). */
 int hi_json_string(struct hi_json *c, char *out, size_t cap);
+
+#define JSON_HEX_MAX 64          /* the most bytes hi_json_hex decodes (a SHA-512 digest) */
+
+/* A string of hex digits into out: at most cap (<= JSON_HEX_MAX) bytes,
+ * their count in len. what (or NULL) names the key in the error. */
+int hi_json_hex(struct hi_json *c, uint8_t *out, size_t cap, size_t *len, const char *what);
 
 /* Any value, checked for form and thrown away. */
 int hi_json_skip(struct hi_json *c);

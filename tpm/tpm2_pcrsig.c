@@ -190,24 +190,6 @@ static int pcr_item(struct hi_json *c, const char *key, void *ctx)
 	return 0;
 }
 
-static int hex_value(struct hi_json *c, uint8_t *out, size_t cap, size_t *len, const char *what)
-{
-	char text[2 * 64 + 2];
-	if (hi_json_string(c, text, sizeof text) < 0)
-		return -1;
-	size_t n = strlen(text);
-	if (n % 2 || n / 2 > cap)
-		return hi_json_fail(c, "\"%s\" is not hex of at most %zu bytes", what, cap);
-	for (size_t k = 0; k < n; k += 2) {
-		int hi = hi_json_hexval(text[k]), lo = hi_json_hexval(text[k + 1]);
-		if (hi < 0 || lo < 0)
-			return hi_json_fail(c, "\"%s\" is not hex", what);
-		out[k / 2] = (uint8_t)(hi << 4 | lo);
-	}
-	*len = n / 2;
-	return 0;
-}
-
 static int entry_key(struct hi_json *c, const char *key, void *ctx)
 {
 	struct entry *e = ctx;
@@ -221,11 +203,11 @@ static int entry_key(struct hi_json *c, const char *key, void *ctx)
 	}
 	if (!strcmp(key, "pkfp")) {
 		e->has_fp = true;
-		return hex_value(c, e->fp, sizeof e->fp, &e->fp_len, key);
+		return hi_json_hex(c, e->fp, sizeof e->fp, &e->fp_len, key);
 	}
 	if (!strcmp(key, "pol")) {
 		e->has_pol = true;
-		return hex_value(c, e->pol, sizeof e->pol, &e->pol_len, key);
+		return hi_json_hex(c, e->pol, sizeof e->pol, &e->pol_len, key);
 	}
 	if (!strcmp(key, "sig")) {
 		e->has_sig = true;

@@ -144,5 +144,23 @@ int main(void)
 	tap_streq(err, "second (at byte 1)", "otherwise the last, no prefix when there is none");
 	tap_ok(hi_json_hexval('f') == 15 && hi_json_hexval('A') == 10 && hi_json_hexval('9') == 9 &&
 	       hi_json_hexval('g') < 0, "hex digits");
+	/* Hex strings (hi_json_hex): bytes and their count, odd length, a
+	 * non-hex digit, over the caller's cap, the key named in the error. */
+	{
+		uint8_t b[4];
+		size_t n = 0;
+		struct hi_json h = cur("\"00fFa1\"", 4, NULL, false);
+		tap_ok(hi_json_hex(&h, b, sizeof b, &n, NULL) == 0 && n == 3 && b[0] == 0 && b[1] == 0xff && b[2] == 0xa1,
+		       "hex: three bytes, either case");
+		h = cur("\"abc\"", 4, NULL, false);
+		tap_ok(hi_json_hex(&h, b, sizeof b, &n, NULL) < 0 && strstr(err, "not hex of at most 4 bytes"),
+		       "hex: an odd count of digits is refused");
+		h = cur("\"0g\"", 4, NULL, false);
+		tap_ok(hi_json_hex(&h, b, sizeof b, &n, "pol") < 0 && strstr(err, "\"pol\" is not hex"),
+		       "hex: a non-hex digit is refused, naming the key");
+		h = cur("\"0011223344\"", 4, NULL, false);
+		tap_ok(hi_json_hex(&h, b, sizeof b, &n, NULL) < 0, "hex: five bytes do not fit a cap of four");
+	}
+
 	return tap_done();
 }
