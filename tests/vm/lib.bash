@@ -313,6 +313,28 @@ vm_boot() {
 	return "$rc"
 }
 
+# vm_luks_image PLAIN KEY OUT UUID PASSPHRASE: OUT becomes a LUKS2 volume
+# (Debian's cryptsetup: aes-xts-plain64, 512-bit key, 512-byte sectors,
+# argon2id at costs TCG can pay) whose data is the file system image
+# PLAIN, encrypted by tests' luks2-tool so that no device-mapper device is
+# made on the host. The volume key (64 random bytes) is left in KEY.
+vm_luks_image() {
+	local plain=$1 key=$2 out=$3 uuid=$4 pass=$5 size offset
+	size=$(stat -c %s "$plain") || return 1
+	head -c 64 /dev/urandom >"$key"
+	rm -f "$out"
+	truncate -s $((size + 4 * 1048576)) "$out"
+	printf %s "$pass" | cryptsetup luksFormat -q --type luks2 --key-file - --volume-key-file "$key" \
+		--key-size 512 --cipher aes-xts-plain64 --sector-size 512 --uuid "$uuid" \
+		--pbkdf argon2id --pbkdf-force-iterations 4 --pbkdf-memory 8192 --pbkdf-parallel 2 \
+		--luks2-metadata-size 16k --luks2-keyslots-size 1m "$out" || return 1
+	offset=$(cryptsetup luksDump "$out" | awk '/^Data segments:/ { s = 1 } s && /offset:/ { print $2; exit }')
+	[[ $offset =~ ^[0-9]+$ ]] || return 1
+	"$HARDINIT_SRC/build/tools/luks2-tool" encrypt "$(od -An -tx1 -v "$key" | tr -d ' \n')" 0 \
+		<"$plain" | dd of="$out" bs=512 seek=$((offset / 512)) conv=notrunc status=none || return 1
+	truncate -s $((offset + size)) "$out"
+}
+
 # vm_wait_serial LOG TEXT SECONDS: 0 once the serial log has TEXT (a fixed
 # string); 1 once the kernel's last line is there ("] reboot: ", which the
 # "secureboot: " line of a Secure Boot boot does not match) or after

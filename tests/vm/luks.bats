@@ -41,7 +41,7 @@ echo "=== END WORKS ==="
 setup_file() {
 	command -v cryptsetup >/dev/null || skip "cryptsetup missing (cryptsetup-bin; scripts/install-deps)"
 	make -s -C "$HARDINIT_SRC" build/tools/luks2-tool >&2 || return 1
-	local dir root size offset
+	local dir root
 	dir=$(vm_cache_dir)/luks
 	export LDIR=$dir
 	mkdir -p "$dir"
@@ -54,20 +54,7 @@ setup_file() {
 	sha256sum "$root/data/hello.txt" | cut -d' ' -f1 >"$dir/hello.sha256"
 	vm_probe_script "$root" "$PROBE"
 	vm_rootfs "$dir/plain.img" "$root" -L lroot
-	size=$(stat -c %s "$dir/plain.img")
-	head -c 64 /dev/urandom >"$dir/key.bin"
-	rm -f "$dir/luks.img"
-	truncate -s $((size + 4 * 1048576)) "$dir/luks.img"
-	# Debian's default KDF (argon2id) at costs TCG can pay; 512-byte sectors.
-	printf %s "$PASS" | cryptsetup luksFormat -q --type luks2 --key-file - --volume-key-file "$dir/key.bin" \
-		--key-size 512 --cipher aes-xts-plain64 --sector-size 512 --uuid "$UUID" \
-		--pbkdf argon2id --pbkdf-force-iterations 4 --pbkdf-memory 8192 --pbkdf-parallel 2 \
-		--luks2-metadata-size 16k --luks2-keyslots-size 1m "$dir/luks.img" || return 1
-	offset=$(cryptsetup luksDump "$dir/luks.img" | awk '/^Data segments:/ { s = 1 } s && /offset:/ { print $2; exit }')
-	[[ $offset =~ ^[0-9]+$ ]] || return 1
-	"$HARDINIT_SRC/build/tools/luks2-tool" encrypt "$(od -An -tx1 -v "$dir/key.bin" | tr -d ' \n')" 0 \
-		<"$dir/plain.img" | dd of="$dir/luks.img" bs=512 seek=$((offset / 512)) conv=notrunc status=none || return 1
-	truncate -s $((offset + size)) "$dir/luks.img"
+	vm_luks_image "$dir/plain.img" "$dir/key.bin" "$dir/luks.img" "$UUID" "$PASS" || return 1
 	cp "$dir/luks.img" "$dir/damaged.img"
 	printf 'XXXX' | dd of="$dir/damaged.img" bs=1 seek=5000 conv=notrunc status=none
 	cat >"$dir/fail.conf" <<-'EOF'

@@ -55,7 +55,7 @@ setup_file() {
 	command -v systemd-cryptenroll >/dev/null || skip "systemd-cryptenroll is not installed"
 	command -v tpm2_pcrextend >/dev/null || skip "tpm2-tools is not installed (scripts/install-deps)"
 	make -s -C "$HARDINIT_SRC" build/tools/luks2-tool >&2 || return 1
-	local dir root size offset kdir kver
+	local dir root kdir kver
 	dir=$(vm_cache_dir)/luks_pcr7
 	export SDIR=$dir
 	rm -rf "$dir" && mkdir -p "$dir/root"
@@ -68,18 +68,7 @@ setup_file() {
 	sha256sum "$root/data/hello.txt" | cut -d' ' -f1 >"$dir/hello.sha256"
 	probe | vm_probe_script "$root"
 	vm_rootfs "$dir/plain.img" "$root" -L p7root
-	size=$(stat -c %s "$dir/plain.img")
-	head -c 64 /dev/urandom >"$dir/key.bin"
-	truncate -s $((size + 4 * 1048576)) "$dir/luks.img"
-	printf %s "$PASS" | cryptsetup luksFormat -q --type luks2 --key-file - --volume-key-file "$dir/key.bin" \
-		--key-size 512 --cipher aes-xts-plain64 --sector-size 512 --uuid "$UUID" \
-		--pbkdf argon2id --pbkdf-force-iterations 4 --pbkdf-memory 8192 --pbkdf-parallel 2 \
-		--luks2-metadata-size 16k --luks2-keyslots-size 1m "$dir/luks.img" || return 1
-	offset=$(cryptsetup luksDump "$dir/luks.img" | awk '/^Data segments:/ { s = 1 } s && /offset:/ { print $2; exit }')
-	[[ $offset =~ ^[0-9]+$ ]] || return 1
-	"$HARDINIT_SRC/build/tools/luks2-tool" encrypt "$(od -An -tx1 -v "$dir/key.bin" | tr -d ' \n')" 0 \
-		<"$dir/plain.img" | dd of="$dir/luks.img" bs=512 seek=$((offset / 512)) conv=notrunc status=none || return 1
-	truncate -s $((offset + size)) "$dir/luks.img"
+	vm_luks_image "$dir/plain.img" "$dir/key.bin" "$dir/luks.img" "$UUID" "$PASS" || return 1
 	rm -f "$dir/plain.img" "$dir/key.bin"
 	mkdir -p "$dir/tpm/state"
 	swtpm_setup --tpm2 --tpmstate "$dir/tpm/state" --pcr-banks sha256 --createek --overwrite >"$dir/tpm/setup.log" 2>&1 ||

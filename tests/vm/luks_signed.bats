@@ -30,7 +30,7 @@ setup_file() {
 	command -v swtpm_setup >/dev/null || skip "swtpm_setup is not installed (apt-get install swtpm-tools)"
 	command -v systemd-cryptenroll >/dev/null || skip "systemd-cryptenroll is not installed"
 	make -s -C "$HARDINIT_SRC" build/tools/luks2-tool >&2 || return 1
-	local dir root size offset kdir kver i
+	local dir root kdir kver i
 	dir=$(vm_cache_dir)/luks_signed
 	export SDIR=$dir
 	rm -rf "$dir" && mkdir -p "$dir/root"
@@ -43,18 +43,7 @@ setup_file() {
 	sha256sum "$root/data/hello.txt" | cut -d' ' -f1 >"$dir/hello.sha256"
 	vm_probe_script "$root" "$PROBE"
 	vm_rootfs "$dir/plain.img" "$root" -L sroot
-	size=$(stat -c %s "$dir/plain.img")
-	head -c 64 /dev/urandom >"$dir/key.bin"
-	truncate -s $((size + 4 * 1048576)) "$dir/luks.img"
-	printf %s "$PASS" | cryptsetup luksFormat -q --type luks2 --key-file - --volume-key-file "$dir/key.bin" \
-		--key-size 512 --cipher aes-xts-plain64 --sector-size 512 --uuid "$UUID" \
-		--pbkdf argon2id --pbkdf-force-iterations 4 --pbkdf-memory 8192 --pbkdf-parallel 2 \
-		--luks2-metadata-size 16k --luks2-keyslots-size 1m "$dir/luks.img" || return 1
-	offset=$(cryptsetup luksDump "$dir/luks.img" | awk '/^Data segments:/ { s = 1 } s && /offset:/ { print $2; exit }')
-	[[ $offset =~ ^[0-9]+$ ]] || return 1
-	"$HARDINIT_SRC/build/tools/luks2-tool" encrypt "$(od -An -tx1 -v "$dir/key.bin" | tr -d ' \n')" 0 \
-		<"$dir/plain.img" | dd of="$dir/luks.img" bs=512 seek=$((offset / 512)) conv=notrunc status=none || return 1
-	truncate -s $((offset + size)) "$dir/luks.img"
+	vm_luks_image "$dir/plain.img" "$dir/key.bin" "$dir/luks.img" "$UUID" "$PASS" || return 1
 	# The signing key, and the token sealed to swtpm's state (no PCR by
 	# value: PCR 11 through the signature only).
 	openssl genrsa -out "$dir/pcr.key" 2048 2>/dev/null
