@@ -6,14 +6,16 @@
 
 setup() {
 	REPLAY=$BATS_TEST_DIRNAME/../vm/cel-replay
-	# A crypto-agile firmware log (sha1, sha256) with one PCR 11 event.
+	# A crypto-agile firmware log (sha1, sha256) with one PCR 11 event, as
+	# systemd-stub measures a UKI section (event type 13, EV_IPL).
 	python3 - "$BATS_TEST_TMPDIR/fw.hex" <<-'PY'
 		import hashlib, struct, sys
 		spec = b"Spec ID Event03\0" + struct.pack("<IBBBBI", 0, 0, 2, 0, 2, 2) + struct.pack("<HHHH", 4, 20, 0xB, 32) + b"\0"
 		log = struct.pack("<II20sI", 0, 3, bytes(20), len(spec)) + spec
-		d1, d2 = hashlib.sha1(b"stub").digest(), hashlib.sha256(b"stub").digest()
+		sect = b".linux"
+		d1, d2 = hashlib.sha1(sect).digest(), hashlib.sha256(sect).digest()
 		log += struct.pack("<III", 11, 13, 2) + struct.pack("<H", 4) + d1 + struct.pack("<H", 0xB) + d2
-		log += struct.pack("<I", 4) + b"stub"
+		log += struct.pack("<I", len(sect)) + sect
 		open(sys.argv[1], "w").write(log.hex())
 	PY
 }
@@ -43,7 +45,7 @@ record() {
 	[[ $output == *"rec2 pcr=12 type=- string=hardinit:handoff:1"* ]]
 	want=$(python3 -c 'import hashlib
 v = bytes(32)
-for d in (hashlib.sha256(b"stub").digest(), hashlib.sha256(b"enter-initrd").digest()):
+for d in (hashlib.sha256(b".linux").digest(), hashlib.sha256(b"enter-initrd").digest()):
     v = hashlib.sha256(v + d).digest()
 print(v.hex())')
 	[[ $output == *"pcr11 sha256=$want"* ]]

@@ -39,7 +39,7 @@ uki_build() {
 setup() {
 	[[ -n $KDIR ]] || skip "no 6.12 kernel in the cache (scripts/fetch-kernel 6.12)"
 	[[ -x $HARDINIT ]] || skip "build/hardinit not built"
-	[[ -f $STUB ]] || skip "systemd-boot-efi not installed"
+	[[ -f $STUB ]] || { echo "$STUB missing: systemd-boot-efi (scripts/install-deps)"; return 1; }
 	T=$BATS_TEST_TMPDIR
 }
 

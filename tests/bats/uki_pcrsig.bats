@@ -25,7 +25,7 @@ setup_file() {
 setup() {
 	[[ -n $KDIR ]] || skip "no 6.12 kernel in the cache (scripts/fetch-kernel 6.12)"
 	[[ -x $HARDINIT ]] || skip "build/hardinit not built"
-	[[ -f $STUB ]] || skip "systemd-boot-efi not installed"
+	[[ -f $STUB ]] || { echo "$STUB missing: systemd-boot-efi (scripts/install-deps)"; return 1; }
 	T=$BATS_TEST_TMPDIR
 	KVER=$(cat "$KDIR/kver")
 	openssl genrsa -out "$T/key.pem" 2048 2>/dev/null

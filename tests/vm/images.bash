@@ -770,10 +770,14 @@ _img_arm64_userns() {
 
 # Whether this host can run the second stage under qemu-user: the
 # interpreter, its registration line, and a binfmt_misc of a user
-# namespace's own (Linux 6.7+).
+# namespace's own (Linux 6.7+). Such an instance starts empty (register
+# and status only); one that lists entries is not private to the
+# namespace, so the second stage never registers into the host's and
+# takes the guest fallback instead.
 _img_arm64_qemu_user_ok() {
 	[[ -r $IMG_ARM64_BINFMT ]] && command -v qemu-aarch64-static >/dev/null &&
-		_img_arm64_userns mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc 2>/dev/null
+		_img_arm64_userns sh -c 'mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc &&
+			[ "$(ls /proc/sys/fs/binfmt_misc | tr "\n" " ")" = "register status " ]' 2>/dev/null
 }
 
 # The script run as root of that namespace: register qemu-aarch64, give the
