@@ -163,7 +163,7 @@ boot_test() {
 	# "Run /init" and the real init.
 	vm_assert_section_contains "$log" REPORT "early preempt applied full until the switch to the root (was voluntary)"
 	local modes
-	modes=$(vm_clean_log "$log" | sed -n '/Run \/init as init process/,/testinit: first instruction/s/.*Dynamic Preempt: \([a-z]*\).*/\1/p' |
+	modes=$(tr -d '\r' <"$log" | sed -n '/Run \/init as init process/,/testinit: first instruction/s/.*Dynamic Preempt: \([a-z]*\).*/\1/p' |
 		tr '\n' ' ')
 	[[ $modes == "full voluntary " ]] || { echo "preemption models after Run /init: '$modes'" >&2; return 1; }
 
