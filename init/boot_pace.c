@@ -240,10 +240,15 @@ void hi_boot_pace_devices_done(struct boot *b)
 
 void hi_boot_pace_start(struct boot *b)
 {
-	calm_selftests(b);
+	/* The device waits are an initramfs's: on a root the kernel mounted
+	 * there is none, and the locks stage, before the hand-off, may close
+	 * debugfs to the put-back. */
+	if (b->mode == MODE_INITRAMFS)
+		calm_selftests(b);
 	raise_priority(b);
 	expedite_rcu(b);
-	preempt_full(b);
+	if (b->mode == MODE_INITRAMFS)
+		preempt_full(b);
 }
 
 int hi_boot_pace_end(struct boot *b)

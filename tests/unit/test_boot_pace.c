@@ -147,6 +147,18 @@ static void test_selftests(void)
 		tap_ok(!b.selftests_reniced, "  not root: it cannot go back to 0, and nothing is left to do");
 	hi_boot_pace_end(&b);
 	setpriority(PRIO_PROCESS, 0, before);
+
+	/* On a root the kernel mounted there is no device wait: neither the
+	 * self-tests' nice nor the preemption model is touched. */
+	fixture_put(root, "sys/kernel/debug/sched/preempt", "none (voluntary) full\n");
+	boot_at(&b, root, MODE_ON_ROOT);
+	int nice_t = getpriority(PRIO_PROCESS, (id_t)t);
+	hi_boot_pace_start(&b);
+	tap_ok(getpriority(PRIO_PROCESS, (id_t)t) == nice_t && !hi_report_find(&b.rep, "early", "selftests") && !b.selftests_reniced,
+	       "on a root: the self-test threads are left at their nice");
+	tap_ok(!b.preempt_before[0] && !hi_report_find(&b.rep, "early", "preempt"), "  and the preemption model is not read");
+	hi_boot_pace_end(&b);
+	setpriority(PRIO_PROCESS, 0, before);
 	kill(t, SIGKILL);
 	waitpid(t, NULL, 0);
 }
