@@ -14,9 +14,11 @@
 # Device-mapper devices are followed through slaves/ (their target types
 # from `dmsetup table`, which only reads); md arrays, loop devices and dm
 # targets hardinit cannot activate are refused. A LUKS2 dm-crypt device
-# under the root (root on LUKS, LVM on LUKS) takes its line from the
-# root's /etc/crypttab (HARDINIT_CRYPTTAB for tests), embedded as the
-# builder's --crypttab would. The file system's module
+# under the root (root on LUKS, LVM on LUKS) is known by its dm uuid (its
+# LUKS UUID) and slaves/ (its backing device); its table's cipher spec
+# (never the key field) names the crypto modules it needs; its line of
+# the root's /etc/crypttab (HARDINIT_CRYPTTAB for tests), checked against
+# that UUID, is embedded as the builder's --crypttab would. The file system's module
 # comes from its fs-TYPE alias; the console's driver from SYS/class/tty.
 #
 # Each requirement is recorded in HO_NEEDS ("what|module module ...": any

@@ -377,7 +377,7 @@ image_crypttab() {
 	LIST=$(load_list)
 	has essiv; has dm_crypt
 	[[ $output != *"$key"* && $stderr != *"$key"* ]]
-	! grep -rqF "$key" "$T/unpacked"
+	run ! grep -rqF "$key" "$T/unpacked"
 	# capi: form: each algorithm of the template.
 	fk_dmsetup "0 2097152 crypt capi:xts(aes)-plain64 :64:logon:cryptsetup:0d3c3f3b-d0 0 254:2 32768"
 	build --moddir "$GENERIC" -o "$OUT"
