@@ -411,6 +411,50 @@ ho_crypttab() {
 	fi
 }
 
+# resume= on the running kernel's command line (the boot loader gives it
+# again): a device-mapper swap named there (/dev/mapper/NAME, /dev/VG/LV,
+# /dev/dm-N) is walked as the root is, so that the crypttab line of a
+# LUKS2 volume under it is embedded too (hardinit opens it to look for a
+# hibernated system before the root is mounted). Other forms name a plain
+# partition, whose disk is the root's in the layouts Debian makes.
+ho_resume() {
+	local w dev="" name="" d majmin="" n=0 vg lv uuid
+	for w in $(ho_attr "$HO_PROC/cmdline" || true); do
+		[[ $w != resume=* ]] || dev=${w#resume=}
+	done
+	[[ -n $dev ]] || return 0
+	case $dev in
+	/dev/mapper/*) name=${dev#/dev/mapper/} ;;
+	/dev/dm-[0-9]*) name="" ;;
+	/dev/disk/* | /dev/*/*/*) ;;
+	/dev/*/*)
+		vg=${dev#/dev/} lv=${vg#*/} vg=${vg%%/*}
+		name=${vg//-/--}-${lv//-/--} ;;
+	esac
+	for d in "$HO_SYS"/dev/block/*; do
+		n=$((n + 1))
+		((n <= 4096)) || break
+		[[ -f $d/dm/name ]] || continue
+		if [[ -n $name && $(ho_attr "$d/dm/name") == "$name" ]] ||
+			[[ $dev == /dev/dm-* && $(readlink -f -- "$d") == */"${dev#/dev/}" ]]; then
+			majmin=${d##*/}
+			break
+		fi
+	done
+	if [[ -z $majmin ]]; then
+		say "host-only: resume=$dev is not a device-mapper device here; no crypttab line or driver looked for it"
+		return 0
+	fi
+	uuid=$(ho_attr "$d/dm/uuid" || true)
+	if [[ $uuid == CRYPT-* && $uuid != CRYPT-LUKS2-* ]]; then
+		uuid=${uuid#CRYPT-}
+		say "host-only: resume=$dev is dm-crypt ${uuid%%-*}, not LUKS2; a swap with a random key holds no hibernated system: not followed"
+		return 0
+	fi
+	say "host-only: resume=$dev is $majmin"
+	ho_block "$majmin" 0
+}
+
 # ho_detect ROOT_OF SYSFS PROC
 ho_detect() {
 	local nreq=${#REQUESTED[@]} platform
@@ -418,6 +462,7 @@ ho_detect() {
 	say "host-only: reading $HO_PROC and $HO_SYS for kernel $KVER"
 	ho_root_mount
 	ho_block "$HO_ROOT_DEV" 0
+	ho_resume
 	ho_crypttab
 	ho_fs "$HO_ROOT_FS"
 	ho_console

@@ -439,6 +439,43 @@ image_crypttab() {
 	has dm_crypt; has dm_mod; has virtio_blk
 }
 
+@test "host-only: resume= names a swap on a second LUKS2 volume: its crypttab line is embedded too; a random-key swap is not followed" {
+	fk_virtio_blk
+	fk_blk pci0000:00/0000:00:04.0/virtio1/block/vda/vda3 254:3 partition
+	fk_dm vda2_crypt "$LUKS_UUID" 253:1 254:2
+	fk_dm vda3_crypt CRYPT-LUKS2-11111111222233334444555555555555-vda3_crypt 253:2 254:3
+	fk_root 253:1 ext4 /dev/mapper/vda2_crypt
+	fk_dmsetup_minor 1 "$CRYPT_TABLE" 2 "0 65536 crypt aes-xts-plain64 :64:logon:cryptsetup:11111111-d0 0 254:3 32768"
+	cat >"$T/crypttab" <<-'EOF'
+		vda2_crypt UUID=0d3c3f3b-b1a6-4ab4-a2a3-b6f0c7e1d2a9 none luks
+		vda3_crypt UUID=11111111-2222-3333-4444-555555555555 none luks
+		vdb_crypt UUID=22222222-2222-3333-4444-555555555555 none luks
+	EOF
+	export HARDINIT_CRYPTTAB=$T/crypttab
+	# Without resume=, the root's line only.
+	build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 0 ]
+	[ "$(image_crypttab)" = "vda2_crypt UUID=0d3c3f3b-b1a6-4ab4-a2a3-b6f0c7e1d2a9 none luks" ]
+	echo "BOOT_IMAGE=/vmlinuz root=/dev/mapper/vda2_crypt ro resume=/dev/mapper/vda3_crypt quiet" >"$P/cmdline"
+	build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 0 ]
+	[[ $output == *"host-only: resume=/dev/mapper/vda3_crypt is 253:2"* ]]
+	[ "$(image_crypttab)" = "vda2_crypt UUID=0d3c3f3b-b1a6-4ab4-a2a3-b6f0c7e1d2a9 none luks
+vda3_crypt UUID=11111111-2222-3333-4444-555555555555 none luks" ]
+	# The same swap by its dm-N name.
+	echo "root=/dev/mapper/vda2_crypt resume=/dev/dm-2" >"$P/cmdline"
+	build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 0 ]
+	[[ $(image_crypttab) == *"vda3_crypt UUID=11111111-2222-3333-4444-555555555555 none luks" ]]
+	# A swap opened with a random key each boot: nothing to resume from.
+	echo CRYPT-PLAIN-vda3_crypt >"$S/devices/virtual/block/dm-2/dm/uuid"
+	echo "root=/dev/mapper/vda2_crypt resume=/dev/mapper/vda3_crypt" >"$P/cmdline"
+	build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 0 ]
+	[[ $output == *"host-only: resume=/dev/mapper/vda3_crypt is dm-crypt PLAIN, not LUKS2; a swap with a random key holds no hibernated system: not followed"* ]]
+	[ "$(image_crypttab)" = "vda2_crypt UUID=0d3c3f3b-b1a6-4ab4-a2a3-b6f0c7e1d2a9 none luks" ]
+}
+
 @test "host-only: a LUKS2 root that crypttab does not name is refused, nothing written" {
 	fk_virtio_blk
 	fk_dm vda2_crypt "$LUKS_UUID" 253:1 254:2
