@@ -472,7 +472,8 @@ assert_guest_image() {
 @test "root on LUKS2: the kernel hook refuses a crypttab that does not name the root, and keeps the image" {
 	local log
 	log=$(crypt_boot luks build)
-	vm_assert_section_line "$log" BUILD "refuse: hardinit-mkinitramfs: host-only: the root is on LUKS2 device $NAME, which /etc/crypttab does not name; add its line (crypttab(5): $NAME UUID=... none luks) or pass --crypttab FILE"
+	# update-hardinit indents the builder's lines.
+	vm_assert_section_line "$log" BUILD "refuse:   hardinit-mkinitramfs: host-only: the root is on LUKS2 device $NAME, which /etc/crypttab does not name; add its line (crypttab(5): $NAME UUID=... none luks) or pass --crypttab FILE"
 	vm_assert_section_line "$log" BUILD "refuse: update-hardinit: kernel $GKVER: hardinit-mkinitramfs failed (above); /boot/hardinit.img-$GKVER not changed, the previous image is kept"
 	vm_assert_section_line "$log" BUILD "refuse-exit=1"
 	vm_assert_section_line "$log" BUILD "refuse-image-kept=yes"
