@@ -14,9 +14,11 @@
 # Device-mapper devices are followed through slaves/ (their target types
 # from `dmsetup table`, which only reads); md arrays, loop devices and dm
 # targets hardinit cannot activate are refused. A LUKS2 dm-crypt device
-# under the root (root on LUKS, LVM on LUKS) takes its line from the
-# root's /etc/crypttab (HARDINIT_CRYPTTAB for tests), embedded as the
-# builder's --crypttab would. The file system's module
+# under the root (root on LUKS, LVM on LUKS) is known by its dm uuid (its
+# LUKS UUID) and slaves/ (its backing device); its table's cipher spec
+# (never the key field) names the crypto modules it needs; its line of
+# the root's /etc/crypttab (HARDINIT_CRYPTTAB for tests), checked against
+# that UUID, is embedded as the builder's --crypttab would. The file system's module
 # comes from its fs-TYPE alias; the console's driver from SYS/class/tty.
 #
 # Each requirement is recorded in HO_NEEDS ("what|module module ...": any
@@ -41,6 +43,7 @@ readonly HO_MAX_CRYPTTAB=256   # lines read from crypttab
 
 HO_NEEDS=()
 HO_CRYPT_NAMES=()
+declare -gA HO_CRYPT_UUID=() HO_CRYPT_BACK=()
 HO_ROOT_DEV=""
 HO_ROOT_FS=""
 HO_NDEV=0
@@ -122,12 +125,16 @@ ho_walk_up() {
 	done
 }
 
+# The target types of the dm device, one a line; a crypt target's line
+# also carries its cipher spec ("crypt aes-xts-plain64").
 ho_dm_types() {
 	local disk=$1 majmin=$2 name=$3 uuid=$4 out
 	if command -v "$HO_DMSETUP" >/dev/null 2>&1; then
-		# Only the third word of each line: a crypt table's key (hidden
-		# without --showkeys anyway) is never kept.
-		out=$("$HO_DMSETUP" table -j "${majmin%%:*}" -m "${majmin#*:}" 2>/dev/null | awk '{ print $3 }' | sort -u | head -n 64) ||
+		# Only the third word of each line, and a crypt line's fourth (its
+		# cipher spec): the fifth, a crypt table's key (a keyring
+		# reference, or hidden without --showkeys), is never kept.
+		out=$("$HO_DMSETUP" table -j "${majmin%%:*}" -m "${majmin#*:}" 2>/dev/null |
+			awk '{ print $3 ($3 == "crypt" ? " " $4 : "") }' | sort -u | head -n 64) ||
 			die "host-only: '$HO_DMSETUP table' failed for the root's device-mapper device $name; run it as root"
 		[[ -n $out ]] || die "host-only: '$HO_DMSETUP table' printed no table for $name ($majmin)"
 		printf '%s\n' "$out"
@@ -135,22 +142,87 @@ ho_dm_types() {
 	fi
 	case $uuid in
 	CRYPT-VERITY-*) echo verity ;;
-	CRYPT-*) echo crypt ;;
+	CRYPT-*) die "host-only: the root is on dm-crypt device $name (uuid '$uuid'); its cipher spec needs 'dmsetup table': install dmsetup" ;;
 	*) die "host-only: the root is on device-mapper device $name (uuid '${uuid:-none}'); its target types need 'dmsetup table': install dmsetup" ;;
 	esac
 }
 
+# The kernel crypto modules a dm-crypt cipher spec needs, as the kernel
+# asks for them (request_module "crypto-NAME"): the cipher and chain mode
+# of "cipher[:keycount]-chainmode-ivmode[:ivopts]", or each algorithm of
+# "capi:template(cipher)-ivmode"; essiv's hash. The iv modes plain,
+# plain64, plain64be, benbi, null, random and eboiv are dm-crypt's own.
+# Soft dependencies (xts's "pre: ecb") come with the resolution.
+ho_crypt_cipher() {
+	local name=$1 spec=$2 head iv ivopts w words=()
+	[[ $spec =~ ^[A-Za-z0-9_:(),.-]{1,128}$ ]] ||
+		die "host-only: the cipher spec of $name in its dm table is not one dm-crypt writes ('${spec:0:64}')"
+	if [[ $spec == capi:* ]]; then
+		head=${spec#capi:}
+		iv=${head##*)}
+		head=${head%"$iv"}
+		iv=${iv#-}
+		read -r -a words <<<"${head//[(),]/ }"
+	else
+		IFS=- read -r head w iv _ <<<"$spec"
+		# The old "aes-plain": chain mode cbc.
+		[[ -n $iv || $w != plain* ]] || { iv=$w w=cbc; }
+		words=("${head%%:*}")
+		[[ -z $w ]] || words+=("$w")
+	fi
+	ivopts=""
+	[[ $iv != *:* ]] || ivopts=${iv#*:}
+	iv=${iv%%:*}
+	case $iv in
+	'' | plain | plain64 | plain64be | benbi | null | random | eboiv) ;;
+	essiv) words+=(essiv "${ivopts:-sha256}") ;;
+	lmk) words+=(md5) ;;
+	tcw) words+=(crc32) ;;
+	elephant) words+=(ecb) ;;
+	*) die "host-only: the cipher spec $spec of $name has iv mode '$iv', which dm-crypt does not name" ;;
+	esac
+	for w in "${words[@]}"; do
+		[[ $w =~ ^[a-z0-9_.-]{1,32}$ ]] ||
+			die "host-only: the cipher spec $spec of $name names '$w', not a kernel crypto algorithm"
+		alias_match "crypto-$w"
+		ho_need "crypto algorithm $w of $name ($spec)" "${ALIAS_MATCH[@]}" "${ALIAS_BMATCH[@]}"
+	done
+	say "host-only: $name: cipher $spec needs ${words[*]}"
+}
+
+# A LUKS2 dm-crypt device: its LUKS UUID from the dm uuid cryptsetup gives
+# it (CRYPT-LUKS2-<the UUID's 32 hex digits>-NAME) and its backing devices
+# (slaves/), for the crypttab line that must name it.
+ho_luks_uuid() {
+	local name=$1 uuid=$2 disk=$3 hex back
+	hex=${uuid#CRYPT-LUKS2-}
+	hex=${hex%%-*}
+	[[ $hex =~ ^[0-9a-fA-F]{32}$ ]] ||
+		die "host-only: the dm uuid '$uuid' of $name is not cryptsetup's (CRYPT-LUKS2-UUID-NAME); open it with cryptsetup"
+	hex=${hex,,}
+	HO_CRYPT_UUID[$name]=${hex:0:8}-${hex:8:4}-${hex:12:4}-${hex:16:4}-${hex:20:12}
+	back=$(cd "$disk/slaves" 2>/dev/null && echo *)
+	[[ -n $back && $back != '*' ]] ||
+		die "host-only: LUKS2 device $name has no backing device in $(ho_rel "$disk")/slaves; is $HO_SYS a sysfs?"
+	HO_CRYPT_BACK[$name]=$back
+	HO_CRYPT_NAMES+=("$name")
+	say "host-only: $name is LUKS2 UUID ${HO_CRYPT_UUID[$name]} on $back"
+}
+
 ho_dm() {
-	local disk=$1 depth=$2 name uuid majmin types t m slave
+	local disk=$1 depth=$2 name uuid majmin types t spec m slave
 	name=$(ho_attr "$disk/dm/name" || echo "${disk##*/}")
 	uuid=$(ho_attr "$disk/dm/uuid" || true)
 	majmin=$(ho_attr "$disk/dev") || die "host-only: $(ho_rel "$disk")/dev is unreadable"
 	types=$(ho_dm_types "$disk" "$majmin" "$name" "$uuid")
-	for t in $types; do
+	while read -r t spec; do
+		[[ -n $t ]] || continue
 		case $t in
 		crypt)
 			case $uuid in
-			CRYPT-LUKS2-*) HO_CRYPT_NAMES+=("$name") ;;
+			CRYPT-LUKS2-*)
+				ho_luks_uuid "$name" "$uuid" "$disk"
+				ho_crypt_cipher "$name" "$spec" ;;
 			CRYPT-LUKS1-*)
 				die "host-only: the root is on LUKS1 device $name; hardinit opens LUKS2 only: convert it (cryptsetup convert --type luks2, from a rescue system) or keep initramfs-tools for this machine" ;;
 			*)
@@ -165,7 +237,8 @@ ho_dm() {
 		for m in ${HO_DM_TARGETS[$t]}; do
 			ho_need "device-mapper $t target of $name" "$m"
 		done
-	done
+	done <<<"$types"
+	types=$(cut -d' ' -f1 <<<"$types" | sort -u)
 	say "host-only: $name is device-mapper (${types//$'\n'/ }) over $(cd "$disk/slaves" 2>/dev/null && echo * || echo nothing)"
 	for slave in "$disk"/slaves/*; do
 		[[ -e $slave ]] || continue
@@ -290,9 +363,13 @@ ho_console() {
 
 # The crypttab lines of the LUKS2 devices under the root, embedded as
 # /etc/crypttab (the builder's --crypttab path); with --crypttab given,
-# that file must name them.
+# that file must name them. Each line must name the live volume: a UUID=
+# or /dev/disk/by-uuid/ source its LUKS UUID; another source (/dev/vda5,
+# PARTUUID=...) is written into the image as UUID= of the live volume,
+# since hardinit finds LUKS2 volumes by UUID (a given file is embedded as
+# it is, so there it is refused).
 ho_crypttab() {
-	local tab=$HO_CRYPTTAB name line n=0 f1 f2 f3 out
+	local tab=$HO_CRYPTTAB name line n=0 f1 f2 f3 f4 out uuid src
 	((${#HO_CRYPT_NAMES[@]})) || return 0
 	[[ -n $tab ]] || tab=${HO_ROOT_OF%/}/etc/crypttab
 	[[ -z $CRYPTTAB ]] || tab=$CRYPTTAB
@@ -305,10 +382,23 @@ ho_crypttab() {
 		while IFS= read -r -n "$HO_MAX_ATTR" line || [[ -n $line ]]; do
 			n=$((n + 1))
 			((n <= HO_MAX_CRYPTTAB)) || die "host-only: $tab has more than HO_MAX_CRYPTTAB ($HO_MAX_CRYPTTAB) lines"
-			read -r f1 f2 f3 _ <<<"$line"
+			read -r f1 f2 f3 f4 _ <<<"$line"
 			[[ $f1 == "$name" ]] || continue
 			[[ -z $f3 || $f3 == none || $f3 == - ]] ||
 				die "host-only: $tab line $n: LUKS2 device $name opens with key file $f3; hardinit asks for a passphrase only: set the key field to none"
+			uuid=${HO_CRYPT_UUID[$name]}
+			case $f2 in
+			UUID=* | /dev/disk/by-uuid/*)
+				src=${f2#UUID=}
+				src=${src#/dev/disk/by-uuid/}
+				[[ ${src,,} == "$uuid" ]] ||
+					die "host-only: $tab line $n opens $name from $f2, but the live $name is LUKS2 UUID $uuid on ${HO_CRYPT_BACK[$name]}; correct the line (cryptsetup luksUUID prints the UUID)" ;;
+			*)
+				[[ -z $CRYPTTAB ]] ||
+					die "host-only: $tab line $n opens $name from $f2; hardinit finds LUKS2 volumes by UUID: write UUID=$uuid (the live $name's, on ${HO_CRYPT_BACK[$name]})"
+				say "host-only: $tab line $n names $name's device as $f2; the image's line has UUID=$uuid, the live volume's (on ${HO_CRYPT_BACK[$name]})"
+				line="$f1 UUID=$uuid ${f3:-none}${f4:+ $f4}" ;;
+			esac
 			printf '%s\n' "$line" >>"$out"
 			say "host-only: LUKS2 device $name from $f2: $tab line $n"
 			continue 2
@@ -321,6 +411,50 @@ ho_crypttab() {
 	fi
 }
 
+# resume= on the running kernel's command line (the boot loader gives it
+# again): a device-mapper swap named there (/dev/mapper/NAME, /dev/VG/LV,
+# /dev/dm-N) is walked as the root is, so that the crypttab line of a
+# LUKS2 volume under it is embedded too (hardinit opens it to look for a
+# hibernated system before the root is mounted). Other forms name a plain
+# partition, whose disk is the root's in the layouts Debian makes.
+ho_resume() {
+	local w dev="" name="" d majmin="" n=0 vg lv uuid
+	for w in $(ho_attr "$HO_PROC/cmdline" || true); do
+		[[ $w != resume=* ]] || dev=${w#resume=}
+	done
+	[[ -n $dev ]] || return 0
+	case $dev in
+	/dev/mapper/*) name=${dev#/dev/mapper/} ;;
+	/dev/dm-[0-9]*) name="" ;;
+	/dev/disk/* | /dev/*/*/*) ;;
+	/dev/*/*)
+		vg=${dev#/dev/} lv=${vg#*/} vg=${vg%%/*}
+		name=${vg//-/--}-${lv//-/--} ;;
+	esac
+	for d in "$HO_SYS"/dev/block/*; do
+		n=$((n + 1))
+		((n <= 4096)) || break
+		[[ -f $d/dm/name ]] || continue
+		if [[ -n $name && $(ho_attr "$d/dm/name") == "$name" ]] ||
+			[[ $dev == /dev/dm-* && $(readlink -f -- "$d") == */"${dev#/dev/}" ]]; then
+			majmin=${d##*/}
+			break
+		fi
+	done
+	if [[ -z $majmin ]]; then
+		say "host-only: resume=$dev is not a device-mapper device here; no crypttab line or driver looked for it"
+		return 0
+	fi
+	uuid=$(ho_attr "$d/dm/uuid" || true)
+	if [[ $uuid == CRYPT-* && $uuid != CRYPT-LUKS2-* ]]; then
+		uuid=${uuid#CRYPT-}
+		say "host-only: resume=$dev is dm-crypt ${uuid%%-*}, not LUKS2; a swap with a random key holds no hibernated system: not followed"
+		return 0
+	fi
+	say "host-only: resume=$dev is $majmin"
+	ho_block "$majmin" 0
+}
+
 # ho_detect ROOT_OF SYSFS PROC
 ho_detect() {
 	local nreq=${#REQUESTED[@]} platform
@@ -328,6 +462,7 @@ ho_detect() {
 	say "host-only: reading $HO_PROC and $HO_SYS for kernel $KVER"
 	ho_root_mount
 	ho_block "$HO_ROOT_DEV" 0
+	ho_resume
 	ho_crypttab
 	ho_fs "$HO_ROOT_FS"
 	ho_console

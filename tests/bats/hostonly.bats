@@ -352,8 +352,74 @@ image_crypttab() {
 	[ "$status" -eq 0 ]
 	[[ $output == *"host-only: LUKS2 device vda2_crypt from UUID=0d3c3f3b-b1a6-4ab4-a2a3-b6f0c7e1d2a9: $T/crypttab line 4"* ]]
 	[ "$(image_crypttab)" = "vda2_crypt UUID=0d3c3f3b-b1a6-4ab4-a2a3-b6f0c7e1d2a9 none luks,discard" ]
+	# The volume and its backing device, from the dm uuid and slaves/.
+	[[ $output == *"host-only: vda2_crypt is LUKS2 UUID 0d3c3f3b-b1a6-4ab4-a2a3-b6f0c7e1d2a9 on vda2"* ]]
+	[[ $output == *"host-only: vda2_crypt: cipher aes-xts-plain64 needs aes xts"* ]]
 	LIST=$(load_list)
 	has dm_crypt; has dm_mod; has algif_skcipher; has xts; has virtio_blk; has ext4
+	# xts's soft dependency: on the generic 6.1 kernel ecb is a module,
+	# and the kernel's xts(aes) cannot be made without it.
+	has ecb
+}
+
+@test "host-only: the crypto modules come from the dm table's cipher spec (essiv, capi:), never its key" {
+	fk_virtio_blk
+	fk_dm vda2_crypt "$LUKS_UUID" 253:1 254:2
+	fk_root 253:1 ext4 /dev/mapper/vda2_crypt
+	fk_crypttab
+	echo "vda2_crypt UUID=0d3c3f3b-b1a6-4ab4-a2a3-b6f0c7e1d2a9 none luks" >>"$T/crypttab"
+	# A table as `dmsetup table --showkeys` prints a hex key: never kept.
+	key=$(printf '5a%.0s' {1..32})
+	fk_dmsetup "0 2097152 crypt aes-cbc-essiv:sha256 $key 0 254:2 4096"
+	build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 0 ]
+	[[ $output == *"host-only: vda2_crypt: cipher aes-cbc-essiv:sha256 needs aes cbc essiv sha256"* ]]
+	LIST=$(load_list)
+	has essiv; has dm_crypt
+	[[ $output != *"$key"* && $stderr != *"$key"* ]]
+	run ! grep -rqF "$key" "$T/unpacked"
+	# capi: form: each algorithm of the template.
+	fk_dmsetup "0 2097152 crypt capi:xts(aes)-plain64 :64:logon:cryptsetup:0d3c3f3b-d0 0 254:2 32768"
+	build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 0 ]
+	[[ $output == *"cipher capi:xts(aes)-plain64 needs xts aes"* ]]
+	LIST=$(load_list)
+	has xts; has ecb
+	# A cipher the target kernel has no module for: refused, naming it.
+	fk_dmsetup "0 2097152 crypt nosuchcipher-xts-plain64 :64:logon:cryptsetup:0d3c3f3b-d0 0 254:2 32768"
+	build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 1 ]
+	[[ $stderr == *"host-only: the root needs crypto algorithm nosuchcipher of vda2_crypt (nosuchcipher-xts-plain64), but kernel $GKVER has no driver for it"* ]]
+	# No dmsetup: the cipher cannot be read, so the build stops.
+	export HARDINIT_DMSETUP=$T/no-dmsetup
+	build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 1 ]
+	[[ $stderr == *"host-only: the root is on dm-crypt device vda2_crypt (uuid '$LUKS_UUID'); its cipher spec needs 'dmsetup table': install dmsetup"* ]]
+}
+
+@test "host-only: the crypttab line must name the live LUKS2 volume: a stale UUID is refused; a device path becomes UUID= in the image" {
+	fk_virtio_blk
+	fk_dm vda2_crypt "$LUKS_UUID" 253:1 254:2
+	fk_root 253:1 ext4 /dev/mapper/vda2_crypt
+	fk_dmsetup "$CRYPT_TABLE"
+	fk_crypttab
+	echo "vda2_crypt UUID=99999999-2222-3333-4444-555555555555 none luks" >>"$T/crypttab"
+	build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "hardinit-mkinitramfs: host-only: $T/crypttab line 4 opens vda2_crypt from UUID=99999999-2222-3333-4444-555555555555, but the live vda2_crypt is LUKS2 UUID 0d3c3f3b-b1a6-4ab4-a2a3-b6f0c7e1d2a9 on vda2; correct the line (cryptsetup luksUUID prints the UUID)" ]
+	[[ ! -e $OUT ]]
+	fk_crypttab
+	echo "vda2_crypt /dev/disk/by-uuid/0D3C3F3B-B1A6-4AB4-A2A3-B6F0C7E1D2A9 none luks" >>"$T/crypttab"
+	build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 0 ]
+	[ "$(image_crypttab)" = "vda2_crypt /dev/disk/by-uuid/0D3C3F3B-B1A6-4AB4-A2A3-B6F0C7E1D2A9 none luks" ]
+	fk_crypttab
+	printf 'vda2_crypt	/dev/vda2  none luks,discard
+' >>"$T/crypttab"
+	build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 0 ]
+	[[ $output == *"host-only: $T/crypttab line 4 names vda2_crypt's device as /dev/vda2; the image's line has UUID=0d3c3f3b-b1a6-4ab4-a2a3-b6f0c7e1d2a9, the live volume's (on vda2)"* ]]
+	[ "$(image_crypttab)" = "vda2_crypt UUID=0d3c3f3b-b1a6-4ab4-a2a3-b6f0c7e1d2a9 none luks,discard" ]
 }
 
 @test "host-only: LVM on LUKS2 (Debian's guided encrypted LVM): the LV over the crypt device over the partition" {
@@ -371,6 +437,43 @@ image_crypttab() {
 	[ "$(image_crypttab)" = "vda2_crypt UUID=0d3c3f3b-b1a6-4ab4-a2a3-b6f0c7e1d2a9 none luks" ]
 	LIST=$(load_list)
 	has dm_crypt; has dm_mod; has virtio_blk
+}
+
+@test "host-only: resume= names a swap on a second LUKS2 volume: its crypttab line is embedded too; a random-key swap is not followed" {
+	fk_virtio_blk
+	fk_blk pci0000:00/0000:00:04.0/virtio1/block/vda/vda3 254:3 partition
+	fk_dm vda2_crypt "$LUKS_UUID" 253:1 254:2
+	fk_dm vda3_crypt CRYPT-LUKS2-11111111222233334444555555555555-vda3_crypt 253:2 254:3
+	fk_root 253:1 ext4 /dev/mapper/vda2_crypt
+	fk_dmsetup_minor 1 "$CRYPT_TABLE" 2 "0 65536 crypt aes-xts-plain64 :64:logon:cryptsetup:11111111-d0 0 254:3 32768"
+	cat >"$T/crypttab" <<-'EOF'
+		vda2_crypt UUID=0d3c3f3b-b1a6-4ab4-a2a3-b6f0c7e1d2a9 none luks
+		vda3_crypt UUID=11111111-2222-3333-4444-555555555555 none luks
+		vdb_crypt UUID=22222222-2222-3333-4444-555555555555 none luks
+	EOF
+	export HARDINIT_CRYPTTAB=$T/crypttab
+	# Without resume=, the root's line only.
+	build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 0 ]
+	[ "$(image_crypttab)" = "vda2_crypt UUID=0d3c3f3b-b1a6-4ab4-a2a3-b6f0c7e1d2a9 none luks" ]
+	echo "BOOT_IMAGE=/vmlinuz root=/dev/mapper/vda2_crypt ro resume=/dev/mapper/vda3_crypt quiet" >"$P/cmdline"
+	build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 0 ]
+	[[ $output == *"host-only: resume=/dev/mapper/vda3_crypt is 253:2"* ]]
+	[ "$(image_crypttab)" = "vda2_crypt UUID=0d3c3f3b-b1a6-4ab4-a2a3-b6f0c7e1d2a9 none luks
+vda3_crypt UUID=11111111-2222-3333-4444-555555555555 none luks" ]
+	# The same swap by its dm-N name.
+	echo "root=/dev/mapper/vda2_crypt resume=/dev/dm-2" >"$P/cmdline"
+	build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 0 ]
+	[[ $(image_crypttab) == *"vda3_crypt UUID=11111111-2222-3333-4444-555555555555 none luks" ]]
+	# A swap opened with a random key each boot: nothing to resume from.
+	echo CRYPT-PLAIN-vda3_crypt >"$S/devices/virtual/block/dm-2/dm/uuid"
+	echo "root=/dev/mapper/vda2_crypt resume=/dev/mapper/vda3_crypt" >"$P/cmdline"
+	build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 0 ]
+	[[ $output == *"host-only: resume=/dev/mapper/vda3_crypt is dm-crypt PLAIN, not LUKS2; a swap with a random key holds no hibernated system: not followed"* ]]
+	[ "$(image_crypttab)" = "vda2_crypt UUID=0d3c3f3b-b1a6-4ab4-a2a3-b6f0c7e1d2a9 none luks" ]
 }
 
 @test "host-only: a LUKS2 root that crypttab does not name is refused, nothing written" {
@@ -420,10 +523,15 @@ image_crypttab() {
 	fk_root 253:1 ext4 /dev/mapper/vda2_crypt
 	fk_dmsetup "$CRYPT_TABLE"
 	fk_crypttab
-	printf 'vda2_crypt /dev/vda2 none luks\nother /dev/vdb1 none luks\n' >"$T/given"
+	printf 'vda2_crypt UUID=0d3c3f3b-b1a6-4ab4-a2a3-b6f0c7e1d2a9 none luks\nother UUID=11111111-2222-3333-4444-555555555555 none luks\n' >"$T/given"
 	build --moddir "$GENERIC" -o "$OUT" --crypttab "$T/given"
 	[ "$status" -eq 0 ]
 	[ "$(image_crypttab)" = "$(cat "$T/given")" ]
+	# Embedded as it is, so a line hardinit cannot read is refused here.
+	printf 'vda2_crypt /dev/vda2 none luks\n' >"$T/given"
+	build --moddir "$GENERIC" -o "$OUT" --crypttab "$T/given"
+	[ "$status" -eq 1 ]
+	[[ $stderr == *"host-only: $T/given line 1 opens vda2_crypt from /dev/vda2; hardinit finds LUKS2 volumes by UUID: write UUID=0d3c3f3b-b1a6-4ab4-a2a3-b6f0c7e1d2a9 (the live vda2_crypt's, on vda2)"* ]]
 	printf 'other /dev/vdb1 none luks\n' >"$T/given"
 	build --moddir "$GENERIC" -o "$OUT" --crypttab "$T/given"
 	[ "$status" -eq 1 ]

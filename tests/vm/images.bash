@@ -1045,7 +1045,9 @@ img_debian_systemd_arm64() {
 #                         / on /dev/mapper/vda5_crypt (luks) or on
 #                         /dev/mapper/debian--vg-root with swap on
 #                         debian--vg-swap_1 (lvm); and the crypt probe as a
-#                         unit after multi-user.target. The test's maker
+#                         unit after multi-user.target (which runs the
+#                         script "step" of a disk labelled hardinit-step,
+#                         when one is attached). The test's maker
 #                         guest copies it onto the encrypted volume.
 
 IMG_DEBIAN_CRYPT_PKGS="systemd-sysv,udev,dbus,kmod,procps,cryptsetup,lvm2"
@@ -1132,6 +1134,11 @@ lvs --noheadings -o lv_name,lv_active,lv_dm_path 2>&1 | awk '{ print "lv: " $1, 
 echo "swap-target=$(systemctl is-active swap.target)"
 tail -n +2 /proc/swaps | sed 's/^/swap: /'
 end LVM
+# A test's own step, on a disk it attaches (ext4 labelled hardinit-step).
+if step=$(findfs LABEL=hardinit-step 2>/dev/null); then
+	mkdir -p /run/hardinit-step
+	mount -o ro "$step" /run/hardinit-step && bash /run/hardinit-step/step
+fi
 echo "=== PROBE DONE ==="
 sync
 systemctl poweroff --no-block

@@ -21,11 +21,24 @@
 # dm tables and uuids) are cached under $HARDINIT_CACHE/luks-debian/KEY
 # (KEY: the maker script, the tools' versions, the root images' keys).
 #
-# hardinit's image is built as a user would with --crypttab: the root's own
-# /etc/crypttab (read out of the image with debugfs). One boot per layout
-# (Debian 6.12, -snapshot) serves all of its tests. The guest's truth comes
-# from the root's probe (images.bash, _img_crypt_probe): systemctl,
-# journalctl, cryptsetup status, dmsetup, udevadm, /sys.
+# Two boots per layout, on Debian 12's generic kernel (linux-image-amd64:
+# virtio_blk, ext4, dm-mod, dm-crypt, xts and ecb are modules):
+#   build:    the guest, booted with an image made on the host with
+#             --crypttab (the root's own /etc/crypttab, read out with
+#             debugfs), installs the kernel's files (its modules bound from a
+#             disk, as linux-image-KVER would put them) and zstd, then
+#             hardinit's .deb with the package's default config (this file
+#             never sets TARGET): the postinst's update-hardinit detects the
+#             live encrypted root and writes /boot/hardinit.img-KVER, which
+#             the step copies to an export disk (the crypt disk itself is
+#             -snapshot). On the luks layout the hook is also run with a
+#             crypttab that does not name the root: refused, image kept.
+#   hostonly: the image the guest built boots the same disk to
+#             multi-user.target; the assertions below about what systemd
+#             made of the volume read this boot.
+# The guest's truth comes from the root's probe (images.bash,
+# _img_crypt_probe): systemctl, journalctl, cryptsetup status, dmsetup,
+# udevadm, /sys.
 
 load lib
 load images
@@ -88,11 +101,19 @@ echo "made=done"
 setup_file() {
 	command -v cryptsetup >/dev/null || skip "cryptsetup missing (cryptsetup-bin; scripts/install-deps)"
 	command -v lvm >/dev/null || skip "lvm2 missing (scripts/install-deps)"
-	local dir luks_img lvm_img key
+	local dir luks_img lvm_img key version
 	dir=$(vm_cache_dir)/luks-debian
 	export CDIR=$dir
 	mkdir -p "$dir"
 	[[ -f $dir/ready ]] && return 0
+	make -C "$HARDINIT_SRC" -s deb >&2
+	version=$(cd "$HARDINIT_SRC" && dpkg-parsechangelog -S Version)
+	DEB=$HARDINIT_SRC/build/deb/hardinit_${version}_$(dpkg-architecture -qDEB_HOST_ARCH).deb
+	[[ -f $DEB ]] || { echo "make deb made no $DEB" >&2; return 1; }
+	GKDIR=$(vm_kernel_dir 6.1-generic) || return 1
+	GKVER=$(cat "$GKDIR/kver")
+	GKERNEL=$GKDIR/boot/vmlinuz-$GKVER
+	export DEB GKDIR GKVER GKERNEL
 	rm -f "$dir"/*.log "$dir"/*.log.done
 	luks_img=$(img_debian_crypt luks "$UUID_LUKS") || return 1
 	lvm_img=$(img_debian_crypt lvm "$UUID_LVM") || return 1
@@ -110,14 +131,111 @@ setup_file() {
 	find "$(dirname "$CRYPT_DISKS")" -mindepth 1 -maxdepth 1 -type d ! -path "$CRYPT_DISKS" \
 		-mmin +"$IMG_PRUNE_MINUTES" -exec rm -rf {} +
 
-	# The image a user builds: the root's own crypttab (--crypttab).
+	# The build boots' image, made on the host as a user would with
+	# --crypttab: the root's own crypttab.
 	debugfs -R 'cat /etc/crypttab' "$luks_img" >"$dir/luks.crypttab" 2>/dev/null
 	debugfs -R 'cat /etc/crypttab' "$lvm_img" >"$dir/lvm.crypttab" 2>/dev/null
 	grep -q "^$NAME UUID=$UUID_LUKS none luks,discard\$" "$dir/luks.crypttab" || return 1
 	grep -q "^$NAME UUID=$UUID_LVM none luks,discard\$" "$dir/lvm.crypttab" || return 1
-	vm_initramfs "$dir/luks-initrd.img" --crypttab "$dir/luks.crypttab" >/dev/null || return 1
-	vm_initramfs "$dir/lvm-initrd.img" --crypttab "$dir/lvm.crypttab" >/dev/null || return 1
+	local layout
+	for layout in luks lvm; do
+		"$HARDINIT_SRC/initramfs/hardinit-mkinitramfs" --hardinit "$_VM_BUILD/hardinit" \
+			--moddir "$GKDIR" --kver "$GKVER" --target virtio --modules ext4 \
+			--crypttab "$dir/$layout.crypttab" -o "$dir/$layout-build.img" >/dev/null || return 1
+	done
+	# The kernel's disk, the .deb and zstd (hardinit's Depends the
+	# debootstrap root lacks), the step.
+	KDISK=$(crypt_kernel_disk) || return 1
+	export KDISK
+	crypt_step_disk "$dir" || return 1
 	touch "$dir/ready"
+}
+
+# The generic kernel's files as linux-image-KVER installs them, on an ext4
+# disk labelled hardinit-kernel (cached by the kernel version).
+crypt_kernel_disk() {
+	local out=${HARDINIT_CACHE:-/var/cache/hardinit}/luks-debian/kernel-$GKVER.img stage
+	if [[ ! -f $out ]]; then
+		(
+			flock 9
+			[[ -f $out ]] && exit 0
+			stage=$out.stage
+			trap 'rm -rf "$stage" "$out.new"' EXIT
+			rm -rf "$stage" && mkdir -p "$stage/boot"
+			cp "$GKDIR/boot/vmlinuz-$GKVER" "$GKDIR/boot/config-$GKVER" "$stage/boot/"
+			cp -a "$GKDIR/lib/modules/$GKVER" "$stage/modules"
+			rm -f "$stage/modules/build" "$stage/modules/source"
+			truncate -s $(($(du -sk "$stage" | cut -f1) * 12 / 10 + 65536))K "$out.new"
+			mke2fs -q -t ext4 -L hardinit-kernel -d "$stage" "$out.new" || exit 1
+			mv "$out.new" "$out"
+		) 9>"$out.lock" || { echo "making $out failed" >&2; return 1; }
+	fi
+	printf '%s\n' "$out"
+}
+
+# Debian 12's zstd, as apt would fetch it with the .deb (once, cached).
+crypt_zstd_deb() {
+	local dir=${HARDINIT_CACHE:-/var/cache/hardinit}/debs/zstd
+	if [[ ! -f $dir/done ]]; then
+		(
+			flock 9
+			[[ -f $dir/done ]] && exit 0
+			rm -f "$dir"/*.deb
+			cd "$dir" && apt-get download -q zstd >&2 && touch "$dir/done"
+		) 9>"$(mkdir -p "$dir" && echo "$dir/.lock")" || { echo "apt-get download zstd failed" >&2; return 1; }
+	fi
+	printf '%s\n' "$dir"
+}
+
+# What the build boot does after the probe (run by it from the step disk):
+# the kernel's files in place, zstd and hardinit's .deb installed (the
+# postinst builds the image), the image copied to the export disk (vdd).
+crypt_step_script() {
+	echo "KVER=$GKVER"
+	cat <<'STEP'
+exec 2>&1
+S=/run/hardinit-step
+echo "=== BEGIN BUILD ==="
+run() { echo "+ $*"; "$@" || echo "step-failed: $*"; }
+mkdir -p /run/kernel "/usr/lib/modules/$KVER"
+run mount -o ro LABEL=hardinit-kernel /run/kernel
+run mount --bind /run/kernel/modules "/usr/lib/modules/$KVER"
+run cp /run/kernel/boot/vmlinuz-$KVER /run/kernel/boot/config-$KVER /boot/
+echo "root-source=$(findmnt -rn -o SOURCE /)"
+dpkg -i "$S"/debs/*.deb
+echo "install-exit=$?"
+grep -x 'TARGET=auto' /etc/hardinit/mkinitramfs.conf | sed 's/^/conf: /'
+img=/boot/hardinit.img-$KVER
+echo "image-size=$(stat -c %s "$img")"
+run dd if="$img" of=/dev/vdd bs=64k conv=fsync status=none
+if [ -f "$S/refuse" ]; then
+	# A crypttab without the root's line: the hook refuses, the image stays.
+	before=$(sha256sum <"$img")
+	mv /etc/crypttab /etc/crypttab.orig
+	grep -v "^$(cat "$S/refuse") " /etc/crypttab.orig >/etc/crypttab
+	update-hardinit -k "$KVER" 2>&1 | sed 's/^/refuse: /'
+	echo "refuse-exit=${PIPESTATUS[0]}"
+	[ "$before" = "$(sha256sum <"$img")" ] && echo "refuse-image-kept=yes" || echo "refuse-image-kept=no"
+	mv /etc/crypttab.orig /etc/crypttab
+fi
+echo "=== END BUILD ==="
+STEP
+}
+
+# The step disks (one per layout: luks also runs the refusal).
+crypt_step_disk() {
+	local dir=$1 zdir layout stage
+	zdir=$(crypt_zstd_deb) || return 1
+	for layout in luks lvm; do
+		stage=$dir/step-$layout
+		rm -rf "$stage" && mkdir -p "$stage/debs"
+		cp "$DEB" "$zdir"/*.deb "$stage/debs/"
+		crypt_step_script >"$stage/step"
+		[[ $layout != luks ]] || echo "$NAME" >"$stage/refuse"
+		rm -f "$dir/step-$layout.img"
+		truncate -s 64M "$dir/step-$layout.img"
+		mke2fs -q -t ext4 -L hardinit-step -d "$stage" "$dir/step-$layout.img" || return 1
+	done
 }
 
 # _partition DISK MIB: Debian's "use entire disk" layout on DISK (a file):
@@ -175,24 +293,70 @@ $MAKER"
 	touch "$out/ready"
 }
 
-# crypt_boot LAYOUT: one boot per layout, the passphrase typed when
-# hardinit's prompt is on the console; every test of the layout reads it.
+# crypt_boot LAYOUT [build]: one boot per layout and kind, the passphrase
+# typed when hardinit's prompt is on the console; every test of the layout
+# reads it. build: the host's image, the step and kernel disks, the export
+# disk written; else the image the build boot exported.
 crypt_boot() {
-	local layout=$1 log=$CDIR/$1.log root
+	local layout=$1 kind=${2:-hostonly} log=$CDIR/$1-${2:-hostonly}.log root initrd extra="" timeout=$CRYPT_TIMEOUT
+	local -a q=(-drive "file=$CRYPT_DISKS/$layout.img,if=virtio,format=raw,snapshot=on")
 	case $layout in
 	luks) root=/dev/mapper/$NAME ;;
-	lvm) root=/dev/mapper/$LV_ROOT ;;
+	lvm) root=/dev/mapper/$LV_ROOT extra=" resume=/dev/mapper/debian--vg-swap_1" ;;
 	esac
 	if [[ ! -f $log.done ]]; then
+		if [[ $kind == build ]]; then
+			initrd=$CDIR/$layout-build.img
+			rm -f "$CDIR/$layout-export.img"
+			truncate -s 64M "$CDIR/$layout-export.img"
+			# dpkg and the image's build under TCG come on top of the boot.
+			timeout=$((CRYPT_TIMEOUT + 300))
+			q+=(-drive "file=$KDISK,if=virtio,format=raw,readonly=on"
+				-drive "file=$CDIR/step-$layout.img,if=virtio,format=raw,readonly=on"
+				-drive "file=$CDIR/$layout-export.img,if=virtio,format=raw")
+		else
+			initrd=$(crypt_guest_image "$layout") || return 1
+		fi
 		{
 			vm_wait_serial "$log" "try 1 of" 300 && sleep 0.3 && printf '%s\n' "$PASS"
-			vm_wait_serial "$log" "reboot: Power down" "$CRYPT_TIMEOUT"
-		} | vm_boot "$log" --console --timeout "$CRYPT_TIMEOUT" --mem 1024 \
-			--initrd "$CDIR/$layout-initrd.img" --disk "$CRYPT_DISKS/$layout.img" \
-			--append "root=$root $CRYPT_APPEND" -- -snapshot >/dev/null || true
+			vm_wait_serial "$log" "reboot: Power down" "$timeout"
+		} | vm_boot "$log" --console --timeout "$timeout" --mem 1024 --kernel "$GKERNEL" \
+			--initrd "$initrd" --append "root=$root $CRYPT_APPEND$extra" -- "${q[@]}" >/dev/null || true
 		touch "$log.done"
 	fi
 	echo "$log"
+}
+
+# The image the build boot of LAYOUT wrote, cut from its export disk.
+crypt_guest_image() {
+	local layout=$1 log size out=$CDIR/$1-guest.img
+	if [[ ! -s $out ]]; then
+		log=$(crypt_boot "$layout" build) || return 1
+		size=$(vm_section "$log" BUILD | sed -n 's/^image-size=//p')
+		[[ $size =~ ^[0-9]+$ ]] || { echo "the $layout build boot wrote no image; its log: $log" >&2; return 1; }
+		head -c "$size" "$CDIR/$layout-export.img" >"$out"
+	fi
+	echo "$out"
+}
+
+# The guest-built image's load list (module names one a line) and its
+# /etc/crypttab, unpacked from the archive.
+crypt_image_unpack() {
+	local img dir=$CDIR/$1-unpacked
+	img=$(crypt_guest_image "$1") || return 1
+	rm -rf "$dir" && mkdir -p "$dir"
+	zstd -dcq "$img" | (cd "$dir" && cpio -idm --quiet --no-absolute-filenames) || return 1
+	echo "$dir"
+}
+
+crypt_image_modules() {
+	local dir=$1 line m
+	while read -r line _; do
+		[[ -f $dir$line ]] || { echo "listed but not in the image: $line" >&2; return 1; }
+		m=${line##*/}
+		m=${m%.ko*}
+		echo "${m//-/_}"
+	done <"$dir/etc/hardinit/modules"
 }
 
 key_hex() { od -An -tx1 -v "$CRYPT_DISKS/$1.key" | tr -d ' \n'; }
@@ -264,9 +428,58 @@ assert_crypt_as_cryptsetup() {
 	grep -q "^table debian--vg-swap_1: 0 [0-9]* linear " "$CRYPT_DISKS/facts"
 }
 
+# The build boot of LAYOUT reached multi-user and installed the .deb, whose
+# postinst built the image from the live root with the shipped config.
+assert_guest_built() {
+	local log=$1 root=$2
+	assert_multi_user "$log"
+	vm_assert_section_line "$log" BUILD "root-source=$root"
+	vm_assert_section_line "$log" BUILD "install-exit=0"
+	vm_assert_section_line "$log" BUILD "conf: TARGET=auto"
+	vm_assert_section_contains "$log" BUILD "update-hardinit: kernel $GKVER: built /boot/hardinit.img-$GKVER"
+	if vm_section "$log" BUILD | grep 'step-failed'; then return 1; fi
+}
+
+# The guest's image holds what reaches its encrypted root on the generic
+# kernel: the disk's drivers, ext4, dm-mod and dm-crypt, the crypto
+# modules of the volume's cipher (aes-xts-plain64: xts, and ecb under it),
+# the AF_ALG skcipher for the keyslot; and, as /etc/crypttab, the root's
+# line only.
+assert_guest_image() {
+	local layout=$1 uuid=$2 dir list m
+	dir=$(crypt_image_unpack "$layout")
+	list=$(crypt_image_modules "$dir")
+	echo "$list"
+	for m in virtio_blk virtio_pci ext4 dm_mod dm_crypt xts ecb algif_skcipher; do
+		grep -qx "$m" <<<"$list" || { echo "not in the guest's image: $m" >&2; return 1; }
+	done
+	for m in nvme ahci sd_mod virtio_scsi dm_verity; do
+		! grep -qx "$m" <<<"$list" || { echo "in the guest's image: $m" >&2; return 1; }
+	done
+	[ "$(cat "$dir/etc/crypttab")" = "$NAME UUID=$uuid none luks,discard" ]
+	echo "# $layout: the guest's host-only image $(stat -c %s "$CDIR/$layout-guest.img") bytes" >&3
+}
+
 # ---- root on LUKS2 ----------------------------------------------------------------
 
-@test "root on LUKS2 (vda5_crypt): the passphrase on the console opens it, systemd reaches multi-user.target" {
+@test "root on LUKS2: installing the .deb in the guest builds a host-only image from the live encrypted root" {
+	local log
+	log=$(crypt_boot luks build)
+	assert_guest_built "$log" "/dev/mapper/$NAME"
+	assert_guest_image luks "$UUID_LUKS"
+}
+
+@test "root on LUKS2: the kernel hook refuses a crypttab that does not name the root, and keeps the image" {
+	local log
+	log=$(crypt_boot luks build)
+	# update-hardinit indents the builder's lines.
+	vm_assert_section_line "$log" BUILD "refuse:   hardinit-mkinitramfs: host-only: the root is on LUKS2 device $NAME, which /etc/crypttab does not name; add its line (crypttab(5): $NAME UUID=... none luks) or pass --crypttab FILE"
+	vm_assert_section_line "$log" BUILD "refuse: update-hardinit: kernel $GKVER: hardinit-mkinitramfs failed (above); /boot/hardinit.img-$GKVER not changed, the previous image is kept"
+	vm_assert_section_line "$log" BUILD "refuse-exit=1"
+	vm_assert_section_line "$log" BUILD "refuse-image-kept=yes"
+}
+
+@test "root on LUKS2 (vda5_crypt): the image the guest built asks the passphrase on the console, systemd reaches multi-user.target" {
 	local log
 	log=$(crypt_boot luks)
 	assert_multi_user "$log"
@@ -291,19 +504,28 @@ assert_crypt_as_cryptsetup() {
 
 # ---- LVM on LUKS2 ------------------------------------------------------------------
 
-@test "LVM on LUKS2 (root=/dev/mapper/debian--vg-root): systemd reaches multi-user.target, swap_1 on" {
+@test "LVM on LUKS2: installing the .deb in the guest builds a host-only image from the live LV over dm-crypt" {
+	local log
+	log=$(crypt_boot lvm build)
+	assert_guest_built "$log" "/dev/mapper/$LV_ROOT"
+	assert_guest_image lvm "$UUID_LVM"
+}
+
+@test "LVM on LUKS2 (root=/dev/mapper/debian--vg-root): the image the guest built boots to multi-user.target, swap_1 on" {
 	local log
 	log=$(crypt_boot lvm)
 	assert_multi_user "$log"
 	# Mounted by its /dev/mapper name, as fstab says (stages/root.c).
 	vm_assert_section_line "$log" ROOT "source=/dev/mapper/$LV_ROOT"
 	vm_assert_section_line "$log" ROOT "dm_name=$LV_ROOT"
-	# swap_1 is left to the root's lvm2 (hardinit activates the root LV):
-	# its udev rules activate the rest of the VG, systemd swaps on it.
+	# swap_1: hardinit activates it for resume= (below), the root's lvm2
+	# finds the VG active, systemd swaps on it.
 	vm_assert_section_line "$log" LVM "lv: root active /dev/mapper/$LV_ROOT"
 	vm_assert_section_line "$log" LVM "lv: swap_1 active /dev/mapper/debian--vg-swap_1"
 	vm_assert_section_line "$log" LVM "swap-target=active"
 	vm_assert_section_contains "$log" LVM "swap: "
+	# resume= on swap_1: hardinit activates it and finds no hibernated system.
+	vm_assert_log_contains "$log" "lvm: activated debian-vg/swap_1 as /dev/mapper/debian--vg-swap_1"
 }
 
 @test "LVM on LUKS2: systemd-cryptsetup@vda5_crypt sees the volume active, does not fail, does not ask again" {
