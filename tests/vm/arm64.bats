@@ -57,9 +57,26 @@ setup_file() {
 
 	rm -rf "$dir/root" && mkdir -p "$dir/root"
 	vm_stage_root "$dir/root"
+	# hardinit itself, run once more on the root for its mapping's flags.
+	install -m 0755 "$_VM_BUILD/hardinit" "$dir/root/probe/hardinit"
 	vm_probe_script "$dir/root" <<-'EOF'
 		echo "=== BEGIN ARM64 ==="
 		echo "uname=$(uname -m)"
+		# BTI: the VmFlags of the text of PID 1 (the test init, built as
+		# hardinit is) and of hardinit running (blocked writing --help into
+		# a pipe that 64 KiB already fill), then the enforcement probe.
+		text_flags() {
+			awk -v exe="$2" '$2 == "r-xp" && $6 == exe { x = 1; next }
+				/^[0-9a-f]+-[0-9a-f]+ / { x = 0 }
+				x && /^VmFlags:/ { sub(/^VmFlags: */, ""); print; exit }' "/proc/$1/smaps"
+		}
+		echo "pid1.text=$(text_flags 1 /sbin/init)"
+		(dd if=/dev/zero bs=4096 count=16 2>/dev/null; exec /probe/hardinit --help) | { sleep 3; cat >/dev/null; } &
+		sleep 1
+		for p in /proc/[0-9]*; do [ "$(readlink "$p/exe")" = /probe/hardinit ] && hp=${p#/proc/}; done
+		echo "hardinit.text=$(text_flags "${hp:-none}" /probe/hardinit)"
+		wait
+		/probe/bti
 		for key in kernel.kptr_restrict kernel.dmesg_restrict fs.protected_fifos \
 			kernel.randomize_va_space vm.mmap_min_addr vm.mmap_rnd_bits vm.mmap_rnd_compat_bits \
 			dev.tty.legacy_tiocsti; do
@@ -246,6 +263,24 @@ aavmf_boot() {
 	vm_assert_section_contains "$log" REPORT "memory nx ok execute-never is architectural on aarch64"
 	vm_assert_section_contains "$log" REPORT "kernel vsyscall=none skipped a word of x86_64 kernels only"
 	vm_assert_section_contains "$log" REPORT "kernel kpti=1 warn"
+}
+
+# The BTI and PAC note makes the kernel map the text of a static binary
+# guarded (PROT_BTI: smaps "bt") on a CPU with BTI (lib.bash's max), and an
+# indirect branch to anything but a landing pad then faults. Debian's 6.1
+# and 6.12 arm64 kernels both honour it.
+@test "arm64: BTI is enforced on hardinit and on what it becomes (6.1 and 6.12)" {
+	local k log
+	for k in 6.1 6.12; do
+		log=$A_DIR/$k.log
+		vm_assert_done "$log"
+		[[ " $(guest "$log" hardinit.text) " == *" ex "*" bt "* ]] ||
+			{ echo "$k: hardinit's text is not BTI-guarded"; vm_section "$log" ARM64; return 1; }
+		[[ " $(guest "$log" pid1.text) " == *" ex "*" bt "* ]] ||
+			{ echo "$k: PID 1's text is not BTI-guarded"; vm_section "$log" ARM64; return 1; }
+		expect "$log" bti.pad ok
+		expect "$log" bti.nopad SIGILL
+	done
 }
 
 @test "arm64 6.1: no legacy_tiocsti, so the aarch64 seccomp filter stops TIOCSTI for everyone" {
