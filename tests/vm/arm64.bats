@@ -63,18 +63,24 @@ setup_file() {
 		echo "=== BEGIN ARM64 ==="
 		echo "uname=$(uname -m)"
 		# BTI: the VmFlags of the text of PID 1 (the test init, built as
-		# hardinit is) and of hardinit running (blocked writing --help into
-		# a pipe that 64 KiB already fill), then the enforcement probe.
+		# hardinit is) and of hardinit running (its --help blocked on a pipe
+		# that 64 KiB already fill, until /run/bti.read is there; bounded),
+		# then the enforcement probe.
 		text_flags() {
 			awk -v exe="$2" '$2 == "r-xp" && $6 == exe { x = 1; next }
 				/^[0-9a-f]+-[0-9a-f]+ / { x = 0 }
 				x && /^VmFlags:/ { sub(/^VmFlags: */, ""); print; exit }' "/proc/$1/smaps"
 		}
 		echo "pid1.text=$(text_flags 1 /sbin/init)"
-		(dd if=/dev/zero bs=4096 count=16 2>/dev/null; exec /probe/hardinit --help) | { sleep 3; cat >/dev/null; } &
-		sleep 1
-		for p in /proc/[0-9]*; do [ "$(readlink "$p/exe")" = /probe/hardinit ] && hp=${p#/proc/}; done
+		(dd if=/dev/zero bs=4096 count=16 2>/dev/null; exec /probe/hardinit --help) |
+			{ n=0; while [ ! -e /run/bti.read ] && [ $n -lt 60 ]; do sleep 1; n=$((n + 1)); done; cat >/dev/null; } &
+		hp="" n=0
+		while [ -z "$hp" ] && [ $n -lt 500 ]; do
+			for p in /proc/[0-9]*; do [ "$(readlink "$p/exe")" = /probe/hardinit ] && hp=${p#/proc/}; done
+			n=$((n + 1))
+		done
 		echo "hardinit.text=$(text_flags "${hp:-none}" /probe/hardinit)"
+		touch /run/bti.read
 		wait
 		/probe/bti
 		for key in kernel.kptr_restrict kernel.dmesg_restrict fs.protected_fifos \
