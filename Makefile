@@ -133,7 +133,15 @@ $(BUILD)/mkcpio: initramfs/mkcpio.c
 	@mkdir -p $(BUILD)
 	$(HOSTCC) $(COMMON) -O2 $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $< -o $@
 
-$(BUILD)/include/.stamp:
+# Which LIBINC the links point at: a build directory made with another
+# (before scripts/build-bti, on arm64) relinks them and rebuilds.
+LIBINC_STAMP := $(BUILD)/include/.libinc.$(shell printf '%s' '$(LIBINC)' | sha256sum | cut -c1-12)
+$(LIBINC_STAMP):
+	@mkdir -p $(BUILD)/include
+	rm -f $(BUILD)/include/.libinc.*
+	touch $@
+
+$(BUILD)/include/.stamp: $(LIBINC_STAMP)
 	@mkdir -p $(BUILD)/include
 	ln -sfn $(LIBINC)/selinux $(BUILD)/include/selinux
 	ln -sfn $(LIBINC)/sepol $(BUILD)/include/sepol
