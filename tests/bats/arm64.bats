@@ -46,14 +46,18 @@ setup() {
 # $BATS_TEST_TMPDIR/checked.
 unmarked_objects() {
 	local map=$1 dir m a o n=0
+	local -A at=()
 	dir=$(mktemp -d "$BATS_TEST_TMPDIR/members.XXXXXX")
 	while read -r m; do
 		a=${m%%(*}
 		o=${m#*(}
 		o=${o%)}
-		mkdir -p "$dir/$n"
-		(cd "$dir/$n" && ar x "$a" "$o")
-		readelf -n "$dir/$n/$o" | grep -q 'AArch64 feature: BTI, PAC' || echo "$m"
+		# Each archive unpacked once.
+		if [[ -z ${at[$a]:-} ]]; then
+			at[$a]=$dir/${#at[@]}
+			mkdir -p "${at[$a]}" && (cd "${at[$a]}" && ar x "$a")
+		fi
+		readelf -n "${at[$a]}/$o" | grep -q 'AArch64 feature: BTI, PAC' || echo "$m"
 		n=$((n + 1))
 	done < <(sed -n '/^Archive member included/,/^Discarded input sections/p' "$map" |
 		grep -oE '^/[^ ]+\.a\([^)]+\)' | sort -u)
