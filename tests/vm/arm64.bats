@@ -145,7 +145,7 @@ setup_file() {
 		# 6.1's root disk on virtio-mmio (as on Firecracker and boards),
 		# 6.12's on virtio-pci (QEMU's if=virtio).
 		local disk=(--disk "$dir/root.img")
-		[[ $k == 6.1 ]] && disk=(-- -drive "file=$dir/root.img,if=none,id=mmio0,format=raw" -device virtio-blk-device,drive=mmio0)
+		[[ $k == 6.1 ]] && disk=(-- -drive "file=$dir/root.img,if=none,id=mmio0,format=raw" -device "virtio-blk-device,drive=mmio0")
 		vm_boot "$dir/$k.log" --kernel "$k-arm64" --initrd "$dir/$k.img" \
 			--append "$APPEND" --timeout 180 "${disk[@]}" || true
 		echo $((SECONDS - start)) >"$dir/$k.seconds"
