@@ -35,14 +35,11 @@ MUSLARCH_amd64 := x86_64
 MUSLARCH_arm64 := aarch64
 QEMU_arm64 := qemu-aarch64-static
 # -mbranch-protection=standard: PAC return addresses and BTI landing pads
-# in hardinit's own code (hint instructions, no-ops on CPUs without them).
-# The binary does not carry the BTI property note: musl's libc.a and crt
-# objects (its aarch64 assembly has no landing pads), gcc-12-cross's
-# crtbeginS.o, crtendS.o and libgcc.a (the soft-float long double routines
-# musl's printf pulls in) and Debian 12's static libselinux, libpcre2,
-# libcap-ng, libargon2 and libbearssl are built without branch protection, so the
-# linker drops the note, and forcing it (-z force-bti) would fault on the
-# first indirect call into them (tests/bats/arm64.bats checks both).
+# (hint instructions, no-ops on CPUs without them). The linker keeps the
+# BTI and PAC property note on the binary only when every object linked
+# carries it, so the arm64 build links only such objects (BTI_DIR, below);
+# forcing the note (-z force-bti) instead would fault on the first
+# indirect call into unmarked code (tests/bats/arm64.bats checks both).
 ARCHFLAGS_arm64 := -mbranch-protection=standard
 TRIPLET    := $(TRIPLET_$(ARCH))
 ifeq ($(TRIPLET),)
@@ -59,6 +56,28 @@ MUSLCC     ?= $(TRIPLET)-gcc -specs /usr/lib/$(MUSLARCH_$(ARCH))-linux-musl/musl
 CROSS      := $(ARCH)
 endif
 ARCHIVES   := /usr/lib/$(TRIPLET)
+# The library headers (selinux, sepol, cap-ng.h, argon2.h, bearssl).
+LIBINC     := /usr/include
+ifeq ($(ARCH),arm64)
+# scripts/build-bti (cached; minutes when cold, install-deps fills it):
+# musl and libgcc's soft-float routines rebuilt from Debian's sources with
+# branch protection, a specs file for that musl without gcc's
+# crtbeginS/crtendS, and Debian 13's arm64 static libselinux, libsepol,
+# libcap-ng, libpcre2-8, libargon2 and libbearssl (built with it, unlike
+# Debian 12's) with their headers. tests/bats/arm64.bats reads the link map.
+BTI_DIR    := $(shell scripts/build-bti)
+ifeq ($(BTI_DIR),)
+$(error scripts/build-bti failed (its message is above); it needs Debian's archive through apt)
+endif
+MUSLCC     := $(TRIPLET)-gcc -specs $(BTI_DIR)/musl-gcc.specs
+ARCHIVES   := $(BTI_DIR)/lib
+LIBINC     := $(BTI_DIR)/include
+# The link map, for that test; no PT_GNU_RELRO: in a static musl program
+# nothing applies it (musl's dynamic linker does, the kernel never), and
+# aligning its end to arm64's 64 KiB pages padded the file by up to 64 KiB
+# (Debian 13's libraries took the binary over 1 MiB).
+HARDINIT_LDFLAGS := -Wl,-Map=$(BUILD)/hardinit.map -Wl,-z,norelro
+endif
 STATIC_LIBS := $(ARCHIVES)/libselinux.a $(ARCHIVES)/libsepol.a \
                $(ARCHIVES)/libcap-ng.a $(ARCHIVES)/libpcre2-8.a
 # LUKS2's argon2 keyslots (block/luks2_keyslot.c): Debian's libargon2-dev.
@@ -114,11 +133,19 @@ $(BUILD)/mkcpio: initramfs/mkcpio.c
 	@mkdir -p $(BUILD)
 	$(HOSTCC) $(COMMON) -O2 $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $< -o $@
 
-$(BUILD)/include/.stamp:
+# Which LIBINC the links point at: a build directory made with another
+# (before scripts/build-bti, on arm64) relinks them and rebuilds.
+LIBINC_STAMP := $(BUILD)/include/.libinc.$(shell printf '%s' '$(LIBINC)' | sha256sum | cut -c1-12)
+$(LIBINC_STAMP):
 	@mkdir -p $(BUILD)/include
-	ln -sfn /usr/include/selinux $(BUILD)/include/selinux
-	ln -sfn /usr/include/sepol $(BUILD)/include/sepol
-	ln -sfn /usr/include/cap-ng.h $(BUILD)/include/cap-ng.h
+	rm -f $(BUILD)/include/.libinc.*
+	touch $@
+
+$(BUILD)/include/.stamp: $(LIBINC_STAMP)
+	@mkdir -p $(BUILD)/include
+	ln -sfn $(LIBINC)/selinux $(BUILD)/include/selinux
+	ln -sfn $(LIBINC)/sepol $(BUILD)/include/sepol
+	ln -sfn $(LIBINC)/cap-ng.h $(BUILD)/include/cap-ng.h
 	ln -sfn /usr/include/linux $(BUILD)/include/linux
 	ln -sfn /usr/include/asm-generic $(BUILD)/include/asm-generic
 	ln -sfn /usr/include/$(TRIPLET)/asm $(BUILD)/include/asm
@@ -127,12 +154,12 @@ $(BUILD)/include/.stamp:
 # libargon2's header for the musl build (its own link: a build directory
 # made before it keeps its stamp).
 $(BUILD)/include/argon2.h: $(BUILD)/include/.stamp
-	ln -sfn /usr/include/argon2.h $@
+	ln -sfn $(LIBINC)/argon2.h $@
 
 # BearSSL's headers for the musl build.
 $(BUILD)/include/bearssl.h: $(BUILD)/include/.stamp
-	ln -sfn /usr/include/bearssl $(BUILD)/include/bearssl
-	ln -sfn /usr/include/bearssl.h $@
+	ln -sfn $(LIBINC)/bearssl $(BUILD)/include/bearssl
+	ln -sfn $(LIBINC)/bearssl.h $@
 
 # One library per flavour: musl (the binary), host (unit tests), host with
 # ASan+UBSan (unit tests again), clang with libFuzzer's instrumentation.
@@ -182,7 +209,7 @@ $(PREFIX_STAMP):
 	printf '%s\n' '$(PREFIX)' >$@
 
 $(BUILD)/hardinit: $(PROG_SRC) $(HDR) $(BUILD)/lib/libhardinit-musl.a $(BUILD)/include/.stamp $(PREFIX_STAMP)
-	$(MUSLCC) $(MUSLFLAGS) $(FLOOR_prog) -DHARDINIT_PROFILE_DIR='"$(PREFIX)/share/hardinit/profiles"' $(PROG_SRC) $(BUILD)/lib/libhardinit-musl.a -o $@ $(MUSLLDFLAGS) $(STATIC_LIBS)
+	$(MUSLCC) $(MUSLFLAGS) $(FLOOR_prog) -DHARDINIT_PROFILE_DIR='"$(PREFIX)/share/hardinit/profiles"' $(PROG_SRC) $(BUILD)/lib/libhardinit-musl.a -o $@ $(MUSLLDFLAGS) $(HARDINIT_LDFLAGS) $(STATIC_LIBS)
 	@printf 'hardinit: %s is %s bytes (static, stripped)\n' $@ $$(stat -c %s $@)
 
 $(BUILD)/probe/%: tests/probe/%.c $(BUILD)/include/.stamp
@@ -225,7 +252,7 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(HDR) $(PROG_TESTED) $(BUILD)/lib/libhardinit-f
 # The fortify shims are musl-only code: tested built with musl, as shipped.
 $(BUILD)/unit/test_compat_musl: tests/unit-musl/test_compat.c prog/compat.c $(TEST_HDR) $(BUILD)/include/.stamp
 	@mkdir -p $(BUILD)/unit
-	$(MUSLCC) $(COMMON) -O1 -static -isystem $(BUILD)/include -Itests/unit $< prog/compat.c -o $@
+	$(MUSLCC) $(COMMON) $(ARCHFLAGS_$(ARCH)) -O1 -static -isystem $(BUILD)/include -Itests/unit $< prog/compat.c -o $@
 
 # LUKS2's KDFs built with musl as PID 1 links them: Debian's libargon2.a
 # (built against glibc) through the fortify shims, RFC 9106's vectors.
@@ -245,13 +272,15 @@ $(BUILD)/tools/luks2-tool: tests/tools/luks2-tool.c $(HDR) $(BUILD)/lib/libhardi
 	$(HOSTCC) $(HOSTFLAGS) $(INC_ALL) $< $(BUILD)/lib/libhardinit-host.a -o $@ $(HOSTLIBS) -lcrypto
 
 ifeq ($(CROSS),)
+# The C23 names' shims (prog/glibc_names.c) tested on the host too.
+$(BUILD)/unit/test_glibc_names $(BUILD)/unit-san/test_glibc_names: EXTRA_SRC = prog/glibc_names.c
 unit: $(UNIT_BIN) $(UNIT_SAN) $(BUILD)/unit/test_compat_musl $(BUILD)/unit/test_luks2_kdf_musl $(BUILD)/unit/test_tpm2_session_musl $(BUILD)/tools/luks2-tool
 else
 # A cross build's unit tests: the same tests, built with the target's musl
 # against the library that goes into the binary (and the static archives
 # it links), run under qemu-user by tests/run-suites.
 CROSS_UNIT := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(UNIT_SRC))
-CROSS_LINKED := prog/compat.c prog/pcre2_nojit.c
+CROSS_LINKED := prog/compat.c prog/pcre2_nojit.c prog/glibc_names.c
 $(CROSS_UNIT): $(BUILD)/unit/%: tests/unit/%.c $(TEST_HDR) $(HDR) $(PROG_TESTED) $(BUILD)/lib/libhardinit-musl.a $(BUILD)/include/.stamp
 	@mkdir -p $(BUILD)/unit
 	$(MUSLCC) $(COMMON) $(ARCHFLAGS_$(ARCH)) -O1 -static -isystem $(BUILD)/include $(INC_ALL) -Itests/unit $< $(EXTRA_SRC) $(CROSS_LINKED) $(BUILD)/lib/libhardinit-musl.a -o $@ $(STATIC_LIBS)

@@ -149,6 +149,21 @@ int __open_2(const char *path, int flags)
 	return open(path, flags);
 }
 
+/* The same under the name Debian 13's libselinux.a calls on arm64 (glibc's
+ * open64, which is open on a 64-bit architecture). */
+int __open64_2(const char *path, int flags)
+{
+	return __open_2(path, flags);
+}
+
+/* Debian 13's libargon2.a clears its memory with this. */
+void __explicit_bzero_chk(void *dst, size_t len, size_t dstlen)
+{
+	if (dstlen < len)
+		fortify_fail("explicit_bzero");
+	explicit_bzero(dst, len);
+}
+
 char *__realpath_chk(const char *path, char *resolved, size_t resolvedlen)
 {
 	if (resolved && resolvedlen < PATH_MAX)

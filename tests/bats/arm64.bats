@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # The arm64 cross build (make ARCH=arm64, run by make check's cross): a
-# static aarch64 binary, hardinit's own code built with branch protection,
-# and why the linked binary cannot carry the BTI property note.
+# static aarch64 binary built with branch protection whose every linked
+# object carries the BTI and PAC property note, so the binary does
+# (scripts/build-bti), and why the note is never forced.
 
 # run --separate-stderr sets stderr and stderr_lines.
 # shellcheck disable=SC2154
@@ -39,17 +40,94 @@ setup() {
 	((n > 20))
 }
 
-# The linker ANDs the property over every input; musl's crt objects and
-# libc.a (Debian's musl-dev:arm64) carry no note, so it is dropped. This
-# test fails when they gain one: then the binary's note is to be checked.
-@test "arm64: musl's crt objects lack the note, so the binary cannot claim BTI" {
-	run readelf -n /usr/lib/aarch64-linux-musl/crt1.o
-	[[ $output != *"AArch64 feature"* ]]
-	# gcc's own start files and libgcc, linked into every static binary, too.
-	run readelf -n "$(aarch64-linux-gnu-gcc -print-file-name=crtbeginS.o)"
-	[[ $output != *"AArch64 feature"* ]]
+# The objects of link map MAP (archive members and input files; prog/'s
+# objects are gcc's deleted temporaries, covered by the binary's own note)
+# without the BTI and PAC note, one a line; the count checked in
+# $BATS_TEST_TMPDIR/checked.
+unmarked_objects() {
+	local map=$1 dir m a o n=0
+	local -A at=()
+	dir=$(mktemp -d "$BATS_TEST_TMPDIR/members.XXXXXX")
+	while read -r m; do
+		a=${m%%(*}
+		o=${m#*(}
+		o=${o%)}
+		# Each archive unpacked once.
+		if [[ -z ${at[$a]:-} ]]; then
+			at[$a]=$dir/${#at[@]}
+			mkdir -p "${at[$a]}" && (cd "${at[$a]}" && ar x "$a")
+		fi
+		readelf -n "${at[$a]}/$o" | grep -q 'AArch64 feature: BTI, PAC' || echo "$m"
+		n=$((n + 1))
+	done < <(sed -n '/^Archive member included/,/^Discarded input sections/p' "$map" |
+		grep -oE '^/[^ ]+\.a\([^)]+\)' | sort -u)
+	while read -r o; do
+		readelf -n "$o" | grep -q 'AArch64 feature: BTI, PAC' || echo "$o"
+		n=$((n + 1))
+	done < <(awk '$1 == "LOAD" && $2 ~ /\.o$/ && $2 !~ "^/tmp/" { print $2 }' "$map" | sort -u)
+	echo "$n" >"$BATS_TEST_TMPDIR/checked"
+}
+
+@test "arm64: hardinit carries the BTI and PAC property note and runs with BTI enforced" {
 	run readelf -n "$ARM64/hardinit"
-	[[ $output != *"AArch64 feature: BTI"* ]]
+	[[ $output == *"AArch64 feature: BTI, PAC"* ]]
+	# qemu-user maps a marked binary's code guarded on a CPU with BTI.
+	run qemu-aarch64-static -cpu max "$ARM64/hardinit" --version
+	[[ $status -eq 0 && $output == "hardinit "* ]]
+	run -0 qemu-aarch64-static -cpu max "$ARM64/hardinit" check-config config/strict.conf
+}
+
+# The linker ANDs the property over every input: one object without it
+# drops the note. scripts/build-bti gives musl (libc.a, crt) and libgcc's
+# soft-float routines rebuilt with branch protection and Debian 13's
+# static libraries; gcc's crtbeginS/crtendS are not linked.
+@test "arm64: every object linked into hardinit carries BTI and PAC (the link map)" {
+	local map=$ARM64/hardinit.map missing
+	[[ -f $map ]] || { echo "no $map (make ARCH=arm64 writes it)"; return 1; }
+	grep -q '/bti/[0-9a-f]*/musl/libc.a' "$map"
+	grep -q '/bti/[0-9a-f]*/musl/crti.o' "$map"
+	grep -q '/bti/[0-9a-f]*/lib/libselinux.a' "$map"
+	if grep -E 'crtbeginS.o|crtendS.o|/usr/lib/aarch64-linux-(musl|gnu)/' "$map"; then return 1; fi
+	missing=$(unmarked_objects "$map")
+	echo "# $(cat "$BATS_TEST_TMPDIR/checked") objects checked" >&3
+	(($(cat "$BATS_TEST_TMPDIR/checked") > 300))
+	[[ -z $missing ]] || { printf 'no BTI, PAC note: %s\n' "$missing"; return 1; }
+}
+
+# The check above can fail: Debian 12's libselinux.a and musl's crt1.o
+# (musl-dev:arm64) have no note.
+@test "arm64: the link-map check names an object without the note" {
+	local map=$BATS_TEST_TMPDIR/t.map missing
+	printf '%s\n' 'Archive member included to satisfy reference by file (symbol)' '' \
+		'/usr/lib/aarch64-linux-gnu/libselinux.a(avc.o)' '                              x.o (avc_open)' \
+		'Discarded input sections' 'LOAD /usr/lib/aarch64-linux-musl/crt1.o' >"$map"
+	missing=$(unmarked_objects "$map")
+	[[ $missing == "/usr/lib/aarch64-linux-gnu/libselinux.a(avc.o)"$'\n'"/usr/lib/aarch64-linux-musl/crt1.o" ]]
+	[[ $(cat "$BATS_TEST_TMPDIR/checked") == 2 ]]
+}
+
+# prog/glibc_names.c's __isoc23_sscanf is musl's sscanf, without C23's %b
+# and binary %i: the linked callers' formats must use neither.
+@test "arm64: the formats of the linked __isoc23_sscanf callers use no %b or %i" {
+	local map=$ARM64/hardinit.map m a o n=0 dir
+	dir=$BATS_TEST_TMPDIR/scanf
+	mkdir -p "$dir"
+	while read -r m; do
+		a=${m%%(*}
+		o=${m#*(}
+		o=${o%)}
+		[[ $a == */lib/lib*.a && $a != */musl/* ]] || continue
+		(cd "$dir" && ar x "$a" "$o")
+		aarch64-linux-gnu-nm "$dir/$o" | grep -q ' U __isoc23_sscanf$' || continue
+		if strings -n 2 "$dir/$o" | grep -E '%[*0-9hljztL]*[bi]'; then
+			echo "$m: a %b or %i format"
+			return 1
+		fi
+		n=$((n + 1))
+	done < <(sed -n '/^Archive member included/,/^Discarded input sections/p' "$map" |
+		grep -oE '^/[^ ]+\.a\([^)]+\)' | sort -u)
+	echo "# $n callers" >&3
+	((n >= 3))
 }
 
 @test "arm64: forcing the BTI note over musl faults on the first indirect branch (why it is not forced)" {
