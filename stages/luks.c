@@ -269,6 +269,28 @@ static int tpm_open_unseal(struct boot *b, char *path, size_t cap)
 	return fd;
 }
 
+/* The TPM's share of an unseal, for the report (unseal_tpm_ms): its
+ * commands and the time spent in them, the kernel driver's waits and the
+ * TPM's own work; the rest of unseal_ms is PID 1's (the salt, the HMACs,
+ * the response checks). */
+struct timed_tpm {
+	struct tpm_dev d;
+	unsigned cmds;
+	uint64_t ns;
+};
+
+static int timed_xfer(void *ctx, const uint8_t *cmd, size_t len, uint8_t *resp, size_t cap, size_t *rlen, char *err,
+		      size_t errlen)
+{
+	struct timed_tpm *t = ctx;
+	uint64_t start = hi_boottime_ns();
+	int rc = hi_tpm_dev_xfer(&t->d, cmd, len, resp, cap, rlen, err, errlen);
+
+	t->ns += hi_boottime_ns() - start;
+	t->cmds++;
+	return rc;
+}
+
 /* The systemd-tpm2 tokens through the TPM (tpm_open_unseal). 0 opened (how
  * says by which token and PCRs), 1 not (the warning said why: the
  * passphrase follows). */
@@ -284,8 +306,8 @@ static int unlock_tpm2(struct boot *b, const struct luks_volume *v, const struct
 		has |= h->token[i].used && !strcmp(h->token[i].type, "systemd-tpm2");
 	if (!has)
 		return 1;
-	struct tpm_dev d = { tpm_open_unseal(b, path, sizeof path), TPM_DEV_TIMEOUT_MS };
-	if (d.fd < 0) {
+	struct timed_tpm t = { { tpm_open_unseal(b, path, sizeof path), TPM_DEV_TIMEOUT_MS }, 0, 0 };
+	if (t.d.fd < 0) {
 		log_warn("luks: %s: it has a TPM2 token but there is no TPM (%s: %s); asking for the passphrase",
 			 v->name, path, strerror(errno));
 		return 1;
@@ -305,11 +327,11 @@ static int unlock_tpm2(struct boot *b, const struct luks_volume *v, const struct
 	char sigpath[BOOT_PATH_MAX] = "";
 	long siglen = read_pcrsig(b, sig, sizeof sig, sigpath, sizeof sigpath);
 	uint32_t signed_pcrs = 0;
-	int rc = hi_luks_tpm2_open(h, hi_tpm_dev_xfer, &d, len >= 0 ? pin : NULL, siglen >= 0 ? sig : NULL,
+	int rc = hi_luks_tpm2_open(h, timed_xfer, &t, len >= 0 ? pin : NULL, siglen >= 0 ? sig : NULL,
 				siglen >= 0 ? (size_t)siglen : 0, dev_read, dc, hi_afalg_decrypt_sectors, vk, vklen, slot,
 				&token, &pcrs, &signed_pcrs, err, sizeof err);
 	explicit_bzero(pin, sizeof pin);
-	close(d.fd);
+	close(t.d.fd);
 	if (rc != 0) {
 		log_warn("luks: %s: the TPM did not unlock it: %s; asking for the passphrase", v->name, err);
 		return 1;
@@ -317,6 +339,8 @@ static int unlock_tpm2(struct boot *b, const struct luks_volume *v, const struct
 	char ms[CLOCK_MS_MAX];
 	hi_report_add(&b->rep, "luks", "unseal_ms", "info", "%s (%s, through %s)",
 		   hi_clock_format_ms(ms, sizeof ms, hi_luks_tpm2_unseal_ns()), v->name, path);
+	hi_report_add(&b->rep, "luks", "unseal_tpm_ms", "info", "%s (%s, %u commands at the TPM)",
+		   hi_clock_format_ms(ms, sizeof ms, t.ns), v->name, t.cmds);
 	size_t n = (size_t)snprintf(how, howcap, "tpm2 (token %d, PCRs", token);
 	for (unsigned i = 0; i < 24 && n < howcap; i++)
 		if (pcrs & 1u << i)

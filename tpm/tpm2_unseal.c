@@ -1,5 +1,6 @@
 #include "tpm2_unseal.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/random.h>
@@ -438,6 +439,64 @@ static int seed_new(uint8_t *out, size_t n)
 	return got == (ssize_t)n ? 0 : -1;
 }
 
+/* The salt of the session (hi_tpm2_salt_make: an ephemeral P-256 key
+ * and ECDH, or RSA-OAEP), made on a thread while the main one waits for
+ * the Load: about 10 ms of guest instructions under TCG that would
+ * otherwise run between two TPM commands while the TPM idles, and the
+ * Load is the longest wait of the unseal (a TPM built on the reference
+ * code answers the first authorization of a DA-protected key after
+ * Startup, the SRK's in Load, with TPM_RC_RETRY once it has noted that in
+ * NV, and the kernel sleeps 20 ms before it sends the command again).
+ * The thread only computes (bounded, no I/O, no wait): the seed is drawn
+ * here first, on the caller's thread, as it may wait for the kernel's
+ * pool. The salt stays in this static job, wiped after the session key is
+ * made from it, on every path. */
+struct salt_job {
+	const struct tpm2_primary_pub *pub;
+	uint8_t seed[32];
+	struct tpm2_salt salt;
+	char why[160];
+	int rc;
+	bool threaded;
+	pthread_t thread;
+};
+
+static void *salt_run(void *arg)
+{
+	struct salt_job *j = arg;
+
+	j->rc = hi_tpm2_salt_make(j->pub, j->seed, &j->salt, j->why, sizeof j->why);
+	explicit_bzero(j->seed, sizeof j->seed);
+	return NULL;
+}
+
+/* 0 with the salt under way (on a thread, or made here if no thread could
+ * be started), -1 when the kernel gave no random seed. */
+static int salt_begin(struct salt_job *j, const struct tpm2_primary_pub *pub)
+{
+	j->pub = pub;
+	j->threaded = false;
+	j->rc = -1;
+	if (seed_new(j->seed, sizeof j->seed) < 0) {
+		snprintf(j->why, sizeof j->why, "no random salt from the kernel");
+		return -1;
+	}
+	j->threaded = pthread_create(&j->thread, NULL, salt_run, j) == 0;
+	if (!j->threaded)
+		salt_run(j);
+	return 0;
+}
+
+/* The salt's result (0 or -1 with why); always joins a started thread. */
+static int salt_end(struct salt_job *j)
+{
+	if (j->threaded) {
+		pthread_join(j->thread, NULL);
+		j->threaded = false;
+	}
+	return j->rc;
+}
+
 /* systemd 252's signed PCR policy in the session: the signing key
  * loaded, PolicyPCR of the signed PCRs, that digest's signature found in
  * the signature file and checked by the TPM (VerifySignature's ticket),
@@ -503,34 +562,28 @@ static int authorize(struct run *r, const struct tpm2_unseal_req *q, const struc
 /* The salted policy session with the token's policy; 0 with the session
  * in *s, 1 when its digest is not the token's, -1 error. */
 static int policy(struct run *r, const struct tpm2_unseal_req *q, const struct tpm2_rsa_pub *k, uint32_t primary,
-		  const struct tpm2_primary_pub *pub, struct tpm2_session *s)
+		  const struct tpm2_salt *salt, struct tpm2_session *s)
 {
-	uint8_t digest[TPM_DIGEST_MAX], seed[32];
-	struct tpm2_salt salt;
+	uint8_t digest[TPM_DIGEST_MAX];
 	size_t dlen;
 	char why[160], pcrs[80];
 	long rc;
 
-	if (nonce_new(s->nonce_caller, sizeof s->nonce_caller) < 0 || seed_new(seed, sizeof seed) < 0) {
-		snprintf(r->err, r->errlen, "StartAuthSession: no random nonce or salt from the kernel");
+	if (nonce_new(s->nonce_caller, sizeof s->nonce_caller) < 0) {
+		snprintf(r->err, r->errlen, "StartAuthSession: no random nonce from the kernel");
 		return -1;
 	}
-	rc = hi_tpm2_salt_make(pub, seed, &salt, why, sizeof why);
-	explicit_bzero(seed, sizeof seed);
-	if (rc < 0)
-		return failed(r, -1, "StartAuthSession (the salt)", why);
-	rc = tpm_send(r, hi_tpm2_cmd_start_policy_session(r->cmd, sizeof r->cmd, primary, s->nonce_caller, salt.enc,
-						       salt.enc_len), "StartAuthSession");
+	rc = tpm_send(r, hi_tpm2_cmd_start_policy_session(r->cmd, sizeof r->cmd, primary, s->nonce_caller, salt->enc,
+						       salt->enc_len), "StartAuthSession");
 	if (rc == 0) {
 		rc = hi_tpm2_resp_start_session(r->resp, r->rlen, &s->handle, s->nonce_tpm, &s->ntlen, why, sizeof why);
 		if (rc != 0) {
 			s->handle = 0;
 			failed(r, rc, "StartAuthSession (salted with the primary key)", why);
 		} else {
-			hi_tpm2_session_key(s, salt.salt);
+			hi_tpm2_session_key(s, salt->salt);
 		}
 	}
-	explicit_bzero(&salt, sizeof salt);
 	if (rc != 0)
 		return -1;
 	if (q->pubkey_pcrs) {
@@ -616,6 +669,7 @@ int hi_tpm2_unseal(tpm_xfer_fn xfer, void *ctx, const struct tpm2_unseal_req *q,
 {
 	static struct run r;        /* 8 KiB of buffers: not on PID 1's stack */
 	static struct tpm2_primary_pub pub;
+	static struct salt_job salt;
 	struct tpm2_sealed sealed;
 	struct tpm2_session s;
 	uint32_t primary = 0, item = 0;
@@ -659,7 +713,13 @@ int hi_tpm2_unseal(tpm_xfer_fn xfer, void *ctx, const struct tpm2_unseal_req *q,
 		failed(&r, rc, q->primary_alg == TPM_ALG_ECC ? "CreatePrimary (ECC P-256)" : "CreatePrimary (RSA 2048)", why);
 		goto out;
 	}
-	if (tpm_send(&r, hi_tpm2_cmd_load(r.cmd, sizeof r.cmd, primary, &sealed), "Load") < 0)
+	if (salt_begin(&salt, &pub) < 0) {
+		failed(&r, -1, "StartAuthSession (the salt)", salt.why);
+		goto out;
+	}
+	int sent = tpm_send(&r, hi_tpm2_cmd_load(r.cmd, sizeof r.cmd, primary, &sealed), "Load");
+	int salted = salt_end(&salt);
+	if (sent < 0)
 		goto out;
 	rc = hi_tpm2_resp_load(r.resp, r.rlen, &item, name, &namelen, why, sizeof why);
 	if (rc != 0) {
@@ -668,7 +728,11 @@ int hi_tpm2_unseal(tpm_xfer_fn xfer, void *ctx, const struct tpm2_unseal_req *q,
 		failed(&r, rc, "Load (the sealed key is not this TPM's, or the TPM was cleared)", why);
 		goto out;
 	}
-	int p = policy(&r, q, &key, primary, &pub, &s);
+	if (salted < 0) {
+		failed(&r, -1, "StartAuthSession (the salt)", salt.why);
+		goto out;
+	}
+	int p = policy(&r, q, &key, primary, &salt.salt, &s);
 	if (p != 0) {
 		ret = p > 0 ? TPM2_POLICY_CHANGED : TPM2_ERROR;
 		goto out;
@@ -681,6 +745,7 @@ int hi_tpm2_unseal(tpm_xfer_fn xfer, void *ctx, const struct tpm2_unseal_req *q,
 		*slen = 0;
 	}
 out:
+	explicit_bzero(&salt, sizeof salt);
 	flush(&r, r.external);
 	flush(&r, s.handle);
 	flush(&r, item);

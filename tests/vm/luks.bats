@@ -254,6 +254,9 @@ tpm_boot() {
 	# Through /dev/tpm0, which the boot has to itself: not the resource
 	# manager's tpmrm0, which costs ~5 more round trips a command.
 	vm_assert_section_contains "$log" REPORT "(luks-$UUID, through /dev/tpm0)"
+	# Of it, the time inside the TPM's commands (bench/run's breakdown).
+	vm_assert_section_contains "$log" REPORT "luks unseal_tpm_ms info "
+	vm_assert_section_contains "$log" REPORT "(luks-$UUID, 8 commands at the TPM)"
 	vm_assert_section_contains "$log" REPORT "luks dm_ms info "
 }
 
