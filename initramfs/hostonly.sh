@@ -40,6 +40,7 @@ readonly HO_MAX_ATTR=4096      # bytes read from one sysfs or proc attribute
 # (dm-linear and dm-stripe are part of dm-mod).
 declare -gA HO_DM_TARGETS=([linear]=dm_mod [striped]=dm_mod [verity]="dm_mod dm_verity" [crypt]="dm_mod dm_crypt")
 readonly HO_MAX_CRYPTTAB=256   # lines read from crypttab
+readonly HO_MAX_BLOCK=4096     # entries of /sys/dev/block looked at for resume='s device
 
 HO_NEEDS=()
 HO_CRYPT_NAMES=()
@@ -433,7 +434,7 @@ ho_resume() {
 	esac
 	for d in "$HO_SYS"/dev/block/*; do
 		n=$((n + 1))
-		((n <= 4096)) || break
+		((n <= HO_MAX_BLOCK)) || break
 		[[ -f $d/dm/name ]] || continue
 		if [[ -n $name && $(ho_attr "$d/dm/name") == "$name" ]] ||
 			[[ $dev == /dev/dm-* && $(readlink -f -- "$d") == */"${dev#/dev/}" ]]; then
