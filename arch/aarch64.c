@@ -3,7 +3,8 @@
 
 #include <linux/audit.h>
 
-#include "arch.h"
+#include "aarch64.h"
+#include "arch_types.h"
 
 /* Words that switch off a protection arm64 has in hardware; the kernel
  * reads them (arch/arm64/kernel/idreg-override.c, cpufeature.c), and

@@ -3,6 +3,8 @@
 #include <string.h>
 
 #include "arch.h"
+#include "aarch64.h"
+#include "x86_64.h"
 
 static const struct arch *const all[] = { &hi_arch_x86_64, &hi_arch_aarch64 };
 #define N_ARCH (sizeof all / sizeof all[0])

@@ -3,7 +3,8 @@
 
 #include <linux/audit.h>
 
-#include "arch.h"
+#include "arch_types.h"
+#include "x86_64.h"
 
 /* ioctl as seccomp_data.nr shows it (arch/x86/entry/syscalls/syscall_64.tbl
  * and syscall_32.tbl). x32 calls carry __X32_SYSCALL_BIT and report

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "config.h"
+#include "config_types.h"
 
 #define VERITY_SB_SIZE        512    /* cryptsetup's struct verity_sb */
 #define VERITY_SALT_MAX       256    /* its salt[] field */

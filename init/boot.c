@@ -1,4 +1,5 @@
 #include "boot.h"
+#include "config.h"
 #include "fsutil.h"
 #include "log.h"
 
@@ -30,21 +31,6 @@ int hi_boot_problem(struct boot *b, bool required, const char *stage, const char
 		return hi_boot_error(b, "%s", msg);
 	log_warn("%s", msg);
 	return 0;
-}
-
-char *hi_boot_path(char *out, size_t outlen, const char *dir, const char *rel)
-{
-	size_t dlen = strlen(dir);
-
-	/* "/" + "/etc" must give "/etc", not "//etc". */
-	while (dlen > 0 && dir[dlen - 1] == '/')
-		dlen--;
-	while (*rel == '/')
-		rel++;
-	int n = snprintf(out, outlen, "%.*s/%s", (int)dlen, dir, rel);
-	if (n < 0 || (size_t)n >= outlen)
-		return NULL;
-	return out;
 }
 
 int hi_boot_sys_block_attr(struct boot *b, const char *name, const char *attr, char *buf, size_t cap)

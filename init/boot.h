@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "cmdline.h"
-#include "config.h"
+#include "config_types.h"
 #include "report.h"
 
 struct sysctl_early;
@@ -126,10 +126,6 @@ int hi_boot_problem(struct boot *b, bool required, const char *stage, const char
 
 /* Fill in the default paths and config for a mode. */
 void hi_boot_init_paths(struct boot *b, enum boot_mode mode);
-
-/* Join a context directory and a relative path into out (bounded). Returns
- * out, or NULL when the result would not fit. */
-char *hi_boot_path(char *out, size_t outlen, const char *dir, const char *rel);
 
 /* Read the block device NAME's sysfs attribute ATTR (b->sys/class/block/
  * NAME/ATTR, bounded by cap) into buf without its newline: 0, or -1 when

@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "cmdline.h"
-#include "config.h"
+#include "config_types.h"
 #include "report.h"
 #include "boot.h"
 

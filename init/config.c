@@ -16,6 +16,8 @@
 #include <string.h>
 
 #include "config_keys.h"
+#include "config_table.h"
+#include "config_values.h"
 #include "fsutil.h"
 
 /* ---- defaults: the baseline profile ----------------------------------- */
@@ -282,6 +284,7 @@ int hi_config_parse(struct config *c, const char *text, size_t len,
 	p->root = root ? root : "";
 	p->section = -1;
 	p->n_includes = &n_includes;
+	p->read_text = hi_config_parse_text;
 	rc = hi_config_parse_text(p, text ? text : "", text ? len : 0);
 	if (rc < 0)
 		format_error(err, errlen, name, p->line, p->msg);

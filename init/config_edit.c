@@ -11,7 +11,11 @@
 #include <string.h>
 
 #include "config.h"
+#include "config_edit.h"
+#include "config_format.h"
 #include "config_keys.h"
+#include "config_lock.h"
+#include "config_table.h"
 #include "sink.h"
 
 #define EDIT_MAX 16   /* SECTION.KEY=VALUE arguments */

@@ -1,11 +1,14 @@
 /* config_format: the effective config written as hardinit.conf text that
  * config_parse takes back to the same struct (saved by the report stage as
- * /run/hardinit/config for hardinit audit), and the lists' formatters. */
+ * /run/hardinit/config for hardinit audit); the lists' own formatters
+ * are config_lists.c's. */
 #include <cap-ng.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "config_format.h"
 #include "config_keys.h"
+#include "config_table.h"
 
 /* An enum value the names do not cover is written as "" and marks the
  * sink full: config_format must fail rather than write what does not parse. */
@@ -59,47 +62,6 @@ static void format_scalar(struct sink *o, const struct config *c, const struct k
 		hi_sink_printf(o, "%s =\n", d->key);
 	else
 		hi_sink_printf(o, "%s = %s\n", d->key, value);
-}
-
-/* The lists, one item a line: repeatable keys keep the order exactly. */
-void hi_format_booleans(struct sink *o, const struct config *c)
-{
-	for (size_t i = 0; i < c->n_booleans; i++)
-		hi_sink_printf(o, "boolean = %s=%s\n", c->booleans[i].name, c->booleans[i].value ? "on" : "off");
-}
-
-void hi_format_sysctls(struct sink *o, const struct config *c)
-{
-	for (size_t i = 0; i < c->n_sysctls; i++)
-		hi_sink_printf(o, "%s%s = %s\n", c->sysctls[i].ignore_failure ? "-" : "", c->sysctls[i].key, c->sysctls[i].value);
-	for (size_t i = 0; i < c->n_sysctls; i++)
-		if (c->sysctls[i].required)
-			hi_sink_printf(o, "require = %s\n", c->sysctls[i].key);
-}
-
-void hi_format_kernel_opts(struct sink *o, const struct config *c)
-{
-	for (size_t i = 0; i < c->n_kernel_opts; i++)
-		hi_sink_printf(o, "%s = %s\n", c->kernel_opts[i].required ? "require" : "warn", c->kernel_opts[i].word);
-}
-
-void hi_format_cap_drop(struct sink *o, const struct config *c)
-{
-	for (size_t i = 0; i < c->n_cap_drop; i++) {
-		const char *name = capng_capability_to_name((unsigned)c->cap_drop[i]);
-		if (name)
-			hi_sink_printf(o, "drop = cap_%s\n", name);
-		else
-			o->full = true;   /* cannot be written back: fail */
-	}
-}
-
-void hi_format_polydirs(struct sink *o, const struct config *c)
-{
-	hi_sink_printf(o, "polydirs =");
-	for (size_t i = 0; i < c->n_polydirs; i++)
-		hi_sink_printf(o, " %s", c->polydirs[i]);
-	hi_sink_printf(o, "\n");
 }
 
 int hi_config_format(const struct config *c, char *out, size_t cap)

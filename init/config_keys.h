@@ -1,8 +1,8 @@
 /* hardinit.conf internals shared by the config_*.c files: the sections,
  * the key table with each key's lock rule, the list table, and the parse
- * context. Nothing outside init/config*.c includes this header; the rest
- * of hardinit sees only config.h (tests/unit/test_config_lock.c walks the
- * tables through it).
+ * context. The rest of hardinit sees config_types.h and
+ * the files' own headers (tests/unit/test_config_lock.c walks the tables
+ * through this one).
  *
  * Adding a key is adding one row to key_table (config_table.c): its
  * section, kind, field and lock rule. A row without a lock rule is
@@ -14,15 +14,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "config.h"
+#include "config_types.h"
 #include "sink.h"
 
 enum section {
 	SEC_BOOT, SEC_SELINUX, SEC_MEMORY, SEC_SYSCTL, SEC_KERNEL,
 	SEC_CAPS, SEC_LOCKS, SEC_MOUNTS, SEC_TTY, SEC_VERITY, SEC_IMA, SEC_TPM, N_SECTIONS
 };
-
-extern const char *const hi_config_section_names[N_SECTIONS + 1];
 
 enum kind { K_BOOL, K_INT, K_ENUM, K_NAMED_BOOL, K_STRING, K_LIST };
 
@@ -78,11 +76,6 @@ struct list_def {
 	int (*weaker)(const struct config *o, const struct config *n, char *why, size_t len);
 };
 
-extern const struct key_def hi_config_key_table[];
-extern const size_t hi_config_n_keys;
-extern const struct list_def hi_config_list_table[];
-extern const size_t hi_config_n_lists;
-
 #define N_KEYS_MAX 96
 
 struct pending_require {
@@ -102,6 +95,9 @@ struct parse {
 	bool override;                 /* a hardinit.* command-line word */
 	bool in_include;               /* a sysctl.d file: no sections, no include */
 	int *n_includes;               /* shared by a file and its includes */
+	/* the reader (config.c sets it): an include's lines are read by it,
+	 * so the setters below the reader never call it by name */
+	int (*read_text)(struct parse *p, const char *text, size_t len);
 	unsigned key_line[N_KEYS_MAX];          /* where each key was set */
 	unsigned section_line[N_SECTIONS];
 	unsigned sysctl_line[CONFIG_MAX_SYSCTLS];
@@ -110,61 +106,6 @@ struct parse {
 	size_t n_requires;
 	char msg[CONFIG_ERR_MAX];      /* "what is wrong; how to fix it" */
 };
-
-/* Record the error of the line being read; returns -1. */
-int hi_config_fail(struct parse *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* config_values.c: small parsers and the list setters. */
-void hi_config_set_str(char *dst, size_t cap, const char *s);
-int hi_config_lookup_name(const char *const *names, const char *s);
-void hi_config_join_names(char *out, size_t cap, const char *const *names);
-bool hi_config_close_enough(const char *typed, const char *known);
-int hi_config_parse_bool(const char *s, bool *out);
-int hi_config_parse_long(const char *s, long min, long max, long *out);
-const char *hi_config_check_abs_path(const char *s);
-const char *hi_config_comment_hint(const char *value);
-long hi_config_sysctl_index(const struct config *c, const char *key);
-bool hi_config_cap_listed(const struct config *c, int cap);
-bool hi_config_polydir_listed(const struct config *c, const char *dir);
-int hi_config_set_sysctl(struct parse *p, const char *raw_key, const char *value);
-int hi_config_finish_requires(struct parse *p);
-int hi_set_boolean(struct parse *p, const char *value);
-int hi_set_cap_drop(struct parse *p, const char *value);
-int hi_set_cap_keep(struct parse *p, const char *value);
-int hi_set_kernel_warn(struct parse *p, const char *value);
-int hi_set_kernel_require(struct parse *p, const char *value);
-int hi_set_polydirs(struct parse *p, const char *value);
-int hi_set_sysctl_include(struct parse *p, const char *value);
-int hi_set_sysctl_require(struct parse *p, const char *value);
-
-/* config_table.c */
-const struct key_def *hi_config_key_find(int section, const char *key);
-int hi_config_set_value(struct parse *p, const struct key_def *d, const char *value);
-int hi_config_section_of(const char *name);    /* enum section, or -1 */
-
-/* config.c: the line reader, also used for included files. */
-int hi_config_parse_text(struct parse *p, const char *text, size_t len);
-int hi_config_assignment(struct parse *p, const char *key, const char *value);
-char *hi_config_trim(char *s);
-
-/* config_format.c: one scalar as the parser takes it back ("yes", "none",
- * "50%", "off"); empty string for a list. */
-void hi_config_format_value(char *out, size_t cap, const struct config *c, const struct key_def *d);
-
-/* config_lock.c: 1 after writing why n is weaker than o, else 0. */
-int hi_config_weaker(const struct config *o, const struct config *n, char *why, size_t len);
-
-/* The lists' rules (config_lock.c) and formatters (config_format.c),
- * named in config_list_table. */
-int hi_booleans_weaker(const struct config *o, const struct config *n, char *why, size_t len);
-int hi_sysctls_weaker(const struct config *o, const struct config *n, char *why, size_t len);
-int hi_cap_drop_weaker(const struct config *o, const struct config *n, char *why, size_t len);
-int hi_polydirs_weaker(const struct config *o, const struct config *n, char *why, size_t len);
-void hi_format_booleans(struct sink *o, const struct config *c);
-void hi_format_sysctls(struct sink *o, const struct config *c);
-void hi_format_kernel_opts(struct sink *o, const struct config *c);
-void hi_format_cap_drop(struct sink *o, const struct config *c);
-void hi_format_polydirs(struct sink *o, const struct config *c);
 
 
 

@@ -8,19 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config.h"
+#include "config_format.h"
 #include "config_keys.h"
-
-static int weaker(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static int weaker(char *why, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why, len, fmt, ap);
-	va_end(ap);
-	return 1;
-}
+#include "config_lists.h"
+#include "config_lock.h"
+#include "config_table.h"
+#include "config_values.h"
 
 /* ---- scalars: one rule per row ------------------------------------------ */
 
@@ -79,7 +73,7 @@ static int key_weaker(const struct config *o, const struct config *n, const stru
 	char ov[CONFIG_PATH_MAX + 2], nv[CONFIG_PATH_MAX + 2];
 
 	if (d->lock == LOCK_UNSET)
-		return weaker(why, len, "%s.%s has no lock rule (a bug: report it)",
+		return hi_config_why_weaker(why, len, "%s.%s has no lock rule (a bug: report it)",
 			      hi_config_section_names[d->section], d->key);
 	if (d->kind == K_LIST || !scalar_weaker(o, n, d))
 		return 0;
@@ -88,79 +82,11 @@ static int key_weaker(const struct config *o, const struct config *n, const stru
 	shorten(ov);
 	shorten(nv);
 	const char *q = d->kind == K_STRING && !d->off_is_empty ? "'" : "";
-	return weaker(why, len, "%s.%s %s%s%s -> %s%s%s%s", hi_config_section_names[d->section], d->key,
+	return hi_config_why_weaker(why, len, "%s.%s %s%s%s -> %s%s%s%s", hi_config_section_names[d->section], d->key,
 		      q, ov, q, q, nv, q,
 		      d->lock == LOCK_FIXED ? " (it cannot change under the lock)" : "");
 }
 
-/* ---- lists: one rule per list -------------------------------------------- */
-
-int hi_booleans_weaker(const struct config *o, const struct config *n, char *why, size_t len)
-{
-	if (o->n_booleans != n->n_booleans || memcmp(o->booleans, n->booleans, sizeof o->booleans) != 0)
-		return weaker(why, len, "selinux.boolean (booleans cannot change under the lock)");
-	return 0;
-}
-
-/* Sysctls that another section sets when its protection is on: adding one
- * by override would undo that protection (the sysctl stage writes after the
- * memory stage), so under the lock it counts as configured. */
-static const char *sysctl_owner(const struct config *c, const char *key)
-{
-	static const char *const aslr_keys[] = {
-		"kernel.randomize_va_space", "vm.mmap_min_addr", "vm.mmap_rnd_bits", "vm.mmap_rnd_compat_bits", NULL
-	};
-
-	if (c->aslr && hi_config_lookup_name(aslr_keys, key) >= 0)
-		return "memory.aslr";
-	if (c->tiocsti != TIOCSTI_ALLOW && strcmp(key, "dev.tty.legacy_tiocsti") == 0)
-		return "tty.tiocsti";
-	if (c->lock_modules && strcmp(key, "kernel.modules_disabled") == 0)
-		return "locks.modules";
-	if (c->lock_kexec && strcmp(key, "kernel.kexec_load_disabled") == 0)
-		return "locks.kexec";
-	if (c->ptrace_scope >= 0 && strcmp(key, "kernel.yama.ptrace_scope") == 0)
-		return "locks.ptrace_scope";
-	return NULL;
-}
-
-int hi_sysctls_weaker(const struct config *o, const struct config *n, char *why, size_t len)
-{
-	for (size_t i = 0; i < n->n_sysctls; i++) {
-		const char *owner = sysctl_owner(o, n->sysctls[i].key);
-		if (owner && hi_config_sysctl_index(o, n->sysctls[i].key) < 0)
-			return weaker(why, len, "sysctl %s is set by %s", n->sysctls[i].key, owner);
-	}
-	for (size_t i = 0; i < o->n_sysctls; i++) {
-		const struct sysctl_setting *os = &o->sysctls[i];
-		long j = hi_config_sysctl_index(n, os->key);
-		const struct sysctl_setting *ns = j < 0 ? NULL : &n->sysctls[j];
-		if (!ns || strcmp(os->value, ns->value) != 0 || (ns->ignore_failure && !os->ignore_failure) ||
-		    (os->required && !ns->required))
-			return weaker(why, len, "sysctl %s = %s is set by the config (only new sysctls can be added under the lock)",
-				      os->key, os->value);
-	}
-	return 0;
-}
-
-int hi_cap_drop_weaker(const struct config *o, const struct config *n, char *why, size_t len)
-{
-	for (size_t i = 0; i < o->n_cap_drop; i++) {
-		if (hi_config_cap_listed(n, o->cap_drop[i]))
-			continue;
-		const char *name = capng_capability_to_name((unsigned)o->cap_drop[i]);
-		return weaker(why, len, "cap_%s would no longer be dropped", name ? name : "?");
-	}
-	return 0;
-}
-
-int hi_polydirs_weaker(const struct config *o, const struct config *n, char *why, size_t len)
-{
-	for (size_t i = 0; i < o->n_polydirs; i++)
-		if (!hi_config_polydir_listed(n, o->polydirs[i]))
-			return weaker(why, len, "polydir %s would no longer be prepared", o->polydirs[i]);
-	return 0;
-}
 
 int hi_config_weaker(const struct config *o, const struct config *n, char *why, size_t len)
 {

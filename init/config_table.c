@@ -10,6 +10,9 @@
 #include <string.h>
 
 #include "config_keys.h"
+#include "config_lists.h"
+#include "config_table.h"
+#include "config_values.h"
 
 const char *const hi_config_section_names[N_SECTIONS + 1] = {
 	"boot", "selinux", "memory", "sysctl", "kernel",

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "boot.h"
 #include "config_keys.h"
+#include "config_values.h"
 #include "fsutil.h"
 
 /* ---- small value parsers ---------------------------------------------- */
@@ -538,7 +538,7 @@ int hi_set_sysctl_include(struct parse *p, const char *value)
 	const char *bad;
 	size_t len = 0;
 
-	if (p->override)
+	if (p->override || !p->read_text)
 		return hi_config_fail(p, "include is only possible in a config file; put it in hardinit.conf");
 	if (p->in_include)
 		return hi_config_fail(p, "include inside an included file; hardinit reads one level of includes");
@@ -573,7 +573,8 @@ int hi_set_sysctl_include(struct parse *p, const char *value)
 	sub->section = SEC_SYSCTL;
 	sub->in_include = true;
 	sub->n_includes = p->n_includes;
-	int rc = hi_config_parse_text(sub, buf, len);
+	sub->read_text = p->read_text;
+	int rc = p->read_text(sub, buf, len);
 	if (rc < 0)
 		hi_config_fail(p, "in included %s:%u: %s", value, sub->line, sub->msg);
 	free(sub);

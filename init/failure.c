@@ -1,4 +1,5 @@
 #include "failure.h"
+#include "config.h"
 
 #include <errno.h>
 #include <string.h>

@@ -392,3 +392,18 @@ int hi_fs_pread_all(int fd, void *buf, size_t len, uint64_t off)
 	}
 	return 0;
 }
+
+char *hi_boot_path(char *out, size_t outlen, const char *dir, const char *rel)
+{
+	size_t dlen = strlen(dir);
+
+	/* "/" + "/etc" must give "/etc", not "//etc". */
+	while (dlen > 0 && dir[dlen - 1] == '/')
+		dlen--;
+	while (*rel == '/')
+		rel++;
+	int n = snprintf(out, outlen, "%.*s/%s", (int)dlen, dir, rel);
+	if (n < 0 || (size_t)n >= outlen)
+		return NULL;
+	return out;
+}

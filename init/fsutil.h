@@ -77,4 +77,8 @@ int hi_fs_pread_all(int fd, void *buf, size_t len, uint64_t off);
 /* Compare two sysctl values ignoring whitespace differences. */
 int hi_sysctl_value_equal(const char *a, const char *b);
 
+/* Join a context directory and a relative path into out (bounded). Returns
+ * out, or NULL when the result would not fit. */
+char *hi_boot_path(char *out, size_t outlen, const char *dir, const char *rel);
+
 #endif

@@ -16,7 +16,9 @@
 #include <cap-ng.h>
 
 #include "audit.h"
+#include "audit_posture.h"
 #include "audit_types.h"
+#include "config.h"
 #include "firmware.h"
 #include "audit_export.h"
 #include "fsutil.h"

@@ -9,12 +9,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "audit.h"
 #include "audit_export.h"
+#include "audit_posture.h"
 #include "audit_types.h"
+#include "config.h"
+#include "config_format.h"
 #include "fsutil.h"
 #include "hardening.h"
 #include "locks.h"
+#include "report.h"
+#include "sha256.h"
 
 #define POSTURE_MAX_PROFILES 16
 

@@ -5,7 +5,4 @@
 
 int hi_cli_main(int argc, char **argv);
 
-/* hardinit predict (prog/predict.c): the PCR a boot will produce. */
-int hi_predict_main(int argc, char **argv);
-
 #endif

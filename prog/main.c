@@ -21,6 +21,7 @@
 #include "boot.h"
 #include "boot_pace.h"
 #include "cli.h"
+#include "config_table.h"
 #include "failure.h"
 #include "log.h"
 #include "table.h"

@@ -17,17 +17,19 @@
 #include <sys/stat.h>
 
 #include "boot.h"
-#include "cli.h"
+#include "config_stage.h"
+#include "early.h"
 #include "fsutil.h"
 #include "ima.h"
 #include "log.h"
 #include "measure.h"
 #include "measure_event.h"
-#include "selinux.h"
+#include "predict.h"
+#include "selinux_types.h"
 #include "sha256.h"
 #include "sink.h"
-#include "stages.h"
 #include "tpm.h"
+#include "verity.h"
 
 #define PREDICT_OUT_MAX (32 * 1024)
 

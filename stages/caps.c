@@ -22,7 +22,6 @@
 #include "hardening.h"
 #include "log.h"
 #include "report.h"
-#include "stages.h"
 
 static const char *const umh_keys[] = {
 	"kernel.usermodehelper.inheritable",

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "arch.h"
+#include "arch_types.h"
 #include "boot.h"
 #include "hardening.h"
 
@@ -27,5 +27,7 @@ int hi_caps_drop_mask(struct boot *b, int last_cap, uint64_t *mask);
 /* Step 1 of the stage: clear drop in both usermodehelper sets under
  * b->proc, read back, report. Returns 0 or -1 with b->err set. */
 int hi_caps_shrink_umh(struct boot *b, uint64_t drop);
+
+int hi_stage_caps(struct boot *b);       /* stages/caps.c: usermodehelper, bounding, inheritable */
 
 #endif

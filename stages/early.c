@@ -14,11 +14,12 @@
 
 #include <linux/magic.h>
 
+#include "boot.h"
 #include "boot_pace.h"
+#include "early.h"
 #include "fsutil.h"
 #include "log.h"
 #include "report.h"
-#include "stages.h"
 
 
 struct api_mount {

@@ -19,7 +19,6 @@
 #include "hardening.h"
 #include "locks.h"
 #include "log.h"
-#include "stages.h"
 
 #define EFIVAR_FILE_MAX  (4 + 2 * EFIVAR_TEXT_MAX)  /* attributes + UTF-16 text */
 #define LOCKDOWN_TEXT_MAX 128

@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "boot.h"
+
 #define EFI_GLOBAL_GUID  "8be4df61-93ca-11d2-aa0d-00e098032b8c"
 /* systemd's loader interface (systemd-boot and systemd-stub). */
 #define EFI_LOADER_GUID  "4a67b082-0a4c-41cf-b6c7-440b29bb8c4f"
@@ -51,5 +53,7 @@ void hi_firmware_report(struct boot *b, const struct firmware_facts *f);
 
 /* "on", "off", "unknown" or "no-efi": the report's and audit's word. */
 const char *hi_firmware_secure_boot_word(const struct firmware_facts *f);
+
+int hi_stage_firmware(struct boot *b);   /* stages/firmware.c: UEFI, Secure Boot, UKI, lockdown */
 
 #endif

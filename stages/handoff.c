@@ -21,12 +21,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "boot.h"
 #include "boot_pace.h"
 #include "clock.h"
+#include "early.h"
 #include "fsutil.h"
 #include "handoff.h"
 #include "log.h"
-#include "stages.h"
 
 #define HANDOFF_MAX_ARGS 64
 #define FD_SCAN_MAX      4096

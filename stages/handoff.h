@@ -24,4 +24,8 @@ long hi_handoff_systemd_serialization(char *out, size_t cap, uint64_t start_ns, 
  * systemd: a file named "systemd". Only systemd is given the arguments. */
 bool hi_handoff_is_systemd(struct boot *b, const char *init);
 
+/* The hand-off never returns on success; on failure it returns -1 with
+ * b->err set, and the runner takes the failure action. */
+int hi_handoff_exec(struct boot *b);     /* stages/handoff.c */
+
 #endif

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "arch.h"
+#include "arch_types.h"
 #include "boot.h"
 
 /* ---- stages/memory.c ---- */

@@ -33,7 +33,6 @@
 #include "measure.h"
 #include "report.h"
 #include "sha256.h"
-#include "stages.h"
 
 #define STAGE "ima"
 

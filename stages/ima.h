@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "boot.h"
 #include "cmdline.h"
 #include "measure.h"
 
@@ -53,5 +54,7 @@ const char *hi_ima_appraise_mode_name(enum ima_appraise_mode m);
  * is wrong: a control byte, a rule too long, more than max rules). */
 long hi_ima_policy_rules(const char *text, size_t len, struct ima_rule *rules, size_t max,
 		      char *why, size_t whylen);
+
+int hi_stage_ima(struct boot *b);        /* stages/ima.c: the IMA policy, before verity and SELinux */
 
 #endif

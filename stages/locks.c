@@ -16,7 +16,6 @@
 #include "locks.h"
 #include "log.h"
 #include "report.h"
-#include "stages.h"
 #include "sysctl_apply.h"
 
 static const char *const lockdown_names[] = { "none", "integrity", "confidentiality" };

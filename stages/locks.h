@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "arch.h"
+#include "arch_types.h"
 #include "boot.h"
 #include "hardening.h"
 
@@ -17,5 +17,7 @@ int hi_lockdown_parse_current(const char *text);
 /* Mount securityfs on b->sys/kernel/security unless its lsm file is
  * already there (never in a dry run). 0 when the file is visible. */
 int hi_securityfs_ensure(const struct boot *b);
+
+int hi_stage_locks(struct boot *b);      /* stages/locks.c: modules, kexec, lockdown, ptrace */
 
 #endif

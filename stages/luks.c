@@ -39,17 +39,18 @@
 #include <linux/keyctl.h>
 
 #include "afalg.h"
+#include "boot.h"
 #include "fsutil.h"
 #include "log.h"
 #include "luks.h"
 #include "luks2_dm.h"
 #include "luks2_hdr.h"
 #include "luks2_keyslot.h"
+#include "luks_tpm2.h"
 #include "pbkdf2.h"
 #include "tpm2_pcrsig.h"
 #include "tpm_dev.h"
 #include "tpm_extend.h"
-#include "stages.h"
 #include "dm.h"
 #include "dm_udev.h"
 

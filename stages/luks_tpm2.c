@@ -9,10 +9,14 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "luks.h"
+#include "boot.h"
+#include "luks2.h"
 #include "luks2_json.h"
 #include "luks2_keyslot.h"
+#include "luks_plan.h"
+#include "luks_tpm2.h"
 #include "report.h"
+#include "tpm2_unseal.h"
 
 /* The last tpm2_unseal's time (CreatePrimary to Unseal), for the report. */
 static uint64_t unseal_ns;

@@ -21,14 +21,15 @@
 
 #include <linux/fs.h>
 
+#include "boot.h"
 #include "dm.h"
 #include "dm_udev.h"
 #include "fsutil.h"
 #include "log.h"
+#include "lvm.h"
 #include "lvm2.h"
 #include "lvm2_label.h"
 #include "lvm2_meta.h"
-#include "stages.h"
 
 #define LVM_MAX_DEVICES   256    /* block devices looked at per scan */
 #define LVM_MAX_TARGETS   64     /* segments of the root LV (one ioctl buffer) */

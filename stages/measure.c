@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #include "boot.h"
-#include "config.h"
+#include "config_types.h"
 #include "fsutil.h"
 #include "log.h"
 #include "measure.h"
@@ -35,7 +35,6 @@
 #include "report.h"
 #include "sha256.h"
 #include "sink.h"
-#include "stages.h"
 #include "tpm.h"
 
 #define STAGE "measure"

@@ -76,4 +76,6 @@ int hi_measure_log_check(char *text, unsigned pcr, const uint8_t start[32], uint
 int hi_measure_log_replay(const char *path, unsigned pcr, const uint8_t start[32], uint8_t value[32], char *why,
 		       size_t whylen);
 
+int hi_stage_measure(struct boot *b);    /* stages/measure.c: hardinit's state into a TPM PCR */
+
 #endif

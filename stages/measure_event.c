@@ -5,7 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "config.h"
+#include "config_format.h"
+#include "config_types.h"
 #include "sha256.h"
 #include "sink.h"
 #include "tpm.h"

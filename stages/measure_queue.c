@@ -42,7 +42,6 @@
 #include "measure_event.h"
 #include "measure_queue.h"
 #include "sha256.h"
-#include "stages.h"
 
 #define MEASURE_STACK_BYTES (64 * 1024)
 

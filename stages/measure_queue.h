@@ -79,4 +79,8 @@ int hi_measure_queue_wait_root(struct boot *b);
  * (<= 0 puts that back). */
 void hi_measure_queue_set_timeout_ms(int ms);
 
+int hi_stage_measure_root(struct boot *b);    /* stages/measure_queue.c: the IMA policy, the verity root hash */
+
+int hi_stage_measure_policy(struct boot *b);  /* stages/measure_queue.c: the config, the SELinux policy */
+
 #endif

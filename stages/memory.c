@@ -14,7 +14,6 @@
 #include "log.h"
 #include "memory.h"
 #include "report.h"
-#include "stages.h"
 #include "sysctl_apply.h"
 
 

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "arch.h"
+#include "arch_types.h"
 #include "boot.h"
 #include "hardening.h"
 
@@ -25,5 +25,7 @@ bool hi_cpuinfo_has_flag(const char *cpuinfo, const char *flag);
  * ones (nokaslr, norandmaps). Returns how many (at most max). */
 size_t hi_nx_weakeners_present(const struct cmdline *c, const struct arch *a,
 			    const struct arch_weakener **found, size_t max);
+
+int hi_stage_memory(struct boot *b);     /* stages/memory.c: NX, ASLR, MDWE */
 
 #endif

@@ -8,10 +8,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "boot.h"
 #include "fsutil.h"
 #include "log.h"
 #include "modules.h"
-#include "stages.h"
 
 /* Linux 5.17: the kernel decompresses the module itself. Debian's 6.x
  * modules are .ko.xz, and this saves carrying a decompressor. The uapi

@@ -6,6 +6,8 @@
 
 #include <stddef.h>
 
+#include "boot.h"
+
 #define MODULES_LIST_MAX  (32 * 1024)   /* the whole list, bytes (hardinit limits prints it) */
 #define MODULES_MAX       128
 
@@ -19,5 +21,7 @@ struct module_ref {
  * at most cap modules, in order. Returns how many, or -1 when there are
  * more than cap. */
 int hi_modules_list_parse(char *list, struct module_ref *mods, size_t cap);
+
+int hi_stage_modules(struct boot *b);    /* stages/modules.c: finit_module the builder's list */
 
 #endif

@@ -21,11 +21,12 @@
 #include <unistd.h>
 
 #include "fsutil.h"
+#include "boot.h"
+#include "config_table.h"
 #include "selinux_label.h"
 #include "log.h"
 #include "report.h"
 #include "safepath.h"
-#include "stages.h"
 
 #define STAGE "mounts"
 

@@ -20,4 +20,6 @@
  * path below b->newroot, err the errno of the safe open. */
 void hi_mounts_refuse_path(struct boot *b, const char *key, const char *rel, int err);
 
+int hi_stage_mounts(struct boot *b);     /* stages/mounts.c: shared /, hardened API mounts, polydirs */
+
 #endif

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "config.h"
+#include "config_types.h"
 
 #define MOUNTINFO_MAX_BYTES    (512 * 1024)
 

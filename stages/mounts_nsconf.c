@@ -13,10 +13,10 @@
 #include <unistd.h>
 
 #include "fsutil.h"
+#include "boot.h"
 #include "mounts_mountinfo.h"
 #include "log.h"
 #include "report.h"
-#include "stages.h"
 
 #define STAGE "mounts"
 

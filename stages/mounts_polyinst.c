@@ -27,12 +27,12 @@
 #include <unistd.h>
 
 #include "fsutil.h"
+#include "boot.h"
 #include "mounts_mountinfo.h"
 #include "selinux_label.h"
 #include "log.h"
 #include "report.h"
 #include "safepath.h"
-#include "stages.h"
 
 #define STAGE "mounts"
 

@@ -29,7 +29,6 @@
 #include "report.h"
 #include "sha256.h"
 #include "sink.h"
-#include "stages.h"
 #include "tpm_dev.h"
 #include "tpm_extend.h"
 

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "boot.h"
 #include "tpm.h"
 
 /* systemd's TPM_PCR_INDEX_KERNEL_IMAGE: where systemd-stub measures a
@@ -25,5 +26,9 @@ int hi_pcrphase_condition(const char *stub_pcr, char *why, size_t whylen);
 
 /* The eventType systemd's userspace event log gives a phase's record. */
 #define PCRPHASE_EVENT_TYPE "phase"
+
+int hi_stage_pcrphase_enter(struct boot *b); /* stages/pcrphase.c: "enter-initrd" into PCR 11, as systemd-pcrphase */
+
+int hi_stage_pcrphase_leave(struct boot *b); /* stages/pcrphase.c: "leave-initrd" into PCR 11 */
 
 #endif

@@ -23,8 +23,8 @@
 
 #include "boot.h"
 #include "log.h"
+#include "prefetch.h"
 #include "report.h"
-#include "stages.h"
 
 #define PREFETCH_MAX_PATHS     16
 #define PREFETCH_STACK_BYTES   (64 * 1024)

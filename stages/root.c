@@ -12,12 +12,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "boot.h"
 #include "fsutil.h"
 #include "log.h"
 #include "measure_queue.h"
 #include "root.h"
 #include "root_probe.h"
-#include "stages.h"
+#include "root_resume.h"
 
 #define ROOT_MAX_DEVICES     64
 #define ROOT_PROGRESS_SECS   5
@@ -466,7 +467,7 @@ int hi_stage_root(struct boot *b)
 	char err[256];
 
 	memset(&s, 0, sizeof s);
-	if (hi_resume_check(b) < 0)
+	if (hi_resume_check(b, hi_root_device_wait) < 0)
 		return -1;
 	if (b->root_device[0])
 		return mount_verity_root(b, &s);

@@ -38,4 +38,6 @@ int hi_root_device_wait(struct boot *b, const char *spec_text, char *found, size
 #define ROOT_POLL_MAX_MS 20
 long hi_root_poll_next_ms(long ms);
 
+int hi_stage_root(struct boot *b);       /* stages/root.c: wait for and mount root= */
+
 #endif

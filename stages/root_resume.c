@@ -13,12 +13,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "boot.h"
 #include "log.h"
-#include "root.h"
+#include "lvm.h"
 #include "root_probe.h"
-#include "stages.h"
+#include "root_resume.h"
 
-int hi_resume_check(struct boot *b)
+int hi_resume_check(struct boot *b, int (*wait)(struct boot *b, const char *spec, char *found,
+							       size_t cap))
 {
 	bool noresume = false;
 	const char *spec = hi_cmdline_get(&b->cmd, "resume", NULL);
@@ -44,7 +46,7 @@ int hi_resume_check(struct boot *b)
 		return 0;
 	}
 	/* resume=/dev/VG/LV: the lvm stage activated it as lvm2 names it. */
-	if (hi_root_device_wait(b, hi_lvm_spec_mapper(spec, mapper, sizeof mapper) ? mapper : spec, node, sizeof node) < 0)
+	if (wait(b, hi_lvm_spec_mapper(spec, mapper, sizeof mapper) ? mapper : spec, node, sizeof node) < 0)
 		return -1;
 	int fd = open(node, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)

@@ -33,9 +33,10 @@
 #include "fsutil.h"
 #include "log.h"
 #include "report.h"
+#include "selinux_config.h"
+#include "selinux_relabel.h"
 #include "sha256.h"
 #include "selinux.h"
-#include "stages.h"
 
 #define FILESYSTEMS_MAX_BYTES   (16 * 1024)
 #define ATTR_CURRENT_MAX        256

@@ -12,7 +12,8 @@
 #include "boot.h"
 #include "fsutil.h"
 #include "log.h"
-#include "selinux.h"
+#include "selinux_config.h"
+#include "selinux_types.h"
 
 /* ---- pure logic ------------------------------------------------------ */
 

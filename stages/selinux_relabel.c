@@ -25,7 +25,8 @@
 #include "fsutil.h"
 #include "log.h"
 #include "report.h"
-#include "selinux.h"
+#include "selinux_relabel.h"
+#include "selinux_types.h"
 
 #define RELABEL_ROOTS 3
 

@@ -15,13 +15,12 @@
 
 #include <linux/magic.h>
 
+#include "boot.h"
 #include "boot_pace.h"
 #include "fsutil.h"
 #include "log.h"
 #include "safepath.h"
-#include "selinux.h"
-#include "stages.h"
-#include "selinux.h"
+#include "selinux_types.h"
 #include "switchroot.h"
 
 

@@ -5,6 +5,8 @@
 
 #include <stddef.h>
 
+#include "boot.h"
+
 #define CLEAN_MAX_DEPTH   32
 #define CLEAN_MAX_ENTRIES 100000
 
@@ -24,5 +26,7 @@ int hi_embedded_copy(const char *src, const char *dst, long max, char *why, size
  * initramfs directory from to run_dir. Returns 0, or -1 with why set after
  * removing every file of the set from run_dir. */
 int hi_embedded_policy_keep(const char *from, const char *run_dir, long max, char *why, size_t whylen);
+
+int hi_stage_switchroot(struct boot *b); /* stages/switchroot.c: move mounts, MS_MOVE, chroot, free initramfs */
 
 #endif

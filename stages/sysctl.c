@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "arch.h"
 #include "boot.h"
 #include "fsutil.h"
 #include "locks.h"
@@ -17,7 +18,6 @@
 #include "hypervisor.h"
 #include "log.h"
 #include "report.h"
-#include "stages.h"
 #include "sysctl.h"
 #include "sysctl_apply.h"
 #include "sysctl_early.h"

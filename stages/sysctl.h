@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "arch.h"
+#include "arch_types.h"
 #include "boot.h"
 #include "hardening.h"
 
@@ -19,5 +19,7 @@ int hi_sysctl_dropin_format(const struct report *r, int ptrace_scope, char *out,
  * Looks at the command line and, where the kernel shows it, the live
  * state under b->sys. why gets a short reason either way. */
 bool hi_kernel_opt_in_force(const struct boot *b, const char *word, char *why, size_t whylen);
+
+int hi_stage_sysctl(struct boot *b);     /* stages/sysctl.c: profile sysctls, cmdline protections */
 
 #endif

@@ -12,7 +12,7 @@
 #include <pthread.h>
 
 #include "boot.h"
-#include "config.h"
+#include "config_types.h"
 #include "sysctl_apply.h"
 
 #define SYSCTL_EARLY_MAX        8       /* slow writes started early in one boot */

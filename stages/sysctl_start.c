@@ -17,7 +17,6 @@
 #include "fsutil.h"
 #include "log.h"
 #include "report.h"
-#include "stages.h"
 #include "sysctl_early.h"
 #include "sysctl_start.h"
 

@@ -7,7 +7,7 @@
 #include <pthread.h>
 
 #include "boot.h"
-#include "config.h"
+#include "config_types.h"
 #include "sysctl_apply.h"
 #include "sysctl_early.h"
 
@@ -27,5 +27,7 @@ int hi_sysctl_early_collect(struct sysctl_early *e);
  * NULL: not started early, another value, or not collected yet. */
 const struct sysctl_early_slot *hi_sysctl_early_find(const struct sysctl_early *e,
 						  const char *key, const char *value);
+
+int hi_stage_sysctl_start(struct boot *b); /* stages/sysctl_start.c: slow sysctl writes begun on a thread */
 
 #endif

@@ -7,9 +7,32 @@
 #include <stdio.h>
 
 #include "boot.h"
+#include "caps.h"
+#include "config_stage.h"
+#include "early.h"
+#include "firmware.h"
+#include "handoff.h"
+#include "ima.h"
+#include "locks.h"
 #include "log.h"
-#include "stages.h"
+#include "luks.h"
+#include "lvm.h"
+#include "measure.h"
+#include "measure_queue.h"
+#include "memory.h"
+#include "modules.h"
+#include "mounts.h"
+#include "pcrphase.h"
+#include "prefetch.h"
+#include "report_stage.h"
+#include "root.h"
+#include "selinux.h"
+#include "switchroot.h"
+#include "sysctl.h"
+#include "sysctl_start.h"
 #include "table.h"
+#include "tty.h"
+#include "verity.h"
 
 enum { M_INITRAMFS = 1, M_ON_ROOT = 2, M_DRY_RUN = 4, M_ALL = 7 };
 

@@ -28,10 +28,11 @@
 #include <linux/seccomp.h>
 
 #include "arch.h"
+#include "boot.h"
+#include "config_table.h"
 #include "fsutil.h"
 #include "log.h"
 #include "report.h"
-#include "stages.h"
 #include "sysctl_apply.h"
 
 #define STAGE "tty"

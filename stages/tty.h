@@ -10,8 +10,9 @@
 
 #include <linux/filter.h>
 
-#include "arch.h"
-#include "config.h"
+#include "arch_types.h"
+#include "boot.h"
+#include "config_types.h"
 
 /* The ioctl requests the filter can deny (asm-generic/ioctls.h; the
  * same on x86_64, x32, i386, aarch64 and arm). The syscall numbers and
@@ -47,5 +48,7 @@ void hi_tty_plan_make(const struct config *c, bool sysctl_active, struct tty_pla
  * the tests), without no_new_privs. *spec_allow says whether the kernel
  * took SECCOMP_FILTER_FLAG_SPEC_ALLOW (4.17). Returns 0 or -1 with errno. */
 int hi_tty_filter_install(const struct tty_filter *f, bool *spec_allow);
+
+int hi_stage_tty(struct boot *b);        /* stages/tty.c: TIOCSTI policy, seccomp */
 
 #endif

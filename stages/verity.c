@@ -18,11 +18,12 @@
 #include <linux/keyctl.h>
 #include <sys/syscall.h>
 
+#include "boot.h"
 #include "fsutil.h"
 #include "log.h"
 #include "root.h"
-#include "stages.h"
 #include "dm.h"
+#include "verity.h"
 #include "verity_sb.h"
 
 #define VERITY_DM_NAME   "root"     /* systemd's name: /dev/mapper/root */

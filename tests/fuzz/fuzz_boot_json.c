@@ -8,9 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "audit.h"
 #include "audit_export.h"
 #include "audit_types.h"
+#include "config_types.h"
+#include "report.h"
+#include "sha256.h"
 
 static struct audit a;
 static char text[64 * 1024];

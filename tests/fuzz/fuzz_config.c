@@ -8,6 +8,9 @@
 #include <string.h>
 
 #include "config.h"
+#include "config_edit.h"
+#include "config_format.h"
+#include "config_lock.h"
 
 /* include = lines must not read this machine's files: a root that does not
  * exist makes every include a clean error. */

@@ -24,7 +24,8 @@
 #include "hardening.h"
 #include "locks.h"
 #include "memory.h"
-#include "selinux.h"
+#include "selinux_config.h"
+#include "selinux_types.h"
 
 #define PROC "/proc"
 

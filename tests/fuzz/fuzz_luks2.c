@@ -19,11 +19,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "luks.h"
+#include "boot.h"
 #include "luks2.h"
 #include "luks2_hdr.h"
 #include "luks2_json.h"
+#include "luks_plan.h"
 #include "sha256.h"
+#include "tpm2_unseal.h"
 
 #define COPY 16384
 

@@ -15,7 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "selinux.h"
+#include "selinux_config.h"
+#include "selinux_types.h"
 
 static char text[2 * (SELINUX_CONFIG_MAX_LINE + 16)];
 

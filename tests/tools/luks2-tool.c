@@ -45,14 +45,17 @@
 
 #include <openssl/evp.h>
 
-#include "luks.h"
+#include "boot.h"
 #include "luks2.h"
 #include "luks2_hdr.h"
 #include "luks2_json.h"
 #include "luks2_keyslot.h"
+#include "luks_plan.h"
+#include "luks_tpm2.h"
 #include "sha256.h"
 #include "tpm.h"
 #include "tpm2_pcrsig.h"
+#include "tpm2_unseal.h"
 #include "tpm_dev.h"
 
 static int fd_read(void *ctx, uint64_t off, void *buf, size_t len)

@@ -10,8 +10,10 @@
 
 #include <linux/audit.h>
 
+#include "aarch64.h"
 #include "arch.h"
 #include "tap.h"
+#include "x86_64.h"
 
 static bool has_nr(const struct arch_abi *abi, uint32_t nr)
 {

@@ -6,9 +6,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "audit.h"
 #include "audit_export.h"
 #include "audit_types.h"
+#include "config_types.h"
+#include "report.h"
 #include "sha256.h"
 #include "tap.h"
 

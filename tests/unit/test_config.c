@@ -12,9 +12,12 @@
 #include "boot.h"
 #include "cmdline.h"
 #include "config.h"
+#include "config_format.h"
+#include "config_lock.h"
+#include "config_stage.h"
+#include "config_table.h"
 #include "log.h"
 #include "report.h"
-#include "stages.h"
 #include "fixture.h"
 #include "tap.h"
 

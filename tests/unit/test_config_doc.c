@@ -8,7 +8,9 @@
 #include <string.h>
 
 #include "config.h"
+#include "config_format.h"
 #include "config_keys.h"
+#include "config_table.h"
 #include "tap.h"
 
 #define MAN "man/hardinit.conf.5"

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "config_edit.h"
 #include "tap.h"
 
 static char out[2 * CONFIG_MAX_FILE_BYTES], err[CONFIG_ERR_MAX];

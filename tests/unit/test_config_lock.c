@@ -9,6 +9,8 @@
 
 #include "config.h"
 #include "config_keys.h"
+#include "config_lock.h"
+#include "config_table.h"
 #include "tap.h"
 
 static char err[CONFIG_ERR_MAX];

@@ -16,7 +16,6 @@
 #include "fsutil.h"
 #include "log.h"
 #include "report.h"
-#include "stages.h"
 #include "fixture.h"
 #include "tap.h"
 #include "firmware.h"

@@ -9,11 +9,14 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "config_format.h"
+#include "config_lock.h"
 #include "log.h"
 #include "modules.h"
 #include "mounts.h"
 #include "root_probe.h"
-#include "selinux.h"
+#include "selinux_config.h"
+#include "selinux_types.h"
 #include "tap.h"
 
 

@@ -13,18 +13,20 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "aarch64.h"
+#include "arch.h"
 #include "boot.h"
 #include "caps.h"
 #include "fsutil.h"
 #include "locks.h"
 #include "log.h"
 #include "memory.h"
-#include "stages.h"
 #include "fixture.h"
 #include "sysctl.h"
 #include "tap.h"
 #include "hardening.h"
 #include "sysctl_apply.h"
+#include "x86_64.h"
 
 static char root[128];
 static struct boot b;

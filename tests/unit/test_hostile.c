@@ -17,6 +17,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "boot.h"
+#include "config.h"
+#include "config_lock.h"
+#include "config_stage.h"
+#include "config_table.h"
+#include "early.h"
 #include "mounts.h"
 #include "root.h"
 #include "switchroot.h"
@@ -24,7 +30,6 @@
 #include "fsutil.h"
 #include "log.h"
 #include "safepath.h"
-#include "stages.h"
 #include "fixture.h"
 #include "tap.h"
 

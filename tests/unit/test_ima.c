@@ -9,11 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "boot.h"
 #include "fixture.h"
 #include "ima.h"
 #include "log.h"
 #include "report.h"
-#include "stages.h"
 #include "tap.h"
 
 static struct cmdline cmd;

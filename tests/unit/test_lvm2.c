@@ -8,13 +8,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "boot.h"
 #include "config.h"
 #include "fixture.h"
 #include "dm_udev.h"
+#include "lvm.h"
 #include "lvm2.h"
 #include "lvm2_label.h"
 #include "lvm2_meta.h"
-#include "stages.h"
 #include "tap.h"
 
 #define PV_ID  "AbCdEf0123456789abcdefGHIJKLmnop"

@@ -6,12 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "boot.h"
 #include "fixture.h"
 #include "ima.h"
 #include "measure.h"
 #include "measure_event.h"
 #include "sha256.h"
-#include "stages.h"
 #include "tap.h"
 #include "tpm.h"
 

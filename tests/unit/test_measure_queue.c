@@ -19,11 +19,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "boot.h"
 #include "fixture.h"
 #include "measure.h"
 #include "measure_queue.h"
 #include "sha256.h"
-#include "stages.h"
 #include "tap.h"
 
 enum fake_mode {

@@ -15,10 +15,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "boot.h"
+#include "config_table.h"
 #include "mounts.h"
 #include "fsutil.h"
 #include "log.h"
-#include "stages.h"
 #include "fixture.h"
 #include "tap.h"
 

@@ -15,7 +15,7 @@
 #include "boot.h"
 #include "fsutil.h"
 #include "log.h"
-#include "stages.h"
+#include "prefetch.h"
 #include "fixture.h"
 #include "tap.h"
 

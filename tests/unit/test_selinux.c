@@ -17,7 +17,8 @@
 #include "fsutil.h"
 #include "log.h"
 #include "selinux.h"
-#include "stages.h"
+#include "selinux_config.h"
+#include "selinux_relabel.h"
 #include "fixture.h"
 #include "tap.h"
 

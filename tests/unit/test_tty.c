@@ -21,12 +21,16 @@
 #include <linux/audit.h>
 #include <linux/seccomp.h>
 
+#include "aarch64.h"
+#include "arch.h"
+#include "boot.h"
+#include "config.h"
 #include "tty.h"
 #include "fsutil.h"
 #include "log.h"
-#include "stages.h"
 #include "fixture.h"
 #include "tap.h"
+#include "x86_64.h"
 
 #define TCGETS_REQ 0x5401u
 

@@ -5,9 +5,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "boot.h"
+#include "config_format.h"
 #include "fsutil.h"
 #include "log.h"
-#include "stages.h"
+#include "report_stage.h"
 
 #define REPORT_CONFIG_MAX (48 * 1024)
 

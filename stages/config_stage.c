@@ -19,10 +19,12 @@
 
 #include "boot.h"
 #include "config.h"
+#include "config_lock.h"
+#include "config_stage.h"
+#include "config_table.h"
 #include "fsutil.h"
 #include "log.h"
 #include "report.h"
-#include "stages.h"
 
 #define ROOT_CONFIG "etc/hardinit.conf"
 
