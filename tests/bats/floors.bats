@@ -32,9 +32,9 @@ probe() {
 }
 
 @test "floors: init/ cannot include a stage's header, and builds with its own" {
-	probe init stages.h
+	probe init table.h
 	[ "$status" -ne 0 ]
-	[[ $output == *'stages.h: No such file'* ]]
+	[[ $output == *'table.h: No such file'* ]]
 	probe init dm.h
 	[ "$status" -ne 0 ]
 	[[ $output == *'dm.h: No such file'* ]]
@@ -45,9 +45,9 @@ probe() {
 @test "floors: block/, tpm/ and arch/ cannot include a stage's or the program's header, and build with init's and each other's" {
 	local floor
 	for floor in block tpm arch; do
-		probe "$floor" stages.h
+		probe "$floor" table.h
 		[ "$status" -ne 0 ]
-		[[ $output == *'stages.h: No such file'* ]]
+		[[ $output == *'table.h: No such file'* ]]
 		probe "$floor" cli.h
 		[ "$status" -ne 0 ]
 		probe "$floor" fsutil.h
