@@ -237,3 +237,28 @@ runnable() {
 	echo "example commands run: $n"
 	[ "$n" -ge 12 ]
 }
+
+# The make targets the docs name as commands (`make demo`, `make install
+# PREFIX=...` in backquotes, or a code line starting with make), one a
+# line: the first word after "make" that is not an assignment.
+doc_make_targets() {
+	plain "$1" | grep -oE '(`make|^make)( [A-Z_]+=[^[:space:]`]*)* [a-z][a-z0-9-]*' |
+		sed -E 's/^`?make( [A-Z_]+=[^[:space:]`]*)* //' | sort -u
+}
+
+@test "docs: every make target README.md, the man pages and tests/vm/README.md name is a rule of the Makefile" {
+	local f t bad='' n=0
+	for f in $(doc_files); do
+		for t in $(doc_make_targets "$f"); do
+			n=$((n + 1))
+			grep -qE "^([^:=#[:space:]]+[[:space:]]+)*$t([[:space:]]+[^:=#[:space:]]+)*[[:space:]]*:([^=]|$)" \
+				"$REPO/Makefile" || bad+=" ${f#"$REPO"/}:$t"
+		done
+	done
+	# README names demo, check, bench, fuzz, install, deb and cross at least
+	[ "$n" -ge 7 ]
+	[ -z "$bad" ] || { echo "no such make target:$bad" >&2; false; }
+	# the reader: commands, not prose
+	[ "$(doc_make_targets <(printf 'run `make ARCH=arm64 cross` to make the tree\nmake demo  # x\n') |
+		tr '\n' ' ')" = "cross demo " ]
+}
