@@ -100,8 +100,6 @@ struct boot {
 	bool nice_raised;
 	int nice_before;
 	char rcu_expedited_before[16];     /* empty: not changed */
-	char preempt_before[16];           /* the preemption model; empty: not changed */
-	bool selftests_reniced;            /* crypto self-test threads at nice 19 */
 
 	char err[BOOT_ERR_MAX];            /* the fatal error of the failing stage */
 	const char *failed_stage;          /* its name, set by the runner */

@@ -13,14 +13,6 @@
 
 void hi_boot_pace_start(struct boot *b);
 
-/* What was set only for the wait for devices (the preemption model, the
- * self-tests' nice) put back; before the switch to the root. Warns. */
-void hi_boot_pace_devices_done(struct boot *b);
-
-/* The mode in parentheses of debugfs's sched/preempt ("none (voluntary)
- * full") into out: 0, or -1 when there is none or it does not fit. */
-int hi_boot_pace_preempt_mode(const char *text, char *out, size_t cap);
-
 /* 0, or -1 after a logged warning that something stays changed. */
 int hi_boot_pace_end(struct boot *b);
 

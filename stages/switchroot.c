@@ -16,7 +16,6 @@
 #include <linux/magic.h>
 
 #include "boot.h"
-#include "boot_pace.h"
 #include "fsutil.h"
 #include "log.h"
 #include "safepath.h"
@@ -279,9 +278,6 @@ int hi_stage_switchroot(struct boot *b)
 	int proven = proven_initramfs(b, why, sizeof why);
 	if (!proven && strstr(why, "same device"))
 		return hi_boot_error(b, "cannot switch root: %s; root was not mounted", why);
-	/* The last device wait is behind: the boot's pace for it ends here,
-	 * on the initramfs's /sys (init/boot_pace.c). */
-	hi_boot_pace_devices_done(b);
 	if (move_api_mounts(b) < 0)
 		return -1;
 	if (proven) {

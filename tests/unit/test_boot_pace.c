@@ -3,9 +3,6 @@
  * and the nice value raised and put back. Each case runs in a child, so
  * the priority change never touches this test's own process; the child
  * reports through its exit status and the files it leaves. */
-#include <signal.h>
-#include <stdio.h>
-#include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -79,96 +76,9 @@ static void test_nice(void)
 	tap_ok(seen & NICE_BACK, "the nice value of before is back at the end");
 }
 
-static void test_preempt_mode(void)
-{
-	char mode[16];
-
-	tap_ok(hi_boot_pace_preempt_mode("none (voluntary) full\n", mode, sizeof mode) == 0 && !strcmp(mode, "voluntary"),
-	       "sched/preempt: the mode in parentheses (voluntary)");
-	tap_ok(hi_boot_pace_preempt_mode("none voluntary full (lazy)\n", mode, sizeof mode) == 0 && !strcmp(mode, "lazy"),
-	       "  (lazy), the last word");
-	tap_ok(hi_boot_pace_preempt_mode("none voluntary full\n", mode, sizeof mode) < 0, "  none marked: refused");
-	tap_ok(hi_boot_pace_preempt_mode("none () full\n", mode, sizeof mode) < 0, "  an empty mark: refused");
-	tap_ok(hi_boot_pace_preempt_mode("(voluntary", mode, sizeof mode) < 0, "  an unclosed mark: refused");
-	tap_ok(hi_boot_pace_preempt_mode("(voluntary)", mode, 9) < 0, "  a mode longer than the room: refused");
-}
-
-/* A fake debugfs already in place (so nothing is mounted): a kernel that is
- * already fully preemptible is left alone; one whose file keeps the old
- * mode after the write is not claimed changed, and nothing is put back. */
-static void test_preempt(void)
-{
-	static struct boot b;
-	const char *root = fixture_tree("hardinit-pace-preempt");
-
-	fixture_put(root, "sys/kernel/debug/sched/preempt", "none voluntary (full)\n");
-	boot_at(&b, root, MODE_INITRAMFS);
-	hi_boot_pace_start(&b);
-	tap_ok(!hi_report_find(&b.rep, "early", "preempt") && !b.preempt_before[0], "already (full): not touched, not reported");
-	tap_streq(fixture_get(root, "sys/kernel/debug/sched/preempt"), "none voluntary (full)\n", "  the file as it was");
-	hi_boot_pace_end(&b);
-
-	fixture_put(root, "sys/kernel/debug/sched/preempt", "none (voluntary) full\n");
-	boot_at(&b, root, MODE_INITRAMFS);
-	hi_boot_pace_start(&b);
-	tap_ok(!hi_report_find(&b.rep, "early", "preempt") && !b.preempt_before[0],
-	       "(voluntary) kept after the write: no claim, nothing to put back");
-	hi_boot_pace_end(&b);
-}
-
-/* A process named as the kernel's self-test threads are (its /proc entry
- * faked, its pid real): nice 19 from the start, 0 again once the devices
- * are done. Raising a nice value needs no privilege; lowering it does. */
-static void test_selftests(void)
-{
-	static struct boot b;
-	const char *root = fixture_tree("hardinit-pace-selftest");
-	char rel[64];
-
-	pid_t t = fork();
-	if (t == 0) {
-		pause();
-		_exit(0);
-	}
-	if (t < 0)
-		fixture_die("fork", root);
-	snprintf(rel, sizeof rel, "proc/%d/comm", (int)t);
-	fixture_put(root, rel, "cryptomgr_test\n");
-	fixture_put(root, "proc/1/comm", "kthreadd\n");
-	boot_at(&b, root, MODE_INITRAMFS);
-	int before = getpriority(PRIO_PROCESS, 0);
-	hi_boot_pace_start(&b);
-	tap_ok(getpriority(PRIO_PROCESS, (id_t)t) == 19 && hi_report_find(&b.rep, "early", "selftests"),
-	       "a self-test thread runs at nice 19 during the boot, reported");
-	hi_boot_pace_devices_done(&b);
-	if (geteuid() == 0)
-		tap_ok(getpriority(PRIO_PROCESS, (id_t)t) == 0 && !b.selftests_reniced, "  and at nice 0 again when the devices are done");
-	else
-		tap_ok(!b.selftests_reniced, "  not root: it cannot go back to 0, and nothing is left to do");
-	hi_boot_pace_end(&b);
-	setpriority(PRIO_PROCESS, 0, before);
-
-	/* On a root the kernel mounted there is no device wait: neither the
-	 * self-tests' nice nor the preemption model is touched. */
-	fixture_put(root, "sys/kernel/debug/sched/preempt", "none (voluntary) full\n");
-	boot_at(&b, root, MODE_ON_ROOT);
-	int nice_t = getpriority(PRIO_PROCESS, (id_t)t);
-	hi_boot_pace_start(&b);
-	tap_ok(getpriority(PRIO_PROCESS, (id_t)t) == nice_t && !hi_report_find(&b.rep, "early", "selftests") && !b.selftests_reniced,
-	       "on a root: the self-test threads are left at their nice");
-	tap_ok(!b.preempt_before[0] && !hi_report_find(&b.rep, "early", "preempt"), "  and the preemption model is not read");
-	hi_boot_pace_end(&b);
-	setpriority(PRIO_PROCESS, 0, before);
-	kill(t, SIGKILL);
-	waitpid(t, NULL, 0);
-}
-
 int main(void)
 {
 	test_rcu();
 	test_nice();
-	test_preempt_mode();
-	test_preempt();
-	test_selftests();
 	return tap_done();
 }

@@ -157,15 +157,6 @@ boot_test() {
 	# RCU grace periods were expedited for the boot, and are normal again.
 	expect "$log" rcu_expedited 0
 	vm_assert_section_contains "$log" REPORT "early rcu_expedited applied 1 during the boot (was 0)"
-	# Fully preemptible while PID 1 waited for devices, Debian's voluntary
-	# again before the switch to the root (and so before the locks stage
-	# raised lockdown): the kernel's own lines, in order, between
-	# "Run /init" and the real init.
-	vm_assert_section_contains "$log" REPORT "early preempt applied full until the switch to the root (was voluntary)"
-	local modes
-	modes=$(tr -d '\r' <"$log" | sed -n '/Run \/init as init process/,/testinit: first instruction/s/.*Dynamic Preempt: \([a-z]*\).*/\1/p' |
-		tr '\n' ' ')
-	[[ $modes == "full voluntary " ]] || { echo "preemption models after Run /init: '$modes'" >&2; return 1; }
 
 	# MDWE: inherited by the probe through fork and execve.
 	expect "$log" wx.mdwe 1
