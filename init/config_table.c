@@ -173,12 +173,18 @@ static int corruption_rank(int c)
 	return c == VERITY_IGNORE ? 0 : 1;
 }
 
+/* The default PCR as a word of the messages below: its one home is
+ * CONFIG_TPM_PCR_DEFAULT. */
+#define PCR_WORD_(n) #n
+#define PCR_WORD(n) PCR_WORD_(n)
+
 static const char *check_tpm_pcr(long pcr)
 {
 	if (pcr == 10)
-		return "PCR 10 is IMA's own; use 12 (the default) or another of 8-14";
+		return "PCR 10 is IMA's own; use " PCR_WORD(CONFIG_TPM_PCR_DEFAULT) " (the default) or another of 8-14";
 	if (pcr == 11)
-		return "PCR 11 holds the UKI and systemd's boot phases, which signed PCR policies predict; use 12";
+		return "PCR 11 holds the UKI and systemd's boot phases, which signed PCR policies predict; use "
+		       PCR_WORD(CONFIG_TPM_PCR_DEFAULT);
 	return NULL;
 }
 

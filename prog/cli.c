@@ -76,7 +76,8 @@ static const char usage[] =
 "                        run COMMAND as USER with its own instance of /tmp\n"
 "                        (as pam_namespace would), for systems without PAM\n"
 "  limits                print, as NAME=VALUE lines, the paths and limits\n"
-"                        the initramfs builder must respect\n"
+"                        the initramfs builder must respect, and the\n"
+"                        default [tpm] pcr\n"
 "  --help                this text\n"
 "  --version             the version\n"
 "\n"
@@ -292,6 +293,9 @@ static int cmd_limits(void)
 	printf("SELINUX_POLICY_MAGIC=0x%08x\n", SELINUX_POLICYDB_MAGIC);
 	printf("MAX_POLICY_TYPE_LEN=%d\n", SELINUX_TYPE_MAX_LEN);
 	printf("MAX_ROOT_HASH_HEX=%d\n", CONFIG_ROOT_HASH_HEX_MAX);
+	/* [tpm] pcr when the config does not set it: tests and docs name the
+	 * measurement PCR after this line. */
+	printf("TPM_PCR_DEFAULT=%d\n", CONFIG_TPM_PCR_DEFAULT);
 	/* The Makefile's PREFIX, compiled in: the package's binary must say
 	 * /usr, the one make install put under /usr/local says that. */
 	printf("PROFILE_DIR=%s\n", HARDINIT_PROFILE_DIR);

@@ -62,10 +62,11 @@ shipped_shell() {
 		grep -oE '\b[A-Z][A-Z_]{4,}\b' | sort -u)
 	[ "$names" = "$doc" ] || { diff <(echo "$names") <(echo "$doc"); return 1; }
 	# The builder's table has all but PROFILE_DIR (update-hardinit and
-	# audit use it, the image does not).
+	# audit use it, the image does not) and TPM_PCR_DEFAULT (the docs'
+	# and tests' PCR; the builder's prediction takes the config's).
 	local n
 	for n in $names; do
-		[[ $n == PROFILE_DIR ]] && continue
+		[[ $n == PROFILE_DIR || $n == TPM_PCR_DEFAULT ]] && continue
 		grep -qE "\[$n\]=(path|number|hex32)" "$REPO/initramfs/hardinit-mkinitramfs" ||
 			{ echo "the builder does not read $n"; return 1; }
 	done
@@ -108,4 +109,66 @@ status_table() {
 	printf 'void f(void) { hi_report_add(&b->rep, "verity", "status",\n x ? "ok" : "fail", "%%s", s); }\n' \
 		>"$BATS_TEST_TMPDIR/t/stages/x.c"
 	[ "$(python3 "$REPO/tests/tools/report-statuses.py" "$BATS_TEST_TMPDIR/t")" = $'fail\nok' ]
+}
+
+# A value of `hardinit limits`.
+limit() {
+	"$REPO/build/hardinit" limits | sed -n "s/^$1=//p"
+}
+
+# The PCR numbers after "PCR" in FILEs (roff's line breaks and font
+# escapes between), one a line, sorted: "PCRs 0-23" is a range, not a PCR.
+pcr_numbers() {
+	cat -- "$@" | tr '\n' ' ' | grep -oE '\bPCR([[:space:]]|\\f[BIR])+[0-9]+\b' | grep -oE '[0-9]+$' | sort -un
+}
+
+# The PCRs the docs name for other facts: Secure Boot's 7, IMA's 10, a
+# UKI's and systemd's boot phases' 11, a LUKS volume's identity's 15.
+OTHER_PCRS=" 7 10 11 15 "
+
+@test "onehome: no shipped profile restates the default measurement PCR: [tpm] pcr is hardinit's" {
+	local pcr n out
+	pcr=$(limit TPM_PCR_DEFAULT)
+	[[ $pcr =~ ^[0-9]+$ ]]
+	# A profile that sets pcr (to the default or another) is a second home.
+	out=$(cd "$REPO" && grep -nE '^[[:space:]]*pcr[[:space:]]*=' config/*.conf) || :
+	[[ -z $out ]] || { echo "a profile sets [tpm] pcr (hardinit's default is $pcr):"$'\n'"$out"; return 1; }
+	# Nor names a measurement PCR in its comments.
+	for n in $(pcr_numbers "$REPO"/config/*.conf); do
+		[[ $OTHER_PCRS == *" $n "* ]] ||
+			{ echo "a profile names PCR $n; the measurement PCR is hardinit's default ($pcr): name no number"; return 1; }
+	done
+	# The profiles that measure do it into the default: the builder's
+	# prediction (hardinit predict, the config read as at boot) says so.
+	local measuring=0
+	for n in "$REPO"/config/*.conf; do
+		grep -qE '^measure *= *yes' "$n" || continue
+		"$REPO/build/hardinit" predict --config "$n" | grep -qx "  \"pcr\":$pcr," ||
+			{ echo "$n: the predicted PCR is not $pcr"; return 1; }
+		measuring=$((measuring + 1))
+	done
+	[ "$measuring" -ge 3 ]
+}
+
+@test "onehome: README.md, hardinit(8) and hardinit.conf(5) name the default measurement PCR hardinit limits prints" {
+	local pcr n nums
+	pcr=$(limit TPM_PCR_DEFAULT)
+	[[ $pcr =~ ^[0-9]+$ ]]
+	cd "$REPO"
+	# Every "PCR N" is the measurement PCR or one of the other facts.
+	nums=$(pcr_numbers README.md man/hardinit.8 man/hardinit.conf.5)
+	grep -qx "$pcr" <<<"$nums" || { echo "no doc names PCR $pcr"; return 1; }
+	for n in $nums; do
+		[[ $n == "$pcr" || $OTHER_PCRS == *" $n "* ]] ||
+			{ echo "a doc names PCR $n; hardinit measures into $pcr:"; grep -nE "PCR( |$)" README.md man/hardinit.8 man/hardinit.conf.5 | grep -E "\b$n\b"; return 1; }
+	done
+	# README's two, and hardinit(8)'s remote attestation (the PCR the
+	# prediction holds, quoted, and Keylime's tpm_policy).
+	[ "$(tr '\n' ' ' <README.md | grep -oE "\bPCR $pcr\b" | wc -l)" -ge 2 ]
+	sed -n '/^\.SH REMOTE ATTESTATION/,/^\.SH FILES/p' man/hardinit.8 >"$BATS_TEST_TMPDIR/attest"
+	[ "$(tr '\n' ' ' <"$BATS_TEST_TMPDIR/attest" | grep -oE "\bPCR $pcr\b" | wc -l)" -ge 3 ]
+	grep -qF "{\"$pcr\": [\"VALUE\"]}" "$BATS_TEST_TMPDIR/attest"
+	[ "$(grep -oE '\{"[0-9]+": \["VALUE"\]\}' man/hardinit.8 | wc -l)" -eq 1 ]
+	# hardinit.conf(5): the pcr entry's default.
+	grep -qxF ".BR pcr \" = \" 8 .. 14 \" [$pcr]\"" man/hardinit.conf.5
 }

@@ -10,7 +10,8 @@ load lib
 
 bats_require_minimum_version 1.5.0
 
-PCR=12
+# The measurement PCR: hardinit's default (no config here sets [tpm] pcr).
+PCR=$("$HARDINIT_SRC/build/hardinit" limits | sed -n 's/^TPM_PCR_DEFAULT=//p')
 POLICY=/etc/selinux/default/policy/policy.33
 FC=/etc/selinux/default/contexts/files/file_contexts
 SEL="root=/dev/vda security=selinux"
@@ -44,12 +45,13 @@ predicted() {
 	python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["value"])' "$1"
 }
 
+# The guest's script; @PCR@ is the measurement PCR.
 probe() {
-	cat <<-'EOF'
+	sed "s/@PCR@/$PCR/g" <<-'EOF'
 		#!/bin/busybox sh
 		echo "=== BEGIN TPM ==="
 		for d in tpmrm0 tpm0; do [ -c /dev/$d ] && echo "dev=$d"; done
-		echo "pcr=$(cat /sys/class/tpm/tpm0/pcr-sha256/12 2>/dev/null || echo none)"
+		echo "pcr=$(cat /sys/class/tpm/tpm0/pcr-sha256/@PCR@ 2>/dev/null || echo none)"
 		[ -f /run/hardinit/measurements ] && echo "log_lines=$(grep -c '^event ' /run/hardinit/measurements)"
 		[ -f /run/log/systemd/tpm2-measure.log ] &&
 			echo "cel_records=$(tr -cd '\036' </run/log/systemd/tpm2-measure.log | wc -c)"
@@ -92,7 +94,7 @@ probe() {
 			tar -C /run/quote -cf - ak.pem quote.msg quote.sig quote.pcrs | base64
 			echo "=== END QUOTE ==="
 		fi
-		/probe/tpm_extend 12
+		/probe/tpm_extend @PCR@
 		echo "=== BEGIN AUDIT2 ==="
 		/sbin/hardinit audit | grep 'tpm pcr'
 		/sbin/hardinit audit >/dev/null; echo "status=$?"
@@ -109,11 +111,11 @@ hardinit_conf() {
 		mode = permissive
 		[tpm]
 		measure = yes
-		pcr = $PCR
 	EOF
 }
 
 setup_file() {
+	[[ $PCR =~ ^[0-9]+$ ]] || { echo "build/hardinit limits gave no TPM_PCR_DEFAULT: make first" >&2; return 1; }
 	[[ -f $POLICY && -f $FC ]] || skip "selinux-policy-default is not installed"
 	command -v swtpm >/dev/null || skip "swtpm is not installed (apt-get install swtpm swtpm-tools)"
 	local dir
@@ -249,7 +251,7 @@ expected_pcr() {
 import json, sys
 recs = [json.loads(r) for r in sys.stdin.read().split("\x1e") if r.strip()]
 assert len(recs) == 5, recs
-assert all(r["pcr"] == 12 and r["content_type"] == "systemd" for r in recs)
+assert all(r["pcr"] == int(sys.argv[1]) and r["content_type"] == "systemd" for r in recs)
 names = [r["content"]["string"].split(":")[1] for r in recs]
 assert names == ["ima-policy", "verity-root-hash", "config", "selinux-policy", "handoff"], names
 assert any(d["hashAlg"] == "sha256" and len(d["digest"]) == 64 for d in recs[0]["digests"])
@@ -262,7 +264,7 @@ for r in recs:
     sha = next(d["digest"] for d in r["digests"] if d["hashAlg"] == "sha256")
     assert sha == hashlib.sha256(r["content"]["string"].encode()).hexdigest(), r
 print("banks in every record:", banks)
-'
+' "$PCR"
 	vm_assert_section_contains "$log" TPM "measure handoff ok"
 	vm_assert_section_line "$log" TPM "pcr11=$(printf '0%.0s' {1..64})"
 	vm_assert_section_contains "$log" TPM "pcrphase enter-initrd skipped systemd-stub did not measure"
@@ -281,13 +283,13 @@ print("banks in every record:", banks)
 	vm_assert_section_contains "$log" IMA "ima policy applied"
 	vm_assert_section_contains "$log" IMA "ima policy_lock ok"
 	# audit: no drift after boot; drift once the PCR was extended again.
-	vm_assert_section_contains "$log" AUDIT1 "ok    tpm pcr 12 (sha256)"
+	vm_assert_section_contains "$log" AUDIT1 "ok    tpm pcr $PCR (sha256)"
 	vm_assert_section_line "$log" AUDIT1 "status=0"
-	vm_assert_section_contains "$log" AUDIT2 "drift tpm pcr 12 (sha256)"
+	vm_assert_section_contains "$log" AUDIT2 "drift tpm pcr $PCR (sha256)"
 	vm_assert_section_line "$log" AUDIT2 "status=1"
 }
 
-@test "with swtpm: the strict profile's boot reaches the PCR 12 value the builder predicted, event by event" {
+@test "with swtpm: the strict profile's boot reaches the PCR value the builder predicted, event by event" {
 	vm_swtpm_start "$BATS_TEST_TMPDIR/swtpm"
 	log=$BATS_TEST_TMPDIR/strict.log
 	vm_boot "$log" --timeout 300 --initrd "$MDIR/strict.img" --disk "$MDIR/qroot.img" --append "$SEL $STRICT_WORDS" \
@@ -303,21 +305,21 @@ print("banks in every record:", banks)
 	# The log's texts are the prediction's, in order.
 	diff <(vm_section "$log" EVENTS) <(python3 -c 'import json, sys
 for e in json.load(open(sys.argv[1]))["events"]: print(e["text"])' "$MDIR/strict.json")
-	vm_assert_section_contains "$log" AUDIT1 "ok    tpm pcr 12 (sha256)"
+	vm_assert_section_contains "$log" AUDIT1 "ok    tpm pcr $PCR (sha256)"
 }
 
 # The remote check (contrib/hardinit-quote, issue 29) on the strict boot
-# above: the guest made an attestation key and quoted PCR 12 over the
+# above: the guest made an attestation key and quoted the PCR over the
 # nonce with Debian's tpm2-tools; here tpm2_checkquote verifies it and the
 # PCR is compared with the builder's prediction.
 @test "with swtpm: a quote made in the guest verifies on the host against the prediction; a wrong nonce or a changed PCR fails" {
 	[[ -f $MDIR/strict.log ]] || { echo "no log of the strict boot: run it with the test above"; false; }
 	local q=$BATS_TEST_TMPDIR/quote log=$MDIR/strict.log
-	vm_assert_section_contains "$log" QUOTE "hardinit-quote: quoted sha256:12"
+	vm_assert_section_contains "$log" QUOTE "hardinit-quote: quoted sha256:$PCR"
 	mkdir -p "$q"
 	vm_section "$log" QUOTE | grep -v '^hardinit-quote:' | tr -d ' \r\n' | base64 -d | tar -C "$q" -xf -
 	run -0 "$HARDINIT_SRC/contrib/hardinit-quote" check "$NONCE" "$q" "$MDIR/strict.json"
-	[[ $output == *"verified:"*"PCR 12 is the predicted $(predicted "$MDIR/strict.json")"* ]]
+	[[ $output == *"verified:"*"PCR $PCR is the predicted $(predicted "$MDIR/strict.json")"* ]]
 	run -1 "$HARDINIT_SRC/contrib/hardinit-quote" check "${NONCE%?}0" "$q" "$MDIR/strict.json"
 	[[ $output == *"the quote does not verify"* ]]
 	# Another build's prediction (one input changed): the boot is not it.
@@ -332,7 +334,7 @@ for e in json.load(open(sys.argv[1]))["events"]: print(e["text"])' "$MDIR/strict
 	python3 - "$q.bad/quote.pcrs" "$(predicted "$MDIR/strict.json")" <<-'PY'
 		import sys
 		data, value = open(sys.argv[1], "rb").read(), bytes.fromhex(sys.argv[2])
-		at = data.index(value)   # PCR 12's value, as the guest read it
+		at = data.index(value)   # the PCR's value, as the guest read it
 		open(sys.argv[1], "wb").write(data[:at] + bytes([data[at] ^ 1]) + data[at + 1:])
 	PY
 	run -1 "$HARDINIT_SRC/contrib/hardinit-quote" check "$NONCE" "$q.bad" "$MDIR/strict.json"
@@ -345,7 +347,7 @@ for e in json.load(open(sys.argv[1]))["events"]: print(e["text"])' "$MDIR/strict
 	vm_assert_done "$log"
 	vm_assert_section_line "$log" TPM "pcr=none"
 	vm_assert_section_contains "$log" TPM "measure tpm skipped no TPM"
-	vm_assert_section_contains "$log" AUDIT1 "ok    tpm pcr 12 (sha256)"
+	vm_assert_section_contains "$log" AUDIT1 "ok    tpm pcr $PCR (sha256)"
 }
 
 @test "without a TPM, [tpm] require = yes takes the failure action with one clear line" {
@@ -381,7 +383,7 @@ for e in json.load(open(sys.argv[1]))["events"]: print(e["text"])' "$MDIR/strict
 	vm_assert_section_lacks "$log" SYSTEMD "failed:"
 	vm_assert_section_contains "$log" REPORT "ima policy applied"
 	vm_assert_section_contains "$log" REPORT "measure handoff ok"
-	vm_assert_section_contains "$log" AUDIT "ok    tpm pcr 12 (sha256)"
+	vm_assert_section_contains "$log" AUDIT "ok    tpm pcr $PCR (sha256)"
 	vm_assert_section_line "$log" AUDIT "audit-exit=0"
 }
 
