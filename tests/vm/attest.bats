@@ -3,7 +3,9 @@
 # one boot: OVMF starts hardinit's strict UKI (systemd-stub measures it
 # into PCR 11) with swtpm (sha1 and sha256 banks), the root is the Debian
 # 12 image (systemd 252). hardinit extends the phases into PCR 11 and its
-# measurements into PCR 12 and writes systemd's userspace event log;
+# measurements into the measurement PCR (PCR below: hardinit's default,
+# hardinit limits' TPM_PCR_DEFAULT) and writes systemd's userspace event
+# log;
 # systemd 252 then runs systemd-pcrphase (sysinit, ready). A test copy of
 # the image gets, with debugfs: bookworm's TPM2 libraries (systemd 252's
 # pcrphase dlopens them; the image has none, so it would skip) and a unit
@@ -18,25 +20,28 @@
 # (NEWS, "TPM measurements are now also written to an event log at
 # /run/log/systemd/tpm2-measure.log"); 252's src/boot/pcrphase.c extends
 # and logs to the journal only. So after 252's extends the log holds
-# hardinit's records unchanged, PCR 12 replays from it exactly, and PCR
-# 11 is the log's replay plus the two words 252 extended without a record
+# hardinit's records unchanged, the measurement PCR replays from it
+# exactly, and PCR 11 is the log's replay plus the two words 252 extended without a record
 # (its journal names them).
 #
 # A systemd that does write the log must append to hardinit's without
 # corrupting it: after the first reading, the probe runs Debian 13's
 # systemd-pcrextend (systemd 257, from the pcrlock image) as 257's
-# pcrphase units would, one word into PCR 12, and reads the PCR, the log
-# and pcrlock's view again (PCREXTEND, CEL_AFTER_B64, PCRLOCK_AFTER).
+# pcrphase units would, one word into the measurement PCR, and reads the
+# PCR, the log and pcrlock's view again (PCREXTEND, CEL_AFTER_B64, PCRLOCK_AFTER).
 
 load lib
 load images
 load pcrlock
 
 OVMF=/usr/share/OVMF
+# The measurement PCR: hardinit's default (the strict profile sets no [tpm] pcr).
+PCR=$("$HARDINIT_SRC/build/hardinit" limits | sed -n 's/^TPM_PCR_DEFAULT=//p')
 ATTEST_TIMEOUT=${ATTEST_TIMEOUT:-900}
 
+# The guest's probe; @PCR@ is the measurement PCR.
 attest_probe() {
-	cat <<-'EOF'
+	sed "s/@PCR@/$PCR/g" <<-'EOF'
 		#!/bin/bash
 		# Run after systemd-pcrphase (sysinit, ready), before the image's probe.
 		exec >/dev/ttyS0 2>&1 </dev/null
@@ -50,7 +55,7 @@ attest_probe() {
 		journalctl -b -o cat --no-pager -u systemd-pcrphase-sysinit.service -u systemd-pcrphase.service |
 			sed 's/^/journal: /'
 		for b in sha1 sha256; do
-			for p in 11 12; do echo "pcr${p}_$b=$(cat /sys/class/tpm/tpm0/pcr-$b/$p)"; done
+			for p in 11 @PCR@; do echo "pcr${p}_$b=$(cat /sys/class/tpm/tpm0/pcr-$b/$p)"; done
 		done
 		echo "cel_mode=$(stat -c %a /run/log/systemd/tpm2-measure.log)"
 		echo "boot_id=$(tr -d '-' </proc/sys/kernel/random/boot_id)"
@@ -94,11 +99,12 @@ attest_probe() {
 		SYSTEMD_TPM2_HASH_ALGORITHMS=$algs trixie systemd-pcrlock log --json=short
 		end PCRLOCK
 		# A systemd that writes the log (257) appends to it after the
-		# hand-off, as its pcrphase units would: one word into PCR 12, on
-		# the TPM and banks it picks itself, taking the log's flock.
+		# hand-off, as its pcrphase units would: one word into the
+		# measurement PCR, on the TPM and banks it picks itself, taking the
+		# log's flock.
 		begin PCREXTEND
-		SYSTEMD_LOG_TARGET=console trixie systemd-pcrextend --pcr=12 hardinit-test:after-handoff
-		for b in sha1 sha256; do echo "pcr12_$b=$(cat /sys/class/tpm/tpm0/pcr-$b/12)"; done
+		SYSTEMD_LOG_TARGET=console trixie systemd-pcrextend --pcr=@PCR@ hardinit-test:after-handoff
+		for b in sha1 sha256; do echo "pcr@PCR@_$b=$(cat /sys/class/tpm/tpm0/pcr-$b/@PCR@)"; done
 		echo "cel_mode=$(stat -c %a /run/log/systemd/tpm2-measure.log)"
 		end PCREXTEND
 		begin CEL_AFTER_B64
@@ -144,6 +150,7 @@ attest_image() {
 }
 
 setup_file() {
+	[[ $PCR =~ ^[0-9]+$ ]] || { echo "build/hardinit limits gave no TPM_PCR_DEFAULT: make first" >&2; return 1; }
 	[[ -f $OVMF/OVMF_CODE_4M.fd ]] || skip "ovmf not installed"
 	command -v swtpm_setup >/dev/null || skip "swtpm_setup is not installed (apt-get install swtpm-tools)"
 	local dir kdir kver img pcrlock d
@@ -235,7 +242,7 @@ guest() {
 	out=$(replay)
 	echo "$out"
 	grep -q '^rec1 pcr=11 type=phase string=enter-initrd$' <<<"$out"
-	grep -q '^rec[0-9]* pcr=12 type=- string=hardinit:handoff:' <<<"$out"
+	grep -q "^rec[0-9]* pcr=$PCR type=- string=hardinit:handoff:" <<<"$out"
 	grep -q '^rec[0-9]* pcr=11 type=phase string=leave-initrd$' <<<"$out"
 	[[ $(guest cel_mode) == 600 ]]
 	# Each record's bootId is this boot's.
@@ -244,12 +251,12 @@ ids = {json.loads(r)["content"]["bootId"] for r in sys.stdin.read().split("\x1e"
 assert ids == {sys.argv[1]}, ids' "$(guest boot_id)"
 }
 
-@test "PCR 12 replays exactly from the firmware's log and hardinit's records, in both banks" {
+@test "the measurement PCR replays exactly from the firmware's log and hardinit's records, in both banks" {
 	local out bank
 	out=$(replay)
 	for bank in sha1 sha256; do
-		echo "$bank: log $(sed -n "s/^pcr12 $bank=//p" <<<"$out") guest $(guest "pcr12_$bank")"
-		[[ -n $(guest "pcr12_$bank") && $(sed -n "s/^pcr12 $bank=//p" <<<"$out") == "$(guest "pcr12_$bank")" ]]
+		echo "$bank: log $(sed -n "s/^pcr$PCR $bank=//p" <<<"$out") guest $(guest "pcr${PCR}_$bank")"
+		[[ -n $(guest "pcr${PCR}_$bank") && $(sed -n "s/^pcr$PCR $bank=//p" <<<"$out") == "$(guest "pcr${PCR}_$bank")" ]]
 	done
 }
 
@@ -275,31 +282,32 @@ print(v.hex())' "$bank")
 	done
 }
 
-@test "systemd-pcrlock (systemd 257) reads the log with the TPM: PCR 12 matches it; PCR 11 does not, by systemd 252's two unrecorded words" {
+@test "systemd-pcrlock (systemd 257) reads the log with the TPM: the measurement PCR matches it; PCR 11 does not, by systemd 252's two unrecorded words" {
 	local json
 	vm_section "$ADIR/boot.log" PCRLOCK | grep -qx "rc=0" || { vm_section "$ADIR/boot.log" PCRLOCK; false; }
 	json=$(vm_section "$ADIR/boot.log" PCRLOCK | tr -d '\r' | grep '^{')
 	python3 -c 'import json, sys
 j = json.loads(sys.argv[1])
+m = int(sys.argv[2])
 pcrs = {p["pcr"]: p for p in j["pcrs"]}
-print(pcrs[11], pcrs[12], sep="\n")
-assert pcrs[12]["hashMatchesEventLog"] is True, pcrs[12]
+print(pcrs[11], pcrs[m], sep="\n")
+assert pcrs[m]["hashMatchesEventLog"] is True, pcrs[m]
 assert pcrs[11]["hashMatchesEventLog"] is False, pcrs[11]
-descr = [r.get("description") for r in j["log"] if r["pcr"] in (11, 12)]
+descr = [r.get("description") for r in j["log"] if r["pcr"] in (11, m)]
 print(descr)
 assert "enter-initrd" in descr and "leave-initrd" in descr, descr
 assert any(d and d.startswith("hardinit:handoff:") for d in descr), descr
 phase = [r for r in j["log"] if r.get("description") == "enter-initrd"][0]
 print(phase)
-assert phase.get("event") == "phase" and phase.get("match") is True, phase' "$json"
+assert phase.get("event") == "phase" and phase.get("match") is True, phase' "$json" "$PCR"
 }
 
-@test "systemd 257's pcrextend appends to hardinit's log after the hand-off: one record of systemd's after hardinit's, the whole log replays PCR 12 in both banks, pcrlock still matches" {
+@test "systemd 257's pcrextend appends to hardinit's log after the hand-off: one record of systemd's after hardinit's, the whole log replays the measurement PCR in both banks, pcrlock still matches" {
 	local ext out bank want
 	ext=$(vm_section "$ADIR/boot.log" PCREXTEND | tr -d '\r')
 	echo "$ext"
 	grep -qx "rc=0" <<<"$ext"
-	grep -q "Extended PCR index 12 with 'hardinit-test:after-handoff'" <<<"$ext"
+	grep -q "Extended PCR index $PCR with 'hardinit-test:after-handoff'" <<<"$ext"
 	grep -qx "cel_mode=600" <<<"$ext"
 	cel >"$BATS_TEST_TMPDIR/before.log"
 	cel CEL_AFTER_B64 >"$BATS_TEST_TMPDIR/after.log"
@@ -314,7 +322,7 @@ assert new.startswith(b"\x1e") and new.endswith(b"\n") and new.count(b"\x1e") ==
 rec = json.loads(new[1:])
 print(rec)
 assert sorted(rec) == ["content", "content_type", "digests", "pcr"], rec
-assert rec["pcr"] == 12 and rec["content_type"] == "systemd", rec
+assert rec["pcr"] == int(sys.argv[4]) and rec["content_type"] == "systemd", rec
 c = rec["content"]
 assert sorted(c) == ["bootId", "eventType", "string", "timestamp"], c
 assert c["string"] == "hardinit-test:after-handoff" and c["eventType"] == "phase", c
@@ -324,27 +332,28 @@ assert c["timestamp"] > max(r["content"]["timestamp"] for r in old), c
 word = c["string"].encode()
 assert {d["hashAlg"]: d["digest"] for d in rec["digests"]} == \
     {b: hashlib.new(b, word).hexdigest() for b in ("sha1", "sha256")}, rec["digests"]' \
-		"$BATS_TEST_TMPDIR/before.log" "$BATS_TEST_TMPDIR/after.log" "$(guest boot_id)"
+		"$BATS_TEST_TMPDIR/before.log" "$BATS_TEST_TMPDIR/after.log" "$(guest boot_id)" "$PCR"
 	# The whole log: a reader written from systemd's documentation accepts
-	# it and PCR 12 is the firmware's log plus every record, in each bank.
+	# it and the measurement PCR is the firmware's log plus every record, in each bank.
 	out=$(replay CEL_AFTER_B64)
 	echo "$out"
 	[[ $(grep -c '^rec' <<<"$out") -eq 8 ]]
-	grep -qx 'rec8 pcr=12 type=phase string=hardinit-test:after-handoff' <<<"$out"
+	grep -qx "rec8 pcr=$PCR type=phase string=hardinit-test:after-handoff" <<<"$out"
 	for bank in sha1 sha256; do
-		want=$(sed -n "s/^pcr12_$bank=//p" <<<"$ext" | tr 'A-F' 'a-f')
-		echo "$bank: log $(sed -n "s/^pcr12 $bank=//p" <<<"$out") guest $want (before $(guest "pcr12_$bank"))"
-		[[ -n $want && $want != "$(guest "pcr12_$bank")" && $(sed -n "s/^pcr12 $bank=//p" <<<"$out") == "$want" ]]
+		want=$(sed -n "s/^pcr${PCR}_$bank=//p" <<<"$ext" | tr 'A-F' 'a-f')
+		echo "$bank: log $(sed -n "s/^pcr$PCR $bank=//p" <<<"$out") guest $want (before $(guest "pcr${PCR}_$bank"))"
+		[[ -n $want && $want != "$(guest "pcr${PCR}_$bank")" && $(sed -n "s/^pcr$PCR $bank=//p" <<<"$out") == "$want" ]]
 	done
-	# systemd-pcrlock reads the appended log with the TPM: PCR 12 matches.
+	# systemd-pcrlock reads the appended log with the TPM: the measurement PCR matches.
 	vm_section "$ADIR/boot.log" PCRLOCK_AFTER | grep -qx "rc=0" || { vm_section "$ADIR/boot.log" PCRLOCK_AFTER; false; }
 	python3 -c 'import json, sys
 j = json.loads(sys.argv[1])
+m = int(sys.argv[2])
 pcrs = {p["pcr"]: p for p in j["pcrs"]}
-print(pcrs[12])
-assert pcrs[12]["hashMatchesEventLog"] is True, pcrs[12]
+print(pcrs[m])
+assert pcrs[m]["hashMatchesEventLog"] is True, pcrs[m]
 rec = [r for r in j["log"] if r.get("description") == "hardinit-test:after-handoff"]
 print(rec)
-assert len(rec) == 1 and rec[0]["pcr"] == 12 and rec[0].get("event") == "phase", rec' \
-		"$(vm_section "$ADIR/boot.log" PCRLOCK_AFTER | tr -d '\r' | grep '^{')"
+assert len(rec) == 1 and rec[0]["pcr"] == m and rec[0].get("event") == "phase", rec' \
+		"$(vm_section "$ADIR/boot.log" PCRLOCK_AFTER | tr -d '\r' | grep '^{')" "$PCR"
 }

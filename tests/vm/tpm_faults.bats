@@ -11,6 +11,9 @@
 
 load lib
 
+# The measurement PCR: hardinit's default (the config below sets no [tpm] pcr).
+PCR=$("$HARDINIT_SRC/build/hardinit" limits | sed -n 's/^TPM_PCR_DEFAULT=//p')
+
 probe() {
 	cat <<-'EOF'
 		#!/bin/busybox sh
@@ -26,6 +29,7 @@ probe() {
 }
 
 setup_file() {
+	[[ $PCR =~ ^[0-9]+$ ]] || { echo "build/hardinit limits gave no TPM_PCR_DEFAULT: make first" >&2; return 1; }
 	command -v swtpm_setup >/dev/null || skip "swtpm_setup is not installed (apt-get install swtpm-tools)"
 	local dir
 	dir=$(vm_cache_dir)/tpm_faults
@@ -36,7 +40,7 @@ setup_file() {
 	install -m 0755 "$HARDINIT_SRC/build/hardinit" "$dir/root/sbin/hardinit"
 	probe | vm_probe_script "$dir/root"
 	vm_rootfs "$dir/root.img" "$dir/root"
-	printf '[boot]\nfailure_action = poweroff\nfailure_delay = 0\n[tpm]\nmeasure = yes\npcr = 12\n' >"$dir/hardinit.conf"
+	printf '[boot]\nfailure_action = poweroff\nfailure_delay = 0\n[tpm]\nmeasure = yes\n' >"$dir/hardinit.conf"
 	vm_initramfs "$dir/initrd.img" --config "$dir/hardinit.conf"
 }
 
@@ -57,7 +61,7 @@ teardown() {
 	vm_assert_section_contains "$log" TPM "measure tpm warn"
 	vm_assert_section_contains "$log" TPM "reading its PCR banks failed: it has no active SHA-256 bank"
 	vm_assert_log_contains "$log" "no active SHA-256 bank"
-	vm_assert_section_contains "$log" AUDIT "drift tpm pcr 12 (sha256)"
+	vm_assert_section_contains "$log" AUDIT "drift tpm pcr $PCR (sha256)"
 	vm_assert_section_contains "$log" AUDIT "cut short: 0 of 5 events"
 	vm_assert_section_line "$log" AUDIT "status=1"
 }

@@ -19,6 +19,10 @@
 load lib
 load images
 
+# The measurement PCR: hardinit's default (appliance.conf sets no [tpm] pcr).
+PCR=$("$HARDINIT_SRC/build/hardinit" limits | sed -n 's/^TPM_PCR_DEFAULT=//p')
+
+# The guest's probe; @PCR@ is the measurement PCR.
 PROBE='
 echo "=== BEGIN ROOTDEV ==="
 dn=$(awk "\$5 == \"/\" { print \$3 }" /proc/self/mountinfo | tail -n 1)
@@ -48,7 +52,7 @@ sed "s/^roothash = .*/roothash = 00000000000000000000000000000000000000000000000
 echo "=== END AUDIT ==="
 echo "=== BEGIN MEASURE ==="
 grep "verity-root-hash" /run/hardinit/measurements 2>&1 | cut -d" " -f3
-echo "pcr=$(cat /sys/class/tpm/tpm0/pcr-sha256/12 2>/dev/null || echo none)"
+echo "pcr=$(cat /sys/class/tpm/tpm0/pcr-sha256/@PCR@ 2>/dev/null || echo none)"
 /probe/hardinit audit | grep "tpm pcr"
 echo "=== END MEASURE ==="
 echo "=== BEGIN KLOG ==="
@@ -57,6 +61,7 @@ echo "=== END KLOG ==="
 '
 
 setup_file() {
+	[[ $PCR =~ ^[0-9]+$ ]] || { echo "build/hardinit limits gave no TPM_PCR_DEFAULT: make first" >&2; return 1; }
 	command -v veritysetup >/dev/null || skip "veritysetup missing (cryptsetup-bin; scripts/install-deps)"
 	local dir root size blk
 	dir=$(vm_cache_dir)/verity
@@ -70,7 +75,7 @@ setup_file() {
 	mkdir -p "$root/data"
 	head -c 65536 /dev/urandom >"$root/data/hello.txt"
 	sha256sum "$root/data/hello.txt" | cut -d' ' -f1 >"$dir/hello.sha256"
-	vm_probe_script "$root" "$PROBE"
+	vm_probe_script "$root" "${PROBE//@PCR@/$PCR}"
 	install -m 0755 "$HARDINIT_SRC/build/hardinit" "$root/probe/hardinit"
 	# 4096-byte file system blocks are the verity data blocks, so a flipped
 	# fs block is one corrupted verity block.
@@ -102,7 +107,7 @@ setup_file() {
 	# about the unsigned hash's checks (the signed ones: verity_sig.bats).
 	sed 's/^require_signature = yes$/require_signature = no/' "$HARDINIT_SRC/config/appliance.conf" >"$dir/appliance.conf"
 	grep -qx "require_signature = no" "$dir/appliance.conf" || return 1
-	# With the PCR 12 value the embedded boot below must reach (issue 29).
+	# With the measurement PCR's value the embedded boot below must reach (issue 29).
 	vm_initramfs "$dir/app.img" --config "$dir/appliance.conf" --verity-roothash "$(cat "$dir/roothash")" \
 		--verity-data LABEL=vroot --verity-hash /dev/vdb --predict "$dir/app.json" \
 		--predict-cmdline "hardinit.boot.failure_delay=0 roothash=$(cat "$dir/roothash") systemd.verity=1 root=/dev/vda" \
@@ -138,7 +143,7 @@ teardown() {
 	vm_swtpm_stop
 }
 
-# The embedded hash's boot, with a TPM (appliance measures into PCR 12) and
+# The embedded hash's boot, with a TPM (appliance measures into the PCR) and
 # the command-line words that only say what the initramfs embeds.
 embedded_log() {
 	if [[ ! -f $VDIR/embedded.log.done ]]; then
@@ -224,10 +229,10 @@ cmdline_log() {
 	size=$(cat "$VDIR/data.size")
 	hsize=$(stat -c %s "$VDIR/hash.img")
 	vm_assert_section_line "$log" MEASURE "hardinit:verity-root-hash:$(roothash);data=LABEL=vroot,$size;hash=/dev/vdb,$hsize;hash_offset=0;format=1;alg=sha256;blocks=4096/4096;data_blocks=$((size / 4096));options=restart_on_corruption;on_corruption=restart"
-	vm_assert_section_contains "$log" MEASURE "ok    tpm pcr 12"
+	vm_assert_section_contains "$log" MEASURE "ok    tpm pcr $PCR"
 }
 
-@test "embedded hash: the appliance boot's PCR 12 is the value the builder predicted from the images (issue 29)" {
+@test "embedded hash: the appliance boot's measurement PCR is the value the builder predicted from the images (issue 29)" {
 	local log got want
 	log=$(embedded_log)
 	got=$(vm_section "$log" MEASURE | sed -n 's/^pcr=//p' | tr 'A-F' 'a-f')
