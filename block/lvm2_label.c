@@ -36,14 +36,24 @@ static uint64_t le64(const uint8_t *p)
 	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
 }
 
+/* The CRC four bits a step: entry n is n run through four of the
+ * bit-by-bit steps (crc >> 1, xor 0xedb88320 when the low bit was set).
+ * Bit by bit, the scan's checksums (each PV's label, mda header and text)
+ * were about 0.6 ms of issue 25's 3.4 ms activation under -icount; this
+ * takes a third of the instructions for 64 bytes of table. */
+static const uint32_t crc_nibble[16] = {
+	0x00000000u, 0x1db71064u, 0x3b6e20c8u, 0x26d930acu, 0x76dc4190u, 0x6b6b51f4u, 0x4db26158u, 0x5005713cu,
+	0xedb88320u, 0xf00f9344u, 0xd6d6a3e8u, 0xcb61b38cu, 0x9b64c2b0u, 0x86d3d2d4u, 0xa00ae278u, 0xbdbdf21cu,
+};
+
 uint32_t hi_lvm2_crc(uint32_t crc, const void *buf, size_t len)
 {
 	const uint8_t *p = buf;
 
 	for (size_t i = 0; i < len; i++) {
 		crc ^= p[i];
-		for (int bit = 0; bit < 8; bit++)
-			crc = (crc >> 1) ^ (0xedb88320u & (0u - (crc & 1u)));
+		crc = (crc >> 4) ^ crc_nibble[crc & 0xfu];
+		crc = (crc >> 4) ^ crc_nibble[crc & 0xfu];
 	}
 	return crc;
 }
