@@ -672,7 +672,7 @@ int hi_tpm2_unseal(tpm_xfer_fn xfer, void *ctx, const struct tpm2_unseal_req *q,
 	static struct salt_job salt;
 	struct tpm2_sealed sealed;
 	struct tpm2_session s;
-	uint32_t primary = 0, item = 0;
+	uint32_t primary = 0, borrowed = 0, item = 0;
 	uint8_t name[TPM2_NAME_MAX];
 	size_t namelen = 0;
 	char why[160];
@@ -690,34 +690,44 @@ int hi_tpm2_unseal(tpm_xfer_fn xfer, void *ctx, const struct tpm2_unseal_req *q,
 	static struct tpm2_rsa_pub key;
 	if (q->pubkey_pcrs) {
 		if (hi_tpm2_rsa_pub_parse(q->pubkey, q->pubkey_len, &key, err, errlen) < 0)
-			return TPM2_ERROR;
+			goto out;
 		if (!q->pcrsig) {
 			snprintf(err, errlen, "the token has a signed PCR policy but there is no tpm2-pcr-signature.json "
 				 "(systemd-stub writes it from the UKI's .pcrsig section: build the UKI with hardinit-mkinitramfs "
 				 "--pcrsig or --pcr-sign-key)");
-			return TPM2_ERROR;
+			goto out;
 		}
 	}
 	if (!hi_tpm_alg_size(q->pcr_bank) || (q->pin && strlen(q->pin) > TPM2_PIN_MAX) || cap < TPM2_SECRET_MAX) {
 		snprintf(err, errlen, "the token's PCR bank %s, its PIN or the secret's buffer is out of range",
 			 hi_tpm_alg_name(q->pcr_bank));
-		return TPM2_ERROR;
+		goto out;
 	}
 	if (hi_tpm2_blob_split(q->blob, q->blob_len, &sealed, err, errlen) < 0)
-		return TPM2_ERROR;
-	if (tpm_send(&r, hi_tpm2_cmd_create_primary(r.cmd, sizeof r.cmd, q->primary_alg), "CreatePrimary") < 0)
 		goto out;
-	rc = hi_tpm2_resp_create_primary(r.resp, r.rlen, &primary, &pub, why, sizeof why);
-	if (rc != 0) {
-		primary = 0;
-		failed(&r, rc, q->primary_alg == TPM_ALG_ECC ? "CreatePrimary (ECC P-256)" : "CreatePrimary (RSA 2048)", why);
-		goto out;
+	if (q->primary) {                /* made beforehand: its maker flushes it */
+		borrowed = q->primary;
+		pub = *q->primary_pub;
+	} else {
+		if (tpm_send(&r, hi_tpm2_cmd_create_primary(r.cmd, sizeof r.cmd, q->primary_alg), "CreatePrimary") < 0)
+			goto out;
+		rc = hi_tpm2_resp_create_primary(r.resp, r.rlen, &primary, &pub, why, sizeof why);
+		if (rc != 0) {
+			primary = 0;
+			failed(&r, rc, q->primary_alg == TPM_ALG_ECC ? "CreatePrimary (ECC P-256)" : "CreatePrimary (RSA 2048)",
+			       why);
+			goto out;
+		}
 	}
-	if (salt_begin(&salt, &pub) < 0) {
+	if (q->salt) {                   /* made beforehand, for this session only */
+		memset(&salt, 0, sizeof salt);
+		salt.salt = *q->salt;
+		salt.rc = 0;
+	} else if (salt_begin(&salt, &pub) < 0) {
 		failed(&r, -1, "StartAuthSession (the salt)", salt.why);
 		goto out;
 	}
-	int sent = tpm_send(&r, hi_tpm2_cmd_load(r.cmd, sizeof r.cmd, primary, &sealed), "Load");
+	int sent = tpm_send(&r, hi_tpm2_cmd_load(r.cmd, sizeof r.cmd, primary ? primary : borrowed, &sealed), "Load");
 	int salted = salt_end(&salt);
 	if (sent < 0)
 		goto out;
@@ -732,7 +742,7 @@ int hi_tpm2_unseal(tpm_xfer_fn xfer, void *ctx, const struct tpm2_unseal_req *q,
 		failed(&r, -1, "StartAuthSession (the salt)", salt.why);
 		goto out;
 	}
-	int p = policy(&r, q, &key, primary, &salt.salt, &s);
+	int p = policy(&r, q, &key, primary ? primary : borrowed, &salt.salt, &s);
 	if (p != 0) {
 		ret = p > 0 ? TPM2_POLICY_CHANGED : TPM2_ERROR;
 		goto out;
@@ -746,6 +756,8 @@ int hi_tpm2_unseal(tpm_xfer_fn xfer, void *ctx, const struct tpm2_unseal_req *q,
 	}
 out:
 	explicit_bzero(&salt, sizeof salt);
+	if (q->salt)
+		explicit_bzero(q->salt, sizeof *q->salt);
 	flush(&r, r.external);
 	flush(&r, s.handle);
 	flush(&r, item);

@@ -182,7 +182,7 @@ static int cmd_tpm2_open(const char *image, const char *sock, const char *pin, c
 	struct tpm_dev d = { tpm_connect(sock), TPM_DEV_TIMEOUT_MS };
 	if (d.fd < 0)
 		return 2;
-	int rc = hi_luks_tpm2_open(&h, hi_tpm_dev_xfer, &d, pin, sigfile ? sig : NULL, siglen, fd_read, &fd, openssl_decrypt,
+	int rc = hi_luks_tpm2_open(&h, hi_tpm_dev_xfer, &d, NULL, pin, sigfile ? sig : NULL, siglen, fd_read, &fd, openssl_decrypt,
 				vk, &vklen, &slot, &token, &pcrs, &signed_pcrs, err, sizeof err);
 	hi_luks2_hdr_free(&h);
 	close(fd);
