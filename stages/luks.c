@@ -369,10 +369,13 @@ static struct tpm2_warm *warmup_take(struct boot *b)
 	u->usable = true;
 	hi_report_add(&b->rep, "luks", "warmup_ms", "info",
 		   "%s (off PID 1's path, through %s: ECC primary 0x%08x CreatePrimary %s, SRK authorization %s, "
-		   "salt %s%s; PID 1 waited %s for it)",
+		   "salt %s%s)",
 		   hi_clock_format_ms(a, sizeof a, u->w.primary_ns + u->w.da_ns + u->w.salt_ns), u->path, u->w.primary,
 		   hi_clock_format_ms(c, sizeof c, u->w.primary_ns), hi_clock_format_ms(d, sizeof d, u->w.da_ns),
-		   hi_clock_format_ms(e, sizeof e, u->w.salt_ns), u->w.salted ? "" : " (none: no seed yet)",
+		   hi_clock_format_ms(e, sizeof e, u->w.salt_ns), u->w.salted ? "" : " (none: no seed yet)");
+	/* On PID 1's path: what the join waited (nothing when the warm-up was
+	 * done before the luks stage needed it). */
+	hi_report_add(&b->rep, "luks", "warmup_wait_ms", "info", "%s (the luks stage's wait for the warm-up)",
 		   hi_clock_format_ms(f, sizeof f, waited));
 	return &u->w;
 }
