@@ -352,7 +352,7 @@ void hi_luks_warmup_start(struct boot *b)
 static struct tpm2_warm *warmup_take(struct boot *b)
 {
 	struct luks_warmup *u = b->luks_warmup;
-	char a[CLOCK_MS_MAX], c[CLOCK_MS_MAX], d[CLOCK_MS_MAX], e[CLOCK_MS_MAX], f[CLOCK_MS_MAX];
+	char a[CLOCK_MS_MAX], c[CLOCK_MS_MAX], d[CLOCK_MS_MAX], e[CLOCK_MS_MAX], f[CLOCK_MS_MAX], g[CLOCK_MS_MAX];
 
 	if (!u || u->taken)
 		return u && u->usable ? &u->w : NULL;
@@ -369,10 +369,12 @@ static struct tpm2_warm *warmup_take(struct boot *b)
 	u->usable = true;
 	hi_report_add(&b->rep, "luks", "warmup_ms", "info",
 		   "%s (off PID 1's path, through %s: ECC primary 0x%08x CreatePrimary %s, SRK authorization %s, "
-		   "salt %s%s)",
-		   hi_clock_format_ms(a, sizeof a, u->w.primary_ns + u->w.da_ns + u->w.salt_ns), u->path, u->w.primary,
+		   "salt %s, session %s%s)",
+		   hi_clock_format_ms(a, sizeof a, u->w.primary_ns + u->w.da_ns + u->w.salt_ns + u->w.session_ns), u->path,
+		   u->w.primary,
 		   hi_clock_format_ms(c, sizeof c, u->w.primary_ns), hi_clock_format_ms(d, sizeof d, u->w.da_ns),
-		   hi_clock_format_ms(e, sizeof e, u->w.salt_ns), u->w.salted ? "" : " (none: no seed yet)");
+		   hi_clock_format_ms(e, sizeof e, u->w.salt_ns), hi_clock_format_ms(g, sizeof g, u->w.session_ns),
+		   u->w.session.handle ? "" : u->w.salted ? " (none: the unseal starts one)" : " (none: no seed yet)");
 	/* On PID 1's path: what the join waited (nothing when the warm-up was
 	 * done before the luks stage needed it). */
 	hi_report_add(&b->rep, "luks", "warmup_wait_ms", "info", "%s (the luks stage's wait for the warm-up)",

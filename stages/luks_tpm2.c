@@ -46,12 +46,13 @@ static int try_token(const struct luks2_hdr *h, const struct hi_luks2_tpm2_token
 		.pubkey = t->pubkey, .pubkey_len = t->pubkey_len, .pcrsig = pcrsig, .pcrsig_len = pcrsig_len,
 	};
 	/* The warm-up's primary when it is the token's (systemd 252 makes an
-	 * ECC one first; an RSA token takes the whole path), and its salt
-	 * for the first session only. */
+	 * ECC one first; an RSA token takes the whole path), and its session
+	 * (or salt) for the first unseal only. */
 	if (warm && warm->primary && warm->alg == t->primary_alg) {
 		q.primary = warm->primary;
 		q.primary_pub = &warm->pub;
 		q.salt = warm->salted ? &warm->salt : NULL;
+		q.session = warm->session.handle ? &warm->session : NULL;
 		warm->salted = false;
 	}
 	/* The secret and its base64 in one locked page, never swapped or dumped. */
@@ -71,8 +72,10 @@ static int try_token(const struct luks2_hdr *h, const struct hi_luks2_tpm2_token
 	int u = hi_tpm2_unseal(xfer, xctx, &q, secret, TPM2_SECRET_MAX, &slen, err, errlen);
 	unseal_ns = hi_boottime_ns() - start;
 	unseal_warm = q.primary != 0;
-	if (q.salt)                      /* tpm2_unseal wiped it; so does this */
+	if (q.salt)                      /* tpm2_unseal wiped them; so does this */
 		explicit_bzero(q.salt, sizeof *q.salt);
+	if (q.session)
+		explicit_bzero(q.session, sizeof *q.session);
 	if (u == TPM2_POLICY_CHANGED || u == TPM2_PIN_WRONG) {
 		rc = 2;
 	} else if (u == TPM2_UNSEALED) {

@@ -569,13 +569,18 @@ static int policy(struct run *r, const struct tpm2_unseal_req *q, const struct t
 	char why[160], pcrs[80];
 	long rc;
 
-	if (nonce_new(s->nonce_caller, sizeof s->nonce_caller) < 0) {
+	if (q->session) {                /* started beforehand to this primary */
+		*s = *q->session;
+		explicit_bzero(q->session, sizeof *q->session);
+		rc = 0;
+	} else if (nonce_new(s->nonce_caller, sizeof s->nonce_caller) < 0) {
 		snprintf(r->err, r->errlen, "StartAuthSession: no random nonce from the kernel");
 		return -1;
+	} else {
+		rc = tpm_send(r, hi_tpm2_cmd_start_policy_session(r->cmd, sizeof r->cmd, primary, s->nonce_caller,
+							       salt->enc, salt->enc_len), "StartAuthSession");
 	}
-	rc = tpm_send(r, hi_tpm2_cmd_start_policy_session(r->cmd, sizeof r->cmd, primary, s->nonce_caller, salt->enc,
-						       salt->enc_len), "StartAuthSession");
-	if (rc == 0) {
+	if (rc == 0 && !q->session) {
 		rc = hi_tpm2_resp_start_session(r->resp, r->rlen, &s->handle, s->nonce_tpm, &s->ntlen, why, sizeof why);
 		if (rc != 0) {
 			s->handle = 0;
@@ -719,7 +724,10 @@ int hi_tpm2_unseal(tpm_xfer_fn xfer, void *ctx, const struct tpm2_unseal_req *q,
 			goto out;
 		}
 	}
-	if (q->salt) {                   /* made beforehand, for this session only */
+	if (q->session) {                /* the session is made: no salt */
+		memset(&salt, 0, sizeof salt);
+		salt.rc = 0;
+	} else if (q->salt) {            /* made beforehand, for this session only */
 		memset(&salt, 0, sizeof salt);
 		salt.salt = *q->salt;
 		salt.rc = 0;
@@ -758,6 +766,10 @@ out:
 	explicit_bzero(&salt, sizeof salt);
 	if (q->salt)
 		explicit_bzero(q->salt, sizeof *q->salt);
+	if (q->session && q->session->handle) {   /* not reached: ours to flush */
+		s.handle = q->session->handle;
+		explicit_bzero(q->session, sizeof *q->session);
+	}
 	flush(&r, r.external);
 	flush(&r, s.handle);
 	flush(&r, item);

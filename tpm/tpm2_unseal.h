@@ -65,6 +65,12 @@ struct tpm2_unseal_req {
 	/* A salt to that primary made beforehand, or NULL: made here. Used
 	 * for this one session and wiped here, whatever the outcome. */
 	struct tpm2_salt *salt;
+	/* Better still: the salted policy session itself, started to that
+	 * primary beforehand (StartAuthSession: AES-128-CFB, SHA-256,
+	 * unbound), or NULL. The unseal's policy goes into it; it ends with
+	 * the Unseal or is flushed here, and is wiped here, whatever the
+	 * outcome. The salt is then not needed. */
+	struct tpm2_session *session;
 };
 
 /* Sends len bytes of cmd, receives the response into resp (cap bytes,

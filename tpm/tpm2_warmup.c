@@ -45,6 +45,13 @@ long hi_tpm2_cmd_policy_secret(uint8_t *out, size_t cap, uint32_t auth, uint32_t
 	return finish(&b);
 }
 
+/* Out of line: gcc 12 misjudges the size of a member's address passed
+ * straight to explicit_bzero (-Wstringop-overflow). */
+__attribute__((noinline)) static void wipe(void *p, size_t n)
+{
+	explicit_bzero(p, n);
+}
+
 static uint64_t now_ns(void)
 {
 	struct timespec t;
@@ -140,8 +147,46 @@ static void salt(struct tpm2_warm *w)
 	    hi_tpm2_salt_make(&w->pub, seed, &w->salt, why, sizeof why) == 0)
 		w->salted = true;
 	else
-		explicit_bzero(&w->salt, sizeof w->salt);
+		wipe(&w->salt, sizeof w->salt);
 	explicit_bzero(seed, sizeof seed);
+}
+
+/* The unseal's policy session, salted with the salt above, started now;
+ * the salt is then spent. A failure leaves the salt for the unseal to
+ * start its own session with. */
+static void session(struct tpm2_warm *w)
+{
+	struct tpm2_session *s = &w->session;
+	size_t rlen;
+	char why[160];
+
+	if (!w->salted || (getrandom(s->nonce_caller, sizeof s->nonce_caller, 0x0004) != (ssize_t)sizeof s->nonce_caller &&
+			   getrandom(s->nonce_caller, sizeof s->nonce_caller, GRND_NONBLOCK) !=
+				   (ssize_t)sizeof s->nonce_caller))
+		return;
+	long rc = send_cmd(w, w->xfer, w->ctx, hi_tpm2_cmd_start_policy_session(w->cmd, sizeof w->cmd, w->primary,
+									 s->nonce_caller, w->salt.enc,
+									 w->salt.enc_len),
+			   &rlen, why, sizeof why);
+	if (rc == 0)
+		rc = hi_tpm2_resp_start_session(w->resp, rlen, &s->handle, s->nonce_tpm, &s->ntlen, why, sizeof why);
+	if (rc != 0 || !s->handle) {
+		wipe(s, sizeof *s);
+		return;
+	}
+	hi_tpm2_session_key(s, w->salt.salt);
+	wipe(&w->salt, sizeof w->salt);
+	w->salted = false;
+}
+
+static void forget(struct tpm2_warm *w, tpm_xfer_fn xfer, void *ctx)
+{
+	flush_handle(w, xfer, ctx, w->session.handle);
+	flush_handle(w, xfer, ctx, w->primary);
+	w->primary = 0;
+	wipe(&w->session, sizeof w->session);
+	wipe(&w->salt, sizeof w->salt);
+	w->salted = false;
 }
 
 static int warm(struct tpm2_warm *w)
@@ -167,7 +212,10 @@ static int warm(struct tpm2_warm *w)
 		return -1;
 	w->da_marked = true;
 	salt(w);
-	w->salt_ns = now_ns() - t2;
+	uint64_t t3 = now_ns();
+	w->salt_ns = t3 - t2;
+	session(w);
+	w->session_ns = now_ns() - t3;
 	return 0;
 }
 
@@ -176,20 +224,14 @@ static void *run(void *arg)
 	struct tpm2_warm *w = arg;
 
 	w->rc = warm(w);
-	if (w->rc < 0) {                 /* the primary is of no use now */
-		flush_handle(w, w->xfer, w->ctx, w->primary);
-		w->primary = 0;
-	}
+	if (w->rc < 0)                   /* the primary is of no use now */
+		forget(w, w->xfer, w->ctx);
 	pthread_mutex_lock(&w->mu);
 	bool abandoned = w->abandoned;
 	w->claimed = !abandoned;
 	pthread_mutex_unlock(&w->mu);
-	if (abandoned) {                 /* no one will flush it: do it here */
-		flush_handle(w, w->xfer, w->ctx, w->primary);
-		w->primary = 0;
-		explicit_bzero(&w->salt, sizeof w->salt);
-		w->salted = false;
-	}
+	if (abandoned)                   /* no one will flush them: do it here */
+		forget(w, w->xfer, w->ctx);
 	if (w->release)
 		w->release(w->ctx);
 	pthread_mutex_lock(&w->mu);
@@ -260,10 +302,14 @@ int hi_tpm2_warmup_flush(struct tpm2_warm *w, tpm_xfer_fn xfer, void *ctx, char 
 {
 	int ret = 0;
 
-	explicit_bzero(&w->salt, sizeof w->salt);
+	wipe(&w->salt, sizeof w->salt);
 	w->salted = false;
 	why[0] = '\0';
-	if (!w->joined || !w->primary)
+	if (!w->joined)
+		return 0;
+	flush_handle(w, xfer, ctx, w->session.handle);   /* unused: no unseal took it */
+	wipe(&w->session, sizeof w->session);
+	if (!w->primary)
 		return 0;
 	size_t rlen;
 	long rc = send_cmd(w, xfer, ctx, hi_tpm2_cmd_flush(w->cmd, sizeof w->cmd, w->primary), &rlen, why, whylen);

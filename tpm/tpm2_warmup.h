@@ -5,9 +5,11 @@
  * dictionary-attack mark of this power cycle is made on it (one
  * authorization of the SRK: a TPM built on the reference code answers
  * that with TPM_RC_RETRY while it writes its NV, and Linux sleeps 20 ms
- * before sending it again), and the salt of the unseal's session is
- * encrypted to it. tpm2_unseal then starts at Load with that primary and
- * salt (struct tpm2_unseal_req's primary, primary_pub, salt). The thread
+ * before sending it again), and the unseal's salted policy session is
+ * started to it (the salt encrypted to it: an ECDH on each side, the
+ * slowest command left). tpm2_unseal then starts at Load with that
+ * primary and session (struct tpm2_unseal_req's primary, primary_pub,
+ * session; or the salt alone when the session could not start). The thread
  * talks through a tpm_xfer_fn, so a test drives it against swtpm's socket
  * or a stand-in, and the luks stage against /dev/tpm0, where a transient
  * object outlives the fd (it would not through tpmrm0's resource
@@ -37,7 +39,8 @@ struct tpm2_warm {
 	bool da_marked;                 /* the SRK's one authorization went through */
 	bool salted;                    /* salt holds a salt to the primary, unused */
 	struct tpm2_salt salt;
-	uint64_t primary_ns, da_ns, salt_ns;   /* each step's time on the thread */
+	struct tpm2_session session;    /* handle != 0: the salted policy session, started, unused */
+	uint64_t primary_ns, da_ns, salt_ns, session_ns;   /* each step's time on the thread */
 
 	/* The thread and its TPM. */
 	tpm_xfer_fn xfer;
@@ -62,8 +65,8 @@ int hi_tpm2_warmup_start(struct tpm2_warm *w, uint16_t alg, tpm_xfer_fn xfer, vo
  * hi_tpm2_warmup_wipe (w must stay allocated: it is the thread's). */
 int hi_tpm2_warmup_join(struct tpm2_warm *w, int timeout_ms);
 
-/* What a joined warm-up left in the TPM flushed through xfer (the
- * primary), its salt wiped. 0, or -1 with why (the flush failed). */
+/* What a joined warm-up left in the TPM flushed through xfer (an unused
+ * session, the primary), its salt and session wiped. 0, or -1 with why (the flush failed). */
 int hi_tpm2_warmup_flush(struct tpm2_warm *w, tpm_xfer_fn xfer, void *ctx, char *why, size_t whylen);
 
 /* Encoders of the warm-up's own commands: a trial policy session

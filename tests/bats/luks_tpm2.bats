@@ -149,7 +149,7 @@ cryptsetup_key() {
 
 # The luks stage's TPM warm-up (tpm/tpm2_warmup.c) on its thread, against
 # the same swtpm: systemd-cryptenroll's ECC token unseals from the
-# warm-up's primary and salt; an RSA token's primary does not match it,
+# warm-up's primary and salted session; an RSA token's primary does not match it,
 # so that unseal takes its whole path (its own CreatePrimary) and still
 # opens. Either way nothing is left in the TPM once the warm-up's primary
 # is flushed: GetCapability's transient handles, counted by the tool's
@@ -159,7 +159,7 @@ cryptsetup_key() {
 	run "$TOOL" tpm2-warm-open "$T/v.img" "$T/sock"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	grep -qx 'warm-up da yes salt yes' <<<"$output"
+	grep -qx 'warm-up da yes session yes' <<<"$output"
 	grep -qx 'warm used yes' <<<"$output"
 	grep -qx "volume key $(cryptsetup_key)" <<<"$output"
 	grep -qx 'transient 0' <<<"$output"

@@ -36,8 +36,8 @@
  *                                 ecc|rsa   the same two, after the luks
  *                                 stage's warm-up (tpm/tpm2_warmup.h: an ECC
  *                                 primary, the SRK's authorization, the
- *                                 salt) on its thread; print "warm-up da
- *                                 yes|no salt yes|no", "warm used yes|no"
+ *                                 session) on its thread; print "warm-up
+ *                                 da yes|no session yes|no", "warm used yes|no"
  *                                 and, once the warm-up's primary is
  *                                 flushed, "transient N": the transient
  *                                 objects left in the TPM (GetCapability)
@@ -177,7 +177,7 @@ static struct tpm2_warm *warm_begin(struct tpm_dev *d)
 		fprintf(stderr, "luks2-tool: warm-up: %s\n", w->why);
 		return NULL;
 	}
-	printf("warm-up da %s salt %s\n", w->da_marked ? "yes" : "no", w->salted ? "yes" : "no");
+	printf("warm-up da %s session %s\n", w->da_marked ? "yes" : "no", w->session.handle ? "yes" : "no");
 	return w;
 }
 
@@ -388,6 +388,7 @@ static int cmd_seal_unseal(const char *sock, const char *alg, bool warm)
 		q.primary = w->primary;
 		q.primary_pub = &w->pub;
 		q.salt = w->salted ? &w->salt : NULL;
+		q.session = w->session.handle ? &w->session : NULL;
 	}
 	int rc = hi_tpm2_unseal(hi_tpm_dev_xfer, &d, &q, secret, sizeof secret, &slen, err, sizeof err);
 	if (w) {

@@ -2,9 +2,9 @@
  * TPM. Its two commands as bytes (a trial session; PolicySecret on the
  * SRK with the empty password), then the thread against a scripted TPM
  * whose primary is the P-256 generator (so the salt is made): the
- * primary, the DA mark and the salt ready after the join; the unseal
- * started from them sends no CreatePrimary and leaves the primary to the
- * warm-up's flush; a TPM_RC_RETRY asked again; a refused authorization
+ * primary, the DA mark and the salted session ready after the join; the
+ * unseal started from them sends neither CreatePrimary nor
+ * StartAuthSession and leaves the primary to the warm-up's flush; a TPM_RC_RETRY asked again; a refused authorization
  * and a TPM that does not answer, each a reason and nothing left loaded;
  * a warm-up not done within the join's bound abandoned, its thread then
  * flushing its primary and letting the TPM go by itself. swtpm's side is
@@ -80,7 +80,8 @@ static size_t create_primary_resp(uint8_t *r, uint32_t handle)
 struct fake {
 	int ncc, nflushed, retries;      /* retries: TPM_RC_RETRY answers to PolicySecret left */
 	uint32_t cc[32], flushed[8];
-	uint8_t session_type;
+	int trial;                       /* trial sessions started */
+	uint32_t salted_session;         /* the tpmKey of a salted one */
 	uint32_t secret_auth;
 	uint32_t refuse_secret;          /* PolicySecret's response code, 0: success */
 	bool dead, other_digest;
@@ -110,7 +111,10 @@ static int fake_xfer(void *ctx, const uint8_t *c, size_t len, uint8_t *resp, siz
 		}
 		n = create_primary_resp(resp, 0x80000000);
 	} else if (cc == 0x176) {               /* StartAuthSession */
-		f->session_type = c[10 + 4 + 4 + 2 + 32 + 2];
+		if (c[10 + 4 + 4 + 2 + 32 + 2] == 0x03)
+			f->trial++;
+		else
+			f->salted_session = get32(c + 10);
 		put32(resp + 10, 0x03000000);
 		resp[15] = 16;
 		n = 32;
@@ -163,12 +167,14 @@ static void test_ready(void)
 	tap_ok(hi_tpm2_warmup_start(&w, TPM_ALG_ECC, fake_xfer, &f, fake_release) == 0, "the warm-up starts its thread");
 	tap_ok(hi_tpm2_warmup_join(&w, TPM2_WARMUP_JOIN_MS) == 0 && w.rc == 0, "joined: it is done, without an error");
 	tap_ok(w.primary == 0x80000000 && w.pub.type == TPM_ALG_ECC, "the primary is loaded, its public point read");
-	tap_ok(w.da_marked && f.secret_auth == 0x80000000 && f.session_type == 0x03,
+	tap_ok(w.da_marked && f.secret_auth == 0x80000000 && f.trial == 1,
 	       "the DA mark: PolicySecret on the primary in a trial session");
-	tap_ok(f.ncc == 5 && f.cc[2] == 0x151 && f.cc[3] == 0x151 && f.cc[4] == 0x165,
+	tap_ok(f.ncc == 6 && f.cc[2] == 0x151 && f.cc[3] == 0x151 && f.cc[4] == 0x165,
 	       "a TPM_RC_RETRY is asked again, then the trial session is flushed");
+	tap_ok(f.cc[5] == 0x176 && f.salted_session == 0x80000000 && w.session.handle == 0x03000000 &&
+	       w.session.keylen == 32, "then the unseal's policy session, salted to the primary, its key made");
 	tap_ok(f.nflushed == 1 && f.flushed[0] == 0x03000000, "only the trial session is flushed: the primary stays");
-	tap_ok(w.salted && !all_zero(&w.salt, sizeof w.salt), "the salt to the primary is made");
+	tap_ok(!w.salted && all_zero(&w.salt, sizeof w.salt), "its salt is spent and wiped");
 	tap_ok(f.released == 1, "the thread let the TPM go");
 
 	/* The unseal from the warm-up: no CreatePrimary, the primary left. */
@@ -177,15 +183,16 @@ static void test_ready(void)
 	struct tpm2_unseal_req q = { .primary_alg = TPM_ALG_ECC, .pcr_bank = TPM_ALG_SHA256, .pcrs = 1u << 7,
 				     .blob = blob, .blob_len = sizeof blob, .policy_hash = policy,
 				     .policy_hash_len = sizeof policy, .primary = w.primary, .primary_pub = &w.pub,
-				     .salt = &w.salt };
+				     .salt = NULL, .session = &w.session };
 	size_t slen;
 	char err[256];
 	f.ncc = f.nflushed = 0;
 	int rc = hi_tpm2_unseal(fake_xfer, &f, &q, secret, sizeof secret, &slen, err, sizeof err);
-	tap_ok(rc == TPM2_POLICY_CHANGED && f.cc[0] == 0x157, "the unseal starts at Load (the fake's policy refuses it)");
+	tap_ok(rc == TPM2_POLICY_CHANGED && f.cc[0] == 0x157 && f.cc[1] == 0x17f,
+	       "the unseal starts at Load, then PolicyPCR in the session given (the fake's policy refuses it)");
 	tap_ok(f.nflushed == 2 && f.flushed[0] == 0x03000000 && f.flushed[1] == 0x80000001,
 	       "the unseal flushes its session and object, not the warm-up's primary");
-	tap_ok(all_zero(&w.salt, sizeof w.salt), "the salt it was given is wiped after its one session");
+	tap_ok(all_zero(&w.session, sizeof w.session), "the session it was given is wiped after its one use");
 
 	f.nflushed = 0;
 	tap_ok(hi_tpm2_warmup_flush(&w, fake_xfer, &f, why, sizeof why) == 0 && f.nflushed == 1 &&

@@ -258,16 +258,16 @@ tpm_boot() {
 	# Through /dev/tpm0, which the boot has to itself: not the resource
 	# manager's tpmrm0, which costs ~5 more round trips a command.
 	# The TPM warm-up (stages/luks.c, tpm/tpm2_warmup.c) made the primary,
-	# the SRK's first authorization and the salt on its thread during the
-	# modules stage, and the unseal started from that primary at Load.
+	# the SRK's first authorization and the salted session on its thread
+	# during the modules stage, and the unseal started from them at Load.
 	vm_assert_section_contains "$log" REPORT "luks warmup_ms info "
 	vm_assert_section_contains "$log" REPORT "off PID 1's path, through /dev/tpm0: ECC primary 0x8"
 	vm_assert_section_contains "$log" REPORT "(luks-$UUID, through /dev/tpm0, from the warm-up's primary)"
 	# Of it, the time inside the TPM's commands (bench/run's breakdown):
-	# Load, StartAuthSession, PolicyPCR, PolicyGetDigest, Unseal and the
-	# sealed object's flush; no CreatePrimary, no RETRY.
+	# Load, PolicyPCR, PolicyGetDigest, Unseal and the sealed object's
+	# flush; no CreatePrimary, no StartAuthSession (the warm-up's), no RETRY.
 	vm_assert_section_contains "$log" REPORT "luks unseal_tpm_ms info "
-	vm_assert_section_contains "$log" REPORT "(luks-$UUID, 6 commands at the TPM)"
+	vm_assert_section_contains "$log" REPORT "(luks-$UUID, 5 commands at the TPM)"
 	vm_assert_section_contains "$log" REPORT "luks dm_ms info "
 	# The warm-up's primary flushed at the luks stage's end: the real
 	# root finds no transient object of hardinit's in the TPM (counted
