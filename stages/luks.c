@@ -300,7 +300,10 @@ static int timed_xfer(void *ctx, const uint8_t *cmd, size_t len, uint8_t *resp, 
  * in the TPM flushed at the luks stage's end, or by the runner when a
  * stage before it failed (hi_luks_warmup_drop). Through DEV/tpm0, as the
  * unseal (tpm_open_unseal): its thread holds tpm0 until it is done, and
- * the primary outlives that fd. */
+ * the primary outlives that fd. pcrphase_enter, in between, extends PCR
+ * 11 through tpmrm0, which tpm0's one opener does not exclude: the kernel
+ * runs the two fds' commands one at a time, and a PCR_Extend needs none
+ * of the TPM's object slots, so the join waits for the first unseal. */
 struct luks_warmup {
 	struct tpm2_warm w;
 	struct tpm_dev d;
@@ -368,13 +371,13 @@ static struct tpm2_warm *warmup_take(struct boot *b)
 	}
 	u->usable = true;
 	hi_report_add(&b->rep, "luks", "warmup_ms", "info",
-		   "%s (off PID 1's path, through %s: ECC primary 0x%08x CreatePrimary %s, SRK authorization %s, "
-		   "salt %s, session %s%s)",
+		   "%s (off PID 1's path, %s: ECC primary 0x%08x; CreatePrimary %s, SRK auth %s, salt %s, "
+		   "session %s%s)",
 		   hi_clock_format_ms(a, sizeof a, u->w.primary_ns + u->w.da_ns + u->w.salt_ns + u->w.session_ns), u->path,
 		   u->w.primary,
 		   hi_clock_format_ms(c, sizeof c, u->w.primary_ns), hi_clock_format_ms(d, sizeof d, u->w.da_ns),
 		   hi_clock_format_ms(e, sizeof e, u->w.salt_ns), hi_clock_format_ms(g, sizeof g, u->w.session_ns),
-		   u->w.session.handle ? "" : u->w.salted ? " (none: the unseal starts one)" : " (none: no seed yet)");
+		   u->w.session.handle ? "" : " (none)");
 	/* On PID 1's path: what the join waited (nothing when the warm-up was
 	 * done before the luks stage needed it). */
 	hi_report_add(&b->rep, "luks", "warmup_wait_ms", "info", "%s (the luks stage's wait for the warm-up)",

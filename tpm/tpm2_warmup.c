@@ -135,16 +135,20 @@ static int da_mark(struct tpm2_warm *w)
 }
 
 /* The salt for the first unseal's session: an ephemeral P-256 key and
- * its ECDH with the primary (or RSA-OAEP to it). The seed only when the
- * kernel's pool is ready now: this thread must not wait for it (the
- * unseal then draws its own). */
+ * its ECDH with the primary (or RSA-OAEP to it). Its seed is secret, so
+ * from the initialized pool; if it is not yet, this thread waits for it
+ * (since Linux 5.4 the kernel seeds it from CPU timing jitter, about a
+ * second), off PID 1's path: the unseal would wait for the same pool. A
+ * wait past the join's bound abandons the warm-up, as any other. */
 static void salt(struct tpm2_warm *w)
 {
 	uint8_t seed[32];
 	char why[160];
+	ssize_t got = getrandom(seed, sizeof seed, GRND_NONBLOCK);
 
-	if (getrandom(seed, sizeof seed, GRND_NONBLOCK) == (ssize_t)sizeof seed &&
-	    hi_tpm2_salt_make(&w->pub, seed, &w->salt, why, sizeof why) == 0)
+	if (got != (ssize_t)sizeof seed)
+		got = getrandom(seed, sizeof seed, 0);
+	if (got == (ssize_t)sizeof seed && hi_tpm2_salt_make(&w->pub, seed, &w->salt, why, sizeof why) == 0)
 		w->salted = true;
 	else
 		wipe(&w->salt, sizeof w->salt);

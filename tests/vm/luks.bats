@@ -261,7 +261,7 @@ tpm_boot() {
 	# the SRK's first authorization and the salted session on its thread
 	# during the modules stage, and the unseal started from them at Load.
 	vm_assert_section_contains "$log" REPORT "luks warmup_ms info "
-	vm_assert_section_contains "$log" REPORT "off PID 1's path, through /dev/tpm0: ECC primary 0x8"
+	vm_assert_section_contains "$log" REPORT "off PID 1's path, /dev/tpm0: ECC primary 0x8"
 	vm_assert_section_contains "$log" REPORT "(luks-$UUID, through /dev/tpm0, from the warm-up's primary)"
 	# Of it, the time inside the TPM's commands (bench/run's breakdown):
 	# Load, PolicyPCR, PolicyGetDigest, Unseal and the sealed object's
