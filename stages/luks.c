@@ -308,7 +308,6 @@ struct luks_warmup {
 	struct tpm2_warm w;
 	struct tpm_dev d;
 	char path[BOOT_PATH_MAX];
-	uint64_t start_ns;
 	bool taken, usable;
 };
 
@@ -339,7 +338,6 @@ void hi_luks_warmup_start(struct boot *b)
 		hi_report_add(&b->rep, "luks", "warmup_ms", "skipped", "no TPM warm-up: %s: %s", u.path, strerror(errno));
 		return;
 	}
-	u.start_ns = hi_boottime_ns();
 	/* ECC: systemd-cryptenroll 252 makes an ECC P-256 primary when the
 	 * TPM has it; an RSA token takes the whole path. */
 	if (hi_tpm2_warmup_start(&u.w, TPM_ALG_ECC, hi_tpm_dev_xfer, &u.d, warmup_release) < 0) {

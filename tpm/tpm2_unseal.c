@@ -25,7 +25,7 @@
 #define TPM_ALG_NULL              0x0010
 #define TPM_ALG_CFB               0x0043
 #define TPM_ECC_NIST_P256         0x0003
-#define TPM_RC_POLICY_FAIL        0x099    /* format one, without its number */
+#define TPM_RC_POLICY_FAIL        0x09D    /* format one, without its number (0x99d: session 1's) */
 #define TPM_RC_AUTH_FAIL          0x08E
 #define TPM_RC_BAD_AUTH           0x0A2
 #define TPM_RC_VALUE              0x084
@@ -559,14 +559,36 @@ static int authorize(struct run *r, const struct tpm2_unseal_req *q, const struc
 	return 0;
 }
 
-/* The salted policy session with the token's policy; 0 with the session
- * in *s, 1 when its digest is not the token's, -1 error. */
-static int policy(struct run *r, const struct tpm2_unseal_req *q, const struct tpm2_rsa_pub *k, uint32_t primary,
-		  const struct tpm2_salt *salt, struct tpm2_session *s)
+/* The session's policy digest against the token's: 0 the same, 1 not (err
+ * names the PCRs: a PCR changed), -1 error. */
+static int digest_check(struct run *r, const struct tpm2_unseal_req *q, uint32_t session)
 {
 	uint8_t digest[TPM_DIGEST_MAX];
 	size_t dlen;
 	char why[160], pcrs[80];
+
+	if (tpm_send(r, hi_tpm2_cmd_policy_get_digest(r->cmd, sizeof r->cmd, session), "PolicyGetDigest") < 0)
+		return -1;
+	long rc = hi_tpm2_resp_policy_digest(r->resp, r->rlen, digest, &dlen, why, sizeof why);
+	if (rc != 0)
+		return failed(r, rc, "PolicyGetDigest", why);
+	if (dlen != q->policy_hash_len || memcmp(digest, q->policy_hash, dlen) != 0) {
+		pcr_list(q->pcrs, pcrs, sizeof pcrs);
+		snprintf(r->err, r->errlen, "the policy of PCR%s %s (%s bank)%s is not the one the key was sealed to: "
+			 "a PCR changed since the enrollment", q->pcrs & (q->pcrs - 1) ? "s" : "", pcrs[0] ? pcrs : "-",
+			 hi_tpm_alg_name(q->pcr_bank), q->pin ? " with a PIN" : "");
+		return 1;
+	}
+	return 0;
+}
+
+/* The salted policy session with the token's policy; 0 with the session
+ * in *s, 1 when its digest is not the token's (checked here with a PIN
+ * only), -1 error. */
+static int policy(struct run *r, const struct tpm2_unseal_req *q, const struct tpm2_rsa_pub *k, uint32_t primary,
+		  const struct tpm2_salt *salt, struct tpm2_session *s)
+{
+	char why[160];
 	long rc;
 
 	if (q->session) {                /* started beforehand to this primary */
@@ -610,19 +632,12 @@ static int policy(struct run *r, const struct tpm2_unseal_req *q, const struct t
 		if (rc != 0)
 			return failed(r, rc, "PolicyAuthValue", why);
 	}
-	if (tpm_send(r, hi_tpm2_cmd_policy_get_digest(r->cmd, sizeof r->cmd, s->handle), "PolicyGetDigest") < 0)
-		return -1;
-	rc = hi_tpm2_resp_policy_digest(r->resp, r->rlen, digest, &dlen, why, sizeof why);
-	if (rc != 0)
-		return failed(r, rc, "PolicyGetDigest", why);
-	if (dlen != q->policy_hash_len || memcmp(digest, q->policy_hash, dlen) != 0) {
-		pcr_list(q->pcrs, pcrs, sizeof pcrs);
-		snprintf(r->err, r->errlen, "the policy of PCR%s %s (%s bank)%s is not the one the key was sealed to: "
-			 "a PCR changed since the enrollment", q->pcrs & (q->pcrs - 1) ? "s" : "", pcrs[0] ? pcrs : "-",
-			 hi_tpm_alg_name(q->pcr_bank), q->pin ? " with a PIN" : "");
-		return 1;
-	}
-	return 0;
+	/* With a PIN, the session's digest is checked before the Unseal, as
+	 * systemd does: an Unseal the policy would refuse must not count
+	 * against the PIN's dictionary-attack tries. Without one the Unseal
+	 * goes first and the digest is read only when it is refused (one
+	 * command fewer on the way that opens the volume). */
+	return q->pin ? digest_check(r, q, s->handle) : 0;
 }
 
 /* The Unseal under the session: its HMAC, the response's checked and its
@@ -758,6 +773,14 @@ int hi_tpm2_unseal(tpm_xfer_fn xfer, void *ctx, const struct tpm2_unseal_req *q,
 	if (q->pin)
 		hi_tpm2_pin_auth(q->pin, s.auth, &s.authlen);
 	ret = unseal(&r, item, name, namelen, &s, secret, cap, slen);
+	if (ret == TPM2_POLICY_CHANGED && !q->pin && s.handle) {
+		/* Refused without a PIN: the digest says which PCRs (its text
+		 * replaces the generic one only when they differ). */
+		static char generic[256];
+		snprintf(generic, sizeof generic, "%s", err);
+		if (digest_check(&r, q, s.handle) != 1)
+			snprintf(err, errlen, "%s", generic);
+	}
 	if (ret != TPM2_UNSEALED) {
 		explicit_bzero(secret, cap);
 		*slen = 0;

@@ -132,6 +132,8 @@ static int fake_xfer(void *ctx, const uint8_t *c, size_t len, uint8_t *resp, siz
 		resp[11] = 32;
 		memset(resp + 12, f->other_digest ? 0xee : 0x5a, 32);
 		n = 44;
+	} else if (cc == 0x15e && f->other_digest) {   /* Unseal: TPM_RC_POLICY_FAIL, session 1 */
+		code = 0x99d;
 	} else if (cc == 0x165) {
 		f->flushed[f->nflushed++ & 7] = get32(c + 10);
 	}
@@ -188,8 +190,10 @@ static void test_ready(void)
 	char err[256];
 	f.ncc = f.nflushed = 0;
 	int rc = hi_tpm2_unseal(fake_xfer, &f, &q, secret, sizeof secret, &slen, err, sizeof err);
-	tap_ok(rc == TPM2_POLICY_CHANGED && f.cc[0] == 0x157 && f.cc[1] == 0x17f,
-	       "the unseal starts at Load, then PolicyPCR in the session given (the fake's policy refuses it)");
+	tap_ok(rc == TPM2_POLICY_CHANGED && f.cc[0] == 0x157 && f.cc[1] == 0x17f && f.cc[2] == 0x15e && f.cc[3] == 0x189,
+	       "the unseal starts at Load, then PolicyPCR in the session given, the Unseal (the fake refuses its "
+	       "policy), then the digest");
+	tap_contains(err, "the policy of PCR 7 (sha256 bank) is not the one the key was sealed to", "named by the digest");
 	tap_ok(f.nflushed == 2 && f.flushed[0] == 0x03000000 && f.flushed[1] == 0x80000001,
 	       "the unseal flushes its session and object, not the warm-up's primary");
 	tap_ok(all_zero(&w.session, sizeof w.session), "the session it was given is wiped after its one use");
