@@ -13,6 +13,7 @@
 #include "report.h"
 
 struct sysctl_early;
+struct luks_warmup;
 
 enum boot_mode {
 	MODE_INITRAMFS,   /* /init of an initramfs: find root, switch, harden, exec */
@@ -60,6 +61,10 @@ struct boot {
 	/* The slow sysctl writes the sysctl_start stage began on a thread
 	 * (stages/sysctl_early.h); the sysctl stage collects them. NULL: none. */
 	struct sysctl_early *sysctl_early;
+
+	/* The luks stage's TPM warm-up the modules stage started (stages/luks.h);
+	 * the luks stage, or the runner on a failure before it, flushes it. NULL: none. */
+	struct luks_warmup *luks_warmup;
 
 	bool switched;           /* a switch happened: the new root is now "/" */
 

@@ -49,6 +49,7 @@
 #include "luks_tpm2.h"
 #include "pbkdf2.h"
 #include "tpm2_pcrsig.h"
+#include "tpm2_warmup.h"
 #include "tpm_dev.h"
 #include "tpm_extend.h"
 #include "dm.h"
@@ -292,6 +293,134 @@ static int timed_xfer(void *ctx, const uint8_t *cmd, size_t len, uint8_t *resp, 
 	return rc;
 }
 
+/* ---- the TPM warm-up (tpm/tpm2_warmup.h) --------------------------------
+ * Started by the modules stage (hi_luks_warmup_start), whose ~400 ms of
+ * module loading keep PID 1 in the kernel, so the warm-up's TPM waits
+ * cost PID 1 nothing; joined, bounded, by the first unseal; what it left
+ * in the TPM flushed at the luks stage's end, or by the runner when a
+ * stage before it failed (hi_luks_warmup_drop). Through DEV/tpm0, as the
+ * unseal (tpm_open_unseal): its thread holds tpm0 until it is done, and
+ * the primary outlives that fd. pcrphase_enter, in between, extends PCR
+ * 11 through tpmrm0, which tpm0's one opener does not exclude: the kernel
+ * runs the two fds' commands one at a time, and a PCR_Extend needs none
+ * of the TPM's object slots, so the join waits for the first unseal. */
+struct luks_warmup {
+	struct tpm2_warm w;
+	struct tpm_dev d;
+	char path[BOOT_PATH_MAX];
+	bool taken, usable;
+};
+
+static void warmup_release(void *ctx)
+{
+	struct tpm_dev *d = ctx;
+	close(d->fd);
+	d->fd = -1;
+}
+
+static int plan_read(struct boot *b, struct luks_plan *plan, char *err, size_t errlen);
+
+void hi_luks_warmup_start(struct boot *b)
+{
+	static struct luks_warmup u;     /* the thread's: never on a stack */
+	static struct luks_plan plan;
+	char err[LUKS_ERR_MAX];
+
+	/* Only a boot that may unseal a token: one with volumes to open. */
+	if (b->mode != MODE_INITRAMFS || b->luks_warmup || plan_read(b, &plan, err, sizeof err) < 0 || plan.n == 0)
+		return;
+	u.d.fd = -1;
+	u.d.timeout_ms = TPM_DEV_TIMEOUT_MS;
+	u.taken = u.usable = false;
+	if (hi_boot_path(u.path, sizeof u.path, b->dev, "tpm0"))
+		u.d.fd = open(u.path, O_RDWR | O_CLOEXEC);
+	if (u.d.fd < 0) {
+		hi_report_add(&b->rep, "luks", "warmup_ms", "skipped", "no TPM warm-up: %s: %s", u.path, strerror(errno));
+		return;
+	}
+	/* ECC: systemd-cryptenroll 252 makes an ECC P-256 primary when the
+	 * TPM has it; an RSA token takes the whole path. */
+	if (hi_tpm2_warmup_start(&u.w, TPM_ALG_ECC, hi_tpm_dev_xfer, &u.d, warmup_release) < 0) {
+		close(u.d.fd);
+		hi_report_add(&b->rep, "luks", "warmup_ms", "skipped", "no TPM warm-up: %s", u.w.why);
+		return;
+	}
+	b->luks_warmup = &u;
+}
+
+/* The warm-up joined (once, bounded) and reported; its results when it
+ * loaded a primary, else NULL: the unseal takes the whole path. */
+static struct tpm2_warm *warmup_take(struct boot *b)
+{
+	struct luks_warmup *u = b->luks_warmup;
+	char a[CLOCK_MS_MAX], c[CLOCK_MS_MAX], d[CLOCK_MS_MAX], e[CLOCK_MS_MAX], f[CLOCK_MS_MAX], g[CLOCK_MS_MAX];
+
+	if (!u || u->taken)
+		return u && u->usable ? &u->w : NULL;
+	u->taken = true;
+	uint64_t t0 = hi_boottime_ns();
+	int j = hi_tpm2_warmup_join(&u->w, TPM2_WARMUP_JOIN_MS);
+	uint64_t waited = hi_boottime_ns() - t0;
+	if (j < 0 || u->w.rc < 0) {
+		log_warn("luks: the TPM warm-up through %s %s: %s; the unseal takes its whole path", u->path,
+			 j < 0 ? "was abandoned" : "failed", u->w.why);
+		hi_report_add(&b->rep, "luks", "warmup_ms", "warn", "not used: %s", u->w.why);
+		return NULL;
+	}
+	u->usable = true;
+	hi_report_add(&b->rep, "luks", "warmup_ms", "info",
+		   "%s (off PID 1's path, %s: ECC primary 0x%08x; CreatePrimary %s, SRK auth %s, salt %s, "
+		   "session %s%s)",
+		   hi_clock_format_ms(a, sizeof a, u->w.primary_ns + u->w.da_ns + u->w.salt_ns + u->w.session_ns), u->path,
+		   u->w.primary,
+		   hi_clock_format_ms(c, sizeof c, u->w.primary_ns), hi_clock_format_ms(d, sizeof d, u->w.da_ns),
+		   hi_clock_format_ms(e, sizeof e, u->w.salt_ns), hi_clock_format_ms(g, sizeof g, u->w.session_ns),
+		   u->w.session.handle ? "" : " (none)");
+	/* On PID 1's path: what the join waited (nothing when the warm-up was
+	 * done before the luks stage needed it). */
+	hi_report_add(&b->rep, "luks", "warmup_wait_ms", "info", "%s (the luks stage's wait for the warm-up)",
+		   hi_clock_format_ms(f, sizeof f, waited));
+	return &u->w;
+}
+
+void hi_luks_warmup_drop(struct boot *b)
+{
+	struct luks_warmup *u = b->luks_warmup;
+	char why[200], ms[CLOCK_MS_MAX];
+
+	if (!u)
+		return;
+	b->luks_warmup = NULL;
+	/* Abandoned: its thread flushes and lets go by itself. */
+	if (hi_tpm2_warmup_join(&u->w, TPM2_WARMUP_JOIN_MS) < 0) {
+		if (!u->taken)
+			log_warn("luks: the TPM warm-up through %s was abandoned: %s; its thread flushes its primary", u->path,
+				 u->w.why);
+		return;
+	}
+	if (!u->w.primary) {
+		hi_tpm2_warmup_flush(&u->w, hi_tpm_dev_xfer, &u->d, why, sizeof why);
+		return;
+	}
+	uint64_t t0 = hi_boottime_ns();
+	uint32_t handle = u->w.primary;
+	u->d.fd = open(u->path, O_RDWR | O_CLOEXEC);
+	if (u->d.fd < 0)
+		snprintf(why, sizeof why, "%s: %s", u->path, strerror(errno));
+	int rc = u->d.fd < 0 ? -1 : hi_tpm2_warmup_flush(&u->w, hi_tpm_dev_xfer, &u->d, why, sizeof why);
+	if (u->d.fd >= 0)
+		warmup_release(&u->d);
+	explicit_bzero(&u->w.salt, sizeof u->w.salt);
+	if (rc < 0) {
+		log_warn("luks: flushing the TPM warm-up's primary 0x%08x failed: %s; it stays loaded until the TPM "
+			 "resets, one transient object slot fewer for the real root", handle, why);
+		hi_report_add(&b->rep, "luks", "warmup_flush_ms", "warn", "0x%08x not flushed: %s", handle, why);
+		return;
+	}
+	hi_report_add(&b->rep, "luks", "warmup_flush_ms", "info", "%s (primary 0x%08x flushed)",
+		   hi_clock_format_ms(ms, sizeof ms, hi_boottime_ns() - t0), handle);
+}
+
 /* The systemd-tpm2 tokens through the TPM (tpm_open_unseal). 0 opened (how
  * says by which token and PCRs), 1 not (the warning said why: the
  * passphrase follows). */
@@ -307,7 +436,13 @@ static int unlock_tpm2(struct boot *b, const struct luks_volume *v, const struct
 		has |= h->token[i].used && !strcmp(h->token[i].type, "systemd-tpm2");
 	if (!has)
 		return 1;
+	struct tpm2_warm *warm = warmup_take(b);     /* joined first: it holds tpm0 until done */
 	struct timed_tpm t = { { tpm_open_unseal(b, path, sizeof path), TPM_DEV_TIMEOUT_MS }, 0, 0 };
+	/* Its primary is a handle of the TPM itself: usable through tpm0 only
+	 * (tpmrm0's resource manager knows only its own fd's handles). */
+	const char *base = strrchr(path, '/');
+	if (!base || strcmp(base + 1, "tpm0") != 0)
+		warm = NULL;
 	if (t.d.fd < 0) {
 		log_warn("luks: %s: it has a TPM2 token but there is no TPM (%s: %s); asking for the passphrase",
 			 v->name, path, strerror(errno));
@@ -328,7 +463,7 @@ static int unlock_tpm2(struct boot *b, const struct luks_volume *v, const struct
 	char sigpath[BOOT_PATH_MAX] = "";
 	long siglen = read_pcrsig(b, sig, sizeof sig, sigpath, sizeof sigpath);
 	uint32_t signed_pcrs = 0;
-	int rc = hi_luks_tpm2_open(h, timed_xfer, &t, len >= 0 ? pin : NULL, siglen >= 0 ? sig : NULL,
+	int rc = hi_luks_tpm2_open(h, timed_xfer, &t, warm, len >= 0 ? pin : NULL, siglen >= 0 ? sig : NULL,
 				siglen >= 0 ? (size_t)siglen : 0, dev_read, dc, hi_afalg_decrypt_sectors, vk, vklen, slot,
 				&token, &pcrs, &signed_pcrs, err, sizeof err);
 	explicit_bzero(pin, sizeof pin);
@@ -338,8 +473,9 @@ static int unlock_tpm2(struct boot *b, const struct luks_volume *v, const struct
 		return 1;
 	}
 	char ms[CLOCK_MS_MAX];
-	hi_report_add(&b->rep, "luks", "unseal_ms", "info", "%s (%s, through %s)",
-		   hi_clock_format_ms(ms, sizeof ms, hi_luks_tpm2_unseal_ns()), v->name, path);
+	hi_report_add(&b->rep, "luks", "unseal_ms", "info", "%s (%s, through %s%s)",
+		   hi_clock_format_ms(ms, sizeof ms, hi_luks_tpm2_unseal_ns()), v->name, path,
+		   hi_luks_tpm2_unseal_warm() ? ", from the warm-up's primary" : "");
 	hi_report_add(&b->rep, "luks", "unseal_tpm_ms", "info", "%s (%s, %u commands at the TPM)",
 		   hi_clock_format_ms(ms, sizeof ms, t.ns), v->name, t.cmds);
 	size_t n = (size_t)snprintf(how, howcap, "tpm2 (token %d, PCRs", token);
@@ -544,7 +680,7 @@ out:
 	return rc;
 }
 
-static int read_crypttab(struct boot *b, struct luks_plan *ct)
+static int read_crypttab(struct boot *b, struct luks_plan *ct, char *msg, size_t msglen)
 {
 	char path[BOOT_PATH_MAX], err[LUKS_ERR_MAX];
 	static char text[LUKS_CRYPTTAB_MAX];
@@ -558,24 +694,42 @@ static int read_crypttab(struct boot *b, struct luks_plan *ct)
 	int r = hi_fs_read(path, text, sizeof text, &len);
 	if (r < 0 && errno == ENOENT)
 		return 0;
-	if (r < 0)
-		return hi_boot_error(b, "luks: cannot read %s: %s; rebuild the initramfs (--crypttab)", path, strerror(errno));
-	if (hi_luks_crypttab_parse(text, len, ct, err, sizeof err) < 0)
-		return hi_boot_error(b, "luks: %s: %s; fix it and rebuild the initramfs", path, err);
+	if (r < 0) {
+		snprintf(msg, msglen, "luks: cannot read %s: %s; rebuild the initramfs (--crypttab)", path, strerror(errno));
+		return -1;
+	}
+	if (hi_luks_crypttab_parse(text, len, ct, err, sizeof err) < 0) {
+		snprintf(msg, msglen, "luks: %s: %s; fix it and rebuild the initramfs", path, err);
+		return -1;
+	}
 	return 0;
 }
 
-int hi_stage_luks(struct boot *b)
+/* The volumes this boot opens: the crypttab's and the command line's. 0,
+ * or -1 with msg (the luks stage's fatal error). */
+static int plan_read(struct boot *b, struct luks_plan *plan, char *msg, size_t msglen)
 {
-	struct luks_plan ct, plan;
-	char err[LUKS_ERR_MAX], why[200];
+	static struct luks_plan ct;
+	char err[LUKS_ERR_MAX];
 
-	if (b->mode == MODE_INITRAMFS && read_crypttab(b, &ct) < 0)
+	if (b->mode == MODE_INITRAMFS && read_crypttab(b, &ct, msg, msglen) < 0)
 		return -1;
 	if (b->mode != MODE_INITRAMFS)
 		memset(&ct, 0, sizeof ct);
-	if (hi_luks_plan_resolve(&b->cmd, &ct, &plan, err, sizeof err) < 0)
-		return hi_boot_error(b, "luks: %s; fix the kernel command line", err);
+	if (hi_luks_plan_resolve(&b->cmd, &ct, plan, err, sizeof err) < 0) {
+		snprintf(msg, msglen, "luks: %s; fix the kernel command line", err);
+		return -1;
+	}
+	return 0;
+}
+
+static int open_all(struct boot *b)
+{
+	static struct luks_plan plan;
+	char err[LUKS_ERR_MAX + 200], why[200];
+
+	if (plan_read(b, &plan, err, sizeof err) < 0)
+		return hi_boot_error(b, "%s", err);
 	if (plan.n == 0)
 		return 0;
 	for (size_t i = 0; i < plan.n; i++)
@@ -596,5 +750,12 @@ int hi_stage_luks(struct boot *b)
 	for (size_t i = 0; i < plan.n && rc == 0; i++)
 		rc = open_volume(b, ctl, &plan.v[i]);
 	close(ctl);
+	return rc;
+}
+
+int hi_stage_luks(struct boot *b)
+{
+	int rc = open_all(b);
+	hi_luks_warmup_drop(b);          /* used or not, opened or failed */
 	return rc;
 }

@@ -17,18 +17,26 @@
 #include "luks_tpm2.h"
 #include "report.h"
 #include "tpm2_unseal.h"
+#include "tpm2_warmup.h"
 
-/* The last tpm2_unseal's time (CreatePrimary to Unseal), for the report. */
+/* The last tpm2_unseal's time (CreatePrimary to Unseal), for the report,
+ * and whether it started from the warm-up's primary. */
 static uint64_t unseal_ns;
+static bool unseal_warm;
 
 uint64_t hi_luks_tpm2_unseal_ns(void)
 {
 	return unseal_ns;
 }
 
+bool hi_luks_tpm2_unseal_warm(void)
+{
+	return unseal_warm;
+}
+
 /* One token: 0 opened, 2 refused by the TPM, -1 error. */
 static int try_token(const struct luks2_hdr *h, const struct hi_luks2_tpm2_token *t, tpm_xfer_fn xfer, void *xctx,
-		     const char *pin, const char *pcrsig, size_t pcrsig_len, luks2_read_fn rd, void *rctx, luks2_decrypt_fn dec, uint8_t *vk, size_t *vklen,
+		     struct tpm2_warm *warm, const char *pin, const char *pcrsig, size_t pcrsig_len, luks2_read_fn rd, void *rctx, luks2_decrypt_fn dec, uint8_t *vk, size_t *vklen,
 		     int *slot, char *err, size_t errlen)
 {
 	struct tpm2_unseal_req q = {
@@ -37,6 +45,16 @@ static int try_token(const struct luks2_hdr *h, const struct hi_luks2_tpm2_token
 		.policy_hash_len = t->policy_hash_len, .pin = t->pin ? (pin ? pin : "") : NULL,
 		.pubkey = t->pubkey, .pubkey_len = t->pubkey_len, .pcrsig = pcrsig, .pcrsig_len = pcrsig_len,
 	};
+	/* The warm-up's primary when it is the token's (systemd 252 makes an
+	 * ECC one first; an RSA token takes the whole path), and its session
+	 * (or salt) for the first unseal only. */
+	if (warm && warm->primary && warm->alg == t->primary_alg) {
+		q.primary = warm->primary;
+		q.primary_pub = &warm->pub;
+		q.salt = warm->salted ? &warm->salt : NULL;
+		q.session = warm->session.handle ? &warm->session : NULL;
+		warm->salted = false;
+	}
 	/* The secret and its base64 in one locked page, never swapped or dumped. */
 	uint8_t *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	size_t slen = 0;
@@ -53,6 +71,11 @@ static int try_token(const struct luks2_hdr *h, const struct hi_luks2_tpm2_token
 	uint64_t start = hi_boottime_ns();
 	int u = hi_tpm2_unseal(xfer, xctx, &q, secret, TPM2_SECRET_MAX, &slen, err, errlen);
 	unseal_ns = hi_boottime_ns() - start;
+	unseal_warm = q.primary != 0;
+	if (q.salt)                      /* tpm2_unseal wiped them; so does this */
+		explicit_bzero(q.salt, sizeof *q.salt);
+	if (q.session)
+		explicit_bzero(q.session, sizeof *q.session);
 	if (u == TPM2_POLICY_CHANGED || u == TPM2_PIN_WRONG) {
 		rc = 2;
 	} else if (u == TPM2_UNSEALED) {
@@ -89,7 +112,8 @@ bool hi_luks_tpm2_wants_pin(const struct luks2_hdr *h)
 	return false;
 }
 
-int hi_luks_tpm2_open(const struct luks2_hdr *h, tpm_xfer_fn xfer, void *xctx, const char *pin, const char *pcrsig,
+int hi_luks_tpm2_open(const struct luks2_hdr *h, tpm_xfer_fn xfer, void *xctx, struct tpm2_warm *warm, const char *pin,
+		   const char *pcrsig,
 		   size_t pcrsig_len, luks2_read_fn rd, void *rctx, luks2_decrypt_fn dec, uint8_t *vk, size_t *vklen,
 		   int *slot, int *token, uint32_t *pcrs, uint32_t *signed_pcrs, char *err, size_t errlen)
 {
@@ -106,7 +130,7 @@ int hi_luks_tpm2_open(const struct luks2_hdr *h, tpm_xfer_fn xfer, void *xctx, c
 			rc = -1;
 			continue;
 		}
-		int r = try_token(h, &t, xfer, xctx, pin, pcrsig, pcrsig_len, rd, rctx, dec, vk, vklen, slot, why, sizeof why);
+		int r = try_token(h, &t, xfer, xctx, warm, pin, pcrsig, pcrsig_len, rd, rctx, dec, vk, vklen, slot, why, sizeof why);
 		if (r == 0) {
 			*token = i;
 			*pcrs = t.pcrs;

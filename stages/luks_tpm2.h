@@ -10,6 +10,8 @@
 #include "luks2.h"
 #include "tpm2_unseal.h"
 
+struct tpm2_warm;
+
 /* The systemd-tpm2 tokens of h, tried in order (stages/luks_tpm2.c): each
  * unsealed through xfer, the secret base64-encoded as systemd-cryptenroll
  * enrolled it (the keyslot's passphrase), and the token's keyslot opened
@@ -19,14 +21,20 @@
  * warning); -1 error (err). *pcrs gets the PCRs the opening token binds
  * by value, *signed_pcrs those of its signed policy (PolicyAuthorize).
  * pcrsig: tpm2-pcr-signature.json's text (pcrsig_len bytes), NULL when
- * none was found; a token with a signed policy is refused without it. */
-int hi_luks_tpm2_open(const struct luks2_hdr *h, tpm_xfer_fn xfer, void *xctx, const char *pin, const char *pcrsig,
+ * none was found; a token with a signed policy is refused without it.
+ * warm: a joined warm-up (tpm/tpm2_warmup.h) whose primary was made
+ * through the same TPM device as xfer, or NULL: a token of its primary's
+ * algorithm starts from it, the first one with its salt. */
+int hi_luks_tpm2_open(const struct luks2_hdr *h, tpm_xfer_fn xfer, void *xctx, struct tpm2_warm *warm, const char *pin,
+		   const char *pcrsig,
 		   size_t pcrsig_len, luks2_read_fn rd, void *rctx, luks2_decrypt_fn dec, uint8_t *vk, size_t *vklen,
 		   int *slot, int *token, uint32_t *pcrs, uint32_t *signed_pcrs, char *err, size_t errlen);
 
 /* The time the last token's unseal took at the TPM (ns), the keyslot's
  * KDF not included: the report's luks unseal_ms. */
 uint64_t hi_luks_tpm2_unseal_ns(void);
+/* Did the last token's unseal start from the warm-up's primary? */
+bool hi_luks_tpm2_unseal_warm(void);
 
 /* Does h have a systemd-tpm2 token that wants a PIN? */
 bool hi_luks_tpm2_wants_pin(const struct luks2_hdr *h);

@@ -11,6 +11,7 @@
 #include "boot.h"
 #include "fsutil.h"
 #include "log.h"
+#include "luks.h"
 #include "modules.h"
 
 /* Linux 5.17: the kernel decompresses the module itself. Debian's 6.x
@@ -151,6 +152,9 @@ int hi_stage_modules(struct boot *b)
 	static struct module_ref mods[MODULES_MAX];
 	int loaded = 0;
 
+	/* The TPM's fixed costs of an unseal, on a thread while the kernel
+	 * loads the modules below (stages/luks.h). */
+	hi_luks_warmup_start(b);
 	if (hi_fs_read(b->modules_list, list, sizeof list, NULL) < 0) {
 		if (errno == ENOENT) {
 			log_debug("no module list %s: nothing to load", b->modules_list);

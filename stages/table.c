@@ -129,6 +129,7 @@ int hi_boot_run_stages(struct boot *b)
 		if (rc < 0) {
 			log_err("stage %s failed after %s ms", s->name, took_ms);
 			b->failed_stage = s->name;
+			hi_luks_warmup_drop(b);  /* nothing of it left in the TPM for a shell */
 			return -1;
 		}
 		log_debug("stage %s done in %s ms", s->name, took_ms);

@@ -25,7 +25,7 @@
 #define TPM_ALG_NULL              0x0010
 #define TPM_ALG_CFB               0x0043
 #define TPM_ECC_NIST_P256         0x0003
-#define TPM_RC_POLICY_FAIL        0x099    /* format one, without its number */
+#define TPM_RC_POLICY_FAIL        0x09D    /* format one, without its number (0x99d: session 1's) */
 #define TPM_RC_AUTH_FAIL          0x08E
 #define TPM_RC_BAD_AUTH           0x0A2
 #define TPM_RC_VALUE              0x084
@@ -559,23 +559,50 @@ static int authorize(struct run *r, const struct tpm2_unseal_req *q, const struc
 	return 0;
 }
 
-/* The salted policy session with the token's policy; 0 with the session
- * in *s, 1 when its digest is not the token's, -1 error. */
-static int policy(struct run *r, const struct tpm2_unseal_req *q, const struct tpm2_rsa_pub *k, uint32_t primary,
-		  const struct tpm2_salt *salt, struct tpm2_session *s)
+/* The session's policy digest against the token's: 0 the same, 1 not (err
+ * names the PCRs: a PCR changed), -1 error. */
+static int digest_check(struct run *r, const struct tpm2_unseal_req *q, uint32_t session)
 {
 	uint8_t digest[TPM_DIGEST_MAX];
 	size_t dlen;
 	char why[160], pcrs[80];
+
+	if (tpm_send(r, hi_tpm2_cmd_policy_get_digest(r->cmd, sizeof r->cmd, session), "PolicyGetDigest") < 0)
+		return -1;
+	long rc = hi_tpm2_resp_policy_digest(r->resp, r->rlen, digest, &dlen, why, sizeof why);
+	if (rc != 0)
+		return failed(r, rc, "PolicyGetDigest", why);
+	if (dlen != q->policy_hash_len || memcmp(digest, q->policy_hash, dlen) != 0) {
+		pcr_list(q->pcrs, pcrs, sizeof pcrs);
+		snprintf(r->err, r->errlen, "the policy of PCR%s %s (%s bank)%s is not the one the key was sealed to: "
+			 "a PCR changed since the enrollment", q->pcrs & (q->pcrs - 1) ? "s" : "", pcrs[0] ? pcrs : "-",
+			 hi_tpm_alg_name(q->pcr_bank), q->pin ? " with a PIN" : "");
+		return 1;
+	}
+	return 0;
+}
+
+/* The salted policy session with the token's policy; 0 with the session
+ * in *s, 1 when its digest is not the token's (checked here with a PIN
+ * only), -1 error. */
+static int policy(struct run *r, const struct tpm2_unseal_req *q, const struct tpm2_rsa_pub *k, uint32_t primary,
+		  const struct tpm2_salt *salt, struct tpm2_session *s)
+{
+	char why[160];
 	long rc;
 
-	if (nonce_new(s->nonce_caller, sizeof s->nonce_caller) < 0) {
+	if (q->session) {                /* started beforehand to this primary */
+		*s = *q->session;
+		explicit_bzero(q->session, sizeof *q->session);
+		rc = 0;
+	} else if (nonce_new(s->nonce_caller, sizeof s->nonce_caller) < 0) {
 		snprintf(r->err, r->errlen, "StartAuthSession: no random nonce from the kernel");
 		return -1;
+	} else {
+		rc = tpm_send(r, hi_tpm2_cmd_start_policy_session(r->cmd, sizeof r->cmd, primary, s->nonce_caller,
+							       salt->enc, salt->enc_len), "StartAuthSession");
 	}
-	rc = tpm_send(r, hi_tpm2_cmd_start_policy_session(r->cmd, sizeof r->cmd, primary, s->nonce_caller, salt->enc,
-						       salt->enc_len), "StartAuthSession");
-	if (rc == 0) {
+	if (rc == 0 && !q->session) {
 		rc = hi_tpm2_resp_start_session(r->resp, r->rlen, &s->handle, s->nonce_tpm, &s->ntlen, why, sizeof why);
 		if (rc != 0) {
 			s->handle = 0;
@@ -605,19 +632,12 @@ static int policy(struct run *r, const struct tpm2_unseal_req *q, const struct t
 		if (rc != 0)
 			return failed(r, rc, "PolicyAuthValue", why);
 	}
-	if (tpm_send(r, hi_tpm2_cmd_policy_get_digest(r->cmd, sizeof r->cmd, s->handle), "PolicyGetDigest") < 0)
-		return -1;
-	rc = hi_tpm2_resp_policy_digest(r->resp, r->rlen, digest, &dlen, why, sizeof why);
-	if (rc != 0)
-		return failed(r, rc, "PolicyGetDigest", why);
-	if (dlen != q->policy_hash_len || memcmp(digest, q->policy_hash, dlen) != 0) {
-		pcr_list(q->pcrs, pcrs, sizeof pcrs);
-		snprintf(r->err, r->errlen, "the policy of PCR%s %s (%s bank)%s is not the one the key was sealed to: "
-			 "a PCR changed since the enrollment", q->pcrs & (q->pcrs - 1) ? "s" : "", pcrs[0] ? pcrs : "-",
-			 hi_tpm_alg_name(q->pcr_bank), q->pin ? " with a PIN" : "");
-		return 1;
-	}
-	return 0;
+	/* With a PIN, the session's digest is checked before the Unseal, as
+	 * systemd does: an Unseal the policy would refuse must not count
+	 * against the PIN's dictionary-attack tries. Without one the Unseal
+	 * goes first and the digest is read only when it is refused (one
+	 * command fewer on the way that opens the volume). */
+	return q->pin ? digest_check(r, q, s->handle) : 0;
 }
 
 /* The Unseal under the session: its HMAC, the response's checked and its
@@ -672,7 +692,7 @@ int hi_tpm2_unseal(tpm_xfer_fn xfer, void *ctx, const struct tpm2_unseal_req *q,
 	static struct salt_job salt;
 	struct tpm2_sealed sealed;
 	struct tpm2_session s;
-	uint32_t primary = 0, item = 0;
+	uint32_t primary = 0, borrowed = 0, item = 0;
 	uint8_t name[TPM2_NAME_MAX];
 	size_t namelen = 0;
 	char why[160];
@@ -690,34 +710,47 @@ int hi_tpm2_unseal(tpm_xfer_fn xfer, void *ctx, const struct tpm2_unseal_req *q,
 	static struct tpm2_rsa_pub key;
 	if (q->pubkey_pcrs) {
 		if (hi_tpm2_rsa_pub_parse(q->pubkey, q->pubkey_len, &key, err, errlen) < 0)
-			return TPM2_ERROR;
+			goto out;
 		if (!q->pcrsig) {
 			snprintf(err, errlen, "the token has a signed PCR policy but there is no tpm2-pcr-signature.json "
 				 "(systemd-stub writes it from the UKI's .pcrsig section: build the UKI with hardinit-mkinitramfs "
 				 "--pcrsig or --pcr-sign-key)");
-			return TPM2_ERROR;
+			goto out;
 		}
 	}
 	if (!hi_tpm_alg_size(q->pcr_bank) || (q->pin && strlen(q->pin) > TPM2_PIN_MAX) || cap < TPM2_SECRET_MAX) {
 		snprintf(err, errlen, "the token's PCR bank %s, its PIN or the secret's buffer is out of range",
 			 hi_tpm_alg_name(q->pcr_bank));
-		return TPM2_ERROR;
+		goto out;
 	}
 	if (hi_tpm2_blob_split(q->blob, q->blob_len, &sealed, err, errlen) < 0)
-		return TPM2_ERROR;
-	if (tpm_send(&r, hi_tpm2_cmd_create_primary(r.cmd, sizeof r.cmd, q->primary_alg), "CreatePrimary") < 0)
 		goto out;
-	rc = hi_tpm2_resp_create_primary(r.resp, r.rlen, &primary, &pub, why, sizeof why);
-	if (rc != 0) {
-		primary = 0;
-		failed(&r, rc, q->primary_alg == TPM_ALG_ECC ? "CreatePrimary (ECC P-256)" : "CreatePrimary (RSA 2048)", why);
-		goto out;
+	if (q->primary) {                /* made beforehand: its maker flushes it */
+		borrowed = q->primary;
+		pub = *q->primary_pub;
+	} else {
+		if (tpm_send(&r, hi_tpm2_cmd_create_primary(r.cmd, sizeof r.cmd, q->primary_alg), "CreatePrimary") < 0)
+			goto out;
+		rc = hi_tpm2_resp_create_primary(r.resp, r.rlen, &primary, &pub, why, sizeof why);
+		if (rc != 0) {
+			primary = 0;
+			failed(&r, rc, q->primary_alg == TPM_ALG_ECC ? "CreatePrimary (ECC P-256)" : "CreatePrimary (RSA 2048)",
+			       why);
+			goto out;
+		}
 	}
-	if (salt_begin(&salt, &pub) < 0) {
+	if (q->session) {                /* the session is made: no salt */
+		memset(&salt, 0, sizeof salt);
+		salt.rc = 0;
+	} else if (q->salt) {            /* made beforehand, for this session only */
+		memset(&salt, 0, sizeof salt);
+		salt.salt = *q->salt;
+		salt.rc = 0;
+	} else if (salt_begin(&salt, &pub) < 0) {
 		failed(&r, -1, "StartAuthSession (the salt)", salt.why);
 		goto out;
 	}
-	int sent = tpm_send(&r, hi_tpm2_cmd_load(r.cmd, sizeof r.cmd, primary, &sealed), "Load");
+	int sent = tpm_send(&r, hi_tpm2_cmd_load(r.cmd, sizeof r.cmd, primary ? primary : borrowed, &sealed), "Load");
 	int salted = salt_end(&salt);
 	if (sent < 0)
 		goto out;
@@ -732,7 +765,7 @@ int hi_tpm2_unseal(tpm_xfer_fn xfer, void *ctx, const struct tpm2_unseal_req *q,
 		failed(&r, -1, "StartAuthSession (the salt)", salt.why);
 		goto out;
 	}
-	int p = policy(&r, q, &key, primary, &salt.salt, &s);
+	int p = policy(&r, q, &key, primary ? primary : borrowed, &salt.salt, &s);
 	if (p != 0) {
 		ret = p > 0 ? TPM2_POLICY_CHANGED : TPM2_ERROR;
 		goto out;
@@ -740,12 +773,26 @@ int hi_tpm2_unseal(tpm_xfer_fn xfer, void *ctx, const struct tpm2_unseal_req *q,
 	if (q->pin)
 		hi_tpm2_pin_auth(q->pin, s.auth, &s.authlen);
 	ret = unseal(&r, item, name, namelen, &s, secret, cap, slen);
+	if (ret == TPM2_POLICY_CHANGED && !q->pin && s.handle) {
+		/* Refused without a PIN: the digest says which PCRs (its text
+		 * replaces the generic one only when they differ). */
+		static char generic[256];
+		snprintf(generic, sizeof generic, "%s", err);
+		if (digest_check(&r, q, s.handle) != 1)
+			snprintf(err, errlen, "%s", generic);
+	}
 	if (ret != TPM2_UNSEALED) {
 		explicit_bzero(secret, cap);
 		*slen = 0;
 	}
 out:
 	explicit_bzero(&salt, sizeof salt);
+	if (q->salt)
+		explicit_bzero(q->salt, sizeof *q->salt);
+	if (q->session && q->session->handle) {   /* not reached: ours to flush */
+		s.handle = q->session->handle;
+		explicit_bzero(q->session, sizeof *q->session);
+	}
 	flush(&r, r.external);
 	flush(&r, s.handle);
 	flush(&r, item);

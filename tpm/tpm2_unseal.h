@@ -57,6 +57,20 @@ struct tpm2_unseal_req {
 	const uint8_t *policy_hash;    /* the token's: compared with the session's */
 	size_t policy_hash_len;
 	const char *pin;               /* NULL without tpm2-pin */
+	/* A primary of primary_alg made and kept loaded beforehand
+	 * (tpm/tpm2_warmup.h): the unseal starts at Load with it and leaves
+	 * it loaded (its maker flushes it). 0: CreatePrimary here. */
+	uint32_t primary;
+	const struct tpm2_primary_pub *primary_pub;
+	/* A salt to that primary made beforehand, or NULL: made here. Used
+	 * for this one session and wiped here, whatever the outcome. */
+	struct tpm2_salt *salt;
+	/* Better still: the salted policy session itself, started to that
+	 * primary beforehand (StartAuthSession: AES-128-CFB, SHA-256,
+	 * unbound), or NULL. The unseal's policy goes into it; it ends with
+	 * the Unseal or is flushed here, and is wiped here, whatever the
+	 * outcome. The salt is then not needed. */
+	struct tpm2_session *session;
 };
 
 /* Sends len bytes of cmd, receives the response into resp (cap bytes,

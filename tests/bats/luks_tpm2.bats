@@ -146,3 +146,32 @@ cryptsetup_key() {
 	[ "$status" -eq 0 ]
 	[ "$output" = "secret hardinit-salt-test" ]
 }
+
+# The luks stage's TPM warm-up (tpm/tpm2_warmup.c) on its thread, against
+# the same swtpm: systemd-cryptenroll's ECC token unseals from the
+# warm-up's primary and salted session; an RSA token's primary does not match it,
+# so that unseal takes its whole path (its own CreatePrimary) and still
+# opens. Either way nothing is left in the TPM once the warm-up's primary
+# is flushed: GetCapability's transient handles, counted by the tool's
+# own bytes.
+@test "the TPM warm-up: the ECC token unseals from its primary; an RSA one takes the whole path; nothing is left loaded" {
+	enroll --tpm2-pcrs=7
+	run "$TOOL" tpm2-warm-open "$T/v.img" "$T/sock"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -qx 'warm-up da yes session yes' <<<"$output"
+	grep -qx 'warm used yes' <<<"$output"
+	grep -qx "volume key $(cryptsetup_key)" <<<"$output"
+	grep -qx 'transient 0' <<<"$output"
+	run "$TOOL" tpm2-warm-seal-unseal "$T/sock" rsa
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -qx 'warm used no' <<<"$output"
+	grep -qx 'secret hardinit-salt-test' <<<"$output"
+	grep -qx 'transient 0' <<<"$output"
+	run "$TOOL" tpm2-warm-seal-unseal "$T/sock" ecc
+	[ "$status" -eq 0 ]
+	grep -qx 'warm used yes' <<<"$output"
+	grep -qx 'secret hardinit-salt-test' <<<"$output"
+	grep -qx 'transient 0' <<<"$output"
+}

@@ -32,6 +32,15 @@
  *                                 with ECC when the TPM has it, so RSA is
  *                                 not reached by systemd-cryptenroll);
  *                                 prints "secret TEXT"
+ *   luks2-tool tpm2-warm-open IMAGE SOCKET, tpm2-warm-seal-unseal SOCKET
+ *                                 ecc|rsa   the same two, after the luks
+ *                                 stage's warm-up (tpm/tpm2_warmup.h: an ECC
+ *                                 primary, the SRK's authorization, the
+ *                                 session) on its thread; print "warm-up
+ *                                 da yes|no session yes|no", "warm used yes|no"
+ *                                 and, once the warm-up's primary is
+ *                                 flushed, "transient N": the transient
+ *                                 objects left in the TPM (GetCapability)
  *   luks2-tool pcr-extend SOCKET PCR   extends PCR (sha256 bank) with
  *                                 hi_sha256("hardinit-test")
  * Exit 0 opened, 1 wrong passphrase (tpm2-open: the TPM refused), 2 error. */
@@ -56,6 +65,7 @@
 #include "tpm.h"
 #include "tpm2_pcrsig.h"
 #include "tpm2_unseal.h"
+#include "tpm2_warmup.h"
 #include "tpm_dev.h"
 
 static int fd_read(void *ctx, uint64_t off, void *buf, size_t len)
@@ -156,7 +166,46 @@ static int tpm_connect(const char *path)
 	return fd;
 }
 
-static int cmd_tpm2_open(const char *image, const char *sock, const char *pin, const char *sigfile)
+/* The luks stage's warm-up over the socket, on its thread, joined. */
+static struct tpm2_warm warm_state;
+
+static struct tpm2_warm *warm_begin(struct tpm_dev *d)
+{
+	struct tpm2_warm *w = &warm_state;
+	if (hi_tpm2_warmup_start(w, TPM_ALG_ECC, hi_tpm_dev_xfer, d, NULL) < 0 ||
+	    hi_tpm2_warmup_join(w, TPM2_WARMUP_JOIN_MS * 5) < 0 || w->rc < 0) {
+		fprintf(stderr, "luks2-tool: warm-up: %s\n", w->why);
+		return NULL;
+	}
+	printf("warm-up da %s session %s\n", w->da_marked ? "yes" : "no", w->session.handle ? "yes" : "no");
+	return w;
+}
+
+/* The TPM's transient objects (GetCapability, TPM_CAP_HANDLES): their
+ * count, or -1. Its own bytes: TPM 2.0 Library Part 3, 30.2. */
+static int transient_count(struct tpm_dev *d)
+{
+	static const uint8_t cmd[] = { 0x80, 0x01, 0, 0, 0, 22, 0, 0, 0x01, 0x7a, 0, 0, 0, 1,
+				       0x80, 0, 0, 0, 0, 0, 0, 64 };
+	uint8_t resp[TPM_CMD_MAX];
+	char err[160];
+	size_t rlen;
+	if (hi_tpm_dev_xfer(d, cmd, sizeof cmd, resp, sizeof resp, &rlen, err, sizeof err) < 0 || rlen < 19 ||
+	    resp[6] | resp[7] | resp[8] | resp[9])
+		return -1;
+	return resp[15] << 24 | resp[16] << 16 | resp[17] << 8 | resp[18];
+}
+
+static void warm_end(struct tpm2_warm *w, struct tpm_dev *d)
+{
+	char why[200];
+	printf("warm used %s\n", hi_luks_tpm2_unseal_warm() ? "yes" : "no");
+	if (hi_tpm2_warmup_flush(w, hi_tpm_dev_xfer, d, why, sizeof why) < 0)
+		fprintf(stderr, "luks2-tool: flush: %s\n", why);
+	printf("transient %d\n", transient_count(d));
+}
+
+static int cmd_tpm2_open(const char *image, const char *sock, const char *pin, const char *sigfile, bool warm)
 {
 	static char sig[TPM2_PCRSIG_JSON_MAX + 1];
 	size_t siglen = 0;
@@ -182,8 +231,13 @@ static int cmd_tpm2_open(const char *image, const char *sock, const char *pin, c
 	struct tpm_dev d = { tpm_connect(sock), TPM_DEV_TIMEOUT_MS };
 	if (d.fd < 0)
 		return 2;
-	int rc = hi_luks_tpm2_open(&h, hi_tpm_dev_xfer, &d, pin, sigfile ? sig : NULL, siglen, fd_read, &fd, openssl_decrypt,
+	struct tpm2_warm *w = warm ? warm_begin(&d) : NULL;
+	if (warm && !w)
+		return 2;
+	int rc = hi_luks_tpm2_open(&h, hi_tpm_dev_xfer, &d, w, pin, sigfile ? sig : NULL, siglen, fd_read, &fd, openssl_decrypt,
 				vk, &vklen, &slot, &token, &pcrs, &signed_pcrs, err, sizeof err);
+	if (w)
+		warm_end(w, &d);
 	hi_luks2_hdr_free(&h);
 	close(fd);
 	close(d.fd);
@@ -266,7 +320,7 @@ static size_t put_be(uint8_t *p, uint32_t v, int bytes)
 	return (size_t)bytes;
 }
 
-static int cmd_seal_unseal(const char *sock, const char *alg)
+static int cmd_seal_unseal(const char *sock, const char *alg, bool warm)
 {
 	static const char text[] = "hardinit-salt-test";
 	uint8_t cmd[TPM_CMD_MAX], resp[TPM_CMD_MAX], blob[2048], policy[32] = { 0 }, secret[TPM2_SECRET_MAX];
@@ -327,7 +381,23 @@ static int cmd_seal_unseal(const char *sock, const char *alg)
 	hi_tpm_dev_xfer(&d, cmd, (size_t)len, resp, sizeof resp, &rlen, err, sizeof err);
 	struct tpm2_unseal_req q = { .primary_alg = a, .pcr_bank = TPM_ALG_SHA256, .blob = blob,
 				     .blob_len = 4 + priv + publ, .policy_hash = policy, .policy_hash_len = 32 };
+	struct tpm2_warm *w = warm ? warm_begin(&d) : NULL;
+	if (warm && !w)
+		return 2;
+	if (w && w->alg == a) {          /* as stages/luks_tpm2.c: its primary when it is the token's */
+		q.primary = w->primary;
+		q.primary_pub = &w->pub;
+		q.salt = w->salted ? &w->salt : NULL;
+		q.session = w->session.handle ? &w->session : NULL;
+	}
 	int rc = hi_tpm2_unseal(hi_tpm_dev_xfer, &d, &q, secret, sizeof secret, &slen, err, sizeof err);
+	if (w) {
+		printf("warm used %s\n", q.primary ? "yes" : "no");
+		char why[200];
+		if (hi_tpm2_warmup_flush(w, hi_tpm_dev_xfer, &d, why, sizeof why) < 0)
+			fprintf(stderr, "luks2-tool: flush: %s\n", why);
+		printf("transient %d\n", transient_count(&d));
+	}
 	close(d.fd);
 	if (rc != TPM2_UNSEALED) {
 		printf("refused %s\n", err);
@@ -388,12 +458,16 @@ int main(int argc, char **argv)
 	if (argc == 4 && !strcmp(argv[1], "encrypt"))
 		return cmd_encrypt(argv[2], argv[3]);
 	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "tpm2-open"))
-		return cmd_tpm2_open(argv[2], argv[3], argc == 5 ? argv[4] : NULL, NULL);
+		return cmd_tpm2_open(argv[2], argv[3], argc == 5 ? argv[4] : NULL, NULL, false);
+	if (argc == 4 && !strcmp(argv[1], "tpm2-warm-open"))
+		return cmd_tpm2_open(argv[2], argv[3], NULL, NULL, true);
+	if (argc == 4 && !strcmp(argv[1], "tpm2-warm-seal-unseal"))
+		return cmd_seal_unseal(argv[2], argv[3], true);
 	/* The signed PCR policy: its tpm2-pcr-signature.json; PIN "-": none. */
 	if (argc == 6 && !strcmp(argv[1], "tpm2-open-signed"))
-		return cmd_tpm2_open(argv[2], argv[3], strcmp(argv[4], "-") ? argv[4] : NULL, argv[5]);
+		return cmd_tpm2_open(argv[2], argv[3], strcmp(argv[4], "-") ? argv[4] : NULL, argv[5], false);
 	if (argc == 4 && !strcmp(argv[1], "tpm2-seal-unseal"))
-		return cmd_seal_unseal(argv[2], argv[3]);
+		return cmd_seal_unseal(argv[2], argv[3], false);
 	if (argc == 5 && !strcmp(argv[1], "tpm2-unseal"))
 		return cmd_tpm2_unseal(argv[2], argv[3], argv[4]);
 	if (argc == 4 && !strcmp(argv[1], "pcr-extend"))

@@ -4,7 +4,7 @@
  * erring responses, the PIN's HMAC against a value computed by Python's
  * hmac module, and the sequence against a scripted TPM (its primary key
  * the P-256 generator, so the salt is made and sent): a changed PCR
- * (PolicyGetDigest differs), a TPM that stops answering, a signed policy
+ * (the Unseal refused, then PolicyGetDigest differs), a TPM that stops answering, a signed policy
  * whose key does not parse (the signed sequence is test_tpm2_authorize.c);
  * each time every handle it made is flushed. The salted session itself
  * is tests/unit/test_tpm2_session.c; interoperability with
@@ -177,7 +177,7 @@ static int fake_xfer(void *ctx, const uint8_t *c, size_t len, uint8_t *resp, siz
 		     size_t errlen)
 {
 	struct fake *f = ctx;
-	uint32_t cc = (uint32_t)c[6] << 24 | (uint32_t)c[7] << 16 | (uint32_t)c[8] << 8 | c[9];
+	uint32_t cc = (uint32_t)c[6] << 24 | (uint32_t)c[7] << 16 | (uint32_t)c[8] << 8 | c[9], code = 0;
 	size_t n = 10;
 
 	f->calls++;
@@ -205,11 +205,16 @@ static int fake_xfer(void *ctx, const uint8_t *c, size_t len, uint8_t *resp, siz
 		resp[11] = 32;
 		memset(resp + 12, f->other_digest ? 0xee : 0x5a, 32);
 		n = 44;
+	} else if (cc == 0x15e && f->other_digest) {   /* Unseal: TPM_RC_POLICY_FAIL, session 1 */
+		code = 0x99d;
 	} else if (cc == 0x165) {
 		f->flushed[f->nflushed++ & 3] = (uint32_t)c[10] << 24 | (uint32_t)c[11] << 16 | (uint32_t)c[12] << 8 | c[13];
 	}
 	(void)len;
+	if (code)
+		n = 10;
 	put32(resp + 2, (uint32_t)n);
+	put32(resp + 6, code);
 	*rlen = n;
 	return 0;
 }
@@ -226,7 +231,7 @@ static void test_sequence(void)
 	char err[256];
 
 	int rc = hi_tpm2_unseal(fake_xfer, &f, &q, secret, sizeof secret, &slen, err, sizeof err);
-	tap_ok(rc == TPM2_POLICY_CHANGED, "a policy digest other than the token's: refused as a changed PCR");
+	tap_ok(rc == TPM2_POLICY_CHANGED, "a policy digest other than the token's: the Unseal refused, a changed PCR");
 	tap_contains(err, "PCR 7 (sha256 bank) is not the one the key was sealed to", "the refusal names the PCR and bank");
 	tap_ok(f.nflushed == 3 && f.flushed[0] == 0x03000000 && f.flushed[1] == 0x80000001 && f.flushed[2] == 0x80000000,
 	       "session, object and primary flushed after the refusal");

@@ -36,6 +36,9 @@ echo "=== END DMTABLE ==="
 echo "=== BEGIN WORKS ==="
 sha256sum /data/hello.txt 2>&1
 echo "=== END WORKS ==="
+echo "=== BEGIN TPMH ==="
+/probe/tpm_handles 2>&1
+echo "=== END TPMH ==="
 '
 
 setup_file() {
@@ -169,7 +172,8 @@ good_log() {
 # PCR 15 before hardinit, so the boot sees the PCR the enrollment saw. A
 # second volume (the same header under another UUID) is enrolled the same
 # way. Boot 1 (swtpm behind QEMU's tpm-tis): the root volume opens with no
-# prompt through /dev/tpm0; hardinit then extends PCR 15 with the
+# prompt through /dev/tpm0, from the primary the TPM warm-up made during
+# the modules stage; hardinit then extends PCR 15 with the
 # volume's identity, so the second volume's token is refused (a second
 # unseal in the same boot) and its passphrase is answered on the console.
 # Boot 2 (no TPM): one warning, the passphrase prompt.
@@ -253,11 +257,24 @@ tpm_boot() {
 	vm_assert_section_contains "$log" REPORT "luks unseal_ms info "
 	# Through /dev/tpm0, which the boot has to itself: not the resource
 	# manager's tpmrm0, which costs ~5 more round trips a command.
-	vm_assert_section_contains "$log" REPORT "(luks-$UUID, through /dev/tpm0)"
-	# Of it, the time inside the TPM's commands (bench/run's breakdown).
+	# The TPM warm-up (stages/luks.c, tpm/tpm2_warmup.c) made the primary,
+	# the SRK's first authorization and the salted session on its thread
+	# during the modules stage, and the unseal started from them at Load.
+	vm_assert_section_contains "$log" REPORT "luks warmup_ms info "
+	vm_assert_section_contains "$log" REPORT "off PID 1's path, /dev/tpm0: ECC primary 0x8"
+	vm_assert_section_contains "$log" REPORT "(luks-$UUID, through /dev/tpm0, from the warm-up's primary)"
+	# Of it, the time inside the TPM's commands (bench/run's breakdown):
+	# Load, PolicyPCR, Unseal and the sealed object's flush; no
+	# CreatePrimary, no StartAuthSession (the warm-up's), no RETRY, and
+	# PolicyGetDigest only after a refused Unseal (the second volume).
 	vm_assert_section_contains "$log" REPORT "luks unseal_tpm_ms info "
-	vm_assert_section_contains "$log" REPORT "(luks-$UUID, 8 commands at the TPM)"
+	vm_assert_section_contains "$log" REPORT "(luks-$UUID, 4 commands at the TPM)"
 	vm_assert_section_contains "$log" REPORT "luks dm_ms info "
+	# The warm-up's primary flushed at the luks stage's end: the real
+	# root finds no transient object of hardinit's in the TPM (counted
+	# through /dev/tpm0 by the probe's own bytes).
+	vm_assert_section_contains "$log" REPORT "luks warmup_flush_ms info "
+	vm_assert_section_line "$log" TPMH "transient=0"
 }
 
 @test "TPM token but no TPM: the token cannot be used, one warning, the passphrase prompt opens the volume" {
@@ -266,4 +283,7 @@ tpm_boot() {
 	vm_assert_done "$log"
 	vm_assert_log_contains "$log" "luks: luks-$UUID: it has a TPM2 token but there is no TPM"
 	vm_assert_log_contains "$log" "luks: luks-$UUID opened (keyslot 0, passphrase)"
+	# No warm-up either, and no wait for one.
+	vm_assert_section_contains "$log" REPORT "luks warmup_ms skipped no TPM warm-up: /dev/tpm0: "
+	vm_assert_section_lacks "$log" REPORT "luks warmup_wait_ms"
 }

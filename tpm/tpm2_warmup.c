@@ -1,0 +1,330 @@
+#include "tpm2_warmup.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include "tpm_wire.h"
+
+#define TPM_CC_POLICY_SECRET      0x00000151
+#define TPM_CC_START_AUTH_SESSION 0x00000176
+#define TPM_SE_TRIAL              0x03
+#define TPM_ALG_NULL              0x0010
+#define WARMUP_TRIES              3        /* TPM_RC_RETRY/TESTING/YIELDED: tries of one command */
+
+long hi_tpm2_cmd_start_trial_session(uint8_t *out, size_t cap, const uint8_t nonce[TPM2_NONCE_BYTES])
+{
+	struct buf b = { out, 0, cap, false };
+
+	header(&b, TPM_ST_NO_SESSIONS, TPM_CC_START_AUTH_SESSION);
+	put(&b, TPM_RH_NULL, 4);         /* tpmKey: no salt */
+	put(&b, TPM_RH_NULL, 4);         /* bind: none */
+	put(&b, TPM2_NONCE_BYTES, 2);
+	put_bytes(&b, nonce, TPM2_NONCE_BYTES);
+	put(&b, 0, 2);                   /* encryptedSalt: none */
+	put(&b, TPM_SE_TRIAL, 1);
+	put(&b, TPM_ALG_NULL, 2);        /* symmetric: none */
+	put(&b, TPM_ALG_SHA256, 2);
+	return finish(&b);
+}
+
+long hi_tpm2_cmd_policy_secret(uint8_t *out, size_t cap, uint32_t auth, uint32_t session)
+{
+	struct buf b = { out, 0, cap, false };
+
+	header(&b, TPM_ST_SESSIONS, TPM_CC_POLICY_SECRET);
+	put(&b, auth, 4);
+	put(&b, session, 4);
+	password_session(&b);            /* auth's empty authValue: systemd's SRK has none */
+	put(&b, 0, 2);                   /* nonceTPM */
+	put(&b, 0, 2);                   /* cpHashA */
+	put(&b, 0, 2);                   /* policyRef */
+	put(&b, 0, 4);                   /* expiration */
+	return finish(&b);
+}
+
+/* Out of line: gcc 12 misjudges the size of a member's address passed
+ * straight to explicit_bzero (-Wstringop-overflow). */
+__attribute__((noinline)) static void wipe(void *p, size_t n)
+{
+	explicit_bzero(p, n);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_BOOTTIME, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* One command; its response code (>= 0), or -1 with why (no answer). A
+ * TPM that asks to be asked again is, a few times (the kernel already
+ * does for /dev/tpm0; swtpm's socket does not). */
+static long send_cmd(struct tpm2_warm *w, tpm_xfer_fn xfer, void *ctx, long len, size_t *rlen, char *why,
+		     size_t whylen)
+{
+	long rc = -1;
+
+	if (len < 0) {
+		snprintf(why, whylen, "the command does not fit");
+		return -1;
+	}
+	for (int t = 0; t < WARMUP_TRIES; t++) {
+		if (xfer(ctx, w->cmd, (size_t)len, w->resp, sizeof w->resp, rlen, why, whylen) < 0)
+			return -1;
+		rc = hi_tpm_resp_code(w->resp, *rlen, why, whylen);
+		if (rc != 0x922 && rc != 0x90A && rc != 0x908)
+			break;
+	}
+	return rc;
+}
+
+static void flush_handle(struct tpm2_warm *w, tpm_xfer_fn xfer, void *ctx, uint32_t h)
+{
+	char why[160];
+	size_t rlen;
+	if (h)
+		send_cmd(w, xfer, ctx, hi_tpm2_cmd_flush(w->cmd, sizeof w->cmd, h), &rlen, why, sizeof why);
+}
+
+static int fail(struct tpm2_warm *w, const char *what, long rc, const char *why)
+{
+	char text[120];
+	if (rc > 0) {
+		hi_tpm_rc_text((uint32_t)rc, text, sizeof text);
+		why = text;
+	}
+	snprintf(w->why, sizeof w->why, "%s: %s", what, why);
+	return -1;
+}
+
+/* The DA mark: one authorization of the SRK, with nothing else done.
+ * PolicySecret is the TPM's command for "prove you know this object's
+ * authValue" and nothing more; in a trial session nothing it yields can
+ * authorize anything, and the session is flushed at once. The commands
+ * that authorize the SRK otherwise create or load something under it
+ * (Create, Load: a key or a blob to make first), or are refused for the
+ * SRK's attributes (a restricted decryption key) at a point a TPM may
+ * take after or before the authorization, which is not the spec's to
+ * promise. */
+static int da_mark(struct tpm2_warm *w)
+{
+	uint8_t nonce[TPM2_NONCE_BYTES], tpm_nonce[TPM_DIGEST_MAX];
+	uint32_t session = 0;
+	size_t rlen, nlen;
+	char why[160];
+
+	/* A nonce needs freshness, not secrecy: GRND_INSECURE (5.6). */
+	if (getrandom(nonce, sizeof nonce, 0x0004) != (ssize_t)sizeof nonce &&
+	    getrandom(nonce, sizeof nonce, GRND_NONBLOCK) != (ssize_t)sizeof nonce)
+		return fail(w, "StartAuthSession (trial)", -1, "no random nonce from the kernel");
+	long rc = send_cmd(w, w->xfer, w->ctx, hi_tpm2_cmd_start_trial_session(w->cmd, sizeof w->cmd, nonce), &rlen, why,
+			   sizeof why);
+	if (rc == 0)
+		rc = hi_tpm2_resp_start_session(w->resp, rlen, &session, tpm_nonce, &nlen, why, sizeof why);
+	if (rc != 0)
+		return fail(w, "StartAuthSession (trial)", rc, why);
+	rc = send_cmd(w, w->xfer, w->ctx, hi_tpm2_cmd_policy_secret(w->cmd, sizeof w->cmd, w->primary, session), &rlen,
+		      why, sizeof why);
+	flush_handle(w, w->xfer, w->ctx, session);
+	if (rc != 0)
+		return fail(w, "PolicySecret (the SRK's authorization)", rc, why);
+	return 0;
+}
+
+/* The salt for the first unseal's session: an ephemeral P-256 key and
+ * its ECDH with the primary (or RSA-OAEP to it). Its seed is secret, so
+ * from the initialized pool; if it is not yet, this thread waits for it
+ * (since Linux 5.4 the kernel seeds it from CPU timing jitter, about a
+ * second), off PID 1's path: the unseal would wait for the same pool. A
+ * wait past the join's bound abandons the warm-up, as any other. */
+static void salt(struct tpm2_warm *w)
+{
+	uint8_t seed[32];
+	char why[160];
+	ssize_t got = getrandom(seed, sizeof seed, GRND_NONBLOCK);
+
+	if (got != (ssize_t)sizeof seed)
+		got = getrandom(seed, sizeof seed, 0);
+	if (got == (ssize_t)sizeof seed && hi_tpm2_salt_make(&w->pub, seed, &w->salt, why, sizeof why) == 0)
+		w->salted = true;
+	else
+		wipe(&w->salt, sizeof w->salt);
+	explicit_bzero(seed, sizeof seed);
+}
+
+/* The unseal's policy session, salted with the salt above, started now;
+ * the salt is then spent. A failure leaves the salt for the unseal to
+ * start its own session with. */
+static void session(struct tpm2_warm *w)
+{
+	struct tpm2_session *s = &w->session;
+	size_t rlen;
+	char why[160];
+
+	if (!w->salted || (getrandom(s->nonce_caller, sizeof s->nonce_caller, 0x0004) != (ssize_t)sizeof s->nonce_caller &&
+			   getrandom(s->nonce_caller, sizeof s->nonce_caller, GRND_NONBLOCK) !=
+				   (ssize_t)sizeof s->nonce_caller))
+		return;
+	long rc = send_cmd(w, w->xfer, w->ctx, hi_tpm2_cmd_start_policy_session(w->cmd, sizeof w->cmd, w->primary,
+									 s->nonce_caller, w->salt.enc,
+									 w->salt.enc_len),
+			   &rlen, why, sizeof why);
+	if (rc == 0)
+		rc = hi_tpm2_resp_start_session(w->resp, rlen, &s->handle, s->nonce_tpm, &s->ntlen, why, sizeof why);
+	if (rc != 0 || !s->handle) {
+		wipe(s, sizeof *s);
+		return;
+	}
+	hi_tpm2_session_key(s, w->salt.salt);
+	wipe(&w->salt, sizeof w->salt);
+	w->salted = false;
+}
+
+static void forget(struct tpm2_warm *w, tpm_xfer_fn xfer, void *ctx)
+{
+	flush_handle(w, xfer, ctx, w->session.handle);
+	flush_handle(w, xfer, ctx, w->primary);
+	w->primary = 0;
+	wipe(&w->session, sizeof w->session);
+	wipe(&w->salt, sizeof w->salt);
+	w->salted = false;
+}
+
+static int warm(struct tpm2_warm *w)
+{
+	size_t rlen;
+	char why[160];
+	uint64_t t0 = now_ns();
+
+	long rc = send_cmd(w, w->xfer, w->ctx, hi_tpm2_cmd_create_primary(w->cmd, sizeof w->cmd, w->alg), &rlen, why,
+			   sizeof why);
+	if (rc == 0)
+		rc = hi_tpm2_resp_create_primary(w->resp, rlen, &w->primary, &w->pub, why, sizeof why);
+	if (rc != 0) {
+		w->primary = 0;
+		return fail(w, w->alg == TPM_ALG_ECC ? "CreatePrimary (ECC P-256)" : "CreatePrimary (RSA 2048)", rc, why);
+	}
+	uint64_t t1 = now_ns();
+	w->primary_ns = t1 - t0;
+	int d = da_mark(w);
+	uint64_t t2 = now_ns();
+	w->da_ns = t2 - t1;
+	if (d < 0)
+		return -1;
+	w->da_marked = true;
+	salt(w);
+	uint64_t t3 = now_ns();
+	w->salt_ns = t3 - t2;
+	session(w);
+	w->session_ns = now_ns() - t3;
+	return 0;
+}
+
+static void *run(void *arg)
+{
+	struct tpm2_warm *w = arg;
+
+	w->rc = warm(w);
+	if (w->rc < 0)                   /* the primary is of no use now */
+		forget(w, w->xfer, w->ctx);
+	pthread_mutex_lock(&w->mu);
+	bool abandoned = w->abandoned;
+	w->claimed = !abandoned;
+	pthread_mutex_unlock(&w->mu);
+	if (abandoned)                   /* no one will flush them: do it here */
+		forget(w, w->xfer, w->ctx);
+	if (w->release)
+		w->release(w->ctx);
+	pthread_mutex_lock(&w->mu);
+	w->done = true;
+	pthread_cond_broadcast(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+	return NULL;
+}
+
+int hi_tpm2_warmup_start(struct tpm2_warm *w, uint16_t alg, tpm_xfer_fn xfer, void *ctx, void (*release)(void *ctx))
+{
+	pthread_condattr_t ca;
+
+	memset(w, 0, sizeof *w);
+	w->alg = alg;
+	w->rc = -1;
+	w->xfer = xfer;
+	w->ctx = ctx;
+	w->release = release;
+	pthread_mutex_init(&w->mu, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&w->cv, &ca);
+	pthread_condattr_destroy(&ca);
+	if (pthread_create(&w->thread, NULL, run, w) != 0) {
+		snprintf(w->why, sizeof w->why, "no thread: %s", strerror(errno));
+		return -1;
+	}
+	w->started = true;
+	return 0;
+}
+
+int hi_tpm2_warmup_join(struct tpm2_warm *w, int timeout_ms)
+{
+	struct timespec end;
+
+	if (!w->started || w->abandoned)
+		return w->joined ? 0 : -1;
+	if (w->joined)
+		return 0;
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += timeout_ms / 1000;
+	end.tv_nsec += (long)(timeout_ms % 1000) * 1000000;
+	if (end.tv_nsec >= 1000000000) {
+		end.tv_sec++;
+		end.tv_nsec -= 1000000000;
+	}
+	pthread_mutex_lock(&w->mu);
+	while (!w->done) {
+		/* Once the thread has claimed its results it only lets the TPM
+		 * go (a close): wait for that without a deadline. */
+		int r = w->claimed ? pthread_cond_wait(&w->cv, &w->mu) : pthread_cond_timedwait(&w->cv, &w->mu, &end);
+		if (r == ETIMEDOUT && !w->done && !w->claimed) {
+			w->abandoned = true;
+			pthread_mutex_unlock(&w->mu);
+			pthread_detach(w->thread);
+			snprintf(w->why, sizeof w->why, "not done within %d ms", timeout_ms);
+			return -1;
+		}
+	}
+	pthread_mutex_unlock(&w->mu);
+	pthread_join(w->thread, NULL);
+	w->joined = true;
+	return 0;
+}
+
+int hi_tpm2_warmup_flush(struct tpm2_warm *w, tpm_xfer_fn xfer, void *ctx, char *why, size_t whylen)
+{
+	int ret = 0;
+
+	wipe(&w->salt, sizeof w->salt);
+	w->salted = false;
+	why[0] = '\0';
+	if (!w->joined)
+		return 0;
+	flush_handle(w, xfer, ctx, w->session.handle);   /* unused: no unseal took it */
+	wipe(&w->session, sizeof w->session);
+	if (!w->primary)
+		return 0;
+	size_t rlen;
+	long rc = send_cmd(w, xfer, ctx, hi_tpm2_cmd_flush(w->cmd, sizeof w->cmd, w->primary), &rlen, why, whylen);
+	if (rc > 0) {
+		char text[120];
+		hi_tpm_rc_text((uint32_t)rc, text, sizeof text);
+		snprintf(why, whylen, "%s", text);
+	}
+	if (rc != 0)
+		ret = -1;
+	w->primary = 0;
+	explicit_bzero(w->resp, sizeof w->resp);
+	return ret;
+}
