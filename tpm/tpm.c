@@ -137,6 +137,11 @@ long hi_tpm_resp_code(const uint8_t *in, size_t len, char *why, size_t whylen)
 	return rc;
 }
 
+bool hi_tpm_rc_asks_again(long rc)
+{
+	return rc == 0x922 || rc == 0x90A || rc == 0x908;
+}
+
 long hi_tpm_resp_pcr_banks(const uint8_t *in, size_t len, struct tpm_banks *banks, char *why, size_t whylen)
 {
 	long rc = hi_tpm_resp_code(in, len, why, whylen);

@@ -74,6 +74,13 @@ long hi_tpm_resp_pcr_read(const uint8_t *in, size_t len, uint16_t alg, struct tp
  * parameter, handle or session it is about ("TPM_RC_VALUE (parameter 1)"). */
 void hi_tpm_rc_text(uint32_t rc, char *out, size_t cap);
 
+/* How many times one command is sent while the TPM answers that it wants
+ * it again (hi_tpm_rc_asks_again), before its last answer is taken. */
+#define TPM_ASK_AGAIN_MAX 3
+/* TPM_RC_RETRY, TPM_RC_TESTING or TPM_RC_YIELDED: not refused, only not
+ * done yet; the same command may be sent again as it is. */
+bool hi_tpm_rc_asks_again(long rc);
+
 /* PCR replay: pcr = H(pcr || digest), for a bank of size bytes (SHA-256
  * only: the one hash hardinit carries). */
 void hi_tpm_replay_sha256(uint8_t pcr[32], const uint8_t digest[32]);

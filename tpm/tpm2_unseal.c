@@ -31,7 +31,6 @@
 #define TPM_RC_VALUE              0x084
 #define TPM_RC_HANDLE             0x08B
 #define TPM_RC_SIGNATURE          0x09B
-#define TPM_RC_RETRY_MAX          3        /* TPM_RC_RETRY/TESTING/YIELDED: tries of one command */
 
 /* TPMA_OBJECT of systemd's primary (tpm2-util.c, tpm2_make_primary):
  * fixedTPM, fixedParent, sensitiveDataOrigin, userWithAuth, restricted,
@@ -378,14 +377,14 @@ static int tpm_send(struct run *r, long len, const char *what)
 		snprintf(r->err, r->errlen, "%s: the command does not fit in %d bytes", what, TPM_CMD_MAX);
 		return -1;
 	}
-	for (int t = 0; t < TPM_RC_RETRY_MAX; t++) {
+	for (int t = 0; t < TPM_ASK_AGAIN_MAX; t++) {
 		char why[160];
 		if (r->xfer(r->ctx, r->cmd, (size_t)len, r->resp, sizeof r->resp, &r->rlen, why, sizeof why) < 0) {
 			snprintf(r->err, r->errlen, "%s: %s", what, why);
 			return -1;
 		}
 		long rc = hi_tpm_resp_code(r->resp, r->rlen, why, sizeof why);
-		if (rc != 0x922 && rc != 0x90A && rc != 0x908)
+		if (!hi_tpm_rc_asks_again(rc))
 			return 0;
 	}
 	return 0;

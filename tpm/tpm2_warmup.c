@@ -12,7 +12,6 @@
 #define TPM_CC_START_AUTH_SESSION 0x00000176
 #define TPM_SE_TRIAL              0x03
 #define TPM_ALG_NULL              0x0010
-#define WARMUP_TRIES              3        /* TPM_RC_RETRY/TESTING/YIELDED: tries of one command */
 
 long hi_tpm2_cmd_start_trial_session(uint8_t *out, size_t cap, const uint8_t nonce[TPM2_NONCE_BYTES])
 {
@@ -71,11 +70,11 @@ static long send_cmd(struct tpm2_warm *w, tpm_xfer_fn xfer, void *ctx, long len,
 		snprintf(why, whylen, "the command does not fit");
 		return -1;
 	}
-	for (int t = 0; t < WARMUP_TRIES; t++) {
+	for (int t = 0; t < TPM_ASK_AGAIN_MAX; t++) {
 		if (xfer(ctx, w->cmd, (size_t)len, w->resp, sizeof w->resp, rlen, why, whylen) < 0)
 			return -1;
 		rc = hi_tpm_resp_code(w->resp, *rlen, why, whylen);
-		if (rc != 0x922 && rc != 0x90A && rc != 0x908)
+		if (!hi_tpm_rc_asks_again(rc))
 			break;
 	}
 	return rc;
