@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "tap.h"
+#include "tpm_bytes.h"
 #include "tpm2_authorize.h"
 #include "tpm2_pcrsig.h"
 #include "tpm2_unseal.h"
@@ -229,14 +230,6 @@ struct fake {
 	uint8_t verify_digest[32], auth_ticket[32], auth_name[34];
 };
 
-static void put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
 static int fake_xfer(void *ctx, const uint8_t *c, size_t len, uint8_t *resp, size_t cap, size_t *rlen, char *err,
 		     size_t errlen)
 {
@@ -253,25 +246,25 @@ static int fake_xfer(void *ctx, const uint8_t *c, size_t len, uint8_t *resp, siz
 	resp[1] = c[1];
 	switch (cc) {
 	case 0x131:                            /* CreatePrimary: the P-256 generator */
-		put32(resp + 10, 0x80000000);
-		put32(resp + 14, 92);
+		tpm_put32(resp + 10, 0x80000000);
+		tpm_put32(resp + 14, 92);
 		unhex(pub, resp + 18);
 		n = 18 + 92;
 		break;
 	case 0x157:                            /* Load */
-		put32(resp + 10, 0x80000001);
-		put32(resp + 14, 4);
+		tpm_put32(resp + 10, 0x80000001);
+		tpm_put32(resp + 14, 4);
 		resp[19] = 2;
 		resp[21] = 0x0b;
 		n = 22;
 		break;
 	case 0x176:                            /* StartAuthSession */
-		put32(resp + 10, 0x03000000);
+		tpm_put32(resp + 10, 0x03000000);
 		resp[15] = 16;
 		n = 32;
 		break;
 	case 0x167:                            /* LoadExternal: the name by the TPM's rule */
-		put32(resp + 10, 0x80000002);
+		tpm_put32(resp + 10, 0x80000002);
 		resp[15] = 34;
 		unhex("000bea21d94586dd0295475f73a69f532ab7cb1d2ff7008f391d5df4741dcd1a0408", resp + 16);
 		n = 50;
@@ -284,7 +277,7 @@ static int fake_xfer(void *ctx, const uint8_t *c, size_t len, uint8_t *resp, siz
 	case 0x177:                            /* VerifySignature */
 		memcpy(f->verify_digest, c + 16, 32);
 		if (f->refuse_sig) {
-			put32(resp + 6, 0x2db);
+			tpm_put32(resp + 6, 0x2db);
 			break;
 		}
 		unhex("8022400000010020", resp + 10);
@@ -296,7 +289,7 @@ static int fake_xfer(void *ctx, const uint8_t *c, size_t len, uint8_t *resp, siz
 		memcpy(f->auth_ticket, c + 94, 32);
 		break;
 	case 0x15e:                            /* Unseal: the final digest is not the object's */
-		put32(resp + 6, 0x99d);
+		tpm_put32(resp + 6, 0x99d);
 		break;
 	case 0x165:
 		f->flushed[f->nflushed++ & 3] = (uint32_t)c[10] << 24 | (uint32_t)c[11] << 16 | (uint32_t)c[12] << 8 | c[13];
@@ -305,7 +298,7 @@ static int fake_xfer(void *ctx, const uint8_t *c, size_t len, uint8_t *resp, siz
 	(void)len;
 	(void)err;
 	(void)errlen;
-	put32(resp + 2, (uint32_t)n);
+	tpm_put32(resp + 2, (uint32_t)n);
 	*rlen = n;
 	return 0;
 }

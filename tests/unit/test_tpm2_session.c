@@ -19,18 +19,10 @@
 #include "pbkdf2.h"
 #include "sha256.h"
 #include "tap.h"
+#include "tpm_bytes.h"
 #include "tpm2_unseal.h"
 
 static char why[200];
-
-static int hex_is(const uint8_t *p, size_t len, const char *hex, const char *name)
-{
-	char got[2 * 256 + 1];
-	for (size_t i = 0; i < len && i < 256; i++)
-		snprintf(got + 2 * i, 3, "%02x", p[i]);
-	got[2 * (len < 256 ? len : 256)] = '\0';
-	return tap_streq(got, hex, name);
-}
 
 static void test_kdf(void)
 {
@@ -40,14 +32,14 @@ static void test_kdf(void)
 	memset(u, 0x11, sizeof u);
 	memset(v, 0x22, sizeof v);
 	hi_tpm2_kdfa(k, sizeof k, "ATH", u, sizeof u, v, sizeof v, out, 32);
-	hex_is(out, 32, "a8679444f320a6d0a02c03cac153c458f28758eca056594e887fcefdc2d7e95b",
-	       "KDFa(SHA-256, \"ATH\", 256 bits): as Python's hmac computes it");
+	tpm_hex_is(out, 32, "a8679444f320a6d0a02c03cac153c458f28758eca056594e887fcefdc2d7e95b",
+	           "KDFa(SHA-256, \"ATH\", 256 bits): as Python's hmac computes it");
 	hi_tpm2_kdfa(k, sizeof k, "CFB", u, sizeof u, v, sizeof v, out, 40);
-	hex_is(out, 40, "e9ad36b7f1876c62ea1dcf445fb7ae27182741ecdd7e380ce220f8d1c996b623168008de0f1a1697",
-	       "KDFa over two rounds (320 bits: the counter and the length in bits)");
+	tpm_hex_is(out, 40, "e9ad36b7f1876c62ea1dcf445fb7ae27182741ecdd7e380ce220f8d1c996b623168008de0f1a1697",
+	           "KDFa over two rounds (320 bits: the counter and the length in bits)");
 	hi_tpm2_kdfe(k, sizeof k, "SECRET", u, sizeof u, v, sizeof v, out, 32);
-	hex_is(out, 32, "c21be073521259773cab940e5cbd0a66105a8da939b0b3ae13b7d7a37555b3e3",
-	       "KDFe(SHA-256, Z, \"SECRET\", partyU, partyV): as Python's hashlib computes it");
+	tpm_hex_is(out, 32, "c21be073521259773cab940e5cbd0a66105a8da939b0b3ae13b7d7a37555b3e3",
+	           "KDFe(SHA-256, Z, \"SECRET\", partyU, partyV): as Python's hashlib computes it");
 }
 
 static void test_cfb(void)
@@ -59,8 +51,8 @@ static void test_cfb(void)
 		iv[i] = (uint8_t)(0xf0 + i);
 	}
 	hi_tpm2_cfb(key, iv, data, n, false);
-	hex_is(data, n, "12cfa2c84737523af225fe735b77d98de3ac8679c91a05534b53f4873a8fcf780a688e3429d2",
-	       "AES-128-CFB encryption (a partial last block): as openssl enc -aes-128-cfb");
+	tpm_hex_is(data, n, "12cfa2c84737523af225fe735b77d98de3ac8679c91a05534b53f4873a8fcf780a688e3429d2",
+	           "AES-128-CFB encryption (a partial last block): as openssl enc -aes-128-cfb");
 	hi_tpm2_cfb(key, iv, data, n, true);
 	tap_ok(!memcmp(data, "the secret that must not cross the bus", n), "AES-128-CFB decryption gives it back");
 }
@@ -154,14 +146,6 @@ struct fake {
 	bool bad_cmd_hmac;
 };
 
-static void put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
 static void record(struct fake *f, const uint8_t *p, size_t n)
 {
 	if (n <= sizeof f->bus - f->buslen) {
@@ -196,7 +180,7 @@ static size_t fake_unseal(struct fake *f, const uint8_t *c, size_t len, uint8_t 
 	fake_hmac(f, m, sizeof m, mac);
 	if (memcmp(mac, c + 59, 32) != 0) {
 		f->bad_cmd_hmac = true;
-		put32(r + 6, 0x98e);                 /* TPM_RC_AUTH_FAIL */
+		tpm_put32(r + 6, 0x98e);                 /* TPM_RC_AUTH_FAIL */
 		return 10;
 	}
 	/* The response: the secret under CFB, a new nonceTPM, the HMAC. */
@@ -204,7 +188,7 @@ static size_t fake_unseal(struct fake *f, const uint8_t *c, size_t len, uint8_t 
 	for (int i = 0; i < 32; i++)
 		f->nonce_tpm[i] = (uint8_t)(0xa0 + i);
 	r[1] = 2;
-	put32(r + n, (uint32_t)(2 + sl));
+	tpm_put32(r + n, (uint32_t)(2 + sl));
 	n += 4;
 	r[n++] = 0;
 	r[n++] = (uint8_t)sl;
@@ -258,7 +242,7 @@ static int fake_xfer(void *ctx, const uint8_t *c, size_t len, uint8_t *r, size_t
 	r[1] = 1;
 	if (cc == 0x131) {                                   /* CreatePrimary */
 		r[1] = 2;
-		put32(r + 10, 0x80000000);
+		tpm_put32(r + 10, 0x80000000);
 		static const uint8_t head[] = { 0, 0x5a, 0, 0x23, 0, 0x0b, 0, 3, 0, 0x72, 0, 0, 0, 6, 0, 0x80, 0, 0x43,
 						0, 0x10, 0, 3, 0, 0x10, 0, 32 };
 		memcpy(r + 18, head, sizeof head);
@@ -266,11 +250,11 @@ static int fake_xfer(void *ctx, const uint8_t *c, size_t len, uint8_t *r, size_t
 		r[18 + sizeof head + 33] = 32;
 		memcpy(r + 18 + sizeof head + 34, f->srk.y, 32);
 		n = 18 + 92;
-		put32(r + 14, 92);
+		tpm_put32(r + 14, 92);
 	} else if (cc == 0x157) {                            /* Load */
 		r[1] = 2;
-		put32(r + 10, 0x80000001);
-		put32(r + 14, 36);
+		tpm_put32(r + 10, 0x80000001);
+		tpm_put32(r + 14, 36);
 		r[19] = 34;
 		memcpy(r + 20, NAME, sizeof NAME);
 		n = 20 + 34;
@@ -280,11 +264,11 @@ static int fake_xfer(void *ctx, const uint8_t *c, size_t len, uint8_t *r, size_t
 		size_t sl = (size_t)(c[52] << 8 | c[53]);
 		if (key != 0x80000000 || tpm_salt(&f->srk, c + 54, sl, salt) < 0 || c[54 + sl + 1] != 0 ||
 		    c[54 + sl + 2] != 6) {
-			put32(r + 6, 0x2c4);                 /* TPM_RC_VALUE-ish: not salted as expected */
+			tpm_put32(r + 6, 0x2c4);                 /* TPM_RC_VALUE-ish: not salted as expected */
 		} else {
 			memset(f->nonce_tpm, 0x5c, 32);
 			hi_tpm2_kdfa(salt, 32, "ATH", f->nonce_tpm, 32, c + 20, 32, f->session_key, 32);
-			put32(r + 10, 0x03000000);
+			tpm_put32(r + 10, 0x03000000);
 			r[15] = 32;
 			memcpy(r + 16, f->nonce_tpm, 32);
 			n = 48;
@@ -300,7 +284,7 @@ static int fake_xfer(void *ctx, const uint8_t *c, size_t len, uint8_t *r, size_t
 			return -1;
 		}
 	}
-	put32(r + 2, (uint32_t)n);
+	tpm_put32(r + 2, (uint32_t)n);
 	*rlen = n;
 	record(f, r, n);
 	return 0;

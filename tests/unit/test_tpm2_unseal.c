@@ -14,68 +14,33 @@
 #include <string.h>
 
 #include "tap.h"
+#include "tpm_bytes.h"
 #include "tpm2_unseal.h"
 
 static uint8_t cmd[TPM_CMD_MAX];
 static char why[200];
 
-static int hex_is(const uint8_t *p, long len, const char *hex, const char *name)
-{
-	char got[2 * TPM_CMD_MAX + 1];
-	for (long i = 0; i < len; i++)
-		snprintf(got + 2 * i, 3, "%02x", p[i]);
-	got[len > 0 ? 2 * len : 0] = '\0';
-	return tap_streq(got, hex, name);
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
-/* A CreatePrimary response whose key is systemd's ECC template with the
- * P-256 generator as its public point (a point on the curve). */
-static size_t create_primary_resp(uint8_t *r, uint32_t handle)
-{
-	static const char pubhex[] =
-		"005a" "0023000b000300720000" "000600800043" "0010" "0003" "0010"
-		"0020" "6b17d1f2e12c4247f8bce6e563a440f277037d812deb33a0f4a13945d898c296"
-		"0020" "4fe342e2fe1a7f9b8ee7eb4a7c0f9e162bce33576b315ececbb6406837bf51f5";
-	memset(r, 0, 18);
-	r[0] = 0x80;
-	r[1] = 2;
-	put32(r + 10, handle);
-	put32(r + 14, 92);
-	for (size_t i = 0; i < 92; i++)
-		sscanf(pubhex + 2 * i, "%2hhx", &r[18 + i]);
-	put32(r + 2, 18 + 92);
-	return 18 + 92;
-}
-
 static void test_commands(void)
 {
 	long n = hi_tpm2_cmd_create_primary(cmd, sizeof cmd, TPM_ALG_ECC);
-	hex_is(cmd, n,
-	       "800200000043000001314000000100000009400000090000000000000400000000"
-	       "001a0023000b00030072000000060080004300100003001000000000000000000000",
-	       "CreatePrimary: owner, empty auth, systemd's ECC P-256 template (AES-128-CFB, no scheme, empty unique)");
+	tpm_hex_is(cmd, n,
+	           "800200000043000001314000000100000009400000090000000000000400000000"
+	           "001a0023000b00030072000000060080004300100003001000000000000000000000",
+	           "CreatePrimary: owner, empty auth, systemd's ECC P-256 template (AES-128-CFB, no scheme, empty unique)");
 	n = hi_tpm2_cmd_create_primary(cmd, sizeof cmd, TPM_ALG_RSA);
-	hex_is(cmd, n,
-	       "800200000043000001314000000100000009400000090000000000000400000000"
-	       "001a0001000b00030072000000060080004300100800000000000000000000000000",
-	       "CreatePrimary: systemd's RSA 2048 template");
+	tpm_hex_is(cmd, n,
+	           "800200000043000001314000000100000009400000090000000000000400000000"
+	           "001a0001000b00030072000000060080004300100800000000000000000000000000",
+	           "CreatePrimary: systemd's RSA 2048 template");
 	tap_ok(hi_tpm2_cmd_create_primary(cmd, sizeof cmd, TPM_ALG_SHA256) == -1, "CreatePrimary: no other key type");
 	tap_ok(hi_tpm2_cmd_create_primary(cmd, 40, TPM_ALG_ECC) == -1, "CreatePrimary: too small a buffer is -1, not overflowed");
 	n = hi_tpm2_cmd_policy_pcr(cmd, sizeof cmd, 0x03000000, TPM_ALG_SHA256, 1u << 7 | 1u << 11);
-	hex_is(cmd, n, "80010000001a0000017f03000000000000000001000b03800800",
-	       "PolicyPCR: the TPM's own PCR values, one sha256 selection of 3 bytes (PCRs 7 and 11)");
+	tpm_hex_is(cmd, n, "80010000001a0000017f03000000000000000001000b03800800",
+	           "PolicyPCR: the TPM's own PCR values, one sha256 selection of 3 bytes (PCRs 7 and 11)");
 	tap_ok(hi_tpm2_cmd_policy_pcr(cmd, sizeof cmd, 0x03000000, TPM_ALG_SHA256, 1u << 24) == -1, "PolicyPCR: PCR 24 refused");
 	n = hi_tpm2_cmd_unseal(cmd, sizeof cmd, 0x80000001, 0x03000000, NULL, 0, 0, NULL);
-	hex_is(cmd, n, "80020000001b0000015e8000000100000009030000000000000000",
-	       "Unseal: the policy session, empty nonce and HMAC, the session not continued");
+	tpm_hex_is(cmd, n, "80020000001b0000015e8000000100000009030000000000000000",
+	           "Unseal: the policy session, empty nonce and HMAC, the session not continued");
 	uint8_t nonce[32], mac[32];
 	memset(nonce, 0x22, sizeof nonce);
 	memset(mac, 0x44, sizeof mac);
@@ -88,9 +53,9 @@ static void test_commands(void)
 	tap_ok(n == 10 + 4 + 4 + 2 + 32 + 2 + 68 + 1 + 6 + 2 && cmd[10] == 0x80 && cmd[13] == 0 && cmd[14] == 0x40 &&
 		       cmd[52] == 0 && cmd[53] == 68 && cmd[122] == 1,
 	       "StartAuthSession: salted with the primary (tpmKey), not bound, the encrypted salt, a policy session");
-	hex_is(cmd + 123, 8, "00060080004300" "0b", "StartAuthSession: AES-128-CFB parameter encryption, SHA-256");
+	tpm_hex_is(cmd + 123, 8, "00060080004300" "0b", "StartAuthSession: AES-128-CFB parameter encryption, SHA-256");
 	n = hi_tpm2_cmd_flush(cmd, sizeof cmd, 0x80000001);
-	hex_is(cmd, n, "80010000000e0000016580000001", "FlushContext");
+	tpm_hex_is(cmd, n, "80010000000e0000016580000001", "FlushContext");
 }
 
 static void test_blob(void)
@@ -113,7 +78,7 @@ static void test_responses(void)
 	size_t nlen = 0;
 	struct tpm2_primary_pub pub;
 	uint8_t cp[200];
-	size_t cplen = create_primary_resp(cp, 0x800000ff);
+	size_t cplen = tpm_create_primary_resp(cp, 0x800000ff);
 	tap_ok(hi_tpm2_resp_create_primary(cp, cplen, &h, &pub, why, sizeof why) == 0 && h == 0x800000ff &&
 		       pub.type == TPM_ALG_ECC && pub.x[0] == 0x6b && pub.y[31] == 0xf5,
 	       "CreatePrimary response: the handle and the primary's public point");
@@ -161,8 +126,8 @@ static void test_hmac(void)
 	hi_tpm2_pin_auth("1234", s.auth, &s.authlen);
 	hi_tpm2_unseal_cphash(name, sizeof name, cp);
 	hi_tpm2_session_cmd_hmac(&s, cp, 0, out);
-	hex_is(out, 32, "d23c4aaa5de65175140008c9fa2e2cf385075471e38e80a3baf5ae387d828568",
-	       "PIN HMAC: HMAC-SHA256(sha256(pin), cpHash || nonceCaller || nonceTPM || attributes), as Python's hmac");
+	tpm_hex_is(out, 32, "d23c4aaa5de65175140008c9fa2e2cf385075471e38e80a3baf5ae387d828568",
+	           "PIN HMAC: HMAC-SHA256(sha256(pin), cpHash || nonceCaller || nonceTPM || attributes), as Python's hmac");
 }
 
 /* A scripted TPM: answers by command code, records what was flushed. */
@@ -189,16 +154,16 @@ static int fake_xfer(void *ctx, const uint8_t *c, size_t len, uint8_t *resp, siz
 	resp[0] = 0x80;
 	resp[1] = c[1];
 	if (cc == 0x131) {
-		n = create_primary_resp(resp, 0x80000000);
+		n = tpm_create_primary_resp(resp, 0x80000000);
 	} else if (cc == 0x157) {              /* Load */
-		put32(resp + 10, 0x80000001);
-		put32(resp + 14, 4);
+		tpm_put32(resp + 10, 0x80000001);
+		tpm_put32(resp + 14, 4);
 		resp[19] = 2;
 		resp[20] = 0;
 		resp[21] = 0x0b;
 		n = 22;
 	} else if (cc == 0x176) {               /* StartAuthSession */
-		put32(resp + 10, 0x03000000);
+		tpm_put32(resp + 10, 0x03000000);
 		resp[15] = 16;
 		n = 32;
 	} else if (cc == 0x189) {               /* PolicyGetDigest */
@@ -213,8 +178,8 @@ static int fake_xfer(void *ctx, const uint8_t *c, size_t len, uint8_t *resp, siz
 	(void)len;
 	if (code)
 		n = 10;
-	put32(resp + 2, (uint32_t)n);
-	put32(resp + 6, code);
+	tpm_put32(resp + 2, (uint32_t)n);
+	tpm_put32(resp + 6, code);
 	*rlen = n;
 	return 0;
 }

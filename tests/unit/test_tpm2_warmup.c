@@ -15,64 +15,26 @@
 #include <time.h>
 
 #include "tap.h"
+#include "tpm_bytes.h"
 #include "tpm2_warmup.h"
 
 static uint8_t cmd[TPM_CMD_MAX];
-
-static int hex_is(const uint8_t *p, long len, const char *hex, const char *name)
-{
-	char got[2 * 256 + 1];
-	for (long i = 0; i < len && i < 256; i++)
-		snprintf(got + 2 * i, 3, "%02x", p[i]);
-	got[len > 0 ? 2 * len : 0] = '\0';
-	return tap_streq(got, hex, name);
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
 
 static void test_commands(void)
 {
 	uint8_t nonce[TPM2_NONCE_BYTES];
 	memset(nonce, 0x11, sizeof nonce);
 	long n = hi_tpm2_cmd_start_trial_session(cmd, sizeof cmd, nonce);
-	hex_is(cmd, n,
-	       "80010000003b00000176" "40000007" "40000007" "0020"
-	       "1111111111111111111111111111111111111111111111111111111111111111" "0000" "03" "0010" "000b",
-	       "StartAuthSession: no salt, unbound, a trial session, no symmetric, SHA-256");
+	tpm_hex_is(cmd, n,
+	           "80010000003b00000176" "40000007" "40000007" "0020"
+	           "1111111111111111111111111111111111111111111111111111111111111111" "0000" "03" "0010" "000b",
+	           "StartAuthSession: no salt, unbound, a trial session, no symmetric, SHA-256");
 	n = hi_tpm2_cmd_policy_secret(cmd, sizeof cmd, 0x80000000, 0x03000000);
-	hex_is(cmd, n,
-	       "8002000000290000015180000000" "03000000" "00000009" "40000009" "0000" "00" "0000"
-	       "0000" "0000" "0000" "00000000",
-	       "PolicySecret: the SRK authorized by the empty password, empty nonce, cpHash, policyRef, no expiration");
+	tpm_hex_is(cmd, n,
+	           "8002000000290000015180000000" "03000000" "00000009" "40000009" "0000" "00" "0000"
+	           "0000" "0000" "0000" "00000000",
+	           "PolicySecret: the SRK authorized by the empty password, empty nonce, cpHash, policyRef, no expiration");
 	tap_ok(hi_tpm2_cmd_policy_secret(cmd, 20, 1, 2) == -1, "PolicySecret: too small a buffer is refused");
-}
-
-/* A CreatePrimary response: systemd's ECC template, the P-256 generator
- * as its point. */
-static size_t create_primary_resp(uint8_t *r, uint32_t handle)
-{
-	static const char pubhex[] =
-		"005a" "0023000b000300720000" "000600800043" "0010" "0003" "0010"
-		"0020" "6b17d1f2e12c4247f8bce6e563a440f277037d812deb33a0f4a13945d898c296"
-		"0020" "4fe342e2fe1a7f9b8ee7eb4a7c0f9e162bce33576b315ececbb6406837bf51f5";
-	r[0] = 0x80;
-	r[1] = 2;
-	put32(r + 10, handle);
-	put32(r + 14, 92);
-	for (size_t i = 0; i < 92; i++)
-		sscanf(pubhex + 2 * i, "%2hhx", &r[18 + i]);
-	return 18 + 92;
 }
 
 /* A scripted TPM: answers by command code, records the codes and what
@@ -93,7 +55,7 @@ static int fake_xfer(void *ctx, const uint8_t *c, size_t len, uint8_t *resp, siz
 		     size_t errlen)
 {
 	struct fake *f = ctx;
-	uint32_t cc = get32(c + 6), code = 0;
+	uint32_t cc = tpm_get32(c + 6), code = 0;
 	size_t n = 10;
 
 	f->cc[f->ncc++ & 31] = cc;
@@ -109,22 +71,22 @@ static int fake_xfer(void *ctx, const uint8_t *c, size_t len, uint8_t *resp, siz
 			struct timespec t = { 0, (long)f->slow_ms * 1000000 };
 			nanosleep(&t, NULL);
 		}
-		n = create_primary_resp(resp, 0x80000000);
+		n = tpm_create_primary_resp(resp, 0x80000000);
 	} else if (cc == 0x176) {               /* StartAuthSession */
 		if (c[10 + 4 + 4 + 2 + 32 + 2] == 0x03)
 			f->trial++;
 		else
-			f->salted_session = get32(c + 10);
-		put32(resp + 10, 0x03000000);
+			f->salted_session = tpm_get32(c + 10);
+		tpm_put32(resp + 10, 0x03000000);
 		resp[15] = 16;
 		n = 32;
 	} else if (cc == 0x151) {               /* PolicySecret */
-		f->secret_auth = get32(c + 10);
+		f->secret_auth = tpm_get32(c + 10);
 		code = f->retries-- > 0 ? 0x922 : f->refuse_secret;
 	} else if (cc == 0x157) {               /* Load */
 		resp[1] = 2;
-		put32(resp + 10, 0x80000001);
-		put32(resp + 14, 4);
+		tpm_put32(resp + 10, 0x80000001);
+		tpm_put32(resp + 14, 4);
 		resp[19] = 2;
 		resp[21] = 0x0b;
 		n = 22;
@@ -135,13 +97,13 @@ static int fake_xfer(void *ctx, const uint8_t *c, size_t len, uint8_t *resp, siz
 	} else if (cc == 0x15e && f->other_digest) {   /* Unseal: TPM_RC_POLICY_FAIL, session 1 */
 		code = 0x99d;
 	} else if (cc == 0x165) {
-		f->flushed[f->nflushed++ & 7] = get32(c + 10);
+		f->flushed[f->nflushed++ & 7] = tpm_get32(c + 10);
 	}
 	(void)len;
 	if (code)
 		n = 10;
-	put32(resp + 2, (uint32_t)n);
-	put32(resp + 6, code);
+	tpm_put32(resp + 2, (uint32_t)n);
+	tpm_put32(resp + 6, code);
 	*rlen = n;
 	return 0;
 }

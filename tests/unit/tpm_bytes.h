@@ -1,0 +1,59 @@
+/* The TPM unit tests' bytes, in one place for test_tpm2_*.c:
+ *   tpm_hex_is(p, len, hex, name)   a command or response compared with
+ *                                   its expected hex (one TAP line)
+ *   tpm_put32(p, v), tpm_get32(p)   a big-endian 32-bit field
+ *   tpm_create_primary_resp(r, h)   a whole CreatePrimary response for
+ *                                   handle h: systemd's ECC template with
+ *                                   the P-256 generator as its point (on
+ *                                   the curve, so a salt can be made to it) */
+#ifndef HARDINIT_TEST_TPM_BYTES_H
+#define HARDINIT_TEST_TPM_BYTES_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tap.h"
+#include "tpm.h"
+
+static inline int tpm_hex_is(const uint8_t *p, long len, const char *hex, const char *name)
+{
+	static char got[2 * TPM_CMD_MAX + 1];
+	long n = len < 0 ? 0 : len < TPM_CMD_MAX ? len : TPM_CMD_MAX;
+	for (long i = 0; i < n; i++)
+		snprintf(got + 2 * i, 3, "%02x", p[i]);
+	got[2 * n] = '\0';
+	return tap_streq(got, hex, name);
+}
+
+static inline void tpm_put32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+static inline uint32_t tpm_get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static inline size_t tpm_create_primary_resp(uint8_t *r, uint32_t handle)
+{
+	static const char pubhex[] =
+		"005a" "0023000b000300720000" "000600800043" "0010" "0003" "0010"
+		"0020" "6b17d1f2e12c4247f8bce6e563a440f277037d812deb33a0f4a13945d898c296"
+		"0020" "4fe342e2fe1a7f9b8ee7eb4a7c0f9e162bce33576b315ececbb6406837bf51f5";
+	memset(r, 0, 18);
+	r[0] = 0x80;
+	r[1] = 2;
+	tpm_put32(r + 10, handle);
+	tpm_put32(r + 14, 92);
+	for (size_t i = 0; i < 92; i++)
+		sscanf(pubhex + 2 * i, "%2hhx", &r[18 + i]);
+	tpm_put32(r + 2, 18 + 92);
+	return 18 + 92;
+}
+
+#endif
