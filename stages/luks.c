@@ -260,15 +260,15 @@ static long read_pcrsig(struct boot *b, char *buf, size_t cap, char *found, size
  * five more round trips per command, each a poll of the TPM's status
  * (bench/run's LUKS row). Through tpm0 the unseal flushes its own (it
  * always does). -1 with errno and path naming the last tried. */
-static int tpm_open_unseal(struct boot *b, char *path, size_t cap)
+static int tpm_open_unseal(struct boot *b, struct tpm_dev *d, char *path, size_t cap)
 {
 	static const char *const names[] = { "tpm0", "tpmrm0" };
-	int fd = -1;
 
-	for (size_t i = 0; i < sizeof names / sizeof names[0] && fd < 0; i++)
+	d->fd = -1;
+	for (size_t i = 0; i < sizeof names / sizeof names[0] && d->fd < 0; i++)
 		if (hi_boot_path(path, cap, b->dev, names[i]))
-			fd = open(path, O_RDWR | O_CLOEXEC);
-	return fd;
+			hi_tpm_dev_open(d, path, TPM_DEV_TIMEOUT_MS);
+	return d->fd;
 }
 
 /* The TPM's share of an unseal, for the report (unseal_tpm_ms): its
@@ -313,9 +313,7 @@ struct luks_warmup {
 
 static void warmup_release(void *ctx)
 {
-	struct tpm_dev *d = ctx;
-	close(d->fd);
-	d->fd = -1;
+	hi_tpm_dev_close(ctx);
 }
 
 static int plan_read(struct boot *b, struct luks_plan *plan, char *err, size_t errlen);
@@ -333,7 +331,7 @@ void hi_luks_warmup_start(struct boot *b)
 	u.d.timeout_ms = TPM_DEV_TIMEOUT_MS;
 	u.taken = u.usable = false;
 	if (hi_boot_path(u.path, sizeof u.path, b->dev, "tpm0"))
-		u.d.fd = open(u.path, O_RDWR | O_CLOEXEC);
+		hi_tpm_dev_open(&u.d, u.path, TPM_DEV_TIMEOUT_MS);
 	if (u.d.fd < 0) {
 		hi_report_add(&b->rep, "luks", "warmup_ms", "skipped", "no TPM warm-up: %s: %s", u.path, strerror(errno));
 		return;
@@ -341,7 +339,7 @@ void hi_luks_warmup_start(struct boot *b)
 	/* ECC: systemd-cryptenroll 252 makes an ECC P-256 primary when the
 	 * TPM has it; an RSA token takes the whole path. */
 	if (hi_tpm2_warmup_start(&u.w, TPM_ALG_ECC, hi_tpm_dev_xfer, &u.d, warmup_release) < 0) {
-		close(u.d.fd);
+		hi_tpm_dev_close(&u.d);
 		hi_report_add(&b->rep, "luks", "warmup_ms", "skipped", "no TPM warm-up: %s", u.w.why);
 		return;
 	}
@@ -404,7 +402,7 @@ void hi_luks_warmup_drop(struct boot *b)
 	}
 	uint64_t t0 = hi_boottime_ns();
 	uint32_t handle = u->w.primary;
-	u->d.fd = open(u->path, O_RDWR | O_CLOEXEC);
+	hi_tpm_dev_open(&u->d, u->path, TPM_DEV_TIMEOUT_MS);
 	if (u->d.fd < 0)
 		snprintf(why, sizeof why, "%s: %s", u->path, strerror(errno));
 	int rc = u->d.fd < 0 ? -1 : hi_tpm2_warmup_flush(&u->w, hi_tpm_dev_xfer, &u->d, why, sizeof why);
@@ -437,7 +435,8 @@ static int unlock_tpm2(struct boot *b, const struct luks_volume *v, const struct
 	if (!has)
 		return 1;
 	struct tpm2_warm *warm = warmup_take(b);     /* joined first: it holds tpm0 until done */
-	struct timed_tpm t = { { tpm_open_unseal(b, path, sizeof path), TPM_DEV_TIMEOUT_MS }, 0, 0 };
+	struct timed_tpm t = { { -1, TPM_DEV_TIMEOUT_MS, false }, 0, 0 };
+	tpm_open_unseal(b, &t.d, path, sizeof path);
 	/* Its primary is a handle of the TPM itself: usable through tpm0 only
 	 * (tpmrm0's resource manager knows only its own fd's handles). */
 	const char *base = strrchr(path, '/');
@@ -467,7 +466,7 @@ static int unlock_tpm2(struct boot *b, const struct luks_volume *v, const struct
 				siglen >= 0 ? (size_t)siglen : 0, dev_read, dc, hi_afalg_decrypt_sectors, vk, vklen, slot,
 				&token, &pcrs, &signed_pcrs, err, sizeof err);
 	explicit_bzero(pin, sizeof pin);
-	close(t.d.fd);
+	hi_tpm_dev_close(&t.d);
 	if (rc != 0) {
 		log_warn("luks: %s: the TPM did not unlock it: %s; asking for the passphrase", v->name, err);
 		return 1;
@@ -508,17 +507,16 @@ static void measure_volume(struct boot *b, const struct luks_volume *v, const ui
 	struct tpm_digests done;
 
 	int tlen = snprintf(text, sizeof text, "cryptsetup:%s:%s", v->name, v->uuid);
-	struct tpm_dev d = { -1, TPM_DEV_TIMEOUT_MS };
+	struct tpm_dev d = { -1, TPM_DEV_TIMEOUT_MS, false };
 	if (hi_boot_path(path, sizeof path, b->dev, "tpmrm0"))
-		d.fd = open(path, O_RDWR | O_CLOEXEC);
+		hi_tpm_dev_open(&d, path, TPM_DEV_TIMEOUT_MS);
 	if (d.fd < 0)
 		snprintf(err, sizeof err, "%s: %s", path, strerror(errno));
 	long rc = d.fd < 0 ? -1 : hi_tpm_extend_measure(hi_tpm_dev_xfer, &d, LUKS_TPM2_PCR, vk, vklen, text, (size_t)tlen,
 						    &done, err, sizeof err);
 	hi_tpm_digests_banks(&done, banks, sizeof banks);
 	explicit_bzero(&done, sizeof done);
-	if (d.fd >= 0)
-		close(d.fd);
+	hi_tpm_dev_close(&d);
 	if (rc != 0) {
 		log_warn("luks: %s: extending PCR %d with the volume's identity failed: %s; a second unseal bound to PCR %d "
 			 "is not prevented in this boot", v->name, LUKS_TPM2_PCR, err, LUKS_TPM2_PCR);

@@ -94,9 +94,9 @@ static int extend_phase(struct boot *b, const char *word)
 		log_info("would extend PCR %d with '%s' (systemd-pcrphase)", PCRPHASE_PCR, word);
 		return 0;
 	}
-	struct tpm_dev d = { -1, MEASURE_TPM_TIMEOUT_MS };
+	struct tpm_dev d = { -1, MEASURE_TPM_TIMEOUT_MS, false };
 	if (hi_boot_path(path, sizeof path, b->dev, "tpmrm0"))
-		d.fd = open(path, O_RDWR | O_CLOEXEC);
+		hi_tpm_dev_open(&d, path, MEASURE_TPM_TIMEOUT_MS);
 	if (d.fd < 0) {
 		/* systemd-pcrphase --graceful: no TPM, nothing to extend. */
 		hi_report_add(&b->rep, STAGE, word, "skipped", "no TPM (%s: %s)", path, strerror(errno));
@@ -104,7 +104,7 @@ static int extend_phase(struct boot *b, const char *word)
 	}
 	long rc = hi_tpm_extend_measure(hi_tpm_dev_xfer, &d, PCRPHASE_PCR, NULL, 0, word, strlen(word), &done, err,
 				     sizeof err);
-	close(d.fd);
+	hi_tpm_dev_close(&d);
 	if (rc != 0)
 		return hi_boot_problem(b, b->cfg.tpm_require, STAGE, word, "pcrphase: extending PCR %d with '%s' failed: "
 				    "TPM %s: %s; a policy over PCR %d will not unseal this boot", PCRPHASE_PCR, word,

@@ -177,8 +177,20 @@ good_log() {
 # volume's identity, so the second volume's token is refused (a second
 # unseal in the same boot) and its passphrase is answered on the console.
 # Boot 2 (no TPM): one warning, the passphrase prompt.
+# Boot 3 (hang: the TPM stops answering): swtpm is stopped (SIGSTOP) once
+# the kernel has started /init, so every TPM command hardinit sends is
+# taken and never answered; hardinit's own bounds (the warm-up's join,
+# each command's TPM_DEV_TIMEOUT_MS on a non-blocking fd) must bring the
+# passphrase prompt while it is still stopped; the test then lets swtpm go
+# on (SIGCONT) and answers the prompt. With a blocking fd the kernel's own
+# command timeout (minutes) would hold PID 1 instead.
 
 UUIDB=7b1f5e2d-3c40-4d6e-9fa0-1b2c3d4e5f60
+# How long the hang boot waits for the prompt with swtpm stopped: above
+# hardinit's bounds in a row (the warm-up's join, pcrphase's extend and
+# the unseal's command, 2 + 10 + 10 s), far below the kernel's own
+# command timeouts (120 s, 300 s for CreatePrimary).
+HANG_PROMPT_S=90
 
 # The two volumes and the swtpm state they are sealed to, made once:
 # TDIR (the TPM boots' directory).
@@ -205,9 +217,11 @@ tpm_setup() {
 	touch "$dir/ready"
 }
 
-# tpm_boot NAME tpm|none PROMPT DISKS...: one boot (once per NAME) with
-# DISKS (a, b: rd.luks.uuid= for each, a the root), PROMPT answered with the
-# passphrase when it is on the console.
+# tpm_boot NAME tpm|none|hang PROMPT DISKS...: one boot (once per NAME)
+# with DISKS (a, b: rd.luks.uuid= for each, a the root), PROMPT answered
+# with the passphrase when it is on the console. hang: swtpm stopped from
+# "Run /init" until PROMPT shows (at most HANG_PROMPT_S); LOG.hang says
+# whether PROMPT came while it was stopped.
 tpm_boot() {
 	tpm_setup >&2 || return 1
 	local log=$TDIR/$1.log d=$TDIR/swtpm-$1 i pid="" mode=$2 prompt=$3 disk
@@ -218,7 +232,7 @@ tpm_boot() {
 		if [[ $disk == a ]]; then append+=("rd.luks.uuid=$UUID"); else append+=("rd.luks.uuid=$UUIDB"); fi
 	done
 	if [[ ! -f $log.done ]]; then
-		if [[ $mode == tpm ]]; then
+		if [[ $mode == tpm || $mode == hang ]]; then
 			mkdir -p "$d"
 			swtpm socket --tpm2 --tpmstate dir="$TDIR/state" --ctrl type=unixio,path="$d/sock" \
 				--log file="$d/log" --terminate >/dev/null 2>&1 &
@@ -229,11 +243,21 @@ tpm_boot() {
 				-device tpm-tis,tpmdev=tpm0)
 		fi
 		{
+			if [[ $mode == hang ]]; then
+				vm_wait_serial "$log" "Run /init as init process" 240 && kill -STOP "$pid"
+				if vm_wait_serial "$log" "$prompt" "$HANG_PROMPT_S"; then
+					echo "prompt while stopped" >"$log.hang"
+				else
+					echo "no prompt within $HANG_PROMPT_S s while stopped" >"$log.hang"
+				fi
+				kill -CONT "$pid"
+			fi
 			vm_wait_serial "$log" "$prompt" 240 && sleep 0.3 && printf '%s\n' "$PASS"
 			vm_wait_serial "$log" "reboot: Power down" 300
 		} | vm_boot "$log" --console --timeout 300 --initrd "$LDIR/luks-initrd.img" "${disks[@]}" \
 			--append "${append[*]}" -- "${qemu[@]}" >/dev/null || true
 		if [[ -n $pid ]]; then
+			kill -CONT "$pid" 2>/dev/null || true   # a hang boot's, if it ended stopped
 			kill "$pid" 2>/dev/null || true
 			wait "$pid" 2>/dev/null || true
 		fi
@@ -286,4 +310,14 @@ tpm_boot() {
 	# No warm-up either, and no wait for one.
 	vm_assert_section_contains "$log" REPORT "luks warmup_ms skipped no TPM warm-up: /dev/tpm0: "
 	vm_assert_section_lacks "$log" REPORT "luks warmup_wait_ms"
+}
+
+@test "TPM that stops answering: hardinit's own bounds bring the passphrase prompt while the TPM is still stopped, one warning naming it, the passphrase opens the volume" {
+	local log
+	log=$(tpm_boot hang hang "Please enter passphrase for disk luks-$UUID" a)
+	[ "$(cat "$log.hang")" = "prompt while stopped" ]
+	vm_assert_done "$log"
+	vm_assert_log_contains "$log" "luks: luks-$UUID: the TPM did not unlock it: "
+	vm_assert_log_contains "$log" "no answer within 10000 ms"
+	vm_assert_log_contains "$log" "luks: luks-$UUID opened (keyslot 0, passphrase)"
 }
