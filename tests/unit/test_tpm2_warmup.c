@@ -77,23 +77,15 @@ static int fake_xfer(void *ctx, const uint8_t *c, size_t len, uint8_t *resp, siz
 			f->trial++;
 		else
 			f->salted_session = tpm_get32(c + 10);
-		tpm_put32(resp + 10, 0x03000000);
-		resp[15] = 16;
-		n = 32;
+		n = tpm_start_session_resp(resp, 0x03000000);
 	} else if (cc == 0x151) {               /* PolicySecret */
 		f->secret_auth = tpm_get32(c + 10);
 		code = f->retries-- > 0 ? 0x922 : f->refuse_secret;
 	} else if (cc == 0x157) {               /* Load */
 		resp[1] = 2;
-		tpm_put32(resp + 10, 0x80000001);
-		tpm_put32(resp + 14, 4);
-		resp[19] = 2;
-		resp[21] = 0x0b;
-		n = 22;
+		n = tpm_load_resp(resp, 0x80000001);
 	} else if (cc == 0x189) {               /* PolicyGetDigest */
-		resp[11] = 32;
-		memset(resp + 12, f->other_digest ? 0xee : 0x5a, 32);
-		n = 44;
+		n = tpm_policy_digest_resp(resp, f->other_digest ? 0xee : 0x5a);
 	} else if (cc == 0x15e && f->other_digest) {   /* Unseal: TPM_RC_POLICY_FAIL, session 1 */
 		code = 0x99d;
 	} else if (cc == 0x165) {

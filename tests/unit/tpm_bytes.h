@@ -5,7 +5,14 @@
  *   tpm_create_primary_resp(r, h)   a whole CreatePrimary response for
  *                                   handle h: systemd's ECC template with
  *                                   the P-256 generator as its point (on
- *                                   the curve, so a salt can be made to it) */
+ *                                   the curve, so a salt can be made to it)
+ * and, after a header the scripted TPM wrote itself, the parameters of:
+ *   tpm_load_resp(r, h)             Load: handle h, a name of only its hash
+ *                                   algorithm (SHA-256)
+ *   tpm_start_session_resp(r, h)    StartAuthSession: handle h, a 16-byte
+ *                                   nonceTPM of zeros
+ *   tpm_policy_digest_resp(r, b)    PolicyGetDigest: 32 bytes of b
+ * each returning the response's length. */
 #ifndef HARDINIT_TEST_TPM_BYTES_H
 #define HARDINIT_TEST_TPM_BYTES_H
 
@@ -54,6 +61,30 @@ static inline size_t tpm_create_primary_resp(uint8_t *r, uint32_t handle)
 		sscanf(pubhex + 2 * i, "%2hhx", &r[18 + i]);
 	tpm_put32(r + 2, 18 + 92);
 	return 18 + 92;
+}
+
+static inline size_t tpm_load_resp(uint8_t *r, uint32_t handle)
+{
+	tpm_put32(r + 10, handle);
+	tpm_put32(r + 14, 4);            /* parameterSize */
+	r[19] = 2;                       /* name: size 2, TPM_ALG_SHA256 */
+	r[20] = 0;
+	r[21] = 0x0b;
+	return 22;
+}
+
+static inline size_t tpm_start_session_resp(uint8_t *r, uint32_t handle)
+{
+	tpm_put32(r + 10, handle);
+	r[15] = 16;                      /* nonceTPM: 16 bytes */
+	return 32;
+}
+
+static inline size_t tpm_policy_digest_resp(uint8_t *r, uint8_t fill)
+{
+	r[11] = 32;
+	memset(r + 12, fill, 32);
+	return 44;
 }
 
 #endif
