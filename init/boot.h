@@ -14,6 +14,7 @@
 
 struct sysctl_early;
 struct luks_warmup;
+struct luks_plan;
 
 enum boot_mode {
 	MODE_INITRAMFS,   /* /init of an initramfs: find root, switch, harden, exec */
@@ -65,6 +66,11 @@ struct boot {
 	/* The luks stage's TPM warm-up the modules stage started (stages/luks.h);
 	 * the luks stage, or the runner on a failure before it, flushes it. NULL: none. */
 	struct luks_warmup *luks_warmup;
+
+	/* The volumes this boot opens (crypttab and command line), read once by
+	 * whichever of the warm-up and the luks stage needs them first
+	 * (stages/luks.c). NULL: not read yet. */
+	const struct luks_plan *luks_plan;
 
 	bool switched;           /* a switch happened: the new root is now "/" */
 

@@ -316,19 +316,18 @@ static void warmup_release(void *ctx)
 	hi_tpm_dev_close(ctx);
 }
 
-static int plan_read(struct boot *b, struct luks_plan *plan, char *err, size_t errlen);
+static const struct luks_plan *plan_get(struct boot *b, char *msg, size_t msglen);
 
 void hi_luks_warmup_start(struct boot *b)
 {
 	static struct luks_warmup u;     /* the thread's: never on a stack */
-	static struct luks_plan plan;
-	char err[LUKS_ERR_MAX];
+	const struct luks_plan *plan;
+	char err[LUKS_ERR_MAX + 200];
 
 	/* Only a boot that may unseal a token: one with volumes to open. */
-	if (b->mode != MODE_INITRAMFS || b->luks_warmup || plan_read(b, &plan, err, sizeof err) < 0 || plan.n == 0)
+	if (b->mode != MODE_INITRAMFS || b->luks_warmup || !(plan = plan_get(b, err, sizeof err)) || plan->n == 0)
 		return;
 	u.d.fd = -1;
-	u.d.timeout_ms = TPM_DEV_TIMEOUT_MS;
 	u.taken = u.usable = false;
 	if (hi_boot_path(u.path, sizeof u.path, b->dev, "tpm0"))
 		hi_tpm_dev_open(&u.d, u.path, TPM_DEV_TIMEOUT_MS);
@@ -703,41 +702,46 @@ static int read_crypttab(struct boot *b, struct luks_plan *ct, char *msg, size_t
 	return 0;
 }
 
-/* The volumes this boot opens: the crypttab's and the command line's. 0,
- * or -1 with msg (the luks stage's fatal error). */
-static int plan_read(struct boot *b, struct luks_plan *plan, char *msg, size_t msglen)
+/* The volumes this boot opens: the crypttab's and the command line's,
+ * read once per boot (b->luks_plan): the warm-up (modules stage) and the
+ * luks stage both need them. NULL with msg (the luks stage's fatal error). */
+static const struct luks_plan *plan_get(struct boot *b, char *msg, size_t msglen)
 {
-	static struct luks_plan ct;
+	static struct luks_plan ct, plan;
 	char err[LUKS_ERR_MAX];
 
+	if (b->luks_plan)
+		return b->luks_plan;
+
 	if (b->mode == MODE_INITRAMFS && read_crypttab(b, &ct, msg, msglen) < 0)
-		return -1;
+		return NULL;
 	if (b->mode != MODE_INITRAMFS)
 		memset(&ct, 0, sizeof ct);
-	if (hi_luks_plan_resolve(&b->cmd, &ct, plan, err, sizeof err) < 0) {
+	if (hi_luks_plan_resolve(&b->cmd, &ct, &plan, err, sizeof err) < 0) {
 		snprintf(msg, msglen, "luks: %s; fix the kernel command line", err);
-		return -1;
+		return NULL;
 	}
-	return 0;
+	b->luks_plan = &plan;
+	return &plan;
 }
 
 static int open_all(struct boot *b)
 {
-	static struct luks_plan plan;
 	char err[LUKS_ERR_MAX + 200], why[200];
+	const struct luks_plan *plan = plan_get(b, err, sizeof err);
 
-	if (plan_read(b, &plan, err, sizeof err) < 0)
+	if (!plan)
 		return hi_boot_error(b, "%s", err);
-	if (plan.n == 0)
+	if (plan->n == 0)
 		return 0;
-	for (size_t i = 0; i < plan.n; i++)
-		if (plan.v[i].o.ignored[0])
-			log_warn("luks: %s: ignoring unknown options %s (as systemd-cryptsetup does)", plan.v[i].name,
-				 plan.v[i].o.ignored);
+	for (size_t i = 0; i < plan->n; i++)
+		if (plan->v[i].o.ignored[0])
+			log_warn("luks: %s: ignoring unknown options %s (as systemd-cryptsetup does)", plan->v[i].name,
+				 plan->v[i].o.ignored);
 	if (b->mode == MODE_DRY_RUN) {
-		for (size_t i = 0; i < plan.n; i++)
-			log_notice("luks: would open UUID %s as /dev/mapper/%s (passphrase on the console)", plan.v[i].uuid,
-				   plan.v[i].name);
+		for (size_t i = 0; i < plan->n; i++)
+			log_notice("luks: would open UUID %s as /dev/mapper/%s (passphrase on the console)", plan->v[i].uuid,
+				   plan->v[i].name);
 		return 0;
 	}
 	int ctl = hi_dm_control_open(b->dev, b->sys, 1, why, sizeof why);
@@ -745,8 +749,8 @@ static int open_all(struct boot *b)
 		return hi_boot_error(b, "luks: %s; the initramfs needs dm-mod and dm-crypt (hardinit-mkinitramfs --crypttab or --luks)",
 				  why);
 	int rc = 0;
-	for (size_t i = 0; i < plan.n && rc == 0; i++)
-		rc = open_volume(b, ctl, &plan.v[i]);
+	for (size_t i = 0; i < plan->n && rc == 0; i++)
+		rc = open_volume(b, ctl, &plan->v[i]);
 	close(ctl);
 	return rc;
 }

@@ -369,23 +369,33 @@ struct run {
 	uint32_t external;          /* the signing key LoadExternal loaded */
 };
 
-/* One command; 0 with the response in r->resp, -1 with err. A TPM that
- * asks to be asked again (RETRY, TESTING, YIELDED) is, a few times. */
-static int tpm_send(struct run *r, long len, const char *what)
+int hi_tpm2_send(tpm_xfer_fn xfer, void *ctx, const uint8_t *cmd, long len, uint8_t *resp, size_t cap, size_t *rlen,
+		 long *code, char *why, size_t whylen)
 {
 	if (len < 0) {
-		snprintf(r->err, r->errlen, "%s: the command does not fit in %d bytes", what, TPM_CMD_MAX);
+		snprintf(why, whylen, "the command does not fit in %d bytes", TPM_CMD_MAX);
 		return -1;
 	}
 	for (int t = 0; t < TPM_ASK_AGAIN_MAX; t++) {
-		char why[160];
-		if (r->xfer(r->ctx, r->cmd, (size_t)len, r->resp, sizeof r->resp, &r->rlen, why, sizeof why) < 0) {
-			snprintf(r->err, r->errlen, "%s: %s", what, why);
+		if (xfer(ctx, cmd, (size_t)len, resp, cap, rlen, why, whylen) < 0)
 			return -1;
-		}
-		long rc = hi_tpm_resp_code(r->resp, r->rlen, why, sizeof why);
-		if (!hi_tpm_rc_asks_again(rc))
-			return 0;
+		*code = hi_tpm_resp_code(resp, *rlen, why, whylen);
+		if (!hi_tpm_rc_asks_again(*code))
+			break;
+	}
+	return 0;
+}
+
+/* One command; 0 with the response in r->resp (its code for the caller's
+ * decoder), -1 with err. */
+static int tpm_send(struct run *r, long len, const char *what)
+{
+	char why[160];
+	long code;
+
+	if (hi_tpm2_send(r->xfer, r->ctx, r->cmd, len, r->resp, sizeof r->resp, &r->rlen, &code, why, sizeof why) < 0) {
+		snprintf(r->err, r->errlen, "%s: %s", what, why);
+		return -1;
 	}
 	return 0;
 }

@@ -78,6 +78,14 @@ struct tpm2_unseal_req {
 typedef int (*tpm_xfer_fn)(void *ctx, const uint8_t *cmd, size_t len, uint8_t *resp, size_t cap, size_t *rlen,
 			   char *err, size_t errlen);
 
+/* One command of len bytes (len < 0: it did not encode) through xfer,
+ * sent again while the TPM asks for it again (hi_tpm_rc_asks_again, at
+ * most TPM_ASK_AGAIN_MAX times). 0 with *code the last response's code
+ * (0, a TPM error > 0, or -1 for a header that does not parse, why
+ * saying so), or -1 with why (no command or no answer). */
+int hi_tpm2_send(tpm_xfer_fn xfer, void *ctx, const uint8_t *cmd, long len, uint8_t *resp, size_t cap, size_t *rlen,
+		 long *code, char *why, size_t whylen);
+
 /* Outcomes of tpm2_unseal. */
 enum tpm2_unseal_rc {
 	TPM2_UNSEALED = 0,

@@ -58,26 +58,16 @@ static uint64_t now_ns(void)
 	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
-/* One command; its response code (>= 0), or -1 with why (no answer). A
- * TPM that asks to be asked again is, a few times (the kernel already
- * does for /dev/tpm0; swtpm's socket does not). */
+/* One command; its response code (>= 0), or -1 with why (no answer, or
+ * a response that does not parse). */
 static long send_cmd(struct tpm2_warm *w, tpm_xfer_fn xfer, void *ctx, long len, size_t *rlen, char *why,
 		     size_t whylen)
 {
-	long rc = -1;
+	long code = -1;
 
-	if (len < 0) {
-		snprintf(why, whylen, "the command does not fit");
+	if (hi_tpm2_send(xfer, ctx, w->cmd, len, w->resp, sizeof w->resp, rlen, &code, why, whylen) < 0)
 		return -1;
-	}
-	for (int t = 0; t < TPM_ASK_AGAIN_MAX; t++) {
-		if (xfer(ctx, w->cmd, (size_t)len, w->resp, sizeof w->resp, rlen, why, whylen) < 0)
-			return -1;
-		rc = hi_tpm_resp_code(w->resp, *rlen, why, whylen);
-		if (!hi_tpm_rc_asks_again(rc))
-			break;
-	}
-	return rc;
+	return code;
 }
 
 static void flush_handle(struct tpm2_warm *w, tpm_xfer_fn xfer, void *ctx, uint32_t h)
