@@ -164,14 +164,10 @@ static int fake_xfer(void *ctx, const uint8_t *c, size_t len, uint8_t *resp, siz
 	} else if (cc == 0x15e && f->other_digest) {   /* Unseal: TPM_RC_POLICY_FAIL, session 1 */
 		code = 0x99d;
 	} else if (cc == 0x165) {
-		f->flushed[f->nflushed++ & 3] = (uint32_t)c[10] << 24 | (uint32_t)c[11] << 16 | (uint32_t)c[12] << 8 | c[13];
+		f->flushed[f->nflushed++ & 3] = tpm_get32(c + 10);
 	}
 	(void)len;
-	if (code)
-		n = 10;
-	tpm_put32(resp + 2, (uint32_t)n);
-	tpm_put32(resp + 6, code);
-	*rlen = n;
+	*rlen = tpm_resp_finish(resp, n, code);
 	return 0;
 }
 

@@ -92,11 +92,7 @@ static int fake_xfer(void *ctx, const uint8_t *c, size_t len, uint8_t *resp, siz
 		f->flushed[f->nflushed++ & 7] = tpm_get32(c + 10);
 	}
 	(void)len;
-	if (code)
-		n = 10;
-	tpm_put32(resp + 2, (uint32_t)n);
-	tpm_put32(resp + 6, code);
-	*rlen = n;
+	*rlen = tpm_resp_finish(resp, n, code);
 	return 0;
 }
 

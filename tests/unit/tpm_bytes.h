@@ -12,7 +12,9 @@
  *   tpm_start_session_resp(r, h)    StartAuthSession: handle h, a 16-byte
  *                                   nonceTPM of zeros
  *   tpm_policy_digest_resp(r, b)    PolicyGetDigest: 32 bytes of b
- * each returning the response's length. */
+ * each returning the response's length, and
+ *   tpm_resp_finish(r, n, code)     the header's size and code written: n
+ *                                   bytes, or the bare header for a code */
 #ifndef HARDINIT_TEST_TPM_BYTES_H
 #define HARDINIT_TEST_TPM_BYTES_H
 
@@ -85,6 +87,15 @@ static inline size_t tpm_policy_digest_resp(uint8_t *r, uint8_t fill)
 	r[11] = 32;
 	memset(r + 12, fill, 32);
 	return 44;
+}
+
+static inline size_t tpm_resp_finish(uint8_t *r, size_t n, uint32_t code)
+{
+	if (code)
+		n = 10;
+	tpm_put32(r + 2, (uint32_t)n);
+	tpm_put32(r + 6, code);
+	return n;
 }
 
 #endif
