@@ -17,6 +17,12 @@ VERSION    := ${shell sed -n '1s/^hardinit (\([^)]*\)).*/\1/p' debian/changelog 
 ifeq ($(VERSION),)
 $(error no version: debian/changelog is missing or its first line is not "hardinit (VERSION) ...")
 endif
+# Every core unless a -j was given: make check's build is a few hundred
+# independent compilations. Only the top make decides; a sub-make (make
+# cross's) shares its job server, and sees no -j in MAKEFLAGS when parsing.
+ifeq ($(MAKELEVEL)$(filter -j%,$(MAKEFLAGS)),0)
+MAKEFLAGS  += -j$(shell nproc 2>/dev/null || echo 1)
+endif
 PREFIX     ?= /usr/local
 DESTDIR    ?=
 HOSTCC     ?= gcc
@@ -295,7 +301,9 @@ cross-%:
 	$(MAKE) --no-print-directory ARCH=$* all unit
 
 # ---- the suites ---------------------------------------------------------
-check: all unit fuzz-build cross
+# The .deb is built once here; the suites that read or install it take
+# build/deb's (tests/run-suites exports HARDINIT_DEB_DIR).
+check: all unit fuzz-build cross deb
 	tests/run-suites
 
 # Every target to FUZZ_RUNS executions (tests/fuzz/run), niced: run it

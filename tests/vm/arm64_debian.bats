@@ -11,6 +11,8 @@
 # probe; hardinit's report and console lines show the hand-off.
 
 export VM_ARCH=arm64
+# budget: 150 s
+
 load lib
 load arm64
 load images

@@ -5,6 +5,8 @@
 # the init= mode on a root the kernel mounted itself. Every check reads
 # what the test init (tests/probe/testinit.c) saw, not hardinit's claims.
 
+# budget: 80 s
+
 load lib
 
 UUID=5c0ffee0-1234-4abc-8def-0123456789ab

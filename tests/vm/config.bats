@@ -6,6 +6,8 @@
 # normal boot and finds the drift a test makes. Values are read raw from
 # /proc/sys in the guest, not from hardinit's report.
 
+# budget: 40 s
+
 load lib
 
 FAIL="hardinit.boot.failure_action=poweroff"

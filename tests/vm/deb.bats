@@ -12,6 +12,8 @@
 # unpacked image), not update-hardinit's own words; the boot is checked by
 # the guest's probe (tests/vm/images.bash).
 
+# budget: 250 s
+
 bats_require_minimum_version 1.5.0
 
 load lib
@@ -24,10 +26,8 @@ DEB_BOOT_APPEND="root=/dev/vda security=selinux systemd.show_status=error hardin
 CONF_PATH=etc/hardinit/mkinitramfs.conf
 
 setup_file() {
-	make -C "$HARDINIT_SRC" -s deb >&2
+	DEB=$(vm_deb) || return 1
 	PKG_VERSION=$(cd "$HARDINIT_SRC" && dpkg-parsechangelog -S Version)
-	DEB=$HARDINIT_SRC/build/deb/hardinit_${PKG_VERSION}_$(dpkg-architecture -qDEB_HOST_ARCH).deb
-	[[ -f $DEB ]] || { echo "make deb made no $DEB" >&2; return 1; }
 	KVER=$(vm_kver 6.12)
 	ROOT=$BATS_FILE_TMPDIR/root
 	export DEB KVER ROOT PKG_VERSION

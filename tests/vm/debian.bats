@@ -12,6 +12,8 @@
 # exception is the test of `hardinit audit` itself. Images are cached under
 # ${HARDINIT_CACHE:-/var/cache/hardinit}/images (see images.bash).
 
+# budget: 250 s
+
 load lib
 load images
 

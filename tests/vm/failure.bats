@@ -5,6 +5,8 @@
 # a person at the serial console would type: the shell must really read and
 # run what is typed.
 
+# budget: 20 s
+
 load lib
 
 setup_file() {

@@ -12,6 +12,8 @@
 # reads, not against hardinit's own report. node_exporter serves labels
 # sorted by name (and adds rule="" where a check has no rule).
 
+# budget: 200 s
+
 load lib
 load images
 

@@ -8,6 +8,8 @@
 # /probe/run between "=== BEGIN HARDEN ===" and "=== END HARDEN ===";
 # hardinit's own report is only checked against them.
 
+# budget: 40 s
+
 load lib
 
 FAIL="hardinit.boot.failure_action=poweroff"

@@ -7,6 +7,8 @@
 # hang, never follow the link. The truth is read in the guest (mountinfo,
 # stat, readlink of testinit's fds), not only from hardinit's log.
 
+# budget: 60 s
+
 load lib
 
 BOOT_TIMEOUT=240

@@ -24,6 +24,8 @@
 # the guest wrote is read from the disk with debugfs and unpacked on the
 # host; the boots are checked by the guest's own reads of /proc.
 
+# budget: 400 s
+
 bats_require_minimum_version 1.5.0
 
 load lib
@@ -141,11 +143,7 @@ _ho_base_image() {
 }
 
 setup_file() {
-	make -C "$HARDINIT_SRC" -s deb >&2
-	local version
-	version=$(cd "$HARDINIT_SRC" && dpkg-parsechangelog -S Version)
-	DEB=$HARDINIT_SRC/build/deb/hardinit_${version}_$(dpkg-architecture -qDEB_HOST_ARCH).deb
-	[[ -f $DEB ]] || { echo "make deb made no $DEB" >&2; return 1; }
+	DEB=$(vm_deb) || return 1
 	GKDIR=$(vm_kernel_dir 6.1-generic) || return 1
 	GKVER=$(cat "$GKDIR/kver")
 	GKERNEL=$GKDIR/boot/vmlinuz-$GKVER

@@ -62,6 +62,12 @@ _img_err() {
 	printf 'images: %s\n' "$*" >&2
 }
 
+# _img_cache_note PATH hit|miss T0: the cached artefact for tests/run-suites'
+# list (tests/vm/lib.bash's vm_cache_note), named by its place in the cache.
+_img_cache_note() {
+	vm_cache_note "images/${1#"$IMG_CACHE"/}" "$2" $((SECONDS - $3))
+}
+
 _img_hash() {
 	sha256sum | cut -c1-16
 }
@@ -322,7 +328,9 @@ img_tree() {
 	*) _img_err "unknown tree '$name'"; return 1 ;;
 	esac
 	dir=$(_img_tree_dir "$name")
+	local cache_t0=$SECONDS cache_hit=hit
 	if [[ ! -f $dir/tree.done ]]; then
+		cache_hit=miss
 		mkdir -p "$dir" || { _img_err "cannot create $dir; run as root or set HARDINIT_CACHE"; return 1; }
 		(
 			flock 9
@@ -336,6 +344,7 @@ img_tree() {
 			-mmin +"$IMG_PRUNE_MINUTES" -exec rm -rf {} +
 	fi
 	touch "$dir"
+	_img_cache_note "$dir/tree" "$cache_hit" "$cache_t0"
 	printf '%s\n' "$dir/tree"
 }
 
@@ -375,7 +384,9 @@ _img_debian_image() {
 		sha256sum <"$(_img_hardinit_bin)"
 	} | _img_hash) || return 1
 	out=$dir/$variant-$key.img
+	local cache_t0=$SECONDS cache_hit=hit
 	if [[ ! -f $out ]]; then
+		cache_hit=miss
 		(
 			flock 9
 			[[ -f $out ]] && exit 0
@@ -385,6 +396,7 @@ _img_debian_image() {
 		) 9>"$dir/.lock" || return 1
 	fi
 	touch "$out"
+	_img_cache_note "$out" "$cache_hit" "$cache_t0"
 	printf '%s\n' "$out"
 }
 
@@ -504,7 +516,9 @@ img_busybox_appliance() {
 		sha256sum <"$busybox"
 	} | _img_hash) || return 1
 	out=$dir/appliance-$key.img
+	local cache_t0=$SECONDS cache_hit=hit
 	if [[ ! -f $out ]]; then
+		cache_hit=miss
 		mkdir -p "$dir" || { _img_err "cannot create $dir; run as root or set HARDINIT_CACHE"; return 1; }
 		(
 			flock 9
@@ -518,6 +532,7 @@ img_busybox_appliance() {
 			exit $rc
 		) 9>"$dir/.lock" || return 1
 	fi
+	_img_cache_note "$out" "$cache_hit" "$cache_t0"
 	printf '%s\n' "$out"
 }
 
@@ -698,7 +713,9 @@ img_debian_systemd_fleet() {
 		sha256sum <"$(_img_hardinit_bin)"
 	} | _img_hash) || return 1
 	out=$dir/fleet-$variant-$key.img
+	local cache_t0=$SECONDS cache_hit=hit
 	if [[ ! -f $out ]]; then
+		cache_hit=miss
 		(
 			flock 9
 			[[ -f $out ]] && exit 0
@@ -708,6 +725,7 @@ img_debian_systemd_fleet() {
 		) 9>"$dir/.lock" || return 1
 	fi
 	touch "$out"
+	_img_cache_note "$out" "$cache_hit" "$cache_t0"
 	printf '%s\n' "$out"
 }
 
@@ -910,7 +928,9 @@ img_tree_arm64() {
 	[[ $VM_ARCH == arm64 ]] ||
 		{ _img_err "img_tree_arm64 boots an arm64 guest: source lib.bash with VM_ARCH=arm64"; return 1; }
 	dir=$IMG_CACHE/$name-$(_img_arm64_tree_key)
+	local cache_t0=$SECONDS cache_hit=hit
 	if [[ ! -f $dir/tree.done ]]; then
+		cache_hit=miss
 		mkdir -p "$dir" || { _img_err "cannot create $dir; run as root or set HARDINIT_CACHE"; return 1; }
 		(
 			flock 9
@@ -927,6 +947,7 @@ img_tree_arm64() {
 			-mmin +"$IMG_PRUNE_MINUTES" -exec rm -rf {} +
 	fi
 	touch "$dir"
+	_img_cache_note "$dir/tree" "$cache_hit" "$cache_t0"
 	printf '%s\n' "$dir/tree"
 }
 
@@ -1018,7 +1039,9 @@ img_debian_systemd_arm64() {
 		cat "$HARDINIT_SRC/build/arm64/probe/wx" "$HARDINIT_SRC/build/arm64/probe/tiocsti"
 	} | _img_hash) || return 1
 	out=$dir/systemd-$key.img
+	local cache_t0=$SECONDS cache_hit=hit
 	if [[ ! -f $out ]]; then
+		cache_hit=miss
 		(
 			flock 9
 			[[ -f $out ]] && exit 0
@@ -1028,6 +1051,7 @@ img_debian_systemd_arm64() {
 		) 9>"$dir/.lock" || return 1
 	fi
 	touch "$out"
+	_img_cache_note "$out" "$cache_hit" "$cache_t0"
 	printf '%s\n' "$out"
 }
 
@@ -1067,7 +1091,9 @@ img_crypt_tree() {
 		echo "$IMG_SUITE $IMG_DEBIAN_CRYPT_PKGS"
 	} | _img_hash)
 	dir=$IMG_CACHE/debian-crypt-$key
+	local cache_t0=$SECONDS cache_hit=hit
 	if [[ ! -f $dir/tree.done ]]; then
+		cache_hit=miss
 		mkdir -p "$dir" || { _img_err "cannot create $dir; run as root or set HARDINIT_CACHE"; return 1; }
 		(
 			flock 9
@@ -1080,6 +1106,7 @@ img_crypt_tree() {
 			-mmin +"$IMG_PRUNE_MINUTES" -exec rm -rf {} +
 	fi
 	touch "$dir"
+	_img_cache_note "$dir/tree" "$cache_hit" "$cache_t0"
 	printf '%s\n' "$dir/tree"
 }
 
@@ -1180,7 +1207,9 @@ img_debian_crypt() {
 		echo "$IMG_PROBE_BOOT_WAIT $IMG_HOSTNAME $IMG_CRYPT_NAME $IMG_CRYPT_VG $layout $uuid"
 	} | _img_hash) || return 1
 	out=$dir/$layout-$key.img
+	local cache_t0=$SECONDS cache_hit=hit
 	if [[ ! -f $out ]]; then
+		cache_hit=miss
 		(
 			flock 9
 			[[ -f $out ]] && exit 0
@@ -1190,5 +1219,6 @@ img_debian_crypt() {
 		) 9>"$dir/.lock" || return 1
 	fi
 	touch "$out"
+	_img_cache_note "$out" "$cache_hit" "$cache_t0"
 	printf '%s\n' "$out"
 }

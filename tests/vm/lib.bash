@@ -88,10 +88,13 @@ vm_kernel_dir() {
 	local version=${1:-$VM_DEFAULT_KERNEL} dir
 	dir=$HARDINIT_CACHE/kernels/$version
 	if [[ -s $dir/kver ]]; then
+		vm_cache_note "kernels/$version" hit
 		printf '%s\n' "$dir"
 		return 0
 	fi
-	HARDINIT_CACHE=$HARDINIT_CACHE "$HARDINIT_SRC/scripts/fetch-kernel" "$version"
+	local t0=$SECONDS
+	HARDINIT_CACHE=$HARDINIT_CACHE "$HARDINIT_SRC/scripts/fetch-kernel" "$version" || return 1
+	vm_cache_note "kernels/$version" miss $((SECONDS - t0))
 }
 
 vm_kver() {
@@ -473,6 +476,34 @@ vm_assert_done() {
 
 # ---- sharing between tests ------------------------------------------------------
 
+# vm_cache_note NAME hit|miss [SECONDS]: one line for tests/run-suites' list
+# of cached artefacts (HARDINIT_CACHE_LOG, which it sets); nothing when unset.
+# A miss says what it cost: the seconds it took to build (or to wait for the
+# lane that was building it).
+vm_cache_note() {
+	[[ -n ${HARDINIT_CACHE_LOG:-} ]] || return 0
+	if [[ $2 == miss ]]; then
+		printf 'miss %s: built in %s s\n' "$1" "${3:-?}"
+	else
+		printf 'hit  %s\n' "$1"
+	fi >>"$HARDINIT_CACHE_LOG"
+}
+
+# vm_deb: echo the path of hardinit's .deb for this tree: the one make check
+# built once for every suite (HARDINIT_DEB_DIR, exported by tests/run-suites),
+# else make deb's, built now when missing or older than the tree.
+vm_deb() {
+	local dir=${HARDINIT_DEB_DIR:-} version deb
+	version=$(cd "$HARDINIT_SRC" && dpkg-parsechangelog -S Version) || return 1
+	if [[ -z $dir ]]; then
+		make -C "$HARDINIT_SRC" -s deb >&2 || return 1
+		dir=$HARDINIT_SRC/build/deb
+	fi
+	deb=$dir/hardinit_${version}_$(dpkg-architecture -qDEB_HOST_ARCH).deb
+	[[ -f $deb ]] || { _vm_err "no $deb: run make deb"; return 1; }
+	printf '%s\n' "$deb"
+}
+
 vm_cache_dir() {
 	local dir=${VM_RUN_DIR:-${BATS_RUN_TMPDIR:+$BATS_RUN_TMPDIR/vm}}
 	# Outside bats: one directory per shell that sourced this file (the
@@ -482,16 +513,22 @@ vm_cache_dir() {
 }
 
 vm_build_once() {
-	local path=${1:?usage: vm_build_once PATH CMD...}
+	local path=${1:?usage: vm_build_once PATH CMD...} t0=$SECONDS name=
 	shift
-	[[ -e $path ]] && return 0
+	# What is kept across runs (under the cache) is listed hit or miss.
+	[[ $path == "$HARDINIT_CACHE"/* ]] && name=${path#"$HARDINIT_CACHE"/}
+	if [[ -e $path ]]; then
+		[[ -z $name ]] || vm_cache_note "$name" hit
+		return 0
+	fi
 	mkdir -p "$(dirname "$path")"
 	(
 		flock 9
 		[[ -e $path ]] && exit 0
 		"$@" || { rm -rf "$path"; exit 1; }
 		[[ -e $path ]] || { printf 'vm: vm_build_once: %s did not create %s\n' "$*" "$path" >&2; exit 1; }
-	) 9>"$path.lock"
+	) 9>"$path.lock" || return 1
+	[[ -z $name ]] || vm_cache_note "$name" miss $((SECONDS - t0))
 }
 
 # ---- swtpm: a TPM 2.0 for one boot ----------------------------------------

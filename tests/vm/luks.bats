@@ -16,6 +16,8 @@
 # builder's crypttab naming the volume, with the primary header damaged;
 # the TPM2 token with swtpm, and without a TPM (below).
 
+# budget: 150 s
+
 load lib
 
 PASS='c0rrect horse battery'

@@ -40,6 +40,8 @@
 # _img_crypt_probe): systemctl, journalctl, cryptsetup status, dmsetup,
 # udevadm, /sys.
 
+# budget: 400 s
+
 load lib
 load images
 
@@ -101,15 +103,12 @@ echo "made=done"
 setup_file() {
 	command -v cryptsetup >/dev/null || skip "cryptsetup missing (cryptsetup-bin; scripts/install-deps)"
 	command -v lvm >/dev/null || skip "lvm2 missing (scripts/install-deps)"
-	local dir luks_img lvm_img key version
+	local dir luks_img lvm_img key
 	dir=$(vm_cache_dir)/luks-debian
 	export CDIR=$dir
 	mkdir -p "$dir"
 	[[ -f $dir/ready ]] && return 0
-	make -C "$HARDINIT_SRC" -s deb >&2
-	version=$(cd "$HARDINIT_SRC" && dpkg-parsechangelog -S Version)
-	DEB=$HARDINIT_SRC/build/deb/hardinit_${version}_$(dpkg-architecture -qDEB_HOST_ARCH).deb
-	[[ -f $DEB ]] || { echo "make deb made no $DEB" >&2; return 1; }
+	DEB=$(vm_deb) || return 1
 	GKDIR=$(vm_kernel_dir 6.1-generic) || return 1
 	GKVER=$(cat "$GKDIR/kver")
 	GKERNEL=$GKDIR/boot/vmlinuz-$GKVER

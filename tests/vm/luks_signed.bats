@@ -12,6 +12,8 @@
 #            UKI's .pcrsig (--pcrsig): one warning, then the passphrase
 #            prompt, answered on the serial console.
 
+# budget: 60 s
+
 load lib
 
 OVMF=/usr/share/OVMF

@@ -17,6 +17,8 @@
 # tests/probe/dmtable (its own DM_TABLE_STATUS), compared with the
 # tables lvm2's dmsetup printed in the maker.
 
+# budget: 80 s
+
 load lib
 
 LVM_CONF='devices{obtain_device_list_from_udev=0} activation{udev_sync=0 udev_rules=0 monitoring=0} global{thin_check_executable=""}'

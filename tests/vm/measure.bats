@@ -6,6 +6,8 @@
 # PCR value a correct boot must reach is computed here, with Python's
 # hashlib, from the files the test put in the image.
 
+# budget: 150 s
+
 load lib
 
 bats_require_minimum_version 1.5.0

@@ -7,6 +7,8 @@
 # /proc/*/status, and tests/probe/tiocsti trying the ioctl as root and as
 # alice (uid 1001) on the serial console.
 
+# budget: 50 s
+
 load lib
 
 FAIL="hardinit.boot.failure_action=poweroff"

@@ -11,6 +11,8 @@
 # That PCR 11 is left alone when no stub measured (a boot without a UKI)
 # is asserted on measure.bats's swtpm boot.
 
+# budget: 60 s
+
 load lib
 
 OVMF=/usr/share/OVMF

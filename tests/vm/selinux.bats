@@ -12,6 +12,8 @@
 # (the first 512 KiB of policy.33) and "garbage" (random bytes), chosen per
 # boot with hardinit.selinux.type=. A second image says SELINUX=disabled.
 
+# budget: 80 s
+
 load lib
 
 FAIL="hardinit.boot.failure_action=poweroff"

@@ -9,6 +9,8 @@
 # of tests/unit/test_measure_queue.c cover the TPM that never answers,
 # never takes a command or answers with another digest.
 
+# budget: 40 s
+
 load lib
 
 # The measurement PCR: hardinit's default (the config below sets no [tpm] pcr).

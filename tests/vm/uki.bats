@@ -11,6 +11,8 @@
 # is /probe/run's raw reads (efivarfs mounted by the probe, securityfs,
 # /proc/sys), between "=== BEGIN UEFI ===" and "=== END UEFI ===".
 
+# budget: 80 s
+
 load lib
 load images
 

@@ -16,6 +16,8 @@
 # Debian 12 with systemd on a verity root (its cached image, /etc/fstab
 # made read-only, /var a tmpfs by systemd.volatile=state).
 
+# budget: 150 s
+
 load lib
 load images
 

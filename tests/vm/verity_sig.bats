@@ -15,6 +15,8 @@
 # action. The guest's truth: the live table read by tests/probe/dmtable,
 # the module parameter in /sys, /proc/keys and the kernel log.
 
+# budget: 50 s
+
 load lib
 load images
 
