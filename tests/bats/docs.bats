@@ -262,3 +262,93 @@ doc_make_targets() {
 	[ "$(doc_make_targets <(printf 'run `make ARCH=arm64 cross` to make the tree\nmake demo  # x\n') |
 		tr '\n' ' ')" = "cross demo " ]
 }
+
+# A man page's SYNOPSIS as one line of plain text: roff's macros, font
+# changes and quotes removed, alternatives written A|B.
+synopsis_text() {
+	sed -n '/^\.SH SYNOPSIS/,/^\.SH /{/^\.SH/d;p}' "$1" |
+		sed -E 's/^\.(B|I|R|BR|RB|IR|RI|BI|IB)( |$)//; /^\.br$/d; s/\\f[BIRP]//g; s/\\-/-/g; s/\\\(dq//g; s/\\&//g; s/"//g' |
+		tr '\n' ' ' | sed -E 's/ *\| */|/g; s/  +/ /g'
+}
+
+# What PROG's --help (on stdin) offers, one a line: each option as its
+# spellings joined by '|' (-o|--output), "cmd NAME" for each of hardinit's
+# commands, and "values --OPT A|B|C" for each option whose values --help
+# lists. Options are read from the option lines (two spaces, then '-'),
+# the usage lines and, for hardinit, its command lines.
+help_offers() {
+	local prog=$1
+	awk -v prog="$prog" '
+		/^(Usage:|       [a-z])/ || /^  -/ || (prog == "hardinit" && /^(  [a-z]|        \[)/) {
+			line = $0
+			if (prog == "hardinit" && match(line, /^  [a-z][a-z-]*/)) print "cmd " substr(line, 3, RLENGTH - 2)
+			# a short option and its long spelling: one option
+			if (match(line, /^  -[a-zA-Z], --[a-z][a-z0-9-]*/)) {
+				s = substr(line, 3, RLENGTH - 2); split(s, p, ", "); print p[2] "|" p[1]
+				line = substr(line, RLENGTH + 1)
+			}
+			while (match(line, /(^|[ ,[])--?[a-zA-Z][a-z0-9-]*( [A-Za-z0-9]+(\|[A-Za-z0-9]+)+)?/)) {
+				s = substr(line, RSTART, RLENGTH); line = substr(line, RSTART + RLENGTH)
+				sub(/^[ ,[]/, "", s)
+				n = split(s, w, " ")
+				print w[1]
+				if (n > 1) print "values " w[1] " " w[2]
+			}
+		}' | sort -u
+}
+
+# Every offer of PROG's --help that MANPAGE's SYNOPSIS lacks, one a line.
+synopsis_missing() {
+	local prog=$1 help=$2 page=$3 syn offer alt found
+	syn=" $(synopsis_text "$page") "
+	while IFS= read -r offer; do
+		case $offer in
+		"cmd "*) [[ $syn == *" $prog ${offer#cmd } "* ]] || echo "${page##*/}: the command ${offer#cmd } is not in SYNOPSIS" ;;
+		"values "*)
+			offer=${offer#values }
+			[[ $syn == *" $offer "* || $syn == *" $offer]"* ]] ||
+				echo "${page##*/}: SYNOPSIS does not write ${offer%% *} ${offer#* } as --help does" ;;
+		*)
+			found=
+			for alt in ${offer//|/ }; do
+				grep -qE -- "[][ |]$alt([][ |=]|$)" <<<"$syn" && found=1
+			done
+			[[ -n $found ]] || echo "${page##*/}: $offer is not in SYNOPSIS" ;;
+		esac
+	done < <(help_offers "$prog" <<<"$help")
+}
+
+@test "docs: every command and option --help prints is in its man page's SYNOPSIS, with the same values" {
+	local n
+	n=$("$HARDINIT" --help | help_offers hardinit | wc -l)
+	echo "hardinit offers: $n"
+	[ "$n" -ge 25 ]
+	"$HARDINIT" --help | help_offers hardinit | grep -qx 'cmd private-tmp'
+	"$REPO/initramfs/hardinit-mkinitramfs" --help | help_offers hardinit-mkinitramfs |
+		grep -qx 'values --target auto|virtio|xen|none'
+	"$REPO/hooks/update-hardinit" --help | help_offers update-hardinit | grep -qx -- '--config|-c'
+	run synopsis_missing hardinit "$("$HARDINIT" --help)" "$REPO/man/hardinit.8"
+	echo "$output"
+	[ -z "$output" ]
+	run synopsis_missing hardinit-mkinitramfs "$("$REPO/initramfs/hardinit-mkinitramfs" --help)" "$REPO/man/hardinit-mkinitramfs.8"
+	echo "$output"
+	[ -z "$output" ]
+	run synopsis_missing update-hardinit "$("$REPO/hooks/update-hardinit" --help)" "$REPO/man/update-hardinit.8"
+	echo "$output"
+	[ -z "$output" ]
+}
+
+@test "docs: the SYNOPSIS check fails on a page that lacks an option, a command or a value" {
+	local page=$BATS_TEST_TMPDIR/x.8
+	sed -e '/^\.RB \[ \\-\\-host\\-only \]$/d' -e 's/^\.BR auto | virtio/.BR virtio/' \
+		"$REPO/man/hardinit-mkinitramfs.8" >"$page"
+	run synopsis_missing hardinit-mkinitramfs "$("$REPO/initramfs/hardinit-mkinitramfs" --help)" "$page"
+	echo "$output"
+	[[ $output == *"x.8: --host-only is not in SYNOPSIS"* ]]
+	[[ $output == *"x.8: SYNOPSIS does not write --target auto|virtio|xen|none as --help does"* ]]
+	sed -e '/^\.B hardinit private-tmp/,/^\.br/d' "$REPO/man/hardinit.8" >"$page"
+	run synopsis_missing hardinit "$("$HARDINIT" --help)" "$page"
+	echo "$output"
+	[[ $output == *"x.8: the command private-tmp is not in SYNOPSIS"* ]]
+	[[ $output == *"x.8: --dir is not in SYNOPSIS"* ]]
+}
