@@ -352,3 +352,30 @@ synopsis_missing() {
 	[[ $output == *"x.8: the command private-tmp is not in SYNOPSIS"* ]]
 	[[ $output == *"x.8: --dir is not in SYNOPSIS"* ]]
 }
+
+# Lines of the files given that name a tracker's issue by its number
+# ("issue N", "(issue N)", "Issue N:", "issues N and M", "issue #N"):
+# a comment, test or doc says what a thing is, checks or why, not which
+# request asked for it. An upstream reference is a URL (.../issues/123),
+# which this does not match.
+issue_numbers() {
+	grep -n -i -E '(^|[^a-z/])issues? ?#?[0-9]+' -- "$@" || :
+}
+
+@test "docs: no tracked file names an issue by its number" {
+	local files
+	git -C "$REPO" rev-parse --git-dir >/dev/null 2>&1 || skip "not a git checkout"
+	mapfile -t files < <(git -C "$REPO" ls-files | grep -vE '\.(img|png|gz|xz|zst|bin)$|/corpus/')
+	[ "${#files[@]}" -ge 100 ]
+	run bash -c "cd '$REPO' && $(declare -f issue_numbers); issue_numbers \"\$@\"" _ "${files[@]}"
+	echo "$output"
+	[ -z "$output" ]
+	# The check can fail, and leaves an upstream URL alone.
+	local n=1 t=$BATS_TEST_TMPDIR/t.c
+	printf '%s\n' "/* Xen for real (issue ${n}7) */" "# Issue $n: a test" "see issue #$n" \
+		"https://github.com/o/r/issues/$n" "reissued $n times" >"$t"
+	run issue_numbers "$t"
+	echo "$output"
+	[ "${#lines[@]}" -eq 3 ]
+	[[ ${lines[0]} == "1:"* && ${lines[1]} == "2:"* && ${lines[2]} == "3:"* ]]
+}
