@@ -379,3 +379,38 @@ issue_numbers() {
 	[ "${#lines[@]}" -eq 3 ]
 	[[ ${lines[0]} == "1:"* && ${lines[1]} == "2:"* && ${lines[2]} == "3:"* ]]
 }
+
+# The top-level folders of FILE's section from the heading matching START
+# to the next heading of that level, as `NAME/` names them, one a line.
+named_folders() {
+	awk -v start="$2" '$0 ~ start { on = 1; lvl = $1; next } on && $1 == lvl { exit } on' "$1" |
+		grep -oE '`\.?[a-z0-9_-]+/' | tr -d '`/' | sort -u
+}
+
+# Every top-level folder of the tree FILE's section leaves out.
+folders_missing() {
+	comm -23 <(git -C "$REPO" ls-files | grep / | cut -d/ -f1 | sort -u) <(named_folders "$1" "$2")
+}
+
+@test "docs: README's layout and HACKING.md's map name every top-level folder, design.md's tree table every C floor" {
+	git -C "$REPO" rev-parse --git-dir >/dev/null 2>&1 || skip "not a git checkout"
+	run folders_missing "$REPO/README.md" '^## Layout'
+	echo "README.md's layout lacks: $output"
+	[ -z "$output" ]
+	run folders_missing "$REPO/HACKING.md" '^## Map'
+	echo "HACKING.md's map lacks: $output"
+	[ -z "$output" ]
+	local f
+	for f in init arch block tpm stages prog; do
+		named_folders "$REPO/doc/design.md" '^## The shape of the tree' | grep -qx "$f" ||
+			{ echo "doc/design.md's tree table lacks $f/" >&2; return 1; }
+	done
+	# the docs these pages send a reader to exist
+	for f in $(cat "$REPO/README.md" "$REPO/HACKING.md" "$REPO/doc/design.md" | grep -oE 'doc/[a-z0-9-]+\.md' | sort -u); do
+		[ -f "$REPO/$f" ] || { echo "no such file: $f" >&2; return 1; }
+	done
+	# the check can fail: a layout without tpm/
+	sed '/^- `tpm\/`/d' "$REPO/README.md" >"$BATS_TEST_TMPDIR/r.md"
+	run folders_missing "$BATS_TEST_TMPDIR/r.md" '^## Layout'
+	[ "$output" = tpm ]
+}
