@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # The docs' examples, judged by the code they describe: every hardinit.*
-# kernel command-line word in README.md, the man pages and
-# tests/vm/README.md is fed to the built hardinit's own command-line parser
+# kernel command-line word in README.md, the man pages, tests/vm/README.md
+# and doc/*.md is fed to the built hardinit's own command-line parser
 # (dry-run), and every option of an example command line of hardinit,
 # hardinit-mkinitramfs or update-hardinit is one that program's --help names.
 # A wrong example (hardinit.failure=poweroff, a renamed option) fails here.
@@ -15,7 +15,7 @@ setup_file() {
 }
 
 doc_files() {
-	printf '%s\n' "$REPO/README.md" "$REPO"/man/*.[0-9] "$REPO/tests/vm/README.md"
+	printf '%s\n' "$REPO/README.md" "$REPO"/man/*.[0-9] "$REPO/tests/vm/README.md" "$REPO"/doc/*.md
 }
 
 # FILE as plain text: roff's font changes and escapes removed, continued
@@ -68,7 +68,7 @@ check_words() {
 	done
 }
 
-@test "docs: every hardinit.* word in README.md, the man pages and tests/vm/README.md is taken by hardinit" {
+@test "docs: every hardinit.* word in README.md, the man pages, tests/vm/README.md and doc/ is taken by hardinit" {
 	local files n=0 f
 	mapfile -t files < <(doc_files)
 	# The words are really found: the examples of hardinit.conf(5) and the VM template.
@@ -246,7 +246,7 @@ doc_make_targets() {
 		sed -E 's/^`?make( [A-Z_]+=[^[:space:]`]*)* //' | sort -u
 }
 
-@test "docs: every make target README.md, the man pages and tests/vm/README.md name is a rule of the Makefile" {
+@test "docs: every make target README.md, the man pages, tests/vm/README.md and doc/ name is a rule of the Makefile" {
 	local f t bad='' n=0
 	for f in $(doc_files); do
 		for t in $(doc_make_targets "$f"); do
