@@ -414,3 +414,28 @@ folders_missing() {
 	run folders_missing "$BATS_TEST_TMPDIR/r.md" '^## Layout'
 	[ "$output" = tpm ]
 }
+
+# The hi_ functions FILEs name that no header of the tree declares.
+undeclared_functions() {
+	local fn
+	for fn in $(cat -- "$@" | grep -oE '\bhi_[a-z0-9_]*[a-z0-9]\b' | sort -u); do
+		grep -rqE "\b$fn\(" --include='*.h' "$REPO"/{init,arch,block,tpm,stages,prog} || echo "$fn"
+	done
+}
+
+@test "docs: every hi_ function README, HACKING.md and doc/ name is declared, the stage runner where design.md says" {
+	run undeclared_functions "$REPO/README.md" "$REPO/HACKING.md" "$REPO"/doc/*.md
+	echo "declared in no header: $output"
+	[ -z "$output" ]
+	# design.md: "sees the stages through hi_boot_run_stages() and
+	# hi_boot_handoff() (HEADER)": that header declares both.
+	local h
+	h=$(tr '\n' ' ' <"$REPO/doc/design.md" | grep -oE 'hi_boot_handoff\(\)` \(`[a-z]+/[a-z_]+\.h`\)' | grep -oE '[a-z]+/[a-z_]+\.h')
+	[ -n "$h" ]
+	grep -q 'hi_boot_run_stages(' "$REPO/$h"
+	grep -q 'hi_boot_handoff(' "$REPO/$h"
+	# the check can fail: a function no header declares
+	printf 'see `hi_boot_run_everything()`\n' >"$BATS_TEST_TMPDIR/f.md"
+	run undeclared_functions "$BATS_TEST_TMPDIR/f.md"
+	[ "$output" = hi_boot_run_everything ]
+}
