@@ -39,7 +39,7 @@ static uint64_t le64(const uint8_t *p)
 /* The CRC four bits a step: entry n is n run through four of the
  * bit-by-bit steps (crc >> 1, xor 0xedb88320 when the low bit was set).
  * Bit by bit, the scan's checksums (each PV's label, mda header and text)
- * were about 0.6 ms of issue 25's 3.4 ms activation under -icount; this
+ * were about 0.6 ms of a 3.4 ms activation under -icount; this
  * takes a third of the instructions for 64 bytes of table. */
 static const uint32_t crc_nibble[16] = {
 	0x00000000u, 0x1db71064u, 0x3b6e20c8u, 0x26d930acu, 0x76dc4190u, 0x6b6b51f4u, 0x4db26158u, 0x5005713cu,

@@ -676,7 +676,7 @@ check_load_order() {
 	assert_one_line_error "limits failed" "unknown command"
 }
 
-# ---- the facts the builder takes from the binary (issue 30) --------------------
+# ---- the facts the builder takes from the binary --------------------
 
 @test "an embedded SELinux policy of exactly MAX_POLICY_BYTES is taken, as hardinit takes it; one byte more is refused" {
 	local max

@@ -217,7 +217,7 @@ audit() {
 	[ -z "$missing" ] || { echo "not in hardinit.conf.5:$missing"; false; }
 }
 
-# Issue 24: ima_appraise=off|log|fix disarms the boot's appraise rules.
+# ima_appraise=off|log|fix disarms the boot's appraise rules.
 @test "audit: ima_appraise=log on the kernel command line is drift when the boot's IMA policy appraises" {
 	fake_system
 	local t=$BATS_TEST_TMPDIR
@@ -237,7 +237,7 @@ audit() {
 	[[ $output != *"IMA appraisal"* ]]
 }
 
-# Issue 24: under shim with validation disabled the kernel treats Secure
+# Under shim with validation disabled the kernel treats Secure
 # Boot as off; audit reads the same variables.
 @test "audit: SecureBoot=1 with shim's MokSBStateRT=1 is Secure Boot off" {
 	fake_system

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# The Debian package (issue 15), on the host: built from a clean copy of the
+# The Debian package, on the host: built from a clean copy of the
 # tree with Debian's tools, checked by lintian, its contents and versions
 # read from the .deb itself (dpkg-deb), and update-hardinit's conffile
 # parser. Installing it, the kernel hooks and a boot of the image they

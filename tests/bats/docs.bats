@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # The docs' examples, judged by the code they describe: every hardinit.*
-# kernel command-line word in README.md, the man pages and
-# tests/vm/README.md is fed to the built hardinit's own command-line parser
+# kernel command-line word in README.md, the man pages, tests/vm/README.md
+# and doc/*.md is fed to the built hardinit's own command-line parser
 # (dry-run), and every option of an example command line of hardinit,
 # hardinit-mkinitramfs or update-hardinit is one that program's --help names.
 # A wrong example (hardinit.failure=poweroff, a renamed option) fails here.
@@ -15,7 +15,7 @@ setup_file() {
 }
 
 doc_files() {
-	printf '%s\n' "$REPO/README.md" "$REPO"/man/*.[0-9] "$REPO/tests/vm/README.md"
+	printf '%s\n' "$REPO/README.md" "$REPO"/man/*.[0-9] "$REPO/tests/vm/README.md" "$REPO"/doc/*.md
 }
 
 # FILE as plain text: roff's font changes and escapes removed, continued
@@ -68,7 +68,7 @@ check_words() {
 	done
 }
 
-@test "docs: every hardinit.* word in README.md, the man pages and tests/vm/README.md is taken by hardinit" {
+@test "docs: every hardinit.* word in README.md, the man pages, tests/vm/README.md and doc/ is taken by hardinit" {
 	local files n=0 f
 	mapfile -t files < <(doc_files)
 	# The words are really found: the examples of hardinit.conf(5) and the VM template.
@@ -246,7 +246,7 @@ doc_make_targets() {
 		sed -E 's/^`?make( [A-Z_]+=[^[:space:]`]*)* //' | sort -u
 }
 
-@test "docs: every make target README.md, the man pages and tests/vm/README.md name is a rule of the Makefile" {
+@test "docs: every make target README.md, the man pages, tests/vm/README.md and doc/ name is a rule of the Makefile" {
 	local f t bad='' n=0
 	for f in $(doc_files); do
 		for t in $(doc_make_targets "$f"); do
@@ -261,4 +261,181 @@ doc_make_targets() {
 	# the reader: commands, not prose
 	[ "$(doc_make_targets <(printf 'run `make ARCH=arm64 cross` to make the tree\nmake demo  # x\n') |
 		tr '\n' ' ')" = "cross demo " ]
+}
+
+# A man page's SYNOPSIS as one line of plain text: roff's macros, font
+# changes and quotes removed, alternatives written A|B.
+synopsis_text() {
+	sed -n '/^\.SH SYNOPSIS/,/^\.SH /{/^\.SH/d;p}' "$1" |
+		sed -E 's/^\.(B|I|R|BR|RB|IR|RI|BI|IB)( |$)//; /^\.br$/d; s/\\f[BIRP]//g; s/\\-/-/g; s/\\\(dq//g; s/\\&//g; s/"//g' |
+		tr '\n' ' ' | sed -E 's/ *\| */|/g; s/  +/ /g'
+}
+
+# What PROG's --help (on stdin) offers, one a line: each option as its
+# spellings joined by '|' (-o|--output), "cmd NAME" for each of hardinit's
+# commands, and "values --OPT A|B|C" for each option whose values --help
+# lists. Options are read from the option lines (two spaces, then '-'),
+# the usage lines and, for hardinit, its command lines.
+help_offers() {
+	local prog=$1
+	awk -v prog="$prog" '
+		/^(Usage:|       [a-z])/ || /^  -/ || (prog == "hardinit" && /^(  [a-z]|        \[)/) {
+			line = $0
+			if (prog == "hardinit" && match(line, /^  [a-z][a-z-]*/)) print "cmd " substr(line, 3, RLENGTH - 2)
+			# a short option and its long spelling: one option
+			if (match(line, /^  -[a-zA-Z], --[a-z][a-z0-9-]*/)) {
+				s = substr(line, 3, RLENGTH - 2); split(s, p, ", "); print p[2] "|" p[1]
+				line = substr(line, RLENGTH + 1)
+			}
+			while (match(line, /(^|[ ,[])--?[a-zA-Z][a-z0-9-]*( [A-Za-z0-9]+(\|[A-Za-z0-9]+)+)?/)) {
+				s = substr(line, RSTART, RLENGTH); line = substr(line, RSTART + RLENGTH)
+				sub(/^[ ,[]/, "", s)
+				n = split(s, w, " ")
+				print w[1]
+				if (n > 1) print "values " w[1] " " w[2]
+			}
+		}' | sort -u
+}
+
+# Every offer of PROG's --help that MANPAGE's SYNOPSIS lacks, one a line.
+synopsis_missing() {
+	local prog=$1 help=$2 page=$3 syn offer alt found
+	syn=" $(synopsis_text "$page") "
+	while IFS= read -r offer; do
+		case $offer in
+		"cmd "*) [[ $syn == *" $prog ${offer#cmd } "* ]] || echo "${page##*/}: the command ${offer#cmd } is not in SYNOPSIS" ;;
+		"values "*)
+			offer=${offer#values }
+			[[ $syn == *" $offer "* || $syn == *" $offer]"* ]] ||
+				echo "${page##*/}: SYNOPSIS does not write ${offer%% *} ${offer#* } as --help does" ;;
+		*)
+			found=
+			for alt in ${offer//|/ }; do
+				grep -qE -- "[][ |]$alt([][ |=]|$)" <<<"$syn" && found=1
+			done
+			[[ -n $found ]] || echo "${page##*/}: $offer is not in SYNOPSIS" ;;
+		esac
+	done < <(help_offers "$prog" <<<"$help")
+}
+
+@test "docs: every command and option --help prints is in its man page's SYNOPSIS, with the same values" {
+	local n
+	n=$("$HARDINIT" --help | help_offers hardinit | wc -l)
+	echo "hardinit offers: $n"
+	[ "$n" -ge 25 ]
+	"$HARDINIT" --help | help_offers hardinit | grep -qx 'cmd private-tmp'
+	"$REPO/initramfs/hardinit-mkinitramfs" --help | help_offers hardinit-mkinitramfs |
+		grep -qx 'values --target auto|virtio|xen|none'
+	"$REPO/hooks/update-hardinit" --help | help_offers update-hardinit | grep -qx -- '--config|-c'
+	run synopsis_missing hardinit "$("$HARDINIT" --help)" "$REPO/man/hardinit.8"
+	echo "$output"
+	[ -z "$output" ]
+	run synopsis_missing hardinit-mkinitramfs "$("$REPO/initramfs/hardinit-mkinitramfs" --help)" "$REPO/man/hardinit-mkinitramfs.8"
+	echo "$output"
+	[ -z "$output" ]
+	run synopsis_missing update-hardinit "$("$REPO/hooks/update-hardinit" --help)" "$REPO/man/update-hardinit.8"
+	echo "$output"
+	[ -z "$output" ]
+}
+
+@test "docs: the SYNOPSIS check fails on a page that lacks an option, a command or a value" {
+	local page=$BATS_TEST_TMPDIR/x.8
+	sed -e '/^\.RB \[ \\-\\-host\\-only \]$/d' -e 's/^\.BR auto | virtio/.BR virtio/' \
+		"$REPO/man/hardinit-mkinitramfs.8" >"$page"
+	run synopsis_missing hardinit-mkinitramfs "$("$REPO/initramfs/hardinit-mkinitramfs" --help)" "$page"
+	echo "$output"
+	[[ $output == *"x.8: --host-only is not in SYNOPSIS"* ]]
+	[[ $output == *"x.8: SYNOPSIS does not write --target auto|virtio|xen|none as --help does"* ]]
+	sed -e '/^\.B hardinit private-tmp/,/^\.br/d' "$REPO/man/hardinit.8" >"$page"
+	run synopsis_missing hardinit "$("$HARDINIT" --help)" "$page"
+	echo "$output"
+	[[ $output == *"x.8: the command private-tmp is not in SYNOPSIS"* ]]
+	[[ $output == *"x.8: --dir is not in SYNOPSIS"* ]]
+}
+
+# Lines of the files given that name a tracker's issue by its number
+# ("issue N", "(issue N)", "Issue N:", "issues N and M", "issue #N"):
+# a comment, test or doc says what a thing is, checks or why, not which
+# request asked for it. An upstream reference is a URL (.../issues/123),
+# which this does not match.
+issue_numbers() {
+	grep -n -i -E '(^|[^a-z/])issues? ?#?[0-9]+' -- "$@" || :
+}
+
+@test "docs: no tracked file names an issue by its number" {
+	local files
+	git -C "$REPO" rev-parse --git-dir >/dev/null 2>&1 || skip "not a git checkout"
+	mapfile -t files < <(git -C "$REPO" ls-files | grep -vE '\.(img|png|gz|xz|zst|bin)$|/corpus/')
+	[ "${#files[@]}" -ge 100 ]
+	run bash -c "cd '$REPO' && $(declare -f issue_numbers); issue_numbers \"\$@\"" _ "${files[@]}"
+	echo "$output"
+	[ -z "$output" ]
+	# The check can fail, and leaves an upstream URL alone.
+	local n=1 t=$BATS_TEST_TMPDIR/t.c
+	printf '%s\n' "/* Xen for real (issue ${n}7) */" "# Issue $n: a test" "see issue #$n" \
+		"https://github.com/o/r/issues/$n" "reissued $n times" >"$t"
+	run issue_numbers "$t"
+	echo "$output"
+	[ "${#lines[@]}" -eq 3 ]
+	[[ ${lines[0]} == "1:"* && ${lines[1]} == "2:"* && ${lines[2]} == "3:"* ]]
+}
+
+# The top-level folders of FILE's section from the heading matching START
+# to the next heading of that level, as `NAME/` names them, one a line.
+named_folders() {
+	awk -v start="$2" '$0 ~ start { on = 1; lvl = $1; next } on && $1 == lvl { exit } on' "$1" |
+		grep -oE '`\.?[a-z0-9_-]+/' | tr -d '`/' | sort -u
+}
+
+# Every top-level folder of the tree FILE's section leaves out.
+folders_missing() {
+	comm -23 <(git -C "$REPO" ls-files | grep / | cut -d/ -f1 | sort -u) <(named_folders "$1" "$2")
+}
+
+@test "docs: README's layout and HACKING.md's map name every top-level folder, design.md's tree table every C floor" {
+	git -C "$REPO" rev-parse --git-dir >/dev/null 2>&1 || skip "not a git checkout"
+	run folders_missing "$REPO/README.md" '^## Layout'
+	echo "README.md's layout lacks: $output"
+	[ -z "$output" ]
+	run folders_missing "$REPO/HACKING.md" '^## Map'
+	echo "HACKING.md's map lacks: $output"
+	[ -z "$output" ]
+	local f
+	for f in init arch block tpm stages prog; do
+		named_folders "$REPO/doc/design.md" '^## The shape of the tree' | grep -qx "$f" ||
+			{ echo "doc/design.md's tree table lacks $f/" >&2; return 1; }
+	done
+	# the docs these pages send a reader to exist
+	for f in $(cat "$REPO/README.md" "$REPO/HACKING.md" "$REPO/doc/design.md" | grep -oE 'doc/[a-z0-9-]+\.md' | sort -u); do
+		[ -f "$REPO/$f" ] || { echo "no such file: $f" >&2; return 1; }
+	done
+	# the check can fail: a layout without tpm/
+	sed '/^- `tpm\/`/d' "$REPO/README.md" >"$BATS_TEST_TMPDIR/r.md"
+	run folders_missing "$BATS_TEST_TMPDIR/r.md" '^## Layout'
+	[ "$output" = tpm ]
+}
+
+# The hi_ functions FILEs name that no header of the tree declares.
+undeclared_functions() {
+	local fn
+	for fn in $(cat -- "$@" | grep -oE '\bhi_[a-z0-9_]*[a-z0-9]\b' | sort -u); do
+		grep -rqE "\b$fn\(" --include='*.h' "$REPO"/{init,arch,block,tpm,stages,prog} || echo "$fn"
+	done
+}
+
+@test "docs: every hi_ function README, HACKING.md and doc/ name is declared, the stage runner where design.md says" {
+	run undeclared_functions "$REPO/README.md" "$REPO/HACKING.md" "$REPO"/doc/*.md
+	echo "declared in no header: $output"
+	[ -z "$output" ]
+	# design.md: "sees the stages through hi_boot_run_stages() and
+	# hi_boot_handoff() (HEADER)": that header declares both.
+	local h
+	h=$(tr '\n' ' ' <"$REPO/doc/design.md" | grep -oE 'hi_boot_handoff\(\)` \(`[a-z]+/[a-z_]+\.h`\)' | grep -oE '[a-z]+/[a-z_]+\.h')
+	[ -n "$h" ]
+	grep -q 'hi_boot_run_stages(' "$REPO/$h"
+	grep -q 'hi_boot_handoff(' "$REPO/$h"
+	# the check can fail: a function no header declares
+	printf 'see `hi_boot_run_everything()`\n' >"$BATS_TEST_TMPDIR/f.md"
+	run undeclared_functions "$BATS_TEST_TMPDIR/f.md"
+	[ "$output" = hi_boot_run_everything ]
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
-# Host-only detection (hardinit-mkinitramfs --host-only, initramfs/hostonly.sh;
-# issue 25) against fake /sys and /proc trees shaped as Linux lays them out
+# Host-only detection (hardinit-mkinitramfs --host-only, initramfs/hostonly.sh)
+# against fake /sys and /proc trees shaped as Linux lays them out
 # (virtio-blk, NVMe, AHCI+sd, virtio-scsi, xen-blkfront, a partition on
 # each, device-mapper on top, md refused), resolved against Debian's real
 # kernels unpacked by scripts/fetch-kernel: the generic 6.1 (its disk

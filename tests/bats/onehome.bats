@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# One home for each fact (issue 30): what hardinit's C code knows, the
+# One home for each fact: what hardinit's C code knows, the
 # builder and update-hardinit ask the binary (`hardinit limits`); what only
 # they share is in initramfs/facts.sh; the docs name what the binary
 # prints. A copy coming back fails here.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# hardinit predict and the builder's --predict (issue 29): the PCR value
+# hardinit predict and the builder's --predict: the PCR value
 # and event log a boot will produce, computed at build time. Checked here
 # against Python's hashlib over the input files (the texts' digests and the
 # extend chain), for reproducibility, and for changing with each input. The

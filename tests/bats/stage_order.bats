@@ -76,3 +76,31 @@ same_as_table() {
 @test "stage order: README's layout line follows the table" {
 	same_as_table readme_order
 }
+
+# hardinit(8)'s BOOT ORDER entries longer than 3 lines, as "NAME LINES",
+# from PAGE (default the repo's): the order is read at a glance, each
+# stage's details are in STAGES.
+long_entries() {
+	awk '/^\.SH BOOT ORDER/ { on = 1; next }
+		on && /^\.SH / { exit }
+		on && /^\.(TP|PP)$/ { if (name != "" && n > 3) print name, n; name = ""; n = 0; tp = ($0 == ".TP"); next }
+		on && tp && /^\.B [a-z_0-9]+$/ { name = $2; tp = 0; next }
+		on && name != "" { n++ }
+		END { if (name != "" && n > 3) print name, n }' "${1:-$REPO/man/hardinit.8}"
+}
+
+@test "stage order: hardinit(8)'s BOOT ORDER entries are at most 3 lines, each long one's details in STAGES" {
+	run long_entries
+	echo "$output"
+	[ -z "$output" ]
+	# the stages whose details are long have their own subsection
+	local s
+	for s in early luks lvm verity root measure hand-off; do
+		sed -n '/^\.SH STAGES/,/^\.SH [^S]/p' "$REPO/man/hardinit.8" | grep -qx ".SS $s" ||
+			{ echo "STAGES has no subsection $s" >&2; return 1; }
+	done
+	# the check can fail: an entry of 4 lines
+	printf '.SH BOOT ORDER\n.TP\n.B early\na\nb\nc\nd\n.TP\n.B config\na\n.SH X\n' >"$BATS_TEST_TMPDIR/p.8"
+	run long_entries "$BATS_TEST_TMPDIR/p.8"
+	[ "$output" = "early 4" ]
+}

@@ -108,7 +108,7 @@ archive_file() {
 	[[ $output == *"enabled = yes but there is no root hash"* ]]
 }
 
-# ---- an embedded root hash (issue 24): the trust anchor of the root ---------------
+# ---- an embedded root hash: the trust anchor of the root ---------------
 
 # The config a user's initramfs carries: baseline (lock_cmdline = no) with
 # the builder's [verity] section, taken out of the archive; $1... are more
@@ -205,7 +205,7 @@ dry_run_refused() {
 	[[ $output == *"on corruption panic"* ]]
 }
 
-# ---- a signed root hash (issue 29) ---------------------------------------------------
+# ---- a signed root hash ---------------------------------------------------
 
 @test "builder: --verity-roothash-sig embeds the signature and names it with root-hash-signature=" {
 	local sig=$BATS_TEST_TMPDIR/root.roothash.p7s

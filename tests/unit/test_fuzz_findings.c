@@ -137,7 +137,7 @@ static void test_nsconf_empty_polydir(void)
 		 "an empty polydir is refused");
 }
 
-/* fuzz_config (init/config.c, the lead's; issue 11): the override
+/* fuzz_config (init/config.c): the override
  * hardinit.sysctl.#unx.iodapa=rines is accepted and the effective config
  * written from it reads back with that line as a comment. Fix: refuse a
  * sysctl name that is not a name (sysctl_path's rules, and no '#', '=' or

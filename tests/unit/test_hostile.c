@@ -1,4 +1,4 @@
-/* A hostile root (issue 11): links where directories should be, FIFOs,
+/* A hostile root: links where directories should be, FIFOs,
  * sockets and devices where files should be, against a temporary tree.
  * Every link case runs twice: through openat2 and through the component
  * walk kept for kernels before 5.6. */
@@ -245,7 +245,7 @@ static void test_tmp_link(void)
 	tap_contains(it ? it->value : NULL, "/tmp -> /etc", "  names the link and its target");
 }
 
-/* ---- the failure action (issue 10) ---- */
+/* ---- the failure action ---- */
 
 /* A dry-run boot of the early and config stages with this config text
  * (NULL: no file) and command line; returns the stage that failed. */
@@ -368,7 +368,7 @@ static void test_messages(void)
 	unlink(at("root/etc/hardinit.conf"));
 }
 
-/* ---- two root candidates (issue 11) ---- */
+/* ---- two root candidates ---- */
 
 /* sys/class/block/NAME/size and a dev/NAME that is an ext4 image. */
 static int fake_disk(const char *name, const char *label)

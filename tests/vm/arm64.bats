@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# arm64 (issue 28): hardinit cross-built for aarch64 (make ARCH=arm64), its
+# arm64: hardinit cross-built for aarch64 (make ARCH=arm64), its
 # image built by hardinit-mkinitramfs from the binary's ELF header, booted
 # with Debian's arm64 cloud kernels under qemu-system-aarch64 -M virt (TCG)
 # to a busybox root. One boot per kernel, shared by the tests: 6.1 (no

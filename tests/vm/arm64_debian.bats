@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# arm64 (issue 28): hardinit's arm64 image, built by hardinit-mkinitramfs
+# arm64: hardinit's arm64 image, built by hardinit-mkinitramfs
 # for Debian's 6.12 arm64 cloud kernel, boots a Debian 12 arm64 root with
 # systemd (tests/vm/images.bash: img_debian_systemd_arm64, debootstrap
 # --foreign on the host and its second stage under qemu-user in a user

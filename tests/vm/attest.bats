@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# What the real root's systemd makes of hardinit's hand-off (issue 29), on
+# What the real root's systemd makes of hardinit's hand-off, on
 # one boot: OVMF starts hardinit's strict UKI (systemd-stub measures it
 # into PCR 11) with swtpm (sha1 and sha256 banks), the root is the Debian
 # 12 image (systemd 252). hardinit extends the phases into PCR 11 and its

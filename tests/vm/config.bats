@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Configuration at boot (issue 6), in QEMU on Debian's 6.12 cloud kernel:
+# Configuration at boot, in QEMU on Debian's 6.12 cloud kernel:
 # a weakening command-line override is refused under lock_cmdline and
 # accepted without it; a config error at boot names the line and takes the
 # failure action; `hardinit audit` in the guest finds no drift after a

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# The Debian package (issue 15), installed into a Debian 12 chroot made with
+# The Debian package, installed into a Debian 12 chroot made with
 # debootstrap (tests/vm/deb-chroot.bash): apt pulls its dependencies, a
 # kernel package's hooks build and remove the hardinit image, update-hardinit
 # rebuilds, a broken conffile fails cleanly and keeps the last good image,

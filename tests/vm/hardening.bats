@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# The hardening stages in QEMU (issue 4): sysctls, NX/ASLR/MDWE, the
+# The hardening stages in QEMU: sysctls, NX/ASLR/MDWE, the
 # capability bounding set and the usermodehelper sets, the one-way locks,
 # the older-kernel paths on Debian 12's 6.1, a config error's failure
 # action, and the strict profile on 6.12. Every check reads what the guest

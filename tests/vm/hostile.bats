@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# A hostile or broken root (issue 11) in QEMU: links where directories
+# A hostile or broken root in QEMU: links where directories
 # should be, FIFOs where files should be, a #! init without its
 # interpreter, two disks with one label, no console at all, a damaged
 # journal, a byte-order mark, a malformed command line. hardinit must say

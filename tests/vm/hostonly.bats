@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Host-only images as a Debian user gets them (issue 25): a Debian 12 guest
+# Host-only images as a Debian user gets them: a Debian 12 guest
 # on Debian's generic 6.1 kernel (linux-image-amd64: virtio_blk, nvme and
 # ext4 are modules) installs hardinit's .deb with the package's own
 # default config (this file never sets TARGET); the postinst's
@@ -9,7 +9,7 @@
 # update-hardinit rebuilds there, and that image boots from NVMe; then the
 # same on a virtio-scsi disk (/dev/sda).
 #
-# LVM (issue 25): the guest installs Debian's lvm2 and makes a VG over two
+# LVM: the guest installs Debian's lvm2 and makes a VG over two
 # more disks with pvcreate/vgcreate/lvcreate (a striped root LV, two swap
 # LVs, a thin LV), copies its root onto the striped LV; booted with root
 # there, installing the .deb builds a host-only image with dm-mod; the

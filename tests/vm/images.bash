@@ -744,7 +744,7 @@ img_debian_systemd_fleet() {
 	printf '%s\n' "$out"
 }
 
-# ---- the arm64 Debian/systemd root (tests/vm/arm64_debian.bats, issue 28) ----------
+# ---- the arm64 Debian/systemd root (tests/vm/arm64_debian.bats) ----------
 #
 #   img_debian_systemd_arm64
 #                         echo the path of an ext4 image: Debian 12 minbase
@@ -1070,7 +1070,7 @@ img_debian_systemd_arm64() {
 	printf '%s\n' "$out"
 }
 
-# ---- Debian 12/systemd on LUKS2, and on LVM on LUKS2 (tests/vm/luks_debian.bats, issue 26) ----
+# ---- Debian 12/systemd on LUKS2, and on LVM on LUKS2 (tests/vm/luks_debian.bats) ----
 #
 #   img_crypt_tree        echo the cached root tree of the encrypted installs
 #                         (Debian 12 minbase, systemd, cryptsetup and lvm2 as

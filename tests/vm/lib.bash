@@ -290,7 +290,7 @@ vm_boot() {
 		cmd+=(-drive "file=$d,if=virtio,format=raw")
 	done
 	# Guest time then advances one ns per instruction: comparable timings on
-	# a noisy machine (doc/design.md, testing).
+	# a noisy machine (doc/performance.md, the method).
 	((icount)) && cmd+=(-icount "shift=0,sleep=off")
 	rm -f "$log"
 	if ((console)); then

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# LUKS2 root (issue 26, the passphrase path): hardinit opens a volume made
+# LUKS2 root (the passphrase path): hardinit opens a volume made
 # by Debian's cryptsetup with a passphrase typed on the serial console, and
 # mounts /dev/mapper/NAME as /. The volume is made on the host without
 # opening it: cryptsetup luksFormat with a known volume key

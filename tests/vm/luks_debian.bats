@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # Debian 12 with systemd on an encrypted disk, as Debian's installer lays it
-# out (issue 26): hardinit opens the LUKS2 volume with the passphrase typed
+# out: hardinit opens the LUKS2 volume with the passphrase typed
 # on the serial console and hands off to systemd, which reaches
 # multi-user.target on the root's own /etc/crypttab and /etc/fstab.
 #

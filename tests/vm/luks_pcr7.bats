@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # PCR 7 and the signed PCR 11 policy in one token, enrolled the way a user
-# does it (issue 26): a LUKS2 root made by Debian's cryptsetup holding a
+# does it: a LUKS2 root made by Debian's cryptsetup holding a
 # Debian 12 tree (systemd-cryptenroll, cryptsetup, and the libtss2
 # libraries systemd 252 dlopens), booted by hardinit's Secure-Boot-signed
 # UKI under OVMF (OVMF_CODE_4M.secboot.fd, Debian's snakeoil VARS: the UKI

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# The signed PCR 11 policy in a real boot (issue 26): a LUKS2 root made by
+# The signed PCR 11 policy in a real boot: a LUKS2 root made by
 # Debian's cryptsetup, its systemd-tpm2 token enrolled by Debian 12's
 # systemd-cryptenroll --tpm2-public-key= --tpm2-public-key-pcrs=11 against
 # swtpm's state, then OVMF boots hardinit's UKI (systemd-stub measures it

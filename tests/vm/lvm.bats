@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# LVM root (issue 25): hardinit activates the logical volume root= names
+# LVM root: hardinit activates the logical volume root= names
 # from the PVs' metadata with its own device-mapper ioctls, no lvm2 in the
 # image. The volumes are made by Debian's lvm2 itself, inside a "maker"
 # guest (never on the host): a busybox root holding /sbin/lvm and dmsetup

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Measured boot (issue 14) in QEMU with Debian's 6.12 cloud kernel and a
+# Measured boot in QEMU with Debian's 6.12 cloud kernel and a
 # TPM emulated by swtpm, which each test starts and stops itself. The
 # guest's truth comes from sysfs (the PCR), securityfs (IMA's measurement
 # list and policy file) and a probe that extends the PCR on its own; the
@@ -24,7 +24,7 @@ STRICT_WORDS="hardinit.boot.failure_action=poweroff hardinit.boot.failure_delay=
 
 # The root with Debian's tpm2-tools (the host's package: the binary, its
 # libraries, the device TCTI it loads) and contrib/hardinit-quote, for the
-# remote check of issue 29: the guest quotes, the host verifies.
+# remote check: the guest quotes, the host verifies.
 quote_root() {
 	local dir=$1 q=$1/qroot lib t
 	command -v tpm2_quote >/dev/null || { echo "tpm2-tools is not installed (scripts/install-deps)" >&2; return 1; }
@@ -142,14 +142,14 @@ setup_file() {
 		--predict "$dir/predict.json" --predict-cmdline "$SEL" --predict-selinux-policy "$POLICY"
 	quote_root "$dir"
 	# The strict profile as a user builds it, with the PCR it predicts
-	# (issue 29); the failure action on the command line, as predicted.
+	#; the failure action on the command line, as predicted.
 	vm_initramfs "$dir/strict.img" --profile strict --ima-policy "$HARDINIT_SRC/config/ima-policy.example" \
 		--predict "$dir/strict.json" --predict-cmdline "$SEL $STRICT_WORDS" --predict-selinux-policy "$POLICY"
 	appraise_image "$dir"
 }
 
 # What a root process runs after the boot to get its own key trusted
-# (issue 24): tests/probe/ima_keyring.c, raw keyctl(2) and add_key(2).
+#: tests/probe/ima_keyring.c, raw keyctl(2) and add_key(2).
 appraise_probe() {
 	cat <<-'EOF'
 		#!/bin/busybox sh
@@ -243,7 +243,7 @@ expected_pcr() {
 	echo "events hardinit logged:"; vm_section "$log" EVENTS
 	echo "config sha256 in the guest: $config_sha"
 	[ -n "$want" ] && [ "$got" = "$want" ]
-	# The builder's prediction (issue 29) is that value, before any boot.
+	# The builder's prediction is that value, before any boot.
 	echo "predicted at build time: $(predicted "$MDIR/predict.json")"
 	[ "$(predicted "$MDIR/predict.json")" = "$got" ]
 	vm_assert_section_line "$log" TPM "log_lines=5"
@@ -310,7 +310,7 @@ for e in json.load(open(sys.argv[1]))["events"]: print(e["text"])' "$MDIR/strict
 	vm_assert_section_contains "$log" AUDIT1 "ok    tpm pcr $PCR (sha256)"
 }
 
-# The remote check (contrib/hardinit-quote, issue 29) on the strict boot
+# The remote check (contrib/hardinit-quote) on the strict boot
 # above: the guest made an attestation key and quoted the PCR over the
 # nonce with Debian's tpm2-tools; here tpm2_checkquote verifies it and the
 # PCR is compared with the builder's prediction.
@@ -389,7 +389,7 @@ for e in json.load(open(sys.argv[1]))["events"]: print(e["text"])' "$MDIR/strict
 	vm_assert_section_line "$log" AUDIT "audit-exit=0"
 }
 
-# Issue 24: hardinit restricts _ima and takes write and setattr from it
+# hardinit restricts _ima and takes write and setattr from it
 # once the certificate is in. A root process after the boot tries every
 # way the kernel offers; the errors are the kernel's own (the permission
 # check comes before the restriction: EACCES). The name lookup IMA does
@@ -429,7 +429,7 @@ for e in json.load(open(sys.argv[1]))["events"]: print(e["text"])' "$MDIR/strict
 	vm_assert_section_line "$log" APPRAISE "exec_good_after=ok"
 }
 
-# Issue 24: ima_appraise=log would leave the appraise rules a log line.
+# ima_appraise=log would leave the appraise rules a log line.
 @test "appraisal: ima-appraise=log under [ima] require takes the failure action with one clear line" {
 	local log=$BATS_TEST_TMPDIR/appraise-log.log
 	vm_boot "$log" --initrd "$MDIR/appraise/initrd.img" --disk "$MDIR/appraise/root.img" \

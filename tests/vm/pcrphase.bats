@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Boot phases in PCR 11 (issue 26): hardinit's initramfs is the initrd of a
+# Boot phases in PCR 11: hardinit's initramfs is the initrd of a
 # UKI, so it extends "enter-initrd" before any unseal and "leave-initrd"
 # before the switch, as systemd-pcrphase-initrd.service does. One boot:
 # OVMF starts hardinit's UKI (systemd-stub, which measures the UKI into PCR

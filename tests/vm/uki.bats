@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Unified kernel images under UEFI (issue 13): OVMF boots a UKI built by
+# Unified kernel images under UEFI: OVMF boots a UKI built by
 # hardinit-mkinitramfs --uki from an ESP image (made with mkfs.vfat and
 # mtools, no mount) as \EFI\BOOT\BOOTX64.EFI; the root is on virtio.
 # Without Secure Boot: /proc/cmdline is the baked command line, every

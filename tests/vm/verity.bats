@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# dm-verity root (issue 12): hardinit creates the verity device with raw
+# dm-verity root: hardinit creates the verity device with raw
 # device-mapper ioctls and mounts it as /. The root is made with mke2fs -d
 # and veritysetup format on the host; the guest's truth comes from
 # /proc/self/mountinfo, /sys/dev/block/MAJ:MIN/dm/, the kernel log and
@@ -109,7 +109,7 @@ setup_file() {
 	# about the unsigned hash's checks (the signed ones: verity_sig.bats).
 	sed 's/^require_signature = yes$/require_signature = no/' "$HARDINIT_SRC/config/appliance.conf" >"$dir/appliance.conf"
 	grep -qx "require_signature = no" "$dir/appliance.conf" || return 1
-	# With the measurement PCR's value the embedded boot below must reach (issue 29).
+	# With the measurement PCR's value the embedded boot below must reach.
 	vm_initramfs "$dir/app.img" --config "$dir/appliance.conf" --verity-roothash "$(cat "$dir/roothash")" \
 		--verity-data LABEL=vroot --verity-hash /dev/vdb --predict "$dir/app.json" \
 		--predict-cmdline "hardinit.boot.failure_delay=0 roothash=$(cat "$dir/roothash") systemd.verity=1 root=/dev/vda" \
@@ -234,7 +234,7 @@ cmdline_log() {
 	vm_assert_section_contains "$log" MEASURE "ok    tpm pcr $PCR"
 }
 
-@test "embedded hash: the appliance boot's measurement PCR is the value the builder predicted from the images (issue 29)" {
+@test "embedded hash: the appliance boot's measurement PCR is the value the builder predicted from the images" {
 	local log got want
 	log=$(embedded_log)
 	got=$(vm_section "$log" MEASURE | sed -n 's/^pcr=//p' | tr 'A-F' 'a-f')

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# A signed root hash (issue 29): the kernel checks a PKCS#7 signature over
+# A signed root hash: the kernel checks a PKCS#7 signature over
 # the hex root hash against its trusted keys. OVMF with Secure Boot on and
 # Debian's snakeoil-enrolled variables (OVMF_VARS_4M.snakeoil.fd: PK, KEK
 # and db hold PkKek-1-snakeoil.pem), so Debian's 6.12 cloud kernel loads

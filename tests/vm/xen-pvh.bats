@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# The PVH entry point without Xen (issue 27): QEMU loads the uncompressed
+# The PVH entry point without Xen: QEMU loads the uncompressed
 # vmlinux of Debian's cloud kernel by its PVH ELF note
 # (XEN_ELFNOTE_PHYS32_ENTRY; tests/vm/xen.bash cuts it out of the vmlinuz)
 # and hardinit's xen-profile image boots it to the real init on a virtio

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Xen for real (issue 27): Debian's Xen 4.17 under QEMU, a PV dom0 on
+# Xen for real: Debian's Xen 4.17 under QEMU, a PV dom0 on
 # Debian's generic 6.1 kernel with the toolstack (tests/vm/xen.bash), and
 # in it `xl create` of a PV domU as a user writes it: Debian's cloud kernel
 # (XEN_PV, HVC_XEN built in, xen-blkfront a module), hardinit's image built
