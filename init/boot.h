@@ -102,6 +102,14 @@ struct boot {
 	 * by the stages that load it. */
 	uint8_t selinux_policy_sha256[32];
 	bool selinux_policy_hashed;        /* set by the selinux stage (with [tpm] measure) */
+	/* SELinux as the kernel has it after the selinux stage, read back, not
+	 * as the config asked: "enforcing", "permissive", or NULL when no
+	 * policy is loaded (SELinux off in the kernel, skipped, failed). */
+	const char *selinux_applied;
+	bool selinux_policy_before;        /* a policy was loaded before hardinit: not the one it measured */
+	/* The program the hand-off execs, as the measure stage extends it
+	 * (stages/handoff.c, hi_handoff_program); empty: none found. */
+	char handoff_init[BOOT_PATH_MAX];
 	uint8_t ima_policy_sha256[32];
 	bool ima_policy_loaded;            /* set by the ima stage */
 	char ima_policy[BOOT_PATH_MAX];    /* the builder's IMA policy file */

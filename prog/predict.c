@@ -20,11 +20,13 @@
 #include "config_stage.h"
 #include "early.h"
 #include "fsutil.h"
+#include "handoff.h"
 #include "ima.h"
 #include "log.h"
 #include "measure.h"
 #include "measure_event.h"
 #include "predict.h"
+#include "selinux_config.h"
 #include "selinux_types.h"
 #include "sha256.h"
 #include "sink.h"
@@ -129,6 +131,26 @@ static int ima_policy(struct boot *b, const char *path)
 	return 0;
 }
 
+/* The mode the selinux stage will set for the policy it loads: its own
+ * decision, from the config, the kernel's enforcing= and the root's
+ * /etc/selinux/config (with --root; none without). */
+static int selinux_mode(struct boot *b, const struct predict_opts *o)
+{
+	struct selinux_file_config file;
+	struct selinux_decision d;
+	char err[CONFIG_ERR_MAX];
+
+	memset(&file, 0, sizeof file);
+	if (o->root && hi_selinux_config_read(b->newroot, &file, err, sizeof err) < 0) {
+		fprintf(stderr, "hardinit: predict: %s\n", err);
+		return -1;
+	}
+	hi_selinux_decide(&d, hi_cmdline_get(&b->cmd, "enforcing", NULL), &b->cfg, &file, true);
+	if (d.action == SEACT_LOAD)
+		b->selinux_applied = d.enforcing ? "enforcing" : "permissive";
+	return 0;
+}
+
 /* The config stage as the boot runs it: the command line (the early
  * stage's parse), the embedded file with its overrides, and after the
  * switch the root's file when the config reads it. */
@@ -203,7 +225,13 @@ static int predict(struct boot *b, const struct predict_opts *o)
 		if (hash_file(o->selinux_policy, SELINUX_POLICY_MAX_BYTES, b->selinux_policy_sha256, "SELinux policy") < 0)
 			return 1;
 		b->selinux_policy_hashed = true;
+		if (selinux_mode(b, o) < 0)
+			return 1;
 	}
+	/* The default hand-off: with --root, the program the boot finds there;
+	 * else the one it names first (a root that has it). */
+	const char *init = o->root ? hi_handoff_program(b) : NULL;
+	snprintf(b->handoff_init, sizeof b->handoff_init, "%s", init ? init : hi_handoff_named(b));
 	for (int i = 0; i < EV_COUNT; i++) {
 		hi_measure_event_for(b, (enum measure_event_id)i, texts[i], sizeof texts[i]);
 		ptr[i] = texts[i];

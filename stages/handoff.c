@@ -231,7 +231,7 @@ static void try_exec(struct boot *b, const char *path)
 }
 
 static const char *choose_init(struct boot *b, const char **tried, size_t *n_tried,
-			       char *script_why, size_t whylen)
+			       char *script_why, size_t whylen, bool quiet)
 {
 	const char *first[2] = { b->cmd.init, b->cfg.init[0] ? b->cfg.init : NULL };
 	char why[BOOT_PATH_MAX * 2];
@@ -244,7 +244,7 @@ static const char *choose_init(struct boot *b, const char **tried, size_t *n_tri
 		tried[(*n_tried)++] = first[i];
 		if (!init_problem(b, first[i], why, sizeof why))
 			return first[i];
-		if (!strstr(why, "hardinit itself"))
+		if (!strstr(why, "hardinit itself") && !quiet)
 			log_warn("init %s; falling back to the default list", why);
 		if (strstr(why, "interpreter") && !script_why[0])
 			snprintf(script_why, whylen, "%s", why);
@@ -255,11 +255,28 @@ static const char *choose_init(struct boot *b, const char **tried, size_t *n_tri
 			return default_inits[i];
 		/* A script there is what the kernel would run; say what it lacks. */
 		if (strstr(why, "interpreter") && !script_why[0]) {
-			log_warn("init %s", why);
+			if (!quiet)
+				log_warn("init %s", why);
 			snprintf(script_why, whylen, "%s", why);
 		}
 	}
 	return NULL;
+}
+
+const char *hi_handoff_program(struct boot *b)
+{
+	const char *tried[8];
+	size_t n_tried;
+	char script_why[BOOT_PATH_MAX * 2];
+
+	return choose_init(b, tried, &n_tried, script_why, sizeof script_why, true);
+}
+
+const char *hi_handoff_named(const struct boot *b)
+{
+	if (b->cmd.init)
+		return b->cmd.init;
+	return b->cfg.init[0] ? b->cfg.init : default_inits[0];
 }
 
 int hi_handoff_exec(struct boot *b)
@@ -267,7 +284,7 @@ int hi_handoff_exec(struct boot *b)
 	const char *tried[8];
 	size_t n_tried;
 	char script_why[BOOT_PATH_MAX * 2];
-	const char *init = choose_init(b, tried, &n_tried, script_why, sizeof script_why);
+	const char *init = choose_init(b, tried, &n_tried, script_why, sizeof script_why, false);
 
 	if (b->mode == MODE_DRY_RUN) {
 		log_info("dry run: would exec %s with %d argument(s) from the kernel", init ? init : "(no init found)", b->argc - 1);
