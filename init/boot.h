@@ -82,6 +82,7 @@ struct boot {
 	/* The failure action of the last config stage that finished (the
 	 * overrides applied, the lock obeyed); init/failure.c decides from it. */
 	bool config_read;
+	bool config_action_cmdline;   /* a hardinit.boot.failure_action= override set it */
 	enum failure_action config_action;
 	int config_delay;
 

@@ -124,6 +124,7 @@ static int apply_overrides(struct boot *b)
 
 	if (!b->switched)
 		b->verity_anchored = b->cfg.verity_roothash[0] != '\0';
+	b->config_action_cmdline = false;
 	for (size_t i = 0; i < b->cmd.n_overrides; i++) {
 		const char *key = b->cmd.overrides[i].key;
 		const char *value = b->cmd.overrides[i].value ? b->cmd.overrides[i].value : "";
@@ -146,6 +147,8 @@ static int apply_overrides(struct boot *b)
 			continue;
 		}
 		log_info("config: override hardinit.%s=%s applied", key, value);
+		if (strcmp(key, "boot.failure_action") == 0)
+			b->config_action_cmdline = true;
 		if (last_run(b))
 			hi_report_add(&b->rep, "config", key, "applied", "%s", value);
 	}

@@ -19,6 +19,17 @@ setup() {
 	[[ $output == *"hardinit.conf(5)"* ]]
 }
 
+@test "every command's --help prints its lines of the usage and exits 0" {
+	for c in check-config config-set dry-run audit predict private-tmp limits; do
+		run "$HARDINIT" "$c" --help
+		[ "$status" -eq 0 ] || { echo "$c: $output"; false; }
+		[[ $output == *"  $c"* ]] || { echo "$c: $output"; false; }
+		[[ $output == *"See hardinit(8)."* ]]
+	done
+	run "$HARDINIT" predict -h
+	[ "$status" -eq 0 ] && [[ $output == *"--selinux-policy FILE"* ]] && [[ $output != *"  audit"* ]]
+}
+
 @test "--version prints the version of debian/changelog, its one home" {
 	run "$HARDINIT" --version
 	[ "$status" -eq 0 ]
