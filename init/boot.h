@@ -54,6 +54,10 @@ struct boot {
 	char **argv;
 	char **envp;
 	const char *cmdline_text;  /* dry run: this instead of /proc/cmdline */
+	/* Where the initramfs config's includes are read: NULL in a boot (the
+	 * initramfs is /); for hardinit predict the image's own files, so a
+	 * prediction never reads the build host's. */
+	const char *image_root;
 
 	/* The SELinux file contexts (struct selabel_handle *), opened once by
 	 * the selinux stage and shared by the stages that create files. */

@@ -37,7 +37,7 @@
 
 struct predict_opts {
 	const char *config, *cmdline, *root, *ima_policy, *selinux_policy;
-	const char *data_image, *hash_image, *initial, *output;
+	const char *data_image, *hash_image, *initial, *output, *image_root;
 };
 
 static int usage_error(const char *what)
@@ -58,6 +58,7 @@ static int parse(struct predict_opts *o, int argc, char **argv)
 		{ "--verity-hash-image", offsetof(struct predict_opts, hash_image) },
 		{ "--initial", offsetof(struct predict_opts, initial) },
 		{ "--output", offsetof(struct predict_opts, output) },
+		{ "--image-root", offsetof(struct predict_opts, image_root) },
 	};
 
 	for (int i = 0; i < argc; i += 2) {
@@ -254,7 +255,10 @@ static int predict(struct boot *b, const struct predict_opts *o)
 	}
 	return write_out(o->output, out, s.len);
 failed:
-	fprintf(stderr, "hardinit: predict: %s\n", b->err[0] ? b->err : "the boot would fail");
+	fprintf(stderr, "hardinit: predict: %s%s\n", b->err[0] ? b->err : "the boot would fail",
+		strstr(b->err, "include") && !o->image_root ?
+		"; the boot reads an include of the embedded config from the image: give --image-root DIR "
+		"(the image's files at their paths; hardinit-mkinitramfs --predict passes its --add files)" : "");
 	return 1;
 }
 
@@ -270,6 +274,9 @@ int hi_predict_main(int argc, char **argv)
 	snprintf(b.newroot, sizeof b.newroot, "%s", o.root ? o.root : "/nonexistent");
 	snprintf(b.config_path, sizeof b.config_path, "%s", o.config);
 	b.cmdline_text = o.cmdline ? o.cmdline : "";
+	/* The embedded config's includes are the image's files: read from
+	 * --image-root, never from the build host's paths. */
+	b.image_root = o.image_root ? o.image_root : "/nonexistent";
 	b.argc = 1;
 	b.argv = no_args;
 	/* The stages' dry-run lines are dry-run's; predict says only what

@@ -67,7 +67,7 @@ static int load_initramfs_config(struct boot *b)
 		hi_report_add(&b->rep, "config", "file", "absent", "%s (baseline defaults apply)", b->config_path);
 		return 0;
 	}
-	return load_file(b, b->config_path, "");
+	return load_file(b, b->config_path, b->image_root ? b->image_root : "");
 }
 
 /* The root's file, on top of what the initramfs's file said. Its

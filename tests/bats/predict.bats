@@ -146,6 +146,34 @@ print(next(e["text"] for e in json.load(open(sys.argv[1]))["events"] if e["name"
 	[[ $output == *"enforcing=0 refused under the lock"* ]]
 }
 
+@test "predict: an include of the embedded config is read from the file the image carries, not the build host's path" {
+	local inc=$T/host/etc/sysctl.d/90-site.conf
+	mkdir -p "$(dirname "$inc")"
+	sed "s|^\[sysctl\]\$|&\ninclude = $inc|" "$REPO/config/strict.conf" >"$T/inc.conf"
+	grep -qx "include = $inc" "$T/inc.conf"
+	echo "vm.swappiness = 10" >"$T/carried.conf"
+	local -a b=(--config "$T/inc.conf" --add "$T/carried.conf:$inc" --predict-cmdline "root=/dev/vda")
+	# The host's file at that path holds one thing, then another: the
+	# images are the same bytes, and so are their predictions.
+	echo "vm.swappiness = 20" >"$inc"
+	"$BUILDER" -o "$T/a.img" --hardinit "$HI" --predict "$T/a.json" "${b[@]}"
+	echo "vm.swappiness = 30" >"$inc"
+	"$BUILDER" -o "$T/b.img" --hardinit "$HI" --predict "$T/b.json" "${b[@]}"
+	cmp "$T/a.img" "$T/b.img"
+	cmp "$T/a.json" "$T/b.json"
+	# The image carries another file: another prediction.
+	echo "vm.swappiness = 40" >"$T/carried.conf"
+	"$BUILDER" -o "$T/c.img" --hardinit "$HI" --predict "$T/c.json" "${b[@]}"
+	[ "$(check_json "$T/c.json")" != "$(check_json "$T/a.json")" ]
+	# hardinit predict reads no host path for it: without the image's files
+	# it says where the boot reads the include from.
+	run -1 "$HI" predict --config "$T/inc.conf" --cmdline "root=/dev/vda"
+	[[ $output == *"cannot read include"*"give --image-root DIR"* ]]
+	mkdir -p "$T/img/$(dirname "$inc")"; echo "vm.swappiness = 10" >"$T/img/$inc"
+	"$HI" predict --config "$T/inc.conf" --cmdline "root=/dev/vda" --image-root "$T/img" --output "$T/d.json"
+	[ "$(check_json "$T/d.json")" = "$(check_json "$T/a.json")" ]
+}
+
 @test "predict: a verity root is described from the devices' images as the boot describes it" {
 	[[ -n $KDIR ]] || skip "no unpacked 6.12 kernel (scripts/fetch-kernel 6.12)"
 	command -v veritysetup >/dev/null || skip "cryptsetup-bin is not installed"

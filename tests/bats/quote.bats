@@ -56,7 +56,7 @@ teardown() {
 	python3 -c 'import json, sys
 p = json.load(open(sys.argv[1]))
 print(json.dumps(dict(reversed(list(p.items()))), separators=(",", ":")))' "$T/predict.json" >"$T/oneline.json"
-	! cmp -s "$T/tool.json" "$T/predict.json"
+	run -1 cmp -s "$T/tool.json" "$T/predict.json"
 	for f in predict tool oneline; do
 		run -0 "$QUOTE" check "$NONCE" "$T/q" "$T/$f.json"
 		[[ $output == *"verified:"*"PCR 12 is the predicted"* ]]
