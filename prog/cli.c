@@ -88,8 +88,9 @@ static const char usage[] =
 "rootdelay= init= and hardinit.SECTION.KEY=VALUE overrides of the config\n"
 "(refused when they weaken a config with lock_cmdline = yes, as are the\n"
 "kernel's own words that steer the hand-off or the LSMs: init=,\n"
-"enforcing=0, selinux=0, lsm=, single, ...; hardinit(8), THE LOCK AND\n"
-"THE MEASUREMENT); hardinit.debug shows debug lines.\n"
+"enforcing=0, selinux=0, lsm=, single, ...;\n"
+"see hardinit(8), THE LOCK AND THE MEASUREMENT);\n"
+"hardinit.debug shows debug lines.\n"
 "\n"
 "See hardinit(8) and hardinit.conf(5).\n";
 
