@@ -33,6 +33,14 @@ const char *hi_handoff_program(struct boot *b);
  * root that has it (hardinit predict without --root). */
 const char *hi_handoff_named(const struct boot *b);
 
+/* The environment the real init gets: the kernel's (its HOME and TERM,
+ * and each key=value word of the command line it did not know), or under
+ * the lock (lock_cmdline = yes) only HOME and TERM: a word such as
+ * LD_PRELOAD= would reach the real init unmeasured. Fills out (cap
+ * entries, NULL-ended) and returns how many words were left out. */
+#define HANDOFF_MAX_ENV 64
+size_t hi_handoff_env(const struct boot *b, char **out, size_t cap);
+
 /* The hand-off never returns on success; on failure it returns -1 with
  * b->err set, and the runner takes the failure action. */
 int hi_handoff_exec(struct boot *b);     /* stages/handoff.c */
