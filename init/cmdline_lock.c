@@ -35,7 +35,7 @@ const struct kernel_word hi_kernel_words[] = {
 	{ "systemd.run", false, NULL, KWORD_FATAL, "systemd runs this command as root at boot" },
 	{ "systemd.mask", false, NULL, KWORD_FATAL, "systemd masks this unit (a hardening service, say)" },
 	{ "systemd.wants", false, NULL, KWORD_FATAL, "systemd starts this unit as well" },
-	{ "systemd.debug_shell", false, NULL, KWORD_FATAL,
+	{ "systemd.debug_shell", false, "0", KWORD_FATAL,
 	  "systemd opens a root shell without a password on a virtual console" },
 	{ "systemd.debug_shell", true, NULL, KWORD_FATAL,
 	  "systemd opens a root shell without a password on a virtual console" },
