@@ -54,6 +54,10 @@ struct boot {
 	char **argv;
 	char **envp;
 	const char *cmdline_text;  /* dry run: this instead of /proc/cmdline */
+	/* Where the initramfs config's includes are read: NULL in a boot (the
+	 * initramfs is /); for hardinit predict the image's own files, so a
+	 * prediction never reads the build host's. */
+	const char *image_root;
 
 	/* The SELinux file contexts (struct selabel_handle *), opened once by
 	 * the selinux stage and shared by the stages that create files. */
@@ -82,6 +86,7 @@ struct boot {
 	/* The failure action of the last config stage that finished (the
 	 * overrides applied, the lock obeyed); init/failure.c decides from it. */
 	bool config_read;
+	bool config_action_cmdline;   /* a hardinit.boot.failure_action= override set it */
 	enum failure_action config_action;
 	int config_delay;
 
@@ -102,6 +107,14 @@ struct boot {
 	 * by the stages that load it. */
 	uint8_t selinux_policy_sha256[32];
 	bool selinux_policy_hashed;        /* set by the selinux stage (with [tpm] measure) */
+	/* SELinux as the kernel has it after the selinux stage, read back, not
+	 * as the config asked: "enforcing", "permissive", or NULL when no
+	 * policy is loaded (SELinux off in the kernel, skipped, failed). */
+	const char *selinux_applied;
+	bool selinux_policy_before;        /* a policy was loaded before hardinit: not the one it measured */
+	/* The program the hand-off execs, as the measure stage extends it
+	 * (stages/handoff.c, hi_handoff_program); empty: none found. */
+	char handoff_init[BOOT_PATH_MAX];
 	uint8_t ima_policy_sha256[32];
 	bool ima_policy_loaded;            /* set by the ima stage */
 	char ima_policy[BOOT_PATH_MAX];    /* the builder's IMA policy file */

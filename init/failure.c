@@ -35,7 +35,7 @@ void hi_failure_decide(const struct boot *b, const char *failed_stage, struct fa
 	if (b->config_read) {
 		p->action = b->config_action;
 		p->delay = b->config_delay;
-		p->source = "config";
+		p->source = b->config_action_cmdline ? "command line" : "config";
 		return;
 	}
 	/* What the config stage would have read (config_load changes nothing

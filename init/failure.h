@@ -8,7 +8,7 @@
 struct failure_plan {
 	enum failure_action action;
 	int delay;               /* seconds before reboot or poweroff */
-	const char *source;      /* "config", "initramfs config", "command line", "defaults..." */
+	const char *source;      /* "config", "initramfs config", "command line" (an override set it, or no config was read), "defaults..." */
 };
 
 /* What a boot that failed in stage failed_stage does:

@@ -66,12 +66,15 @@ static const char usage[] =
 "                        /var/lib/prometheus/node-exporter/hardinit.prom)\n"
 "  predict --config FILE [--cmdline TEXT] [--root DIR] [--ima-policy FILE]\n"
 "        [--selinux-policy FILE] [--verity-data-image FILE]\n"
-"        [--verity-hash-image FILE] [--initial HEX] [--output FILE]\n"
+"        [--verity-hash-image FILE] [--initial HEX] [--image-root DIR]\n"
+"        [--output FILE]\n"
 "                        print, as JSON, the [tpm] pcr value and the event\n"
 "                        log a boot with this embedded config, command\n"
 "                        line, IMA policy, SELinux policy (the one the root\n"
 "                        loads) and verity devices will produce; --initial\n"
-"                        is the PCR before hardinit (default zeros)\n"
+"                        is the PCR before hardinit (default zeros);\n"
+"                        --image-root holds the image's files an include\n"
+"                        of the config names (no host path is read)\n"
 "  private-tmp [--dir POLYDIR] USER COMMAND [ARGS...]\n"
 "                        run COMMAND as USER with its own instance of /tmp\n"
 "                        (as pam_namespace would), for systems without PAM\n"
@@ -83,7 +86,10 @@ static const char usage[] =
 "\n"
 "Kernel command line: root= rootfstype= rootflags= ro rw rootwait\n"
 "rootdelay= init= and hardinit.SECTION.KEY=VALUE overrides of the config\n"
-"(refused when they weaken a config with lock_cmdline = yes);\n"
+"(refused when they weaken a config with lock_cmdline = yes, as are the\n"
+"kernel's own words that steer the hand-off or the LSMs: init=,\n"
+"enforcing=0, selinux=0, lsm=, single, ...;\n"
+"see hardinit(8), THE LOCK AND THE MEASUREMENT);\n"
 "hardinit.debug shows debug lines.\n"
 "\n"
 "See hardinit(8) and hardinit.conf(5).\n";
@@ -302,6 +308,24 @@ static int cmd_limits(void)
 	return 0;
 }
 
+/* COMMAND --help: that command's lines of the usage: its own (a line may
+ * show it again with other options) and the indented ones under them. */
+static int command_help(const char *cmd)
+{
+	char head[48];
+	size_t n = strlen(cmd);
+
+	snprintf(head, sizeof head, "\n  %s", cmd);
+	const char *at = strstr(usage, head);
+	if (!at || (at[3 + n] != ' ' && at[3 + n] != '\n'))
+		return 2;
+	const char *end = ++at;
+	while (strncmp(end, "  ", 2) == 0 && (end[2] == ' ' || (strncmp(end + 2, cmd, n) == 0 && end[2 + n] == ' ')))
+		end = strchr(end, '\n') + 1;
+	printf("Usage: hardinit COMMAND ...\n%.*s\nSee hardinit(8).\n", (int)(end - at), at);
+	return 0;
+}
+
 int hi_cli_main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : NULL;
@@ -311,6 +335,8 @@ int hi_cli_main(int argc, char **argv)
 		fputs(usage, cmd ? stdout : stderr);
 		return cmd ? 0 : 2;
 	}
+	if (argc > 2 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0) && command_help(cmd) == 0)
+		return 0;
 	if (strcmp(cmd, "limits") == 0)
 		return cmd_limits();
 	if (strcmp(cmd, "--version") == 0) {

@@ -20,11 +20,13 @@
 #include "config_stage.h"
 #include "early.h"
 #include "fsutil.h"
+#include "handoff.h"
 #include "ima.h"
 #include "log.h"
 #include "measure.h"
 #include "measure_event.h"
 #include "predict.h"
+#include "selinux_config.h"
 #include "selinux_types.h"
 #include "sha256.h"
 #include "sink.h"
@@ -35,7 +37,7 @@
 
 struct predict_opts {
 	const char *config, *cmdline, *root, *ima_policy, *selinux_policy;
-	const char *data_image, *hash_image, *initial, *output;
+	const char *data_image, *hash_image, *initial, *output, *image_root;
 };
 
 static int usage_error(const char *what)
@@ -56,6 +58,7 @@ static int parse(struct predict_opts *o, int argc, char **argv)
 		{ "--verity-hash-image", offsetof(struct predict_opts, hash_image) },
 		{ "--initial", offsetof(struct predict_opts, initial) },
 		{ "--output", offsetof(struct predict_opts, output) },
+		{ "--image-root", offsetof(struct predict_opts, image_root) },
 	};
 
 	for (int i = 0; i < argc; i += 2) {
@@ -126,6 +129,26 @@ static int ima_policy(struct boot *b, const char *path)
 	}
 	hi_sha256(text, len, b->ima_policy_sha256);
 	b->ima_policy_loaded = true;
+	return 0;
+}
+
+/* The mode the selinux stage will set for the policy it loads: its own
+ * decision, from the config, the kernel's enforcing= and the root's
+ * /etc/selinux/config (with --root; none without). */
+static int selinux_mode(struct boot *b, const struct predict_opts *o)
+{
+	struct selinux_file_config file;
+	struct selinux_decision d;
+	char err[CONFIG_ERR_MAX];
+
+	memset(&file, 0, sizeof file);
+	if (o->root && hi_selinux_config_read(b->newroot, &file, err, sizeof err) < 0) {
+		fprintf(stderr, "hardinit: predict: %s\n", err);
+		return -1;
+	}
+	hi_selinux_decide(&d, hi_cmdline_get(&b->cmd, "enforcing", NULL), &b->cfg, &file, true);
+	if (d.action == SEACT_LOAD)
+		b->selinux_applied = d.enforcing ? "enforcing" : "permissive";
 	return 0;
 }
 
@@ -203,7 +226,13 @@ static int predict(struct boot *b, const struct predict_opts *o)
 		if (hash_file(o->selinux_policy, SELINUX_POLICY_MAX_BYTES, b->selinux_policy_sha256, "SELinux policy") < 0)
 			return 1;
 		b->selinux_policy_hashed = true;
+		if (selinux_mode(b, o) < 0)
+			return 1;
 	}
+	/* The default hand-off: with --root, the program the boot finds there;
+	 * else the one it names first (a root that has it). */
+	const char *init = o->root ? hi_handoff_program(b) : NULL;
+	snprintf(b->handoff_init, sizeof b->handoff_init, "%s", init ? init : hi_handoff_named(b));
 	for (int i = 0; i < EV_COUNT; i++) {
 		hi_measure_event_for(b, (enum measure_event_id)i, texts[i], sizeof texts[i]);
 		ptr[i] = texts[i];
@@ -226,7 +255,10 @@ static int predict(struct boot *b, const struct predict_opts *o)
 	}
 	return write_out(o->output, out, s.len);
 failed:
-	fprintf(stderr, "hardinit: predict: %s\n", b->err[0] ? b->err : "the boot would fail");
+	fprintf(stderr, "hardinit: predict: %s%s\n", b->err[0] ? b->err : "the boot would fail",
+		strstr(b->err, "include") && !o->image_root ?
+		"; the boot reads an include of the embedded config from the image: give --image-root DIR "
+		"(the image's files at their paths; hardinit-mkinitramfs --predict passes its --add files)" : "");
 	return 1;
 }
 
@@ -242,6 +274,9 @@ int hi_predict_main(int argc, char **argv)
 	snprintf(b.newroot, sizeof b.newroot, "%s", o.root ? o.root : "/nonexistent");
 	snprintf(b.config_path, sizeof b.config_path, "%s", o.config);
 	b.cmdline_text = o.cmdline ? o.cmdline : "";
+	/* The embedded config's includes are the image's files: read from
+	 * --image-root, never from the build host's paths. */
+	b.image_root = o.image_root ? o.image_root : "/nonexistent";
 	b.argc = 1;
 	b.argv = no_args;
 	/* The stages' dry-run lines are dry-run's; predict says only what

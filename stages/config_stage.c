@@ -19,6 +19,7 @@
 
 #include "boot.h"
 #include "config.h"
+#include "cmdline_lock.h"
 #include "config_lock.h"
 #include "config_stage.h"
 #include "config_table.h"
@@ -66,7 +67,7 @@ static int load_initramfs_config(struct boot *b)
 		hi_report_add(&b->rep, "config", "file", "absent", "%s (baseline defaults apply)", b->config_path);
 		return 0;
 	}
-	return load_file(b, b->config_path, "");
+	return load_file(b, b->config_path, b->image_root ? b->image_root : "");
 }
 
 /* The root's file, on top of what the initramfs's file said. Its
@@ -123,6 +124,7 @@ static int apply_overrides(struct boot *b)
 
 	if (!b->switched)
 		b->verity_anchored = b->cfg.verity_roothash[0] != '\0';
+	b->config_action_cmdline = false;
 	for (size_t i = 0; i < b->cmd.n_overrides; i++) {
 		const char *key = b->cmd.overrides[i].key;
 		const char *value = b->cmd.overrides[i].value ? b->cmd.overrides[i].value : "";
@@ -145,8 +147,42 @@ static int apply_overrides(struct boot *b)
 			continue;
 		}
 		log_info("config: override hardinit.%s=%s applied", key, value);
+		if (strcmp(key, "boot.failure_action") == 0)
+			b->config_action_cmdline = true;
 		if (last_run(b))
 			hi_report_add(&b->rep, "config", key, "applied", "%s", value);
+	}
+	return 0;
+}
+
+/* The kernel's own words under the lock (init/cmdline_lock.c): one
+ * hardinit alone reads is ignored as a weakening hardinit.* word is; one
+ * the kernel or the real init acts on whatever hardinit does refuses the
+ * boot. */
+static int lock_kernel_words(struct boot *b)
+{
+	if (!b->cfg.lock_cmdline)
+		return 0;
+	for (size_t i = 0; i < b->cmd.n_words; i++) {
+		const struct cmdline_word *w = &b->cmd.words[i];
+		const struct kernel_word *k = hi_kernel_word_refused(w->key, w->value);
+		char word[CONFIG_NAME_MAX + 64];
+
+		if (!k)
+			continue;
+		snprintf(word, sizeof word, "%.*s%s%.64s", CONFIG_NAME_MAX, w->key, w->value ? "=" : "",
+			 w->value ? w->value : "");
+		if (k->action == KWORD_FATAL)
+			return hi_boot_error(b, "config: the kernel's %s refused under the lock (lock_cmdline = yes): %s; "
+					  "remove the word from the boot loader's command line or change the config",
+					  word, k->why);
+		/* KWORD_IGNORED: init= is the one hardinit alone reads. */
+		if (strcmp(k->key, "init") == 0)
+			b->cmd.init = NULL;
+		log_warn("config: the kernel's %s refused under the lock (lock_cmdline = yes): it %s; "
+			 "ignored: change the config file or drop lock_cmdline", word, k->why);
+		if (last_run(b))
+			hi_report_add(&b->rep, "config", w->key, "refused", "%s", w->value ? w->value : "");
 	}
 	return 0;
 }
@@ -178,6 +214,8 @@ int hi_stage_config(struct boot *b)
 	}
 	if (rc == 0)
 		rc = apply_overrides(b);
+	if (rc == 0)
+		rc = lock_kernel_words(b);
 	if (rc == 0 && last_run(b))
 		report_facts(b);
 	if (rc == 0) {

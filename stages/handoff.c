@@ -203,6 +203,22 @@ static int systemd_serialization(struct boot *b)
 	return fd;
 }
 
+size_t hi_handoff_env(const struct boot *b, char **out, size_t cap)
+{
+	size_t n = 0, dropped = 0;
+
+	for (char **e = b->envp; e && *e; e++) {
+		bool kernel_own = strncmp(*e, "HOME=", 5) == 0 || strncmp(*e, "TERM=", 5) == 0;
+		if ((b->cfg.lock_cmdline && !kernel_own) || n + 1 >= cap) {
+			dropped++;
+			continue;
+		}
+		out[n++] = *e;
+	}
+	out[n] = NULL;
+	return dropped;
+}
+
 static void try_exec(struct boot *b, const char *path)
 {
 	char *argv[HANDOFF_MAX_ARGS + 1], deserialize[32];
@@ -219,7 +235,13 @@ static void try_exec(struct boot *b, const char *path)
 		argv[n++] = b->argv[i];
 	argv[n] = NULL;
 	log_notice("handing off to %s%s", path, fd >= 0 ? " (with the initrd's start time, as systemd's initrd)" : "");
-	execve(path, argv, b->envp);
+	char *envp[HANDOFF_MAX_ENV + 1];
+	size_t dropped = hi_handoff_env(b, envp, sizeof envp / sizeof envp[0]);
+	if (dropped)
+		log_warn("%zu environment word(s) of the kernel command line not handed to %s%s", dropped, path,
+			 b->cfg.lock_cmdline ? ": the config is locked (lock_cmdline = yes); only HOME and TERM are"
+					     : " (more than the hand-off takes)");
+	execve(path, argv, envp);
 	int e = errno;
 	if (fd >= 0)
 		close(fd);
@@ -231,7 +253,7 @@ static void try_exec(struct boot *b, const char *path)
 }
 
 static const char *choose_init(struct boot *b, const char **tried, size_t *n_tried,
-			       char *script_why, size_t whylen)
+			       char *script_why, size_t whylen, bool quiet)
 {
 	const char *first[2] = { b->cmd.init, b->cfg.init[0] ? b->cfg.init : NULL };
 	char why[BOOT_PATH_MAX * 2];
@@ -244,7 +266,7 @@ static const char *choose_init(struct boot *b, const char **tried, size_t *n_tri
 		tried[(*n_tried)++] = first[i];
 		if (!init_problem(b, first[i], why, sizeof why))
 			return first[i];
-		if (!strstr(why, "hardinit itself"))
+		if (!strstr(why, "hardinit itself") && !quiet)
 			log_warn("init %s; falling back to the default list", why);
 		if (strstr(why, "interpreter") && !script_why[0])
 			snprintf(script_why, whylen, "%s", why);
@@ -255,11 +277,28 @@ static const char *choose_init(struct boot *b, const char **tried, size_t *n_tri
 			return default_inits[i];
 		/* A script there is what the kernel would run; say what it lacks. */
 		if (strstr(why, "interpreter") && !script_why[0]) {
-			log_warn("init %s", why);
+			if (!quiet)
+				log_warn("init %s", why);
 			snprintf(script_why, whylen, "%s", why);
 		}
 	}
 	return NULL;
+}
+
+const char *hi_handoff_program(struct boot *b)
+{
+	const char *tried[8];
+	size_t n_tried;
+	char script_why[BOOT_PATH_MAX * 2];
+
+	return choose_init(b, tried, &n_tried, script_why, sizeof script_why, true);
+}
+
+const char *hi_handoff_named(const struct boot *b)
+{
+	if (b->cmd.init)
+		return b->cmd.init;
+	return b->cfg.init[0] ? b->cfg.init : default_inits[0];
 }
 
 int hi_handoff_exec(struct boot *b)
@@ -267,7 +306,7 @@ int hi_handoff_exec(struct boot *b)
 	const char *tried[8];
 	size_t n_tried;
 	char script_why[BOOT_PATH_MAX * 2];
-	const char *init = choose_init(b, tried, &n_tried, script_why, sizeof script_why);
+	const char *init = choose_init(b, tried, &n_tried, script_why, sizeof script_why, false);
 
 	if (b->mode == MODE_DRY_RUN) {
 		log_info("dry run: would exec %s with %d argument(s) from the kernel", init ? init : "(no init found)", b->argc - 1);
@@ -287,7 +326,12 @@ int hi_handoff_exec(struct boot *b)
 		close_other_fds();
 		try_exec(b, init);
 		hi_log_open_kmsg(b->dev);
-		/* The chosen init failed at exec: give the rest of the list a chance. */
+		/* The chosen init failed at exec: give the rest of the list a
+		 * chance, unless the measured hand-off named it: another
+		 * program would run under a PCR that says this one. */
+		if (b->handoff_init[0] && strcmp(b->handoff_init, init) == 0)
+			return hi_boot_error(b, "cannot execute %s, the measured hand-off; no other init is tried, "
+					  "since the PCR names this one: fix it in the root", init);
 		for (size_t i = 0; i < sizeof default_inits / sizeof default_inits[0]; i++)
 			if (strcmp(default_inits[i], init) != 0 && usable(b, default_inits[i]))
 				try_exec(b, default_inits[i]);

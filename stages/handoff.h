@@ -24,6 +24,23 @@ long hi_handoff_systemd_serialization(char *out, size_t cap, uint64_t start_ns, 
  * systemd: a file named "systemd". Only systemd is given the arguments. */
 bool hi_handoff_is_systemd(struct boot *b, const char *init);
 
+/* The program the hand-off will exec: init= (unless the lock refused it),
+ * [boot] init, then the kernel's list (/sbin/init, ...), the first the
+ * root can run; NULL when none can. Quiet: the hand-off says why. */
+const char *hi_handoff_program(struct boot *b);
+
+/* The first of those named, whatever the root holds: the hand-off of a
+ * root that has it (hardinit predict without --root). */
+const char *hi_handoff_named(const struct boot *b);
+
+/* The environment the real init gets: the kernel's (its HOME and TERM,
+ * and each key=value word of the command line it did not know), or under
+ * the lock (lock_cmdline = yes) only HOME and TERM: a word such as
+ * LD_PRELOAD= would reach the real init unmeasured. Fills out (cap
+ * entries, NULL-ended) and returns how many words were left out. */
+#define HANDOFF_MAX_ENV 64
+size_t hi_handoff_env(const struct boot *b, char **out, size_t cap);
+
 /* The hand-off never returns on success; on failure it returns -1 with
  * b->err set, and the runner takes the failure action. */
 int hi_handoff_exec(struct boot *b);     /* stages/handoff.c */

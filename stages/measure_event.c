@@ -39,6 +39,43 @@ static void config_event(const struct boot *b, char *out, size_t cap)
 	hi_measure_event_text(out, cap, hi_measure_event_names[EV_CONFIG], d);
 }
 
+/* The hand-off: hardinit's version, then the digest of the program and
+ * the words of the command line that go to it (init's argv: every bare
+ * word without a dot and every word after "--", a superset of what the
+ * kernel passes on), each ended by a NUL. Any other program or word gives
+ * another digest. */
+static void handoff_event(const struct boot *b, char *out, size_t cap)
+{
+	struct sha256 ctx;
+	uint8_t d[SHA256_BYTES];
+	char hex[SHA256_HEX];
+	const char *init = b->handoff_init[0] ? b->handoff_init : "";
+
+	hi_sha256_init(&ctx);
+	hi_sha256_update(&ctx, init, strlen(init) + 1);
+	for (size_t i = 0; i < b->cmd.n_init_args; i++)
+		hi_sha256_update(&ctx, b->cmd.init_args[i], strlen(b->cmd.init_args[i]) + 1);
+	hi_sha256_final(&ctx, d);
+	snprintf(out, cap, "hardinit:%s:%s:%s", hi_measure_event_names[EV_HANDOFF], HARDINIT_VERSION,
+		 hi_hex_encode(hex, d, 32));
+}
+
+/* SELinux as applied: the mode the kernel holds and the policy hardinit
+ * loaded, "disabled" when no policy is loaded. */
+static void selinux_event(const struct boot *b, char *out, size_t cap)
+{
+	const char *name = hi_measure_event_names[EV_SELINUX];
+	char hex[SHA256_HEX];
+
+	if (!b->selinux_applied)
+		snprintf(out, cap, "hardinit:%s:disabled", name);
+	else if (b->selinux_policy_before || !b->selinux_policy_hashed)
+		snprintf(out, cap, "hardinit:%s:%s:loaded-before-hardinit", name, b->selinux_applied);
+	else
+		snprintf(out, cap, "hardinit:%s:%s:%s", name, b->selinux_applied,
+			 hi_hex_encode(hex, b->selinux_policy_sha256, 32));
+}
+
 void hi_measure_event_for(const struct boot *b, enum measure_event_id id, char *out, size_t cap)
 {
 	const char *name = hi_measure_event_names[id];
@@ -59,16 +96,13 @@ void hi_measure_event_for(const struct boot *b, enum measure_event_id id, char *
 		config_event(b, out, cap);
 		return;
 	case EV_SELINUX:
-		if (b->selinux_policy_hashed)
-			hi_measure_event_text(out, cap, name, b->selinux_policy_sha256);
-		else
-			snprintf(out, cap, "hardinit:%s:none", name);
+		selinux_event(b, out, cap);
 		return;
 	case EV_HANDOFF:
 	case EV_COUNT:
 		break;
 	}
-	snprintf(out, cap, "hardinit:%s:%s", hi_measure_event_names[EV_HANDOFF], HARDINIT_VERSION);
+	handoff_event(b, out, cap);
 }
 
 void hi_measure_replay_texts(const char *const *texts, size_t n, const uint8_t start[32], uint8_t value[32])

@@ -26,8 +26,9 @@ void hi_measure_event_text(char *out, size_t cap, const char *name, const uint8_
 /* The text of event id from what the boot b holds: the IMA policy the ima
  * stage loaded (its sha256, or "none"), the verity setup the verity stage
  * described ("none": / is not on verity), the effective config
- * (config_format's text, hashed), the SELinux policy the selinux stage
- * loaded, the version. The one home of what is measured: the measuring
+ * (config_format's text, hashed), SELinux as the selinux stage left it (the
+ * mode read back and the policy's sha256, or "disabled"), the hand-off (the
+ * version, and the sha256 of b->handoff_init and init's words). The one home of what is measured: the measuring
  * thread (stages/measure_queue.c) extends it, hardinit predict
  * (prog/predict.c) computes the PCR from it. */
 void hi_measure_event_for(const struct boot *b, enum measure_event_id id, char *out, size_t cap);

@@ -38,6 +38,7 @@
 
 #include "boot.h"
 #include "fsutil.h"
+#include "handoff.h"
 #include "log.h"
 #include "measure_event.h"
 #include "measure_queue.h"
@@ -414,7 +415,10 @@ int hi_measure_queue_finish(struct boot *b)
 	if (!q->started)
 		return 0;
 	/* Whatever an earlier stage did not queue (a mode without it), in
-	 * the same order, then the last event. */
+	 * the same order, then the last event: the program the hand-off
+	 * will exec. */
+	const char *init = hi_handoff_program(b);
+	snprintf(b->handoff_init, sizeof b->handoff_init, "%s", init ? init : "");
 	hi_measure_queue_events(b, MEASURE_ROOT_EVENTS | MEASURE_POLICY_EVENTS | MEASURE_HANDOFF_EVENT);
 	pthread_mutex_lock(&q->lock);
 	q->closed = true;

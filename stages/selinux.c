@@ -435,6 +435,7 @@ static int dry_run(struct boot *b, const struct selinux_decision *d,
 		 d->enforcing ? "enforcing" : "permissive", b->cfg.n_booleans,
 		 b->cfg.selinux_relabel ? "relabel /dev, /dev/shm, /run" : "not relabel");
 	hi_report_add(&b->rep, "selinux", "load", "skipped", "dry run: %s", pc.path);
+	b->selinux_applied = d->enforcing ? "enforcing" : "permissive";
 	return 0;
 }
 
@@ -485,6 +486,7 @@ int hi_stage_selinux(struct boot *b)
 		/* An earlier loader did it (init= after an initramfs that loaded
 		 * one): keep it, set the mode and booleans over it. */
 		hi_report_add(&b->rep, "selinux", "policy", "already", "a policy was loaded before hardinit");
+		b->selinux_policy_before = true;
 	} else if (!found) {
 		char reason[BOOT_ERR_MAX];
 		no_policy_reason(&pc, kernel_max, reason, sizeof reason);
@@ -496,6 +498,9 @@ int hi_stage_selinux(struct boot *b)
 	}
 	if (set_mode(b, &d) < 0)
 		return -1;
+	/* What the measure stage extends: the kernel's mode, read back. */
+	int now = security_getenforce();
+	b->selinux_applied = now == 1 ? "enforcing" : now == 0 ? "permissive" : NULL;
 	uint64_t bool_start = hi_boottime_ns();
 	set_booleans(b);
 	if (b->cfg.n_booleans) {

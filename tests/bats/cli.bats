@@ -19,6 +19,17 @@ setup() {
 	[[ $output == *"hardinit.conf(5)"* ]]
 }
 
+@test "every command's --help prints its lines of the usage and exits 0" {
+	for c in check-config config-set dry-run audit predict private-tmp limits; do
+		run "$HARDINIT" "$c" --help
+		[ "$status" -eq 0 ] || { echo "$c: $output"; false; }
+		[[ $output == *"  $c"* ]] || { echo "$c: $output"; false; }
+		[[ $output == *"See hardinit(8)."* ]]
+	done
+	run "$HARDINIT" predict -h
+	[ "$status" -eq 0 ] && [[ $output == *"--selinux-policy FILE"* ]] && [[ $output != *"  audit"* ]]
+}
+
 @test "--version prints the version of debian/changelog, its one home" {
 	run "$HARDINIT" --version
 	[ "$status" -eq 0 ]
@@ -70,6 +81,28 @@ setup() {
 	run "$HARDINIT" dry-run --config "$SRC/config/baseline.conf" --cmdline "quiet"
 	[ "$status" -eq 1 ]
 	[[ $output == *"root= is missing"* ]]
+}
+
+@test "dry-run: under the appliance profile's lock the kernel's own steering words are refused as hardinit.* ones are" {
+	# init=: hardinit alone reads it, so it is ignored, as hardinit.boot.init= is.
+	run "$HARDINIT" dry-run --config "$SRC/config/appliance.conf" --cmdline "root=/dev/vda init=/bin/sh"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[[ $output == *"the kernel's init=/bin/sh refused under the lock"* ]]
+	[[ $output != *"would exec /bin/sh"* ]]
+	[[ $output == *"config     init                                 refused  /bin/sh"* ]]
+	# The kernel or the real init acts on these whatever hardinit does:
+	# the boot is refused, with the failure action.
+	for w in enforcing=0 selinux=0 security=apparmor lsm=yama single emergency systemd.unit=rescue.target "-- x"; do
+		run "$HARDINIT" dry-run --config "$SRC/config/appliance.conf" --cmdline "root=/dev/vda $w"
+		[ "$status" -eq 1 ] || { echo "$w: $output"; false; }
+		[[ $output == *"refused under the lock (lock_cmdline = yes)"* ]] || { echo "$w: $output"; false; }
+		[[ $output == *"failure action: reboot"* ]]
+	done
+	# What builds a SELinux boot stays allowed; unlocked, the words stand.
+	run "$HARDINIT" dry-run --config "$SRC/config/appliance.conf" --cmdline "root=/dev/vda security=selinux enforcing=1"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	run "$HARDINIT" dry-run --config "$SRC/config/baseline.conf" --cmdline "root=/dev/vda init=/bin/sh enforcing=0"
+	[[ $output == *"would exec /bin/sh"* ]]
 }
 
 # A fake system for audit: /proc/sys values, PID 1's status and mountinfo.

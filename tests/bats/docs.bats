@@ -246,6 +246,20 @@ doc_make_targets() {
 		sed -E 's/^`?make( [A-Z_]+=[^[:space:]`]*)* //' | sort -u
 }
 
+@test "docs: every man page section the docs, the schemas, the scripts and --help cite exists" {
+	local n=0 f cite page sec
+	while IFS=: read -r f cite; do
+		page=${cite%%(*}
+		sec=${cite#*), }
+		[[ -f $REPO/man/$page.${cite:${#page}+1:1} ]] || continue
+		grep -qE "^\.SH \"?$sec" "$REPO/man/$page.${cite:${#page}+1:1}" ||
+			{ echo "$f cites $cite: man/$page has no section $sec"; false; }
+		n=$((n + 1))
+	done < <(grep -oE '[a-z-]+\([0-9]\), [A-Z][A-Z]+( [A-Z]+)*' -r "$REPO/README.md" "$REPO/man" "$REPO/contrib" \
+		"$REPO/prog/cli.c" "$REPO/initramfs/hardinit-mkinitramfs" | sed 's/ *$//')
+	[ "$n" -ge 5 ]
+}
+
 @test "docs: every make target README.md, the man pages, tests/vm/README.md and doc/ name is a rule of the Makefile" {
 	local f t bad='' n=0
 	for f in $(doc_files); do

@@ -34,7 +34,8 @@ predict() {
 @test "dry-run: without the lock the command line's failure action is taken" {
 	conf no
 	predict "root=/dev/vda hardinit.boot.failure_action=poweroff"
-	[[ $output == *"would take the failure action: poweroff"* ]]
+	# Said to come from where it came from: the command line's override.
+	[[ $output == *"would take the failure action: poweroff (from the command line)"* ]]
 }
 
 @test "dry-run: a malformed command line (empty root=) still takes the config's action" {

@@ -67,9 +67,13 @@ print(next(e["text"] for e in json.load(open(sys.argv[1]))["events"] if e["name"
 		jsonschema.Draft202012Validator(schema).validate(json.load(open(sys.argv[2])))
 	PY
 	[ "$(event "$T/a.json" ima-policy)" = "hardinit:ima-policy:$(sha256sum <"$REPO/config/ima-policy.example" | cut -d' ' -f1)" ]
-	[ "$(event "$T/a.json" selinux-policy)" = "hardinit:selinux-policy:$(sha256sum <"$POLICY" | cut -d' ' -f1)" ]
+	# SELinux as the boot applies it: the strict profile follows the
+	# root's config, and with no root given the policy loads permissive.
+	[ "$(event "$T/a.json" selinux-policy)" = "hardinit:selinux-policy:permissive:$(sha256sum <"$POLICY" | cut -d' ' -f1)" ]
 	[ "$(event "$T/a.json" verity-root-hash)" = "hardinit:verity-root-hash:none" ]
-	[ "$(event "$T/a.json" handoff)" = "hardinit:handoff:$("$HI" --version | cut -d' ' -f2)" ]
+	# The hand-off: the version, then sha256 of the program and init's
+	# words, each NUL-ended (root=/dev/vda hands init no word).
+	[ "$(event "$T/a.json" handoff)" = "hardinit:handoff:$("$HI" --version | cut -d' ' -f2):$(printf '/sbin/init\0' | sha256sum | cut -d' ' -f1)" ]
 	# The config's digest is checked against the booted guest's
 	# /run/hardinit/config in tests/vm/measure.bats.
 	# The strict profile leaves [tpm] pcr: the PCR is hardinit's default.
@@ -104,10 +108,70 @@ print(next(e["text"] for e in json.load(open(sys.argv[1]))["events"] if e["name"
 	v=$(check_json "$T/e.json"); [ "$v" != "$a" ]
 	"$HI" predict --config "$REPO/config/strict.conf" --ima-policy "$REPO/config/ima-policy.example" \
 		--cmdline "root=/dev/vda" --output "$T/f.json"
-	[ "$(event "$T/f.json" selinux-policy)" = "hardinit:selinux-policy:none" ]
+	[ "$(event "$T/f.json" selinux-policy)" = "hardinit:selinux-policy:disabled" ]
 	# A PCR a UKI's stub extended before hardinit.
 	"$HI" predict "${same[@]}" --initial "$(printf '%064d' 1)" --output "$T/g.json"
 	v=$(check_json "$T/g.json"); [ "$v" != "$a" ]
+}
+
+@test "predict: another hand-off or SELinux state than the built one is another PCR; under the lock, the kernel's init= is not" {
+	local -a same=(--config "$REPO/config/strict.conf" --selinux-policy "$POLICY")
+	local a v
+	"$HI" predict "${same[@]}" --cmdline "root=/dev/vda" --output "$T/a.json"
+	a=$(check_json "$T/a.json")
+	# The kernel's init=: the program handed off to.
+	"$HI" predict "${same[@]}" --cmdline "root=/dev/vda init=/bin/sh" --output "$T/b.json"
+	v=$(check_json "$T/b.json"); [ "$v" != "$a" ]
+	[ "$(event "$T/b.json" handoff)" != "$(event "$T/a.json" handoff)" ]
+	# A word the kernel hands init (single: a rescue shell).
+	"$HI" predict "${same[@]}" --cmdline "root=/dev/vda single" --output "$T/c.json"
+	v=$(check_json "$T/c.json"); [ "$v" != "$a" ]
+	# enforcing=1: the mode the kernel holds, not only the policy.
+	"$HI" predict "${same[@]}" --cmdline "root=/dev/vda enforcing=1" --output "$T/d.json"
+	v=$(check_json "$T/d.json"); [ "$v" != "$a" ]
+	[[ $(event "$T/d.json" selinux-policy) == "hardinit:selinux-policy:enforcing:"* ]]
+	# The root's /etc/selinux/config decides the mode under mode = config.
+	mkdir -p "$T/root/etc/selinux" "$T/root/sbin"
+	printf 'SELINUX=enforcing\nSELINUXTYPE=default\n' >"$T/root/etc/selinux/config"
+	printf '#!/bin/sh\n' >"$T/root/sbin/init"; chmod +x "$T/root/sbin/init"
+	"$HI" predict "${same[@]}" --cmdline "root=/dev/vda" --root "$T/root" --output "$T/e.json"
+	[ "$(event "$T/e.json" selinux-policy)" = "$(event "$T/d.json" selinux-policy)" ]
+	# The appliance profile locks the command line: init= is ignored there,
+	# the prediction is the built hand-off's, and enforcing=0 is no boot.
+	"$HI" predict --config "$REPO/config/appliance.conf" --cmdline "root=/dev/vda" --output "$T/f.json"
+	"$HI" predict --config "$REPO/config/appliance.conf" --cmdline "root=/dev/vda init=/bin/sh" --output "$T/g.json"
+	[ "$(check_json "$T/f.json")" = "$(check_json "$T/g.json")" ]
+	run -1 "$HI" predict --config "$REPO/config/appliance.conf" --selinux-policy "$POLICY" \
+		--cmdline "root=/dev/vda security=selinux enforcing=0"
+	[[ $output == *"enforcing=0 refused under the lock"* ]]
+}
+
+@test "predict: an include of the embedded config is read from the file the image carries, not the build host's path" {
+	local inc=$T/host/etc/sysctl.d/90-site.conf
+	mkdir -p "$(dirname "$inc")"
+	sed "s|^\[sysctl\]\$|&\ninclude = $inc|" "$REPO/config/strict.conf" >"$T/inc.conf"
+	grep -qx "include = $inc" "$T/inc.conf"
+	echo "vm.swappiness = 10" >"$T/carried.conf"
+	local -a b=(--config "$T/inc.conf" --add "$T/carried.conf:$inc" --predict-cmdline "root=/dev/vda")
+	# The host's file at that path holds one thing, then another: the
+	# images are the same bytes, and so are their predictions.
+	echo "vm.swappiness = 20" >"$inc"
+	"$BUILDER" -o "$T/a.img" --hardinit "$HI" --predict "$T/a.json" "${b[@]}"
+	echo "vm.swappiness = 30" >"$inc"
+	"$BUILDER" -o "$T/b.img" --hardinit "$HI" --predict "$T/b.json" "${b[@]}"
+	cmp "$T/a.img" "$T/b.img"
+	cmp "$T/a.json" "$T/b.json"
+	# The image carries another file: another prediction.
+	echo "vm.swappiness = 40" >"$T/carried.conf"
+	"$BUILDER" -o "$T/c.img" --hardinit "$HI" --predict "$T/c.json" "${b[@]}"
+	[ "$(check_json "$T/c.json")" != "$(check_json "$T/a.json")" ]
+	# hardinit predict reads no host path for it: without the image's files
+	# it says where the boot reads the include from.
+	run -1 "$HI" predict --config "$T/inc.conf" --cmdline "root=/dev/vda"
+	[[ $output == *"cannot read include"*"give --image-root DIR"* ]]
+	mkdir -p "$T/img/$(dirname "$inc")"; echo "vm.swappiness = 10" >"$T/img/$inc"
+	"$HI" predict --config "$T/inc.conf" --cmdline "root=/dev/vda" --image-root "$T/img" --output "$T/d.json"
+	[ "$(check_json "$T/d.json")" = "$(check_json "$T/a.json")" ]
 }
 
 @test "predict: a verity root is described from the devices' images as the boot describes it" {

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cmdline.h"
+#include "cmdline_lock.h"
 #include "tap.h"
 
 static struct cmdline c;
@@ -122,6 +123,40 @@ static void test_root_spec(void)
 	tap_ok(hi_root_spec_parse(&r, longv, err, sizeof err) < 0, "overlong label rejected");
 }
 
+/* The kernel's own words under the lock: each decided, with its reason. */
+static void test_kernel_words(void)
+{
+	const struct kernel_word *k;
+
+	k = hi_kernel_word_refused("init", "/bin/sh");
+	tap_ok(k && k->action == KWORD_IGNORED, "init= is refused and ignored: hardinit alone reads it");
+	k = hi_kernel_word_refused("enforcing", "0");
+	tap_ok(k && k->action == KWORD_FATAL, "enforcing=0 refuses the boot: the kernel applied it");
+	tap_ok(!hi_kernel_word_refused("enforcing", "1"), "enforcing=1 is allowed");
+	tap_ok(hi_kernel_word_refused("selinux", "0") && !hi_kernel_word_refused("selinux", "1"), "selinux=0 refused, 1 allowed");
+	tap_ok(!hi_kernel_word_refused("security", "selinux"), "security=selinux (Debian's SELinux boot) is allowed");
+	tap_ok(hi_kernel_word_refused("security", "apparmor") != NULL, "security= naming another LSM is refused");
+	tap_ok(hi_kernel_word_refused("lsm", "selinux") != NULL, "lsm= is refused whatever it lists");
+	tap_ok(hi_kernel_word_refused("apparmor", "0") != NULL, "apparmor=0 is refused");
+	tap_ok(hi_kernel_word_refused("ima_appraise", "log") && !hi_kernel_word_refused("ima_appraise", "enforce"),
+	       "ima_appraise=log refused, enforce allowed");
+	tap_ok(hi_kernel_word_refused("single", NULL) && hi_kernel_word_refused("emergency", NULL) &&
+	       hi_kernel_word_refused("1", NULL) && hi_kernel_word_refused("-b", NULL),
+	       "the rescue and emergency words are refused");
+	tap_ok(hi_kernel_word_refused("--", NULL) != NULL, "-- (init's argv follows) is refused");
+	tap_ok(hi_kernel_word_refused("systemd.unit", "rescue.target") && hi_kernel_word_refused("systemd.debug_shell", NULL),
+	       "systemd.unit= and systemd.debug_shell are refused");
+	tap_ok(!hi_kernel_word_refused("rdinit", "/init") && !hi_kernel_word_refused("lockdown", "integrity") &&
+	       !hi_kernel_word_refused("module.sig_enforce", "0"), "rdinit=, lockdown=, module.sig_enforce= are allowed");
+	tap_ok(!hi_kernel_word_refused("quiet", NULL) && !hi_kernel_word_refused("root", "/dev/vda"),
+	       "a word outside the table is not refused");
+	tap_ok(!hi_kernel_word_refused("single", "1"), "a row matches its form only (bare or key=value)");
+	bool reasons = true;
+	for (size_t i = 0; i < hi_kernel_n_words; i++)
+		reasons = reasons && hi_kernel_words[i].why && strlen(hi_kernel_words[i].why) > 10;
+	tap_ok(reasons, "every row has its reason");
+}
+
 int main(void)
 {
 	test_root_options();
@@ -129,5 +164,6 @@ int main(void)
 	test_init_words();
 	test_hostile();
 	test_root_spec();
+	test_kernel_words();
 	return tap_done();
 }

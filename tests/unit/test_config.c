@@ -699,6 +699,23 @@ static void test_stage(void)
 	tap_streq(report_status("debug"), "(none)", "stage: hardinit.debug is left to the runner");
 	tap_streq(report_status("file"), "ok", "stage: file reported");
 
+	/* The kernel's own words under the lock (init/cmdline_lock.c). */
+	boot_reset(path, "root=/dev/vda init=/bin/sh");
+	tap_ok(hi_stage_config(&b) == 0 && b.cmd.init == NULL, "stage: locked, the kernel's init= is ignored");
+	tap_streq(report_status("init"), "refused", "stage: the kernel's init= reported refused");
+	boot_reset(path, "root=/dev/vda security=selinux enforcing=0");
+	tap_ok(hi_stage_config(&b) == -1, "stage: locked, the kernel's enforcing=0 refuses the boot");
+	tap_contains(b.err, "enforcing=0 refused under the lock", "stage: the error names the word and the lock");
+	boot_reset(path, "root=/dev/vda single");
+	tap_ok(hi_stage_config(&b) == -1, "stage: locked, single (a rescue shell) refuses the boot");
+	char unlocked[200];
+	snprintf(unlocked, sizeof unlocked, "%s/unlocked.conf", root);
+	write_file(unlocked, "[selinux]\nmode = enforcing\n");
+	boot_reset(unlocked, "root=/dev/vda init=/bin/sh enforcing=0 single");
+	tap_ok(hi_stage_config(&b) == 0 && b.cmd.init && strcmp(b.cmd.init, "/bin/sh") == 0,
+	       "stage: unlocked, the kernel's words stand");
+	unlink(unlocked);
+
 	write_file(path, "[boot]\nfailure_action = poweroff\n\n[selinux]\nmode = enforcin\n");
 	boot_reset(path, "");
 	tap_ok(hi_stage_config(&b) == -1, "stage: a config error is fatal");

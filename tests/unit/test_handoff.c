@@ -49,8 +49,29 @@ static void test_is_systemd(void)
 	fixture_rmtree(root);
 }
 
+/* The real init's environment: the kernel's, or under the lock only its
+ * own HOME and TERM (a command-line LD_PRELOAD= must not reach it). */
+static void test_env(void)
+{
+	static struct boot b;
+	static char *kernel_env[] = { "HOME=/", "TERM=linux", "LD_PRELOAD=/x.so", "BOOT_IMAGE=/vmlinuz", NULL };
+	char *out[HANDOFF_MAX_ENV + 1];
+
+	memset(&b, 0, sizeof b);
+	b.envp = kernel_env;
+	tap_ok(hi_handoff_env(&b, out, HANDOFF_MAX_ENV + 1) == 0 && out[2] && strcmp(out[2], "LD_PRELOAD=/x.so") == 0 &&
+	       out[4] == NULL, "unlocked: the kernel's environment, as it gave it");
+	b.cfg.lock_cmdline = true;
+	tap_ok(hi_handoff_env(&b, out, HANDOFF_MAX_ENV + 1) == 2, "locked: two words left out");
+	tap_ok(out[0] && strcmp(out[0], "HOME=/") == 0 && out[1] && strcmp(out[1], "TERM=linux") == 0 && !out[2],
+	       "locked: only HOME and TERM");
+	b.cfg.lock_cmdline = false;
+	tap_ok(hi_handoff_env(&b, out, 3) == 2 && out[2] == NULL, "bounded: what does not fit is left out");
+}
+
 int main(void)
 {
+	test_env();
 	test_serialization();
 	test_is_systemd();
 	return tap_done();

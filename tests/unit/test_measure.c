@@ -181,6 +181,53 @@ static void test_event_text(void)
 		  "event data: hardinit:NAME:sha256 of the content");
 }
 
+/* The SELinux and hand-off events say what was applied: a boot whose
+ * SELinux mode, policy, hand-off program or init's words differ from the
+ * built one extends another text, so its PCR differs from the prediction. */
+static void test_applied_events(void)
+{
+	static struct boot b;
+	char base[TPM_EVENT_MAX], text[TPM_EVENT_MAX];
+
+	memset(&b, 0, sizeof b);
+	hi_measure_event_for(&b, EV_SELINUX, text, sizeof text);
+	tap_streq(text, "hardinit:selinux-policy:disabled", "selinux: no policy loaded: disabled");
+	hi_sha256("policy", 6, b.selinux_policy_sha256);
+	b.selinux_policy_hashed = true;
+	b.selinux_applied = "enforcing";
+	hi_measure_event_for(&b, EV_SELINUX, base, sizeof base);
+	tap_contains(base, "hardinit:selinux-policy:enforcing:", "selinux: the mode read back, then the policy's digest");
+	b.selinux_applied = "permissive";
+	hi_measure_event_for(&b, EV_SELINUX, text, sizeof text);
+	tap_ok(strcmp(text, base) != 0 && strstr(text, ":permissive:"), "selinux: permissive is another event");
+	b.selinux_applied = "enforcing";
+	b.selinux_policy_before = true;
+	hi_measure_event_for(&b, EV_SELINUX, text, sizeof text);
+	tap_streq(text, "hardinit:selinux-policy:enforcing:loaded-before-hardinit",
+		  "selinux: a policy loaded before hardinit is not the measured one");
+
+	char err[128];
+	tap_ok(hi_cmdline_parse(&b.cmd, "root=/dev/vda", 13, err, sizeof err) == 0, "handoff: a plain command line");
+	snprintf(b.handoff_init, sizeof b.handoff_init, "/sbin/init");
+	hi_measure_event_for(&b, EV_HANDOFF, base, sizeof base);
+	/* sha256("/sbin/init\0"), as a verifier recomputes it */
+	uint8_t d[32];
+	char hex[SHA256_HEX], want[TPM_EVENT_MAX];
+	hi_sha256("/sbin/init", 11, d);
+	snprintf(want, sizeof want, "hardinit:handoff:%s:%s", HARDINIT_VERSION, hi_hex_encode(hex, d, 32));
+	tap_streq(base, want, "handoff: the version, then the digest of the program and its words, each NUL-ended");
+	snprintf(b.handoff_init, sizeof b.handoff_init, "/bin/sh");
+	hi_measure_event_for(&b, EV_HANDOFF, text, sizeof text);
+	tap_ok(strcmp(text, base) != 0, "handoff: another program is another event");
+	snprintf(b.handoff_init, sizeof b.handoff_init, "/sbin/init");
+	tap_ok(hi_cmdline_parse(&b.cmd, "root=/dev/vda single", 20, err, sizeof err) == 0, "handoff: a word for init");
+	hi_measure_event_for(&b, EV_HANDOFF, text, sizeof text);
+	tap_ok(strcmp(text, base) != 0, "handoff: a word init is handed is another event");
+	tap_ok(hi_cmdline_parse(&b.cmd, "root=/dev/vda -- x", 18, err, sizeof err) == 0, "handoff: words after --");
+	hi_measure_event_for(&b, EV_HANDOFF, text, sizeof text);
+	tap_ok(strcmp(text, base) != 0, "handoff: words after -- are another event");
+}
+
 /* A complete log of PCR pcr from the initial word init, the events'
  * texts those of names[] with suffix "aa", each line's sha256 digest that
  * of its text unless edit_at (1-based) names one whose text is changed
@@ -384,6 +431,7 @@ int main(void)
 	test_replay();
 	test_ima_rules();
 	test_event_text();
+	test_applied_events();
 	test_log_check();
 	test_replay_log();
 	test_stages();

@@ -31,7 +31,11 @@ quote_root() {
 	rm -rf "$q" && cp -a "$dir/root" "$q"
 	mkdir -p "$q/usr/bin" "$q/lib64" "$q/lib/x86_64-linux-gnu"
 	install -m 0755 "$(readlink -f "$(command -v tpm2)")" "$q/usr/bin/tpm2"
-	for t in tpm2_createek tpm2_createak tpm2_quote tpm2_flushcontext; do ln -sf tpm2 "$q/usr/bin/$t"; done
+	for t in tpm2_createek tpm2_createak tpm2_quote tpm2_flushcontext tpm2_evictcontrol tpm2_readpublic; do
+		ln -sf tpm2 "$q/usr/bin/$t"
+	done
+	# Another program to hand off to (init=), the same test init.
+	install -m 0755 "$q/sbin/init" "$q/sbin/other-init"
 	install -m 0755 "$HARDINIT_SRC/contrib/hardinit-quote" "$q/usr/bin/hardinit-quote"
 	for lib in $(ldd "$(command -v tpm2)" | awk '$3 ~ /^\// { print $3 }') \
 		/usr/lib/x86_64-linux-gnu/libtss2-tcti-device.so.0; do
@@ -219,9 +223,11 @@ expected_pcr() {
 		policy = open(sys.argv[2], "rb").read()
 		ima = open(sys.argv[3], "rb").read()
 		h = lambda b: hashlib.sha256(b).hexdigest()
+		# SELinux as applied (the config's permissive, read back), and the
+		# hand-off: /sbin/init with no word for init, NUL-ended.
 		events = ["hardinit:ima-policy:" + h(ima), "hardinit:verity-root-hash:none",
-		          "hardinit:config:" + sys.argv[1], "hardinit:selinux-policy:" + h(policy),
-		          "hardinit:handoff:" + sys.argv[4]]
+		          "hardinit:config:" + sys.argv[1], "hardinit:selinux-policy:permissive:" + h(policy),
+		          "hardinit:handoff:" + sys.argv[4] + ":" + h(b"/sbin/init\0")]
 		pcr = bytes(32)
 		for e in events:
 		    pcr = hashlib.sha256(pcr + hashlib.sha256(e.encode()).digest()).digest()
@@ -341,6 +347,34 @@ for e in json.load(open(sys.argv[1]))["events"]: print(e["text"])' "$MDIR/strict
 	PY
 	run -1 "$HARDINIT_SRC/contrib/hardinit-quote" check "$NONCE" "$q.bad" "$MDIR/strict.json"
 	[[ $output == *"the quote does not verify"* ]]
+}
+
+# The measured hand-off: the strict image (no lock) booted with the
+# kernel's init= naming another program. The PCR is not the built boot's,
+# so the remote check fails; it is the prediction of that other hand-off.
+@test "with swtpm: a boot handed off to another program (init=) reaches another PCR, and the quote check fails" {
+	vm_swtpm_start "$BATS_TEST_TMPDIR/swtpm"
+	local log=$BATS_TEST_TMPDIR/otherinit.log q=$BATS_TEST_TMPDIR/quote got
+	vm_boot "$log" --timeout 300 --initrd "$MDIR/strict.img" --disk "$MDIR/qroot.img" \
+		--append "$SEL $STRICT_WORDS init=/sbin/other-init" -- "${VM_TPM_ARGS[@]}"
+	vm_assert_done "$log"
+	got=$(vm_section "$log" TPM | sed -n 's/^pcr=//p' | tr 'A-F' 'a-f')
+	echo "pcr from sysfs: $got; the built boot's: $(predicted "$MDIR/strict.json")"
+	[ -n "$got" ] && [ "$got" != "$(predicted "$MDIR/strict.json")" ]
+	# Only the hand-off event differs from the built boot's.
+	diff <(vm_section "$log" EVENTS | grep -v '^hardinit:handoff:') <(python3 -c 'import json, sys
+for e in json.load(open(sys.argv[1]))["events"]:
+    if e["name"] != "handoff": print(e["text"])' "$MDIR/strict.json")
+	mkdir -p "$q"
+	vm_section "$log" QUOTE | grep -v '^hardinit-quote:' | tr -d ' \r\n' | base64 -d | tar -C "$q" -xf -
+	run -1 "$HARDINIT_SRC/contrib/hardinit-quote" check "$NONCE" "$q" "$MDIR/strict.json"
+	[[ $output == *"is not the one that was built"* ]]
+	# What was applied is what is measured: the prediction of that hand-off.
+	"$HARDINIT_SRC/build/hardinit" predict --config "$HARDINIT_SRC/config/strict.conf" \
+		--ima-policy "$HARDINIT_SRC/config/ima-policy.example" --selinux-policy "$POLICY" \
+		--cmdline "$SEL $STRICT_WORDS init=/sbin/other-init" --output "$q/other.json"
+	[ "$(predicted "$q/other.json")" = "$got" ]
+	run -0 "$HARDINIT_SRC/contrib/hardinit-quote" check "$NONCE" "$q" "$q/other.json"
 }
 
 @test "without a TPM the boot goes on and the report says so" {

@@ -1,0 +1,80 @@
+/* The kernel's own command-line words under the lock: a boot loader whose
+ * command line an attacker can edit must not steer the hand-off or the
+ * LSMs by the kernel's words any more than by hardinit.* ones. Each row
+ * says what the word does and why it is refused or allowed; the
+ * architecture-only words (arch/) are the kernel's memory and CPU
+ * options, checked by [kernel], not steering words. */
+#include <string.h>
+
+#include "cmdline_lock.h"
+
+const struct kernel_word hi_kernel_words[] = {
+	/* The hand-off. */
+	{ "init", false, NULL, KWORD_IGNORED,
+	  "names the program hardinit hands off to in place of the built one; hardinit alone reads it" },
+	{ "rdinit", false, NULL, KWORD_ALLOWED,
+	  "the kernel runs it in place of the initramfs's /init: when hardinit reads it, it named hardinit; "
+	  "a boot it sent elsewhere never extends hardinit's events, so its PCR is not the predicted one" },
+	{ "--", true, NULL, KWORD_FATAL,
+	  "every word after it becomes the real init's argv (systemd takes options there: --unit=)" },
+	/* What the real init boots: systemd reads these from /proc/cmdline
+	 * itself, so leaving them out of its argv would not stop it. */
+	{ "single", true, NULL, KWORD_FATAL, "the real init boots to a rescue shell" },
+	{ "s", true, NULL, KWORD_FATAL, "the real init boots to a rescue shell (runlevel S)" },
+	{ "S", true, NULL, KWORD_FATAL, "the real init boots to a rescue shell (runlevel S)" },
+	{ "-s", true, NULL, KWORD_FATAL, "the real init boots to a rescue shell" },
+	{ "1", true, NULL, KWORD_FATAL, "the real init boots to runlevel 1, a rescue shell" },
+	{ "2", true, NULL, KWORD_FATAL, "the real init boots to runlevel 2, not the built target" },
+	{ "3", true, NULL, KWORD_FATAL, "the real init boots to runlevel 3, not the built target" },
+	{ "4", true, NULL, KWORD_FATAL, "the real init boots to runlevel 4, not the built target" },
+	{ "5", true, NULL, KWORD_FATAL, "the real init boots to runlevel 5, not the built target" },
+	{ "emergency", true, NULL, KWORD_FATAL, "the real init boots to an emergency shell" },
+	{ "rescue", true, NULL, KWORD_FATAL, "the real init boots to a rescue shell" },
+	{ "-b", true, NULL, KWORD_FATAL, "the real init boots to an emergency shell" },
+	{ "systemd.unit", false, NULL, KWORD_FATAL, "systemd boots this unit, not the built target" },
+	{ "systemd.run", false, NULL, KWORD_FATAL, "systemd runs this command as root at boot" },
+	{ "systemd.mask", false, NULL, KWORD_FATAL, "systemd masks this unit (a hardening service, say)" },
+	{ "systemd.wants", false, NULL, KWORD_FATAL, "systemd starts this unit as well" },
+	{ "systemd.debug_shell", false, "0", KWORD_FATAL,
+	  "systemd opens a root shell without a password on a virtual console" },
+	{ "systemd.debug_shell", true, NULL, KWORD_FATAL,
+	  "systemd opens a root shell without a password on a virtual console" },
+	{ "systemd.confirm_spawn", false, "0", KWORD_FATAL,
+	  "systemd asks on the console before it starts each unit" },
+	/* The LSMs: the kernel applied these before hardinit ran. */
+	{ "selinux", false, "1", KWORD_FATAL, "0 turns SELinux off in the kernel" },
+	{ "enforcing", false, "1", KWORD_FATAL,
+	  "0 starts SELinux permissive, and systemd's reload of the policy keeps it permissive" },
+	{ "checkreqprot", false, "0", KWORD_FATAL,
+	  "1 makes SELinux check the protection asked for, not the one the kernel applies" },
+	{ "security", false, "selinux", KWORD_FATAL,
+	  "chooses the one major LSM: any other than selinux drops SELinux (Debian's SELinux boot sets security=selinux)" },
+	{ "lsm", false, NULL, KWORD_FATAL,
+	  "replaces the kernel's list of LSMs: it can leave out SELinux, Yama (ptrace_scope) or lockdown" },
+	{ "apparmor", false, "1", KWORD_FATAL, "0 turns AppArmor off in the kernel" },
+	{ "ima_appraise", false, "enforce", KWORD_FATAL,
+	  "log, fix or off lets files whose IMA signature fails run" },
+	{ "evm", false, NULL, KWORD_FATAL, "fix lets files whose EVM signature fails be read" },
+	{ "lockdown", false, NULL, KWORD_ALLOWED, "only raises the kernel's lockdown, never lowers it" },
+	{ "module.sig_enforce", false, NULL, KWORD_ALLOWED,
+	  "enable-only in the kernel: 0 does not turn signature checks off" },
+	{ "ima_policy", false, NULL, KWORD_ALLOWED,
+	  "only adds the kernel's built-in measurement and appraisal rules" },
+};
+
+const size_t hi_kernel_n_words = sizeof hi_kernel_words / sizeof hi_kernel_words[0];
+
+const struct kernel_word *hi_kernel_word_refused(const char *key, const char *value)
+{
+	for (size_t i = 0; i < hi_kernel_n_words; i++) {
+		const struct kernel_word *w = &hi_kernel_words[i];
+		if (strcmp(w->key, key) != 0 || w->bare != (value == NULL))
+			continue;
+		if (w->action == KWORD_ALLOWED)
+			return NULL;
+		if (w->ok_value && value && strcmp(w->ok_value, value) == 0)
+			return NULL;
+		return w;
+	}
+	return NULL;
+}
