@@ -9,7 +9,10 @@
  * first gets systemd 252's signed policy (tpm/tpm2_authorize.h): the
  * signed PCRs' PolicyPCR, its digest's signature found in
  * tpm2-pcr-signature.json and checked by the TPM, PolicyAuthorize; then
- * the PCRs bound by value and the PIN, in that order, as systemd. The policy session is salted with
+ * the PCRs bound by value and the PIN, in that order, as systemd. systemd
+ * 254's and 255's tokens: the PIN derived with the token's salt
+ * (hi_tpm2_pin_salted), and the blob's parent the persistent SRK the
+ * token names (struct tpm2_srk). The policy session is salted with
  * the primary key and the Unseal's response encrypted and its HMAC
  * checked (tpm/tpm2_session.h), so the secret never crosses the bus in
  * clear, as systemd's own unseal. The encoders and decoders are pure

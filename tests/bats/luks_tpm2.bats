@@ -9,7 +9,9 @@
 # enrollment, a wrong PIN. The session is salted and encrypted: what
 # crosses the socket is recorded and holds no secret, and an RSA primary's
 # salt works as the ECC one's. /dev/tpmrm0 and the stage's fallback to the
-# passphrase prompt are the VM's (tests/vm/luks.bats).
+# passphrase prompt are the VM's (tests/vm/luks.bats). Last, Debian 13's
+# systemd-cryptenroll 257 (tests/tools/trixie-cryptenroll): its salted PIN
+# and persistent SRK, and the TPM's lockout counter read before and after.
 
 bats_require_minimum_version 1.5.0
 
