@@ -235,3 +235,25 @@ lockout_counter() {
 	grep -q 'the TPM refused the PIN' <<<"$output"
 	[ "$(lockout_counter)" != "$before" ]
 }
+
+# A token naming a keyslot whose digest covers no segment (cryptsetup's
+# --unbound keyslot: its key is not the volume's, though its own digest
+# verifies it), made here by moving the token's passphrase (the unsealed
+# secret's base64) to an unbound keyslot: the token is skipped before any
+# TPM command, and no key comes out for the volume.
+@test "a token whose keyslot segment 0's digest does not name: skipped, no key for the volume" {
+	enroll --tpm2-pcrs=7
+	secret=$("$TOOL" tpm2-unseal "$T/v.img" "$T/sock" "$T/trace" | sed -n 's/^secret //p')
+	[ ${#secret} -ge 32 ]
+	cryptsetup token export --token-id 0 "$T/v.img" >"$T/token.json"
+	cryptsetup luksKillSlot -q --key-file "$T/pass" "$T/v.img" 1
+	xxd -r -p <<<"$secret" | base64 -w0 >"$T/secret.b64"
+	cryptsetup luksAddKey -q --unbound --key-size 512 --key-slot 1 --pbkdf pbkdf2 --pbkdf-force-iterations 1000 \
+		"$T/v.img" "$T/secret.b64"
+	cryptsetup token import --token-id 0 --token-replace --json-file "$T/token.json" "$T/v.img"
+	run "$TOOL" tpm2-open "$T/v.img" "$T/sock"
+	echo "$output"
+	[ "$status" -ne 0 ]
+	grep -q "refused token 0: skipped: none of its keyslots is one segment 0's digest names" <<<"$output"
+	[[ $output != *'volume key'* ]]
+}
