@@ -142,9 +142,12 @@ bool hi_luks_tpm2_wants_pin(const struct luks2_hdr *h)
 {
 	static struct hi_luks2_tpm2_token t;
 	char err[LUKS2_ERR_MAX];
+	const struct luks2_digest *seg = hi_luks2_segment_digest(h, 0);
+	/* Only for a token that would be tried (try_token's own checks). */
 	for (int i = 0; i < LUKS2_TOKENS_MAX; i++)
 		if (h->token[i].used && !strcmp(h->token[i].type, "systemd-tpm2") &&
-		    hi_luks2_tpm2_token(h, i, &t, err, sizeof err) == 0 && t.pin && !t.unsupported[0])
+		    hi_luks2_tpm2_token(h, i, &t, err, sizeof err) == 0 && t.pin && !t.unsupported[0] && seg &&
+		    (seg->keyslots & t.keyslots))
 			return true;
 	return false;
 }

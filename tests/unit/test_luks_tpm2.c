@@ -125,5 +125,6 @@ int main(void)
 	tap_ok(rc < 0 && calls == 0,
 	       "the token's keyslot is not one segment 0's digest names: skipped, no command sent (%d)", calls);
 	tap_contains(err, "none of its keyslots is one segment 0's digest names", "says so");
+	tap_ok(!hi_luks_tpm2_wants_pin(&h), "and no PIN is asked for it");
 	return tap_done();
 }
