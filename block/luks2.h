@@ -124,8 +124,18 @@ typedef int (*luks2_read_fn)(void *ctx, uint64_t off, void *buf, size_t len);
  * ("sha1", "sha256", "sha384", "sha512"; absent before systemd 250:
  * sha256), "tpm2-primary-alg" ("ecc" or "rsa"; absent before 250: ecc),
  * "tpm2-policy-hash" (hex), "tpm2-pin" (bool), and for a signed PCR policy
- * "tpm2_pubkey" (base64 of a PEM public key) with "tpm2_pubkey_pcrs". */
+ * "tpm2_pubkey" (base64 of a PEM public key) with "tpm2_pubkey_pcrs".
+ * systemd 254 and later add "tpm2_salt" (base64: the PIN goes through
+ * PBKDF2 with it), 255 and later "tpm2_srk" (base64 of tpm2-tss's
+ * serialized ESYS_TR of the storage root key the blob was sealed under)
+ * and, for systemd-pcrlock's policy, "tpm2_pcrlock" with
+ * "tpm2_pcrlock_nv". A field this reader cannot honour (tpm2_pcrlock
+ * true, a blob in several shards, any other tpm2-* or tpm2_* key: each
+ * may change the policy) is named in "unsupported", and the token is
+ * skipped before any TPM command, so no try of the TPM's
+ * dictionary-attack lockout is spent on a policy that cannot succeed. */
 #define LUKS2_TPM2_BLOB_MAX   1024      /* a sealed keyed-hash object is ~200 bytes */
+#define LUKS2_TPM2_SRK_MAX    640       /* handle, name, type, TPM2B_PUBLIC: 136 bytes for ECC, ~330 for RSA */
 #define LUKS2_TPM2_PUBKEY_MAX 2048      /* a PEM RSA-4096 public key is ~800 */
 #define LUKS2_TPM2_PCRS       24        /* PCRs 0-23, as systemd binds them */
 
@@ -142,6 +152,11 @@ struct hi_luks2_tpm2_token {
 	uint32_t pubkey_pcrs;           /* bit i: PCR i, in the signed policy */
 	uint8_t pubkey[LUKS2_TPM2_PUBKEY_MAX];
 	size_t pubkey_len;
+	uint8_t salt[LUKS2_SALT_MAX];   /* tpm2_salt, 0 bytes: none (the PIN's SHA-256 as 252) */
+	size_t salt_len;
+	uint8_t srk[LUKS2_TPM2_SRK_MAX];/* tpm2_srk, 0 bytes: none (252's transient primary) */
+	size_t srk_len;
+	char unsupported[LUKS2_NAME_MAX];  /* the first field that cannot be honoured, "": none */
 };
 
 /* ---- keyslots (block/luks2_keyslot.c) ------------------------------ */

@@ -481,6 +481,15 @@ static int jbase64_long(struct hi_json *c, uint8_t *out, size_t cap, size_t *len
 	return 0;
 }
 
+/* A field this reader cannot honour: named (the first one) and its value
+ * skipped; the token parses, and its user skips it (luks2.h). */
+static int unsupported(struct hi_json *c, struct hi_luks2_tpm2_token *t, const char *key)
+{
+	if (!t->unsupported[0])
+		snprintf(t->unsupported, sizeof t->unsupported, "%s", key);
+	return hi_json_skip(c);
+}
+
 /* An array of PCR numbers (JSON integers 0-23) into a mask. */
 static int jpcrs(struct hi_json *c, uint32_t *mask)
 {
@@ -575,22 +584,52 @@ static int tpm2_token_key(struct hi_json *c, const char *key, void *ctx)
 		return jword(c, banks, bank_algs, 4, &t->pcr_bank, "tpm2-pcr-bank");
 	if (!strcmp(key, "tpm2-primary-alg"))
 		return jword(c, prims, prim_algs, 2, &t->primary_alg, "tpm2-primary-alg");
+	/* systemd 255 writes an array of shards for a signed policy with
+	 * pcrlock: not this reader's. */
 	if (!strcmp(key, "tpm2-blob")) {
 		k->seen |= TK_BLOB;
+		if (hi_json_peek(c) == '[') {
+			t->blob_len = 1;         /* present; never used: the token is skipped */
+			return unsupported(c, t, key);
+		}
 		return jbase64_long(c, t->blob, sizeof t->blob, &t->blob_len);
 	}
 	if (!strcmp(key, "tpm2-policy-hash")) {
 		k->seen |= TK_POLICY;
+		if (hi_json_peek(c) == '[') {
+			t->policy_hash_len = 1;
+			return unsupported(c, t, key);
+		}
 		return hi_json_hex(c, t->policy_hash, sizeof t->policy_hash, &t->policy_hash_len, NULL);
 	}
 	if (!strcmp(key, "tpm2-pin"))
 		return jbool(c, &t->pin);
+	if (!strcmp(key, "tpm2_salt"))
+		return jbase64_long(c, t->salt, sizeof t->salt, &t->salt_len);
+	if (!strcmp(key, "tpm2_srk"))
+		return jbase64_long(c, t->srk, sizeof t->srk, &t->srk_len);
+	if (!strcmp(key, "tpm2_pcrlock")) {
+		bool on = false;
+		if (jbool(c, &on) < 0)
+			return -1;
+		if (on && !t->unsupported[0])
+			snprintf(t->unsupported, sizeof t->unsupported, "%s", key);
+		return 0;
+	}
+	/* The pcrlock policy's NV index: read only with tpm2_pcrlock true,
+	 * which is refused above. */
+	if (!strcmp(key, "tpm2_pcrlock_nv"))
+		return hi_json_skip(c);
 	if (!strcmp(key, "tpm2_pubkey_pcrs"))
 		return jpcrs(c, &t->pubkey_pcrs);
 	if (!strcmp(key, "tpm2_pubkey")) {
 		k->seen |= TK_PUBKEY;
 		return jbase64_long(c, t->pubkey, sizeof t->pubkey, &t->pubkey_len);
 	}
+	/* Another field of systemd's own (its names start so) may change the
+	 * policy the TPM checks: not honoured, the token is not tried. */
+	if (!strncmp(key, "tpm2-", 5) || !strncmp(key, "tpm2_", 5))
+		return unsupported(c, t, key);
 	return hi_json_skip(c);
 }
 

@@ -11,6 +11,7 @@
 
 #include "boot.h"
 #include "luks2.h"
+#include "luks2_hdr.h"
 #include "luks2_json.h"
 #include "luks2_keyslot.h"
 #include "luks_plan.h"
@@ -42,13 +43,29 @@ static int try_token(const struct luks2_hdr *h, const struct hi_luks2_tpm2_token
 	struct tpm2_unseal_req q = {
 		.primary_alg = t->primary_alg, .pcr_bank = t->pcr_bank, .pcrs = t->pcrs, .pubkey_pcrs = t->pubkey_pcrs,
 		.blob = t->blob, .blob_len = t->blob_len, .policy_hash = t->policy_hash,
-		.policy_hash_len = t->policy_hash_len, .pin = t->pin ? (pin ? pin : "") : NULL,
+		.policy_hash_len = t->policy_hash_len, .pin = t->pin ? pin : NULL,
 		.pubkey = t->pubkey, .pubkey_len = t->pubkey_len, .pcrsig = pcrsig, .pcrsig_len = pcrsig_len,
+		.srk = t->srk, .srk_len = t->srk_len,
 	};
+	const struct luks2_digest *seg = hi_luks2_segment_digest(h, 0);
+
+	/* Refusals before any TPM command: none of them may spend a try of
+	 * the TPM's dictionary-attack lockout. */
+	if (!seg || !(seg->keyslots & t->keyslots)) {
+		snprintf(err, errlen, "skipped: none of its keyslots is one segment 0's digest names, so no key it "
+			 "unseals could open the volume");
+		return -1;
+	}
+	if (t->pin && (!pin || !pin[0])) {
+		snprintf(err, errlen, "skipped: it wants a PIN and none was typed (an empty PIN would spend a try of "
+			 "the TPM's lockout)");
+		return -1;
+	}
 	/* The warm-up's primary when it is the token's (systemd 252 makes an
-	 * ECC one first; an RSA token takes the whole path), and its session
-	 * (or salt) for the first unseal only. */
-	if (warm && warm->primary && warm->alg == t->primary_alg) {
+	 * ECC one first; an RSA token takes the whole path; a token sealed
+	 * under the SRK has its own parent), and its session (or salt) for
+	 * the first unseal only. */
+	if (warm && warm->primary && warm->alg == t->primary_alg && !t->srk_len) {
 		q.primary = warm->primary;
 		q.primary_pub = &warm->pub;
 		q.salt = warm->salted ? &warm->salt : NULL;
@@ -68,6 +85,16 @@ static int try_token(const struct luks2_hdr *h, const struct hi_luks2_tpm2_token
 	madvise(page, 4096, MADV_DONTDUMP);
 	uint8_t *secret = page;
 	char *pass = (char *)page + 1024;
+	char *salted = (char *)page + 3072;
+	if (q.pin && t->salt_len) {
+		/* systemd 254 and later: the PIN through PBKDF2 with the
+		 * token's salt; that text is what the TPM's authValue hashes. */
+		if (hi_tpm2_pin_salted(q.pin, t->salt, t->salt_len, salted) < 0) {
+			snprintf(err, errlen, "the PIN could not be derived with the token's tpm2_salt");
+			goto out;
+		}
+		q.pin = salted;
+	}
 	uint64_t start = hi_boottime_ns();
 	int u = hi_tpm2_unseal(xfer, xctx, &q, secret, TPM2_SECRET_MAX, &slen, err, errlen);
 	unseal_ns = hi_boottime_ns() - start;
@@ -82,10 +109,19 @@ static int try_token(const struct luks2_hdr *h, const struct hi_luks2_tpm2_token
 		int plen = hi_luks2_base64_encode(secret, slen, pass, 1024);
 		rc = -1;
 		for (int k = 0; k < LUKS2_KEYSLOTS_MAX && plen > 0; k++) {
-			if (!(t->keyslots & 1u << k))
+			if (!(t->keyslots & seg->keyslots & 1u << k))
 				continue;
 			int o = hi_luks2_keyslot_open(h, k, (const uint8_t *)pass, (size_t)plen, rd, rctx, dec, vk, vklen, err,
 						   errlen);
+			/* The key is segment 0's only if its digest says so
+			 * (the keyslot's own digest may be another one). */
+			if (o == 0 && hi_luks2_digest_check(seg, vk, *vklen) != 1) {
+				explicit_bzero(vk, LUKS2_KEY_MAX);
+				*vklen = 0;
+				snprintf(err, errlen, "keyslot %d opened, but its key is not the one segment 0's digest "
+					 "describes", k);
+				continue;
+			}
 			if (o == 0) {
 				*slot = k;
 				rc = 0;
@@ -95,6 +131,7 @@ static int try_token(const struct luks2_hdr *h, const struct hi_luks2_tpm2_token
 				snprintf(err, errlen, "the unsealed key does not open keyslot %d: the token is stale", k);
 		}
 	}
+out:
 	explicit_bzero(page, 4096);
 	munlock(page, 4096);
 	munmap(page, 4096);
@@ -105,9 +142,12 @@ bool hi_luks_tpm2_wants_pin(const struct luks2_hdr *h)
 {
 	static struct hi_luks2_tpm2_token t;
 	char err[LUKS2_ERR_MAX];
+	const struct luks2_digest *seg = hi_luks2_segment_digest(h, 0);
+	/* Only for a token that would be tried (try_token's own checks). */
 	for (int i = 0; i < LUKS2_TOKENS_MAX; i++)
 		if (h->token[i].used && !strcmp(h->token[i].type, "systemd-tpm2") &&
-		    hi_luks2_tpm2_token(h, i, &t, err, sizeof err) == 0 && t.pin)
+		    hi_luks2_tpm2_token(h, i, &t, err, sizeof err) == 0 && t.pin && !t.unsupported[0] && seg &&
+		    (seg->keyslots & t.keyslots))
 			return true;
 	return false;
 }
@@ -127,6 +167,12 @@ int hi_luks_tpm2_open(const struct luks2_hdr *h, tpm_xfer_fn xfer, void *xctx, s
 			continue;
 		if (hi_luks2_tpm2_token(h, i, &t, why, sizeof why) < 0) {
 			snprintf(err, errlen, "token %d: %s", i, why);
+			rc = -1;
+			continue;
+		}
+		if (t.unsupported[0]) {
+			snprintf(err, errlen, "token %d: skipped: its field \"%s\" asks for a policy hardinit cannot "
+				 "satisfy (no TPM command sent, no lockout try spent)", i, t.unsupported);
 			rc = -1;
 			continue;
 		}

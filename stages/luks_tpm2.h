@@ -24,7 +24,11 @@ struct tpm2_warm;
  * none was found; a token with a signed policy is refused without it.
  * warm: a joined warm-up (tpm/tpm2_warmup.h) whose primary was made
  * through the same TPM device as xfer, or NULL: a token of its primary's
- * algorithm starts from it, the first one with its salt. */
+ * algorithm starts from it, the first one with its salt. A token is
+ * skipped before any TPM command (err saying why; -1 when no other
+ * opens) when it has a field block/ could not honour, wants a PIN and pin
+ * is NULL or empty, or names no keyslot segment 0's digest names; the key
+ * a keyslot gives must pass segment 0's digest. */
 int hi_luks_tpm2_open(const struct luks2_hdr *h, tpm_xfer_fn xfer, void *xctx, struct tpm2_warm *warm, const char *pin,
 		   const char *pcrsig,
 		   size_t pcrsig_len, luks2_read_fn rd, void *rctx, luks2_decrypt_fn dec, uint8_t *vk, size_t *vklen,

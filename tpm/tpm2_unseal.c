@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/random.h>
 
+#include "luks2_json.h"
 #include "pbkdf2.h"
 #include "sha256.h"
 #include "tpm2_authorize.h"
@@ -20,6 +21,7 @@
 #define TPM_CC_START_AUTH_SESSION 0x00000176
 #define TPM_CC_POLICY_PCR         0x0000017F
 #define TPM_CC_POLICY_GET_DIGEST  0x00000189
+#define TPM_CC_READ_PUBLIC        0x00000173
 #define TPM_SE_POLICY             0x01
 #define TPM_ALG_AES               0x0006
 #define TPM_ALG_NULL              0x0010
@@ -36,6 +38,11 @@
  * fixedTPM, fixedParent, sensitiveDataOrigin, userWithAuth, restricted,
  * decrypt: a storage key. */
 #define SRK_ATTRS (1u << 1 | 1u << 4 | 1u << 5 | 1u << 6 | 1u << 16 | 1u << 17)
+/* systemd 255's SRK (tpm2_get_srk_template, after TCG's provisioning
+ * guidance): the same with noDA, so its use never counts against the
+ * dictionary-attack lockout. */
+#define SRK_NODA  (1u << 10)
+#define IESYS_KEY_RSRC 1u                /* tpm2-tss's resource type of a key */
 
 /* ---- the blob ------------------------------------------------------------ */
 
@@ -54,6 +61,16 @@ int hi_tpm2_blob_split(const uint8_t *blob, size_t len, struct tpm2_sealed *s, c
 		snprintf(why, whylen, "tpm2-blob: no TPM2B_PUBLIC after its TPM2B_PRIVATE");
 		return -1;
 	}
+	size_t rest = len - r.pos - pub;
+	const uint8_t *tail = blob + r.pos + pub;
+	if (rest && !(rest == 2 && !tail[0] && !tail[1])) {
+		/* systemd 255's third part: the seed of an object sealed
+		 * offline (--tpm2-device-key=), to be imported first; an
+		 * empty one is no seed. */
+		snprintf(why, whylen, "tpm2-blob: %zu bytes after its TPM2B_PUBLIC (the import seed of a key sealed "
+			 "offline, which this reader does not import)", rest);
+		return -1;
+	}
 	s->priv = blob;
 	s->priv_len = 2 + priv;
 	s->pub = blob + 2 + priv;
@@ -65,14 +82,14 @@ int hi_tpm2_blob_split(const uint8_t *blob, size_t len, struct tpm2_sealed *s, c
 
 /* systemd 252's template: ECC NIST P-256 or RSA 2048, SHA-256 names,
  * AES-128-CFB for its children, no scheme, empty unique and authPolicy. */
-static void srk_template(struct buf *b, uint16_t alg)
+static void srk_template(struct buf *b, uint16_t alg, uint32_t attrs)
 {
 	size_t at = b->len;
 
 	put(b, 0, 2);                    /* TPM2B_PUBLIC size, below */
 	put(b, alg, 2);
 	put(b, TPM_ALG_SHA256, 2);
-	put(b, SRK_ATTRS, 4);
+	put(b, attrs, 4);
 	put(b, 0, 2);                    /* authPolicy */
 	put(b, TPM_ALG_AES, 2);
 	put(b, 128, 2);
@@ -95,7 +112,7 @@ static void srk_template(struct buf *b, uint16_t alg)
 	}
 }
 
-long hi_tpm2_cmd_create_primary(uint8_t *out, size_t cap, uint16_t alg)
+static long create_primary(uint8_t *out, size_t cap, uint16_t alg, uint32_t attrs)
 {
 	struct buf b = { out, 0, cap, false };
 
@@ -107,10 +124,20 @@ long hi_tpm2_cmd_create_primary(uint8_t *out, size_t cap, uint16_t alg)
 	put(&b, 4, 2);                   /* TPM2B_SENSITIVE_CREATE: */
 	put(&b, 0, 2);                   /* empty userAuth */
 	put(&b, 0, 2);                   /* and data */
-	srk_template(&b, alg);
+	srk_template(&b, alg, attrs);
 	put(&b, 0, 2);                   /* outsideInfo */
 	put(&b, 0, 4);                   /* creationPCR: none */
 	return finish(&b);
+}
+
+long hi_tpm2_cmd_create_primary(uint8_t *out, size_t cap, uint16_t alg)
+{
+	return create_primary(out, cap, alg, SRK_ATTRS);
+}
+
+long hi_tpm2_cmd_create_srk(uint8_t *out, size_t cap, uint16_t alg)
+{
+	return create_primary(out, cap, alg, SRK_ATTRS | SRK_NODA);
 }
 
 long hi_tpm2_cmd_load(uint8_t *out, size_t cap, uint32_t parent, const struct tpm2_sealed *s)
@@ -185,6 +212,11 @@ long hi_tpm2_cmd_policy_auth_value(uint8_t *out, size_t cap, uint32_t session)
 long hi_tpm2_cmd_policy_get_digest(uint8_t *out, size_t cap, uint32_t session)
 {
 	return session_only(out, cap, TPM_CC_POLICY_GET_DIGEST, session);
+}
+
+long hi_tpm2_cmd_read_public(uint8_t *out, size_t cap, uint32_t handle)
+{
+	return session_only(out, cap, TPM_CC_READ_PUBLIC, handle);
 }
 
 /* FlushContext's handle is a parameter, not a handle: the same bytes. */
@@ -317,6 +349,68 @@ long hi_tpm2_resp_policy_digest(const uint8_t *in, size_t len, uint8_t digest[TP
 	return 0;
 }
 
+long hi_tpm2_resp_read_public(const uint8_t *in, size_t len, const uint8_t **pub, size_t *publen, char *why,
+			      size_t whylen)
+{
+	long rc = hi_tpm_resp_code(in, len, why, whylen);
+	struct reader r = { in, len, TPM_HEADER, false };
+
+	if (rc != 0)
+		return rc;
+	if (!param_size(&r, in))
+		return cut(why, whylen, "ReadPublic");
+	size_t at = r.pos, n = get2b(&r, NULL, TPM_CMD_MAX);
+	if (r.bad || n == 0)
+		return cut(why, whylen, "ReadPublic");
+	*pub = in + at;
+	*publen = 2 + n;
+	return 0;
+}
+
+int hi_tpm2_public_name(const uint8_t *pub, size_t len, uint8_t name[TPM2_NAME_MAX], size_t *namelen)
+{
+	/* TPM2B_PUBLIC: its size, then type and nameAlg. */
+	if (len < 6 || (size_t)(pub[0] << 8 | pub[1]) != len - 2 || (pub[4] << 8 | pub[5]) != TPM_ALG_SHA256)
+		return -1;
+	name[0] = TPM_ALG_SHA256 >> 8;
+	name[1] = TPM_ALG_SHA256 & 0xff;
+	hi_sha256(pub + 2, len - 2, name + 2);
+	*namelen = 2 + 32;
+	return 0;
+}
+
+int hi_tpm2_srk_parse(const uint8_t *ser, size_t len, struct tpm2_srk *k, char *why, size_t whylen)
+{
+	struct reader r = { ser, len, 0, false };
+	uint8_t name[TPM2_NAME_MAX];
+	size_t namelen;
+
+	uint32_t handle = (uint32_t)get(&r, 4);
+	k->namelen = get2b(&r, k->name, sizeof k->name);
+	uint32_t type = (uint32_t)get(&r, 4);
+	size_t at = r.pos, n = get2b(&r, NULL, TPM_CMD_MAX);
+	if (r.bad || r.pos != len || n < 4) {
+		snprintf(why, whylen, "tpm2_srk: not a serialized key (handle, name, type, public area) of %zu bytes", len);
+		return -1;
+	}
+	if (handle != TPM2_SRK_HANDLE || type != IESYS_KEY_RSRC) {
+		snprintf(why, whylen, "tpm2_srk: handle 0x%08x, type %u: not the key at the SRK's handle 0x%08x",
+			 (unsigned)handle, (unsigned)type, (unsigned)TPM2_SRK_HANDLE);
+		return -1;
+	}
+	if (hi_tpm2_public_name(ser + at, 2 + n, name, &namelen) < 0 || namelen != k->namelen ||
+	    memcmp(name, k->name, namelen) != 0) {
+		snprintf(why, whylen, "tpm2_srk: its name is not the SHA-256 of its public area");
+		return -1;
+	}
+	k->alg = (uint16_t)(ser[at + 2] << 8 | ser[at + 3]);
+	if (k->alg != TPM_ALG_ECC && k->alg != TPM_ALG_RSA) {
+		snprintf(why, whylen, "tpm2_srk: a key of type 0x%04x, neither ECC nor RSA", k->alg);
+		return -1;
+	}
+	return 0;
+}
+
 int hi_tpm2_unseal_params(const uint8_t *params, size_t plen, uint8_t *secret, size_t cap, size_t *slen, char *why,
 		       size_t whylen)
 {
@@ -355,6 +449,19 @@ void hi_tpm2_pin_auth(const char *pin, uint8_t out[32], size_t *len)
 	*len = 32;
 	while (*len && out[*len - 1] == 0)
 		(*len)--;
+}
+
+int hi_tpm2_pin_salted(const char *pin, const uint8_t *salt, size_t saltlen, char out[TPM2_PIN_SALTED_LEN + 1])
+{
+	uint8_t dk[32];
+
+	out[0] = '\0';
+	if (!pin[0] || !saltlen ||
+	    hi_pbkdf2("sha256", (const uint8_t *)pin, strlen(pin), salt, saltlen, TPM2_PIN_ITERATIONS, dk, sizeof dk) < 0)
+		return -1;
+	int n = hi_luks2_base64_encode(dk, sizeof dk, out, TPM2_PIN_SALTED_LEN + 1);
+	explicit_bzero(dk, sizeof dk);
+	return n == TPM2_PIN_SALTED_LEN ? 0 : -1;
 }
 
 /* ---- the sequence --------------------------------------------------------- */
@@ -693,6 +800,56 @@ static int unseal(struct run *r, uint32_t item, const uint8_t *name,
 	return TPM2_ERROR;
 }
 
+/* The parent of a token with tpm2_srk: the key at TPM2_SRK_HANDLE when its
+ * name is the token's (*parent, persistent: not flushed), else, when no
+ * key is there, the primary made from systemd's SRK template (*made, to
+ * flush), its name checked too. Only then the Load: a key planted at the
+ * handle is never the blob's parent. 0, or -1 with r->err. */
+static int srk_parent(struct run *r, const struct tpm2_srk *k, uint32_t *parent, uint32_t *made,
+		      struct tpm2_primary_pub *pub)
+{
+	uint8_t name[TPM2_NAME_MAX];
+	const uint8_t *p = NULL;
+	size_t namelen = 0, plen = 0;
+	char why[160];
+
+	if (tpm_send(r, hi_tpm2_cmd_read_public(r->cmd, sizeof r->cmd, TPM2_SRK_HANDLE), "ReadPublic (the SRK)") < 0)
+		return -1;
+	long rc = hi_tpm2_resp_read_public(r->resp, r->rlen, &p, &plen, why, sizeof why);
+	const char *whose = "the key at the SRK's persistent handle 0x81000001";
+	if (rc > 0 && (rc & 0xBF) == TPM_RC_HANDLE) {
+		/* No SRK persisted (the TPM's owner evicted it): the same
+		 * template under the same seed gives the same key again. */
+		if (tpm_send(r, hi_tpm2_cmd_create_srk(r->cmd, sizeof r->cmd, k->alg), "CreatePrimary (the SRK)") < 0)
+			return -1;
+		rc = hi_tpm2_resp_create_primary(r->resp, r->rlen, made, pub, why, sizeof why);
+		if (rc != 0) {
+			*made = 0;
+			return failed(r, rc, "CreatePrimary (systemd's SRK template)", why);
+		}
+		/* outPublic follows the handle and parameterSize. */
+		p = r->resp + TPM_HEADER + 8;
+		plen = 2 + (size_t)(p[0] << 8 | p[1]);
+		whose = "the primary made from systemd's SRK template";
+	} else if (rc != 0) {
+		return failed(r, rc, "ReadPublic (the SRK at 0x81000001)", why);
+	}
+	if (hi_tpm2_public_name(p, plen, name, &namelen) < 0 || namelen != k->namelen ||
+	    memcmp(name, k->name, namelen) != 0) {
+		snprintf(r->err, r->errlen, "%s is not the token's tpm2_srk (another name): not used as the sealed key's "
+			 "parent; the TPM was cleared, or that key is not systemd's", whose);
+		return -1;
+	}
+	if (!*made) {
+		if (hi_tpm2_primary_pub_parse(p, plen, pub, why, sizeof why) < 0)
+			return failed(r, -1, "ReadPublic (the SRK)", why);
+		*parent = TPM2_SRK_HANDLE;
+	} else {
+		*parent = *made;
+	}
+	return 0;
+}
+
 int hi_tpm2_unseal(tpm_xfer_fn xfer, void *ctx, const struct tpm2_unseal_req *q, uint8_t *secret, size_t cap,
 		size_t *slen, char *err, size_t errlen)
 {
@@ -701,7 +858,8 @@ int hi_tpm2_unseal(tpm_xfer_fn xfer, void *ctx, const struct tpm2_unseal_req *q,
 	static struct salt_job salt;
 	struct tpm2_sealed sealed;
 	struct tpm2_session s;
-	uint32_t primary = 0, borrowed = 0, item = 0;
+	static struct tpm2_srk srk;
+	uint32_t primary = 0, parent = 0, item = 0;
 	uint8_t name[TPM2_NAME_MAX];
 	size_t namelen = 0;
 	char why[160];
@@ -734,8 +892,13 @@ int hi_tpm2_unseal(tpm_xfer_fn xfer, void *ctx, const struct tpm2_unseal_req *q,
 	}
 	if (hi_tpm2_blob_split(q->blob, q->blob_len, &sealed, err, errlen) < 0)
 		goto out;
-	if (q->primary) {                /* made beforehand: its maker flushes it */
-		borrowed = q->primary;
+	if (q->srk_len && hi_tpm2_srk_parse(q->srk, q->srk_len, &srk, err, errlen) < 0)
+		goto out;
+	if (q->srk_len) {
+		if (srk_parent(&r, &srk, &parent, &primary, &pub) < 0)
+			goto out;
+	} else if (q->primary) {         /* made beforehand: its maker flushes it */
+		parent = q->primary;
 		pub = *q->primary_pub;
 	} else {
 		if (tpm_send(&r, hi_tpm2_cmd_create_primary(r.cmd, sizeof r.cmd, q->primary_alg), "CreatePrimary") < 0)
@@ -747,6 +910,7 @@ int hi_tpm2_unseal(tpm_xfer_fn xfer, void *ctx, const struct tpm2_unseal_req *q,
 			       why);
 			goto out;
 		}
+		parent = primary;
 	}
 	if (q->session) {                /* the session is made: no salt */
 		memset(&salt, 0, sizeof salt);
@@ -759,7 +923,7 @@ int hi_tpm2_unseal(tpm_xfer_fn xfer, void *ctx, const struct tpm2_unseal_req *q,
 		failed(&r, -1, "StartAuthSession (the salt)", salt.why);
 		goto out;
 	}
-	int sent = tpm_send(&r, hi_tpm2_cmd_load(r.cmd, sizeof r.cmd, primary ? primary : borrowed, &sealed), "Load");
+	int sent = tpm_send(&r, hi_tpm2_cmd_load(r.cmd, sizeof r.cmd, parent, &sealed), "Load");
 	int salted = salt_end(&salt);
 	if (sent < 0)
 		goto out;
@@ -774,7 +938,7 @@ int hi_tpm2_unseal(tpm_xfer_fn xfer, void *ctx, const struct tpm2_unseal_req *q,
 		failed(&r, -1, "StartAuthSession (the salt)", salt.why);
 		goto out;
 	}
-	int p = policy(&r, q, &key, primary ? primary : borrowed, &salt.salt, &s);
+	int p = policy(&r, q, &key, parent, &salt.salt, &s);
 	if (p != 0) {
 		ret = p > 0 ? TPM2_POLICY_CHANGED : TPM2_ERROR;
 		goto out;

@@ -9,7 +9,10 @@
  * first gets systemd 252's signed policy (tpm/tpm2_authorize.h): the
  * signed PCRs' PolicyPCR, its digest's signature found in
  * tpm2-pcr-signature.json and checked by the TPM, PolicyAuthorize; then
- * the PCRs bound by value and the PIN, in that order, as systemd. The policy session is salted with
+ * the PCRs bound by value and the PIN, in that order, as systemd. systemd
+ * 254's and 255's tokens: the PIN derived with the token's salt
+ * (hi_tpm2_pin_salted), and the blob's parent the persistent SRK the
+ * token names (struct tpm2_srk). The policy session is salted with
  * the primary key and the Unseal's response encrypted and its HMAC
  * checked (tpm/tpm2_session.h), so the secret never crosses the bus in
  * clear, as systemd's own unseal. The encoders and decoders are pure
@@ -32,6 +35,10 @@
 #define TPM2_PIN_MAX         256
 #define TPM2_PCRS            24
 
+#define TPM2_PIN_SALTED_LEN  44       /* base64 of PBKDF2's 32 bytes */
+#define TPM2_PIN_ITERATIONS  10000    /* systemd's PBKDF2_HMAC_SHA256_ITERATIONS */
+#define TPM2_SRK_HANDLE      0x81000001u  /* the shared SRK's persistent handle (TCG's, systemd's) */
+
 #define TPM_RH_OWNER         0x40000001u
 #define TPM_RH_NULL          0x40000007u
 
@@ -41,6 +48,18 @@ struct tpm2_sealed {
 	const uint8_t *priv, *pub;
 	size_t priv_len, pub_len;
 };
+
+/* systemd 255's tpm2_srk: tpm2-tss's serialized ESYS_TR of the SRK the
+ * blob was sealed under (its handle, its name, resource type 1: a key,
+ * then its TPM2B_PUBLIC), checked here: the handle is TPM2_SRK_HANDLE,
+ * the name is SHA-256 over that public area, the key ECC or RSA. */
+struct tpm2_srk {
+	uint8_t name[TPM2_NAME_MAX];
+	size_t namelen;
+	uint16_t alg;                  /* TPM_ALG_ECC or TPM_ALG_RSA */
+};
+
+int hi_tpm2_srk_parse(const uint8_t *ser, size_t len, struct tpm2_srk *k, char *why, size_t whylen);
 
 /* What one unseal needs, from the systemd-tpm2 token. */
 struct tpm2_unseal_req {
@@ -56,7 +75,15 @@ struct tpm2_unseal_req {
 	size_t blob_len;
 	const uint8_t *policy_hash;    /* the token's: compared with the session's */
 	size_t policy_hash_len;
-	const char *pin;               /* NULL without tpm2-pin */
+	const char *pin;               /* NULL without tpm2-pin; with tpm2_salt, hi_tpm2_pin_salted's */
+	/* tpm2_srk (systemd 255 and later), 0 bytes: none. The blob's parent
+	 * is then the SRK: the key at TPM2_SRK_HANDLE if its name is the
+	 * token's (ReadPublic), else, when no key is there, the primary made
+	 * from systemd's SRK template (the 252 one with noDA), its name
+	 * checked the same way; a key of another name is refused before the
+	 * Load. The warm-up's primary (252's template) is not used. */
+	const uint8_t *srk;
+	size_t srk_len;
 	/* A primary of primary_alg made and kept loaded beforehand
 	 * (tpm/tpm2_warmup.h): the unseal starts at Load with it and leaves
 	 * it loaded (its maker flushes it). 0: CreatePrimary here. */
@@ -99,6 +126,9 @@ int hi_tpm2_blob_split(const uint8_t *blob, size_t len, struct tpm2_sealed *s, c
 
 /* Encoders: the command into out (cap bytes); its length, or -1. */
 long hi_tpm2_cmd_create_primary(uint8_t *out, size_t cap, uint16_t alg);
+/* The same with systemd 255's SRK template: noDA added. */
+long hi_tpm2_cmd_create_srk(uint8_t *out, size_t cap, uint16_t alg);
+long hi_tpm2_cmd_read_public(uint8_t *out, size_t cap, uint32_t handle);
 long hi_tpm2_cmd_load(uint8_t *out, size_t cap, uint32_t parent, const struct tpm2_sealed *s);
 /* salt NULL: unsalted, no parameter encryption; else tpm_key decrypts
  * the salt (salt_len bytes of TPM2B_ENCRYPTED_SECRET) and the session
@@ -122,6 +152,14 @@ long hi_tpm2_resp_start_session(const uint8_t *in, size_t len, uint32_t *handle,
 			     size_t *nlen, char *why, size_t whylen);
 long hi_tpm2_resp_policy_digest(const uint8_t *in, size_t len, uint8_t digest[TPM_DIGEST_MAX], size_t *dlen, char *why,
 			     size_t whylen);
+/* ReadPublic: *pub and *publen the span of outPublic (a TPM2B_PUBLIC,
+ * its size in front) in the response. */
+long hi_tpm2_resp_read_public(const uint8_t *in, size_t len, const uint8_t **pub, size_t *publen, char *why,
+			      size_t whylen);
+/* An object's name from its TPM2B_PUBLIC: nameAlg (SHA-256 only) and
+ * SHA-256 of the public area. 0, or -1 (another nameAlg, cut short). */
+int hi_tpm2_public_name(const uint8_t *pub, size_t len, uint8_t name[TPM2_NAME_MAX], size_t *namelen);
+
 /* The Unseal's parameters (its response checked and decrypted by
  * tpm2_session_resp): the secret, a TPM2B of 1 to 128 bytes. 0, or -1. */
 int hi_tpm2_unseal_params(const uint8_t *params, size_t plen, uint8_t *secret, size_t cap, size_t *slen, char *why,
@@ -132,6 +170,11 @@ void hi_tpm2_unseal_cphash(const uint8_t *name, size_t namelen, uint8_t out[32])
 /* The object's authValue for a PIN: its SHA-256, as systemd 252 sets it,
  * trailing zero bytes dropped as the TPM does. */
 void hi_tpm2_pin_auth(const char *pin, uint8_t out[32], size_t *len);
+/* A PIN with the token's tpm2_salt, as systemd 254 and later: base64 of
+ * PBKDF2-HMAC-SHA256(pin, salt, TPM2_PIN_ITERATIONS, 32 bytes), the text
+ * whose SHA-256 is then the authValue. out NUL-terminated; 0, or -1 (an
+ * empty PIN or salt: systemd derives none). */
+int hi_tpm2_pin_salted(const char *pin, const uint8_t *salt, size_t saltlen, char out[TPM2_PIN_SALTED_LEN + 1]);
 
 /* The whole unseal. secret gets the sealed bytes (cap at least
  * TPM2_SECRET_MAX); returns an enum tpm2_unseal_rc, err saying why. */

@@ -9,7 +9,9 @@
 # enrollment, a wrong PIN. The session is salted and encrypted: what
 # crosses the socket is recorded and holds no secret, and an RSA primary's
 # salt works as the ECC one's. /dev/tpmrm0 and the stage's fallback to the
-# passphrase prompt are the VM's (tests/vm/luks.bats).
+# passphrase prompt are the VM's (tests/vm/luks.bats). Last, Debian 13's
+# systemd-cryptenroll 257 (tests/tools/trixie-cryptenroll): its salted PIN
+# and persistent SRK, and the TPM's lockout counter read before and after.
 
 bats_require_minimum_version 1.5.0
 
@@ -174,4 +176,84 @@ cryptsetup_key() {
 	grep -qx 'warm used yes' <<<"$output"
 	grep -qx 'secret hardinit-salt-test' <<<"$output"
 	grep -qx 'transient 0' <<<"$output"
+}
+
+# The TPM's dictionary-attack counter, as a user would read it.
+lockout_counter() {
+	tpm2_getcap -T "swtpm:path=$T/sock" properties-variable | sed -n 's/^TPM2_PT_LOCKOUT_COUNTER: //p'
+}
+
+# Debian 13's systemd-cryptenroll (257, tests/tools/trixie-cryptenroll:
+# trixie's packages fetched once into the cache) seals under its SRK,
+# persisted at 0x81000001 with noDA (the token's tpm2_srk), and derives the
+# PIN through PBKDF2 with the token's tpm2_salt. The right PIN opens the
+# volume and leaves the TPM's lockout counter where it was; no PIN sends
+# nothing; the SRK evicted is made again from systemd's template; a key
+# planted at its handle is refused before anything is loaded under it; a
+# wrong PIN is refused (and is the one thing the counter counts).
+@test "systemd-cryptenroll 257 --tpm2-with-pin: tpm2_salt and tpm2_srk honoured, the right PIN opens without a lockout try" {
+	PIN=1234 NEWPIN=1234 timeout 300 "$REPO/tests/tools/trixie-cryptenroll" --unlock-key-file="$T/pass" \
+		--tpm2-device="swtpm:path=$T/sock" --tpm2-pcrs=7 --tpm2-with-pin=yes "$T/v.img"
+	token=$(cryptsetup token export --token-id 0 "$T/v.img")
+	echo "$token"
+	grep -q '"tpm2-pin":true' <<<"$token"
+	grep -q '"tpm2_salt":"' <<<"$token"
+	grep -q '"tpm2_srk":"' <<<"$token"
+	want=$(cryptsetup_key)
+	before=$(lockout_counter)
+	[ -n "$before" ]
+	run "$TOOL" tpm2-open "$T/v.img" "$T/sock" 1234
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -qx "volume key $want" <<<"$output"
+	[ "$(lockout_counter)" = "$before" ]
+	run "$TOOL" tpm2-open "$T/v.img" "$T/sock"
+	echo "$output"
+	[ "$status" -ne 0 ]
+	grep -q 'it wants a PIN and none was typed' <<<"$output"
+	[ "$(lockout_counter)" = "$before" ]
+	# No SRK persisted: the same template under the same seed, the same key.
+	tpm2_evictcontrol -T "swtpm:path=$T/sock" -C o -c 0x81000001
+	run "$TOOL" tpm2-open "$T/v.img" "$T/sock" 1234
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -qx "volume key $want" <<<"$output"
+	# Another key at the SRK's handle.
+	tpm2_createprimary -T "swtpm:path=$T/sock" -C o -G rsa -c "$T/planted.ctx" >/dev/null
+	tpm2_evictcontrol -T "swtpm:path=$T/sock" -C o -c "$T/planted.ctx" 0x81000001
+	tpm2_flushcontext -T "swtpm:path=$T/sock" -t      # its transient copy (no resource manager here)
+	run "$TOOL" tpm2-open "$T/v.img" "$T/sock" 1234
+	echo "$output"
+	[ "$status" -ne 0 ]
+	grep -q "the key at the SRK's persistent handle 0x81000001 is not the token's tpm2_srk" <<<"$output"
+	[[ $output != *'volume key'* ]]
+	[ "$(lockout_counter)" = "$before" ]
+	tpm2_evictcontrol -T "swtpm:path=$T/sock" -C o -c 0x81000001
+	run "$TOOL" tpm2-open "$T/v.img" "$T/sock" 4321
+	echo "$output"
+	[ "$status" -eq 1 ]
+	grep -q 'the TPM refused the PIN' <<<"$output"
+	[ "$(lockout_counter)" != "$before" ]
+}
+
+# A token naming a keyslot whose digest covers no segment (cryptsetup's
+# --unbound keyslot: its key is not the volume's, though its own digest
+# verifies it), made here by moving the token's passphrase (the unsealed
+# secret's base64) to an unbound keyslot: the token is skipped before any
+# TPM command, and no key comes out for the volume.
+@test "a token whose keyslot segment 0's digest does not name: skipped, no key for the volume" {
+	enroll --tpm2-pcrs=7
+	secret=$("$TOOL" tpm2-unseal "$T/v.img" "$T/sock" "$T/trace" | sed -n 's/^secret //p')
+	[ ${#secret} -ge 32 ]
+	cryptsetup token export --token-id 0 "$T/v.img" >"$T/token.json"
+	cryptsetup luksKillSlot -q --key-file "$T/pass" "$T/v.img" 1
+	xxd -r -p <<<"$secret" | base64 -w0 >"$T/secret.b64"
+	cryptsetup luksAddKey -q --unbound --key-size 512 --key-slot 1 --pbkdf pbkdf2 --pbkdf-force-iterations 1000 \
+		"$T/v.img" "$T/secret.b64"
+	cryptsetup token import --token-id 0 --token-replace --json-file "$T/token.json" "$T/v.img"
+	run "$TOOL" tpm2-open "$T/v.img" "$T/sock"
+	echo "$output"
+	[ "$status" -ne 0 ]
+	grep -q "refused token 0: skipped: none of its keyslots is one segment 0's digest names" <<<"$output"
+	[[ $output != *'volume key'* ]]
 }

@@ -2,7 +2,8 @@
  * says: the response decoders (a TPM, or something posing as one at
  * /dev/tpmrm0, writes these bytes) of the measure stages and of the unseal
  * (tpm/tpm2_unseal.c: CreatePrimary, Load, StartAuthSession,
- * PolicyGetDigest, Unseal, and the token's tpm2-blob split; the salted
+ * PolicyGetDigest, Unseal, ReadPublic, the token's tpm2-blob split and
+ * its tpm2_srk; the salted
  * session's response check and decryption, tpm/tpm2_session.c), the
  * response-code text, and the IMA policy splitter. The first byte picks
  * which; the rest is the input.
@@ -31,7 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	const uint8_t *in = data + 1;
 	size_t len = size - 1;
-	switch (data[0] % 10) {
+	switch (data[0] % 13) {
 	case 0: {
 		struct tpm_digests d;
 		long rc = hi_tpm_resp_pcr_event(in, len, &d, why, sizeof why);
@@ -140,6 +141,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    (s.priv != in || s.priv_len < 3 || s.pub != in + s.priv_len || s.pub_len < 3 ||
 		     s.priv_len + s.pub_len > len))
 			abort();
+		break;
+	}
+	case 10: {
+		struct tpm2_srk k;
+		if (hi_tpm2_srk_parse(in, len, &k, why, sizeof why) == 0 &&
+		    (k.namelen != 34 || (k.alg != TPM_ALG_ECC && k.alg != TPM_ALG_RSA)))
+			abort();
+		check_text(why, sizeof why);
+		break;
+	}
+	case 11: {
+		const uint8_t *p = NULL;
+		size_t n = 0;
+		uint8_t name[TPM2_NAME_MAX];
+		size_t namelen = 0;
+		if (hi_tpm2_resp_read_public(in, len, &p, &n, why, sizeof why) == 0) {
+			if (p < in || n < 3 || p + n > in + len)
+				abort();
+			if (hi_tpm2_public_name(p, n, name, &namelen) == 0 && namelen != 34)
+				abort();
+		}
 		break;
 	}
 	default: {

@@ -3,7 +3,10 @@
  * --tpm2-device=swtpm:... --tpm2-pcrs=7 on a volume made by cryptsetup
  * (exported with `cryptsetup token export`), so the fields are systemd's
  * own; then the variants systemd writes (pin, signed policy, RSA, no bank
- * before 250) and what a token must not be. */
+ * before 250) and what a token must not be. The second token is Debian
+ * 13's systemd-cryptenroll 257 with --tpm2-with-pin=yes --tpm2-pcrs=7
+ * against swtpm: its tpm2_salt and tpm2_srk are read; the fields this
+ * reader cannot honour are named so the token is skipped. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +23,16 @@ static const char enrolled[] =
 	"EwqLABAAIH7/TvG+3oV/nKQ1uqPTmaU/nyUylOiNKAGTjUn94TWZ\",\"tpm2-pcrs\":[7],\"tpm2-pcr-bank\":\"sha256\","
 	"\"tpm2-primary-alg\":\"ecc\",\"tpm2-policy-hash\":\"8b5682d81b29435d08d79278150611dc7e5923b2fefcce684a09577b40130a8b\","
 	"\"tpm2-pin\":false}";
+
+static const char enrolled257[] =
+	"{\"type\":\"systemd-tpm2\",\"keyslots\":[\"1\"],\"tpm2-blob\":\"AJ4AIIeOi20vOnFUMd1/L67RLst8RRci4Q9Dum6/UUzN"
+	"fiEWABCSnrMD1p4AaRDjEsSZMRMjbs2VMW0wvgVmw+q7Kz1BzFQ3OyuXlketOcArAa/q3w+q/lvDiIwiZHJJ66wERFI1ANYQqZuo0D1a5hIfOHZM"
+	"haYVDdmk02S/4Q5AR1rE6oyM1XIdJjm718Sz7ZE71ZOGXXR5SDJk0PLAWgBOAAgACwAAABIAILjbkvrnweDFiOc1LS/BDyfHs4TjL3BqUgyxC/f/"
+	"7olwABAAILJz2t6n7b38VIS/VdBfrmiHjf7liRbjuXEWQ0vycWsj\",\"tpm2-pcrs\":[7],\"tpm2-pcr-bank\":\"sha256\","
+	"\"tpm2-primary-alg\":\"ecc\",\"tpm2-policy-hash\":\"b8db92fae7c1e0c588e7352d2fc10f27c7b384e32f706a520cb10bf7ffee8970\","
+	"\"tpm2-pin\":true,\"tpm2_salt\":\"zkkxdM+xRsfWZujUacGvk6DqpuDZwuWqvnVm3u1exUg=\",\"tpm2_srk\":\"gQAAAQAiAAutdl8A0P"
+	"hQOM89qoWcVkAwsrdL1wmJI/+d7ECgGC73gwAAAAEAWgAjAAsAAwRyAAAABgCAAEMAEAADABAAIAzwFhe+PS59LPLyOnn5JgzCCpzQwzfxmtWISz4m"
+	"QD+jACDD3jYbiOi450eYMl/j43d0gCvQsnJtE5N2FCSVowIu0g==\"}";
 
 static struct hi_luks2_tpm2_token t;
 static char err[LUKS2_ERR_MAX];
@@ -88,6 +101,49 @@ static void test_variants(void)
 	       "an unknown field is skipped");
 }
 
+/* enrolled257 with "from" replaced by "to". */
+static char *edit257(const char *from, const char *to)
+{
+	static char out[4096];
+	const char *at = strstr(enrolled257, from);
+	snprintf(out, sizeof out, "%.*s%s%s", at ? (int)(at - enrolled257) : 0, at ? enrolled257 : "(no match)", to,
+		 at ? at + strlen(from) : "");
+	return out;
+}
+
+static void test_enrolled257(void)
+{
+	tap_ok(parse(enrolled257) == 0, "systemd-cryptenroll 257's PIN token parses (%s)", err);
+	tap_ok(t.pin && t.keyslots == 1u << 1 && t.pcrs == 1u << 7, "PIN, keyslot 1, PCR 7");
+	tap_ok(t.salt_len == 32 && t.salt[0] == 0xce && t.salt[31] == 0x48, "tpm2_salt: its 32 bytes");
+	/* handle 0x81000001, a 34-byte name, type 1, a TPM2B_PUBLIC of 90. */
+	tap_ok(t.srk_len == 4 + 2 + 34 + 4 + 2 + 90 && t.srk[0] == 0x81 && t.srk[3] == 0x01,
+	       "tpm2_srk: the serialized SRK, %zu bytes", t.srk_len);
+	tap_ok(!t.unsupported[0], "nothing in it this reader cannot honour");
+	/* What systemd writes and this reader cannot honour: named, and the
+	 * rest still parses (the token is skipped by its user, not an error). */
+	tap_ok(parse(edit257("\"tpm2-pin\":true", "\"tpm2-pin\":true,\"tpm2_pcrlock\":true")) == 0 &&
+		       !strcmp(t.unsupported, "tpm2_pcrlock"),
+	       "tpm2_pcrlock true: named as not honoured (%s)", t.unsupported);
+	tap_ok(parse(edit257("\"tpm2-pin\":true", "\"tpm2-pin\":true,\"tpm2_pcrlock\":false,\"tpm2_pcrlock_nv\":\"AAAA\"")) == 0 &&
+		       !t.unsupported[0],
+	       "tpm2_pcrlock false: nothing to honour");
+	tap_ok(parse(edit257("\"tpm2-pin\":true", "\"tpm2_argon2id\":{\"m\":1},\"tpm2-pin\":true")) == 0 &&
+		       !strcmp(t.unsupported, "tpm2_argon2id"),
+	       "an unknown tpm2_ key: named (%s)", t.unsupported);
+	tap_ok(parse(edit257("\"tpm2-pin\":true", "\"tpm2-future\":[1],\"tpm2-pin\":true")) == 0 &&
+		       !strcmp(t.unsupported, "tpm2-future"),
+	       "an unknown tpm2- key: named (%s)", t.unsupported);
+	tap_ok(parse(edit257("\"tpm2-policy-hash\":\"b8db92fae7c1e0c588e7352d2fc10f27c7b384e32f706a520cb10bf7ffee8970\"",
+			     "\"tpm2-policy-hash\":[\"00\",\"11\"]")) == 0 &&
+		       !strcmp(t.unsupported, "tpm2-policy-hash"),
+	       "a policy hash in shards (pcrlock with a signed policy): named");
+	tap_ok(parse(edit257("\"tpm2-blob\":\"AJ4A", "\"tpm2-blob\":[\"AJ4A\"],\"x\":\"AJ4A")) == 0 &&
+		       !strcmp(t.unsupported, "tpm2-blob"),
+	       "a blob in shards: named");
+	refused(edit257("\"tpm2_salt\":\"zkkx", "\"tpm2_salt\":\"*kkx"), "bad base64", "tpm2_salt not base64");
+}
+
 static void test_refused(void)
 {
 	refused(edit("\"type\":\"systemd-tpm2\"", "\"type\":\"systemd-fido2\""), "not systemd-tpm2", "another token type");
@@ -142,6 +198,7 @@ int main(void)
 {
 	test_enrolled();
 	test_variants();
+	test_enrolled257();
 	test_refused();
 	test_from_header();
 	return tap_done();

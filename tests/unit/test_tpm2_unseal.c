@@ -6,7 +6,11 @@
  * the P-256 generator, so the salt is made and sent): a changed PCR
  * (the Unseal refused, then PolicyGetDigest differs), a TPM that stops answering, a signed policy
  * whose key does not parse (the signed sequence is test_tpm2_authorize.c);
- * each time every handle it made is flushed. The salted session itself
+ * each time every handle it made is flushed. systemd 255's tokens: the
+ * salted PIN against Python's hashlib.pbkdf2_hmac, tpm2_srk read, and the
+ * SRK as the Load's parent: the persistent one when its name is the
+ * token's, a planted one refused before the Load, none there: made again
+ * from the noDA template and checked the same way. The salted session itself
  * is tests/unit/test_tpm2_session.c; interoperability with
  * systemd-cryptenroll against swtpm is tests/bats/luks_tpm2.bats. */
 #include <stdio.h>
@@ -54,6 +58,13 @@ static void test_commands(void)
 		       cmd[52] == 0 && cmd[53] == 68 && cmd[122] == 1,
 	       "StartAuthSession: salted with the primary (tpmKey), not bound, the encrypted salt, a policy session");
 	tpm_hex_is(cmd + 123, 8, "00060080004300" "0b", "StartAuthSession: AES-128-CFB parameter encryption, SHA-256");
+	n = hi_tpm2_cmd_create_srk(cmd, sizeof cmd, TPM_ALG_ECC);
+	tpm_hex_is(cmd, n,
+	           "800200000043000001314000000100000009400000090000000000000400000000"
+	           "001a0023000b00030472000000060080004300100003001000000000000000000000",
+	           "CreatePrimary of systemd 255's SRK: the same template with noDA (0x00030472)");
+	n = hi_tpm2_cmd_read_public(cmd, sizeof cmd, TPM2_SRK_HANDLE);
+	tpm_hex_is(cmd, n, "80010000000e0000017381000001", "ReadPublic of the SRK's persistent handle");
 	n = hi_tpm2_cmd_flush(cmd, sizeof cmd, 0x80000001);
 	tpm_hex_is(cmd, n, "80010000000e0000016580000001", "FlushContext");
 }
@@ -69,6 +80,68 @@ static void test_blob(void)
 	tap_contains(why, "no TPM2B_PUBLIC", "blob: says what is missing");
 	blob[1] = 200;
 	tap_ok(hi_tpm2_blob_split(blob, sizeof blob, &s, why, sizeof why) < 0, "blob: a private size past the end refused");
+	/* systemd 255's third part, the seed of a key sealed offline. */
+	uint8_t seeded[] = { 0, 2, 0xaa, 0xbb, 0, 3, 1, 2, 3, 0, 2, 0xcc, 0xdd };
+	tap_ok(hi_tpm2_blob_split(seeded, sizeof seeded, &s, why, sizeof why) < 0, "blob: an import seed after the public refused");
+	tap_contains(why, "import seed", "blob: says it is an import seed");
+	seeded[10] = 0;
+	tap_ok(hi_tpm2_blob_split(seeded, 11, &s, why, sizeof why) == 0 && s.pub_len == 5, "blob: an empty seed is no seed");
+}
+
+/* The token's tpm2_salt and PIN 1234 from the token systemd-cryptenroll
+ * 257 wrote (tests/unit/test_luks2_token.c); the expected texts from
+ * base64.b64encode(hashlib.pbkdf2_hmac("sha256", pin, salt, 10000, 32)). */
+static void test_pin_salted(void)
+{
+	static const uint8_t salt[] = { 0xce, 0x49, 0x31, 0x74, 0xcf, 0xb1, 0x46, 0xc7, 0xd6, 0x66, 0xe8,
+					0xd4, 0x69, 0xc1, 0xaf, 0x93, 0xa0, 0xea, 0xa6, 0xe0, 0xd9, 0xc2,
+					0xe5, 0xaa, 0xbe, 0x75, 0x66, 0xde, 0xed, 0x5e, 0xc5, 0x48 };
+	char out[TPM2_PIN_SALTED_LEN + 1];
+
+	tap_ok(hi_tpm2_pin_salted("1234", salt, sizeof salt, out) == 0, "salted PIN: derived");
+	tap_streq(out, "NCrGpTRlFi+ohjb/sse3282rVzYO9ady1Hti+/LZ6MU=", "salted PIN: PBKDF2-HMAC-SHA256, 10000 rounds, base64");
+	tap_ok(hi_tpm2_pin_salted("correct horse", (const uint8_t *)"NaCl", 4, out) == 0, "salted PIN: another");
+	tap_streq(out, "ayBZBS5UP89qJM3Iji6ER4eJcuu9gLLWX1WeA2UcWAQ=", "salted PIN: another salt and PIN");
+	tap_ok(hi_tpm2_pin_salted("", salt, sizeof salt, out) < 0 && !out[0], "salted PIN: an empty PIN derives nothing");
+}
+
+/* The scripted TPM's primary public area (tpm_create_primary_resp's) as
+ * a serialized ESYS_TR of the SRK; its name, SHA-256 of the public area,
+ * from Python's hashlib. */
+static size_t srk_of_fake(uint8_t *out)
+{
+	static const char namehex[] = "000b5bac961abf341c33d17df9c39c5c1c063fac4af5038e5962667695f2b5cd826e";
+	uint8_t cp[200];
+	tpm_create_primary_resp(cp, 0);
+	size_t n = 0;
+	tpm_put32(out, TPM2_SRK_HANDLE);
+	n = 4;
+	out[n++] = 0;
+	out[n++] = 34;
+	for (size_t i = 0; i < 34; i++)
+		sscanf(namehex + 2 * i, "%2hhx", &out[n++]);
+	tpm_put32(out + n, 1);
+	n += 4;
+	memcpy(out + n, cp + 18, 92);
+	return n + 92;
+}
+
+static void test_srk_parse(void)
+{
+	uint8_t ser[200];
+	struct tpm2_srk k;
+	size_t n = srk_of_fake(ser);
+
+	tap_ok(hi_tpm2_srk_parse(ser, n, &k, why, sizeof why) == 0 && k.alg == TPM_ALG_ECC && k.namelen == 34,
+	       "tpm2_srk: handle, name, key type, public area (%s)", why);
+	tap_ok(hi_tpm2_srk_parse(ser, n - 1, &k, why, sizeof why) < 0, "tpm2_srk cut short: refused");
+	ser[20] ^= 1;
+	tap_ok(hi_tpm2_srk_parse(ser, n, &k, why, sizeof why) < 0, "tpm2_srk: a name that is not its public area's refused");
+	tap_contains(why, "not the SHA-256 of its public area", "says so");
+	ser[20] ^= 1;
+	ser[3] = 2;
+	tap_ok(hi_tpm2_srk_parse(ser, n, &k, why, sizeof why) < 0, "tpm2_srk: another persistent handle refused");
+	tap_contains(why, "not the key at the SRK's handle 0x81000001", "says which handle it wants");
 }
 
 static void test_responses(void)
@@ -135,6 +208,9 @@ struct fake {
 	int calls, nflushed;
 	uint32_t flushed[4];
 	bool dead, other_digest;
+	int srk;                       /* ReadPublic: 0 the primary's public, 1 another key's, 2 no key there */
+	uint32_t cc[16];               /* the command codes, in order */
+	uint32_t load_parent, primary_attrs;
 };
 
 
@@ -145,6 +221,7 @@ static int fake_xfer(void *ctx, const uint8_t *c, size_t len, uint8_t *resp, siz
 	uint32_t cc = (uint32_t)c[6] << 24 | (uint32_t)c[7] << 16 | (uint32_t)c[8] << 8 | c[9], code = 0;
 	size_t n = 10;
 
+	f->cc[f->calls & 15] = cc;
 	f->calls++;
 	if (f->dead && cc != 0x165) {
 		snprintf(err, errlen, "no answer within 10 ms");
@@ -154,8 +231,21 @@ static int fake_xfer(void *ctx, const uint8_t *c, size_t len, uint8_t *resp, siz
 	resp[0] = 0x80;
 	resp[1] = c[1];
 	if (cc == 0x131) {
+		f->primary_attrs = tpm_get32(c + 10 + 4 + 4 + 9 + 2 + 4 + 2 + 2 + 2);
 		n = tpm_create_primary_resp(resp, 0x80000000);
+	} else if (cc == 0x173 && f->srk == 2) {     /* ReadPublic: TPM_RC_HANDLE, handle 1 */
+		code = 0x18b;
+	} else if (cc == 0x173) {
+		uint8_t cp[200];
+		tpm_create_primary_resp(cp, 0);
+		memcpy(resp + 10, cp + 18, 92);
+		if (f->srk == 1)
+			resp[10 + 2 + 20] ^= 1;          /* a point of another key */
+		resp[103] = 34;                      /* its name and qualifiedName: unchecked */
+		resp[139] = 34;
+		n = 10 + 92 + 36 + 36;
 	} else if (cc == 0x157) {              /* Load */
+		f->load_parent = tpm_get32(c + 10);
 		n = tpm_load_resp(resp, 0x80000001);
 	} else if (cc == 0x176) {               /* StartAuthSession */
 		n = tpm_start_session_resp(resp, 0x03000000);
@@ -200,12 +290,54 @@ static void test_sequence(void)
 	tap_contains(err, "tpm2_pubkey: no \"-----BEGIN PUBLIC KEY-----\" line", "says the token's public key is not PEM");
 }
 
+static void test_srk_sequence(void)
+{
+	uint8_t blob[] = { 0, 2, 0xaa, 0xbb, 0, 3, 1, 2, 3 }, policy[32], secret[TPM2_SECRET_MAX], ser[200];
+	memset(policy, 0x5a, sizeof policy);
+	struct tpm2_unseal_req q = { .primary_alg = TPM_ALG_ECC, .pcr_bank = TPM_ALG_SHA256, .pcrs = 1u << 7,
+				     .blob = blob, .blob_len = sizeof blob, .policy_hash = policy,
+				     .policy_hash_len = sizeof policy };
+	size_t slen = 0;
+	char err[256];
+
+	q.srk = ser;
+	q.srk_len = srk_of_fake(ser);
+	struct fake a = { .other_digest = true };
+	hi_tpm2_unseal(fake_xfer, &a, &q, secret, sizeof secret, &slen, err, sizeof err);
+	tap_ok(a.cc[0] == 0x173 && a.cc[1] == 0x157 && a.load_parent == TPM2_SRK_HANDLE,
+	       "tpm2_srk: ReadPublic of 0x81000001, its name the token's: the Load under it, no CreatePrimary");
+	tap_ok(a.nflushed == 2 && a.flushed[0] == 0x03000000 && a.flushed[1] == 0x80000001,
+	       "the persistent SRK is not flushed; the session and object are");
+
+	struct fake b = { .srk = 1 };
+	int rc = hi_tpm2_unseal(fake_xfer, &b, &q, secret, sizeof secret, &slen, err, sizeof err);
+	tap_ok(rc == TPM2_ERROR && b.calls == 1 && b.cc[0] == 0x173,
+	       "a key planted at 0x81000001 (another name): refused after ReadPublic, nothing loaded under it");
+	tap_contains(err, "is not the token's tpm2_srk", "says the key there is not the token's SRK");
+
+	struct fake c = { .srk = 2, .other_digest = true };
+	hi_tpm2_unseal(fake_xfer, &c, &q, secret, sizeof secret, &slen, err, sizeof err);
+	tap_ok(c.cc[0] == 0x173 && c.cc[1] == 0x131 && c.primary_attrs == 0x00030472 && c.load_parent == 0x80000000,
+	       "no key at 0x81000001: the SRK made again from systemd's noDA template (attributes 0x%08x), the Load under it",
+	       c.primary_attrs);
+	tap_ok(c.nflushed == 3 && c.flushed[2] == 0x80000000, "that primary is flushed after");
+
+	ser[20] ^= 1;                                /* the token names another SRK */
+	q.srk_len = srk_of_fake(ser) - 1;
+	struct fake d = { 0 };
+	rc = hi_tpm2_unseal(fake_xfer, &d, &q, secret, sizeof secret, &slen, err, sizeof err);
+	tap_ok(rc == TPM2_ERROR && d.calls == 0, "a tpm2_srk that does not parse: refused before any command");
+}
+
 int main(void)
 {
 	test_commands();
 	test_blob();
+	test_pin_salted();
+	test_srk_parse();
 	test_responses();
 	test_hmac();
 	test_sequence();
+	test_srk_sequence();
 	return tap_done();
 }
