@@ -425,11 +425,11 @@ static int dry_run(struct boot *b, const struct selinux_decision *d,
 	struct policy_choice pc;
 	char reason[BOOT_ERR_MAX];
 
+	/* The root's files are the target's (--root): no policy there is
+	 * the boot's decision, fatal where the boot's is. */
 	if (!choose_policy(b, file, SELINUX_POLICY_VERS_ASSUMED, &pc)) {
 		no_policy_reason(&pc, SELINUX_POLICY_VERS_ASSUMED, reason, sizeof reason);
-		log_info("dry run: %s", reason);
-		hi_report_add(&b->rep, "selinux", "load", "skipped", "dry run: no policy found");
-		return 0;
+		return load_failed(b, d, reason);
 	}
 	log_info("dry run: would load %s (type %s) %s, set %zu booleans, %s", pc.path, pc.type,
 		 d->enforcing ? "enforcing" : "permissive", b->cfg.n_booleans,
@@ -463,7 +463,7 @@ int hi_stage_selinux(struct boot *b)
 		return 0;
 	}
 	/* A dry run runs on a build host, whose kernel is not the target's:
-	 * it says what it sees and never fails on it. */
+	 * it says what it sees of the kernel and never fails on it. */
 	if (b->mode == MODE_DRY_RUN) {
 		if (!selinux_in_kernel(b))
 			log_info("dry run: this kernel has no selinuxfs; the target needs security=selinux");
