@@ -44,6 +44,15 @@ predict() {
 	[[ $output == *"would take the failure action: halt (from the initramfs config)"* ]]
 }
 
+@test "an empty root= on the command line: the initramfs config's failure action, not the default" {
+	# The VM test's hostile.conf and command line.
+	printf '%s\n' '[boot]' 'failure_action = poweroff' 'failure_delay = 0' 'root_timeout = 10' \
+		'[mounts]' 'tmp_size = 16m' 'polyinstantiate = yes' 'polydirs = /tmp /var/tmp' >"$BATS_TEST_TMPDIR/h.conf"
+	predict "root="
+	[[ $output == *"root= is empty"* ]]
+	[[ $output == *"would take the failure action: poweroff (from the initramfs config)"* ]]
+}
+
 @test "dry-run: with a broken config the command line may choose, but not a shell" {
 	printf '[boot]\nfailure_action = halt\nnot a line\n' >"$BATS_TEST_TMPDIR/h.conf"
 	predict "root=/dev/vda hardinit.boot.failure_action=poweroff"
