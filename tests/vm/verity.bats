@@ -20,7 +20,7 @@
 # the verity blocks) is tested on the host: tests/bats/verity.bats, with
 # hardinit dry-run.
 
-# budget: 100 s
+# budget: 125 s
 
 load lib
 load images
