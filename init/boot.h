@@ -99,9 +99,10 @@ struct boot {
 	/* What the verity stage set up, as its measurement describes it
 	 * (verity_measure_text); empty when / is not on verity. */
 	char verity_setup[960];
-	/* hardinit predict: image files of the verity data and hash devices,
-	 * which the verity stage's dry run reads to describe the setup as a
-	 * boot will (prog/predict.c); NULL otherwise. */
+	/* hardinit dry-run and predict: image files of the verity data and
+	 * hash devices, which the verity stage's dry run checks and describes
+	 * as a boot does the devices (prog/cli.c, prog/predict.c); NULL
+	 * otherwise. */
 	const char *verity_data_image, *verity_hash_image;
 	/* What the measure stage extends into the TPM (with root_hash), set
 	 * by the stages that load it. */

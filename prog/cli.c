@@ -53,8 +53,11 @@ static const char usage[] =
 "                        checking the result reads as asked; FILE is not\n"
 "                        changed\n"
 "  dry-run [--config FILE] [--cmdline TEXT] [--root DIR]\n"
+"        [--verity-data-image FILE] [--verity-hash-image FILE]\n"
 "                        print what a boot would do with this config and\n"
-"                        kernel command line (default: /proc/cmdline)\n"
+"                        kernel command line (default: /proc/cmdline); with\n"
+"                        the verity devices' images, also what it decides\n"
+"                        from their superblock and sizes\n"
 "  audit [--format text|json|prometheus] [--json] [--output FILE]\n"
 "        [--config FILE] [--report FILE] [--profiles DIR]\n"
 "                        compare the live system with the config it was\n"
@@ -236,6 +239,10 @@ static int parse_dry_run(struct boot *b, int argc, char **argv)
 			b->cmdline_text = val;
 		else if (strcmp(opt, "--root") == 0)
 			snprintf(b->newroot, sizeof b->newroot, "%s", val);
+		else if (strcmp(opt, "--verity-data-image") == 0)
+			b->verity_data_image = val;
+		else if (strcmp(opt, "--verity-hash-image") == 0)
+			b->verity_hash_image = val;
 		else {
 			fprintf(stderr, "hardinit: unknown option %s for dry-run; see hardinit --help\n", opt);
 			return -1;

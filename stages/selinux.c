@@ -241,55 +241,66 @@ static int kernel_load_policy(const struct boot *b, const void *data, size_t len
 	return hi_fs_write_once(path, data, len);
 }
 
+/* The policy file as the boot reads it: a regular file (O_NONBLOCK and the
+ * type check: a FIFO swapped in as the policy must not block PID 1) of a
+ * policy's size, mapped, with a binary policy's header. NULL with msg
+ * saying why, else the mapping of *size bytes. The dry run stops here;
+ * the boot hands it to the kernel. */
+static void *map_policy(const char *path, size_t *size, unsigned *version, char *msg, size_t msglen)
+{
+	char why[CONFIG_ERR_MAX];
+	struct stat st;
+	void *map = NULL;
+
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	int e = fd < 0 || fstat(fd, &st) < 0 ? errno : S_ISREG(st.st_mode) ? 0 : FS_ENOTREG;
+	if (e) {
+		snprintf(msg, msglen, "SELinux: cannot read the policy %s: %s; reinstall it", path, hi_fs_read_why(e));
+	} else if (st.st_size < SELINUX_POLICY_HEADER_MIN || (uint64_t)st.st_size > SELINUX_POLICY_MAX_BYTES) {
+		snprintf(msg, msglen, "SELinux: the policy %s is %lld bytes, outside %d..%u; it is "
+			 "truncated or not a policy: reinstall it", path, (long long)st.st_size,
+			 SELINUX_POLICY_HEADER_MIN, SELINUX_POLICY_MAX_BYTES);
+	} else if ((map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) == MAP_FAILED) {
+		snprintf(msg, msglen, "SELinux: cannot map the policy %s: %s", path, strerror(errno));
+		map = NULL;
+	} else if (hi_selinux_policy_header(map, (size_t)st.st_size, version, why, sizeof why) < 0) {
+		snprintf(msg, msglen, "SELinux: %.200s is not a binary policy: %.160s; reinstall "
+			 "the policy package or rebuild it (semodule -B)", path, why);
+		munmap(map, (size_t)st.st_size);
+		map = NULL;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (map)
+		*size = (size_t)st.st_size;
+	return map;
+}
+
 static int load_policy_file(struct boot *b, const struct selinux_decision *d,
 			    const struct policy_choice *pc)
 {
-	char msg[BOOT_ERR_MAX], why[CONFIG_ERR_MAX], ms[32];
-	struct stat st;
+	char msg[BOOT_ERR_MAX], ms[32];
+	size_t size = 0;
 	unsigned version = 0;
-	int fd, rc = -1;
+	int rc = -1;
 	uint64_t start = hi_boottime_ns();
 
-	/* O_NONBLOCK and the type check: a FIFO swapped in as the policy
-	 * must not block PID 1. */
-	fd = open(pc->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	int e = fd < 0 || fstat(fd, &st) < 0 ? errno : S_ISREG(st.st_mode) ? 0 : FS_ENOTREG;
-	if (e) {
-		snprintf(msg, sizeof msg, "SELinux: cannot read the policy %s: %s; reinstall it",
-			 pc->path, hi_fs_read_why(e));
-		goto out;
-	}
-	if (st.st_size < SELINUX_POLICY_HEADER_MIN || (uint64_t)st.st_size > SELINUX_POLICY_MAX_BYTES) {
-		snprintf(msg, sizeof msg, "SELinux: the policy %s is %lld bytes, outside %d..%u; it is "
-			 "truncated or not a policy: reinstall it", pc->path, (long long)st.st_size,
-			 SELINUX_POLICY_HEADER_MIN, SELINUX_POLICY_MAX_BYTES);
-		goto out;
-	}
-	void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (map == MAP_FAILED) {
-		snprintf(msg, sizeof msg, "SELinux: cannot map the policy %s: %s", pc->path, strerror(errno));
-		goto out;
-	}
-	if (hi_selinux_policy_header(map, (size_t)st.st_size, &version, why, sizeof why) < 0) {
-		snprintf(msg, sizeof msg, "SELinux: %.200s is not a binary policy: %.160s; reinstall "
-			 "the policy package or rebuild it (semodule -B)", pc->path, why);
-	} else if (kernel_load_policy(b, map, (size_t)st.st_size) < 0) {
-		snprintf(msg, sizeof msg, "SELinux: the kernel rejected the policy %s (version %u, "
-			 "%lld bytes): %s; it is damaged or not for this kernel (the kernel log says "
-			 "why): reinstall or rebuild it", pc->path, version, (long long)st.st_size,
-			 strerror(errno));
-	} else {
-		rc = 0;
-		/* Hashed only for the measure stage: 3 MiB of SHA-256 is not free. */
-		if (b->cfg.tpm_measure) {
-			hi_sha256(map, (size_t)st.st_size, b->selinux_policy_sha256);
-			b->selinux_policy_hashed = true;
+	void *map = map_policy(pc->path, &size, &version, msg, sizeof msg);
+	if (map) {
+		if (kernel_load_policy(b, map, size) < 0) {
+			snprintf(msg, sizeof msg, "SELinux: the kernel rejected the policy %s (version %u, "
+				 "%zu bytes): %s; it is damaged or not for this kernel (the kernel log says "
+				 "why): reinstall or rebuild it", pc->path, version, size, strerror(errno));
+		} else {
+			rc = 0;
+			/* Hashed only for the measure stage: 3 MiB of SHA-256 is not free. */
+			if (b->cfg.tpm_measure) {
+				hi_sha256(map, size, b->selinux_policy_sha256);
+				b->selinux_policy_hashed = true;
+			}
 		}
+		munmap(map, size);
 	}
-	munmap(map, (size_t)st.st_size);
-out:
-	if (fd >= 0)
-		close(fd);
 	if (rc < 0)
 		return load_failed(b, d, msg) < 0 ? -1 : 1;
 
@@ -298,10 +309,9 @@ out:
 	hi_report_add(&b->rep, "selinux", "policy_type", "info", "%s%s", pc->type,
 		   pc->embedded ? " (embedded in the initramfs)" : "");
 	hi_report_add(&b->rep, "selinux", "policy_version", "info", "%u", version);
-	hi_report_add(&b->rep, "selinux", "policy_bytes", "info", "%lld", (long long)st.st_size);
+	hi_report_add(&b->rep, "selinux", "policy_bytes", "info", "%zu", size);
 	hi_report_add(&b->rep, "selinux", "load_ms", "ok", "%s", ms);
-	log_info("SELinux: loaded %s (version %u, %lld bytes) in %s ms", pc->path, version,
-		 (long long)st.st_size, ms);
+	log_info("SELinux: loaded %s (version %u, %zu bytes) in %s ms", pc->path, version, size, ms);
 	return 0;
 }
 
@@ -425,12 +435,19 @@ static int dry_run(struct boot *b, const struct selinux_decision *d,
 	struct policy_choice pc;
 	char reason[BOOT_ERR_MAX];
 
+	/* The root's files are the target's (--root): no policy there, or
+	 * one that is not a binary policy, is the boot's decision, fatal
+	 * where the boot's is; only the kernel's load is left out. */
 	if (!choose_policy(b, file, SELINUX_POLICY_VERS_ASSUMED, &pc)) {
 		no_policy_reason(&pc, SELINUX_POLICY_VERS_ASSUMED, reason, sizeof reason);
-		log_info("dry run: %s", reason);
-		hi_report_add(&b->rep, "selinux", "load", "skipped", "dry run: no policy found");
-		return 0;
+		return load_failed(b, d, reason);
 	}
+	size_t size = 0;
+	unsigned version = 0;
+	void *map = map_policy(pc.path, &size, &version, reason, sizeof reason);
+	if (!map)
+		return load_failed(b, d, reason);
+	munmap(map, size);
 	log_info("dry run: would load %s (type %s) %s, set %zu booleans, %s", pc.path, pc.type,
 		 d->enforcing ? "enforcing" : "permissive", b->cfg.n_booleans,
 		 b->cfg.selinux_relabel ? "relabel /dev, /dev/shm, /run" : "not relabel");
@@ -464,7 +481,7 @@ int hi_stage_selinux(struct boot *b)
 		return 0;
 	}
 	/* A dry run runs on a build host, whose kernel is not the target's:
-	 * it says what it sees and never fails on it. */
+	 * it says what it sees of the kernel and never fails on it. */
 	if (b->mode == MODE_DRY_RUN) {
 		if (!selinux_in_kernel(b))
 			log_info("dry run: this kernel has no selinuxfs; the target needs security=selinux");

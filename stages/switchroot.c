@@ -214,31 +214,71 @@ static int move_onto_fd(const char *src, int fd)
 
 /* The targets are the new root's own directories, which its owner
  * controls: resolved without links, so a /run that links to /etc cannot
- * get hardinit's tmpfs moved over /etc. */
+ * get hardinit's tmpfs moved over /etc. The directory for PATH opened
+ * (O_PATH), or -1 with errno ENOENT after the warning (the root lacks it:
+ * the mount is dropped), or -1 with the boot's error. The dry run checks
+ * the root's directories with it too. */
+static int api_target(struct boot *b, const char *path)
+{
+	char target[BOOT_PATH_MAX * 2], link[BOOT_PATH_MAX * 2];
+
+	int fd = hi_safe_open(b->newroot, path, O_PATH | O_DIRECTORY, 0);
+	if (fd >= 0)
+		return fd;
+	if (errno == ENOENT) {
+		log_warn("the new root has no %s directory; %s is dropped there and the real init may fail", path, path);
+		errno = ENOENT;
+		return -1;
+	}
+	int e = errno;
+	if (e == ELOOP && hi_safe_find_link(b->newroot, path, link, sizeof link))
+		hi_boot_error(b, "the new root's %s is a symbolic link (%s); hardinit does not move %s "
+			   "through it; make %s a directory in the root", path, link, path, path);
+	else {
+		snprintf(target, sizeof target, "%s%s", b->newroot, path);
+		hi_boot_error(b, "cannot move %s to %s: %s", path, target,
+			   e == ENOTDIR ? "not a directory" : strerror(e));
+	}
+	errno = 0;
+	return -1;
+}
+
 static int move_api_mounts(struct boot *b)
 {
 	const char *paths[] = { b->dev, b->proc, b->sys, b->run };
-	char target[BOOT_PATH_MAX * 2], link[BOOT_PATH_MAX * 2];
+	char target[BOOT_PATH_MAX * 2];
 
 	for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
-		snprintf(target, sizeof target, "%s%s", b->newroot, paths[i]);
-		int fd = hi_safe_open(b->newroot, paths[i], O_PATH | O_DIRECTORY, 0);
+		int fd = api_target(b, paths[i]);
 		if (fd < 0 && errno == ENOENT) {
-			log_warn("the new root has no %s directory; %s is dropped there and the real init may fail", paths[i], paths[i]);
 			umount2(paths[i], MNT_DETACH);
 			continue;
 		}
-		if (fd < 0 && errno == ELOOP && hi_safe_find_link(b->newroot, paths[i], link, sizeof link))
-			return hi_boot_error(b, "the new root's %s is a symbolic link (%s); hardinit does not move %s "
-					  "through it; make %s a directory in the root", paths[i], link, paths[i], paths[i]);
 		if (fd < 0)
-			return hi_boot_error(b, "cannot move %s to %s: %s", paths[i], target,
-					  errno == ENOTDIR ? "not a directory" : strerror(errno));
+			return -1;
 		int rc = move_onto_fd(paths[i], fd);
 		int e = errno;
 		close(fd);
-		if (rc < 0)
+		if (rc < 0) {
+			snprintf(target, sizeof target, "%s%s", b->newroot, paths[i]);
 			return hi_boot_error(b, "cannot move %s to %s: %s", paths[i], target, strerror(e));
+		}
+	}
+	return 0;
+}
+
+/* The dry run: the root's directories the API mounts would move onto,
+ * judged as the boot judges them (--root DIR is the root). */
+static int check_api_targets(struct boot *b)
+{
+	const char *paths[] = { b->dev, b->proc, b->sys, b->run };
+
+	for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+		int fd = api_target(b, paths[i]);
+		if (fd >= 0)
+			close(fd);
+		else if (errno != ENOENT)
+			return -1;
 	}
 	return 0;
 }
@@ -272,7 +312,7 @@ int hi_stage_switchroot(struct boot *b)
 
 	if (b->mode == MODE_DRY_RUN) {
 		log_info("dry run: would move /dev /proc /sys /run into %s, free the initramfs and switch to it", b->newroot);
-		return 0;
+		return check_api_targets(b);
 	}
 	keep_embedded_policy(b);
 	int proven = proven_initramfs(b, why, sizeof why);

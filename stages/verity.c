@@ -424,18 +424,35 @@ static int describe(struct boot *b, const struct verity_setup *v)
 	return 0;
 }
 
-/* hardinit predict: the setup described from the devices' images, as
- * the boot describes it from the devices (the superblock, the sizes). */
-static int predict_describe(struct boot *b, struct verity_setup *v)
+/* What the boot decides from the devices' bytes alone, before it asks the
+ * kernel for anything: the superblock, the table (the root hash's length
+ * for the superblock's algorithm), the sizes, the file system's block
+ * size, and the setup's description. The boot runs it on the devices;
+ * dry-run and predict on their images, so they fail where the boot would. */
+static int check_devices(struct boot *b, struct verity_setup *v)
+{
+	char err[VERITY_ERR_MAX];
+
+	if (v->p.superblock && read_superblock(b, v) < 0)
+		return -1;
+	if (hi_verity_table(&v->p, v->data_num, v->hash_num, v->roothash, v->table, sizeof v->table, &v->sectors,
+			    err, sizeof err) < 0)
+		return hi_boot_error(b, "%s", err);
+	if (check_sizes(b, v) < 0 || check_fs_block_size(b, v) < 0)
+		return -1;
+	return describe(b, v);
+}
+
+/* dry-run and predict: the devices' images in the devices' place (their
+ * numbers stay empty: no table is loaded). */
+static int check_images(struct boot *b, struct verity_setup *v)
 {
 	if (!b->verity_data_image)
 		return 0;
 	snprintf(v->data_node, sizeof v->data_node, "%s", b->verity_data_image);
 	snprintf(v->hash_node, sizeof v->hash_node, "%s",
 		 b->verity_hash_image ? b->verity_hash_image : b->verity_data_image);
-	if (v->p.superblock && read_superblock(b, v) < 0)
-		return -1;
-	return describe(b, v);
+	return check_devices(b, v);
 }
 
 static int table_for(struct boot *b, const struct verity_setup *v, const struct verity_params *p,
@@ -597,20 +614,14 @@ int hi_stage_verity(struct boot *b)
 			 hi_verity_corruption_name(v.p.on_corruption), v.p.sig_key_desc[0] ? v.p.sig_key_desc : "none");
 		snprintf(b->root_device, sizeof b->root_device, "%s/mapper/%s", b->dev, VERITY_DM_NAME);
 		snprintf(b->root_hash, sizeof b->root_hash, "%s", v.roothash);
-		return predict_describe(b, &v);
+		return check_images(b, &v);
 	}
 	uint64_t start = hi_boottime_ns();
 	if (wait_device(b, "data", v.data, v.data_node, sizeof v.data_node, v.data_num, sizeof v.data_num) < 0 ||
 	    wait_device(b, "hash", v.hash, v.hash_node, sizeof v.hash_node, v.hash_num, sizeof v.hash_num) < 0)
 		return -1;
 	uint64_t found = hi_boottime_ns();
-	if (v.p.superblock && read_superblock(b, &v) < 0)
-		return -1;
-	char err[VERITY_ERR_MAX];
-	if (hi_verity_table(&v.p, v.data_num, v.hash_num, v.roothash, v.table, sizeof v.table, &v.sectors, err, sizeof err) < 0)
-		return hi_boot_error(b, "%s", err);
-	if (check_sizes(b, &v) < 0 || check_fs_block_size(b, &v) < 0 || describe(b, &v) < 0 ||
-	    load_signature(b, &v) < 0)
+	if (check_devices(b, &v) < 0 || load_signature(b, &v) < 0)
 		return -1;
 	int rc = activate(b, &v, node, sizeof node);
 	drop_signature(&v);

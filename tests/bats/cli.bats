@@ -77,6 +77,19 @@ setup() {
 	[[ $output == *"failure action"* ]]
 }
 
+@test "a malformed command line is a clear error, and the failure action is taken" {
+	# The VM boot test's command line: the early stage fails, before any
+	# root or init.
+	run "$HARDINIT" dry-run --config "$SRC/config/baseline.conf" --cmdline 'root=/dev/vda hardinit.boot.init="/sbin/x'
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ $output == *"stage early failed"* ]]
+	[[ $output == *"bad kernel command line"* ]]
+	[[ $output == *"unterminated double quote"* ]]
+	[[ $output == *"would take the failure action"* ]]
+	[[ $output != *"would wait up to"* && $output != *"would exec"* ]]
+}
+
 @test "dry-run reports a missing root= as the boot would" {
 	run "$HARDINIT" dry-run --config "$SRC/config/baseline.conf" --cmdline "quiet"
 	[ "$status" -eq 1 ]

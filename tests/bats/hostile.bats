@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
 # A hostile or broken root and command line, on the host: what dry-run
-# predicts (the failure action, the init it would run), audit's mountinfo
-# parser, and the mounts stage in a private mount namespace with /tmp a
-# link to /etc. The VM side is tests/vm/hostile.bats.
+# predicts (the failure action, the init it would run, a root whose /run
+# is a link), audit's mountinfo parser, and the mounts stage in a private
+# mount namespace with /tmp a link to /etc. The VM side is
+# tests/vm/hostile.bats.
 
 bats_require_minimum_version 1.5.0
 
@@ -45,6 +46,15 @@ predict() {
 	[[ $output == *"would take the failure action: halt (from the initramfs config)"* ]]
 }
 
+@test "an empty root= on the command line: the initramfs config's failure action, not the default" {
+	# The VM test's hostile.conf and command line.
+	printf '%s\n' '[boot]' 'failure_action = poweroff' 'failure_delay = 0' 'root_timeout = 10' \
+		'[mounts]' 'tmp_size = 16m' 'polyinstantiate = yes' 'polydirs = /tmp /var/tmp' >"$BATS_TEST_TMPDIR/h.conf"
+	predict "root="
+	[[ $output == *"root= is empty"* ]]
+	[[ $output == *"would take the failure action: poweroff (from the initramfs config)"* ]]
+}
+
 @test "dry-run: with a broken config the command line may choose, but not a shell" {
 	printf '[boot]\nfailure_action = halt\nnot a line\n' >"$BATS_TEST_TMPDIR/h.conf"
 	predict "root=/dev/vda hardinit.boot.failure_action=poweroff"
@@ -83,6 +93,27 @@ predict() {
 	echo "$output"
 	[ "$status" -eq 1 ]
 	[[ $output == *"/sbin/init is a script whose interpreter /usr/bin/no-such-shell (its #! line) is missing"* ]]
+}
+
+@test "the root's /run a link to /etc: hardinit's /run is not moved over /etc; one line, the failure action" {
+	# The VM test's hostile.conf, and a root whose /run links to /etc.
+	local dir=$BATS_TEST_TMPDIR/runlink
+	printf '%s\n' '[boot]' 'failure_action = poweroff' 'failure_delay = 0' 'root_timeout = 10' \
+		'[mounts]' 'tmp_size = 16m' 'polyinstantiate = yes' 'polydirs = /tmp /var/tmp' >"$BATS_TEST_TMPDIR/h.conf"
+	mkdir -p "$dir/sbin" "$dir/etc" "$dir/dev" "$dir/proc" "$dir/sys"
+	install -m 0755 "$HARDINIT" "$dir/sbin/init"
+	ln -s /etc "$dir/run"
+	run "$HARDINIT" dry-run --config "$BATS_TEST_TMPDIR/h.conf" --root "$dir" --cmdline "root=/dev/vda"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ $output == *"stage switchroot failed"* ]]
+	[[ $output == *"the new root's /run is a symbolic link (/run -> /etc); hardinit does not move /run through it"* ]]
+	[[ $output == *"would take the failure action: poweroff"* ]]
+	[[ $output != *"would exec"* ]]
+	# the same root with /run a directory goes on
+	rm "$dir/run" && mkdir "$dir/run"
+	run "$HARDINIT" dry-run --config "$BATS_TEST_TMPDIR/h.conf" --root "$dir" --cmdline "root=/dev/vda"
+	[ "$status" -eq 0 ]
 }
 
 @test "check-config names a UTF-8 byte-order mark" {

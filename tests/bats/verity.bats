@@ -3,8 +3,9 @@
 # (the [verity] section it writes, read back from the archive with GNU cpio,
 # and the modules it adds from the real modules.dep), and hardinit dry-run
 # with systemd's verity names, the lock, and an embedded root hash against
-# which every command-line word is judged. The kernel side is
-# tests/vm/verity.bats.
+# which every command-line word is judged, and with the devices' images
+# what the boot decides from their bytes (superblock, sizes, the root
+# hash's length). The kernel side is tests/vm/verity.bats.
 
 bats_require_minimum_version 1.5.0
 
@@ -203,6 +204,114 @@ dry_run_refused() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ $output == *"on corruption panic"* ]]
+}
+
+# The VM boot's command lines, judged here: each refusal is taken from the
+# config and the command line before any device is read.
+@test "embedded hash, unlocked (baseline): systemd.verity=no root=/dev/vda is refused with the failure action, nothing mounted" {
+	embedded_conf
+	run "$REPO/build/hardinit" dry-run --config "$BATS_TEST_TMPDIR/embedded.conf" \
+		--cmdline "hardinit.boot.failure_action=poweroff hardinit.boot.failure_delay=0 systemd.verity=no root=/dev/vda"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ $output == *"verity: refused systemd.verity=no on the kernel command line: it weakens verity"* ]]
+	[[ $output == *"whatever lock_cmdline says"* ]]
+	[[ $output == *"would take the failure action: poweroff"* ]]
+	[[ $output != *"would set up verity"* && $output != *"would mount the verity root"* && $output != *"would wait up to"* ]]
+}
+
+@test "embedded hash, locked (appliance): a weakening word among strong options is refused with the failure action" {
+	sed 's/^require_signature = yes$/require_signature = no/' "$REPO/config/appliance.conf" >"$BATS_TEST_TMPDIR/app.conf"
+	grep -qx "lock_cmdline = yes" "$BATS_TEST_TMPDIR/app.conf"
+	build --config "$BATS_TEST_TMPDIR/app.conf" --verity-roothash "$HASH" --verity-data LABEL=vroot --verity-hash /dev/vdb >/dev/null
+	archive_file etc/hardinit.conf >"$BATS_TEST_TMPDIR/locked.conf"
+	run "$REPO/build/hardinit" dry-run --config "$BATS_TEST_TMPDIR/locked.conf" \
+		--cmdline "hardinit.boot.failure_delay=0 systemd.verity_root_options=restart-on-corruption,ignore-corruption"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ $output == *"verity: refused systemd.verity_root_options=restart-on-corruption,ignore-corruption (its word 'ignore-corruption')"* ]]
+	[[ $output == *"it weakens verity: a corrupted block would be read as if it verified"* ]]
+	[[ $output == *"would take the failure action: reboot"* ]]
+	[[ $output != *"would set up verity"* && $output != *"would mount the verity root"* && $output != *"would exec"* ]]
+}
+
+# ---- the devices' images: what the boot decides from their bytes ------------
+
+# Images as the VM test makes them: an ext4 of 4096-byte blocks, its tree
+# with veritysetup's defaults; made once per file.
+images() {
+	command -v veritysetup >/dev/null || skip "veritysetup missing (cryptsetup-bin; scripts/install-deps)"
+	local d=$BATS_FILE_TMPDIR/img
+	IMG=$d
+	[[ -s $d/roothash ]] && return 0
+	mkdir -p "$d"
+	truncate -s 4M "$d/root.img"
+	mkfs.ext4 -q -b 4096 -L vroot "$d/root.img"
+	veritysetup format "$d/root.img" "$d/hash.img" | awk '/^Root hash:/ { print $3 }' >"$d/roothash.new"
+	# A root whose ext4 has 1024-byte blocks, hashed with 4096-byte ones.
+	truncate -s 4M "$d/small.img"
+	mkfs.ext4 -q -b 1024 "$d/small.img"
+	veritysetup format "$d/small.img" "$d/small-hash.img" | awk '/^Root hash:/ { print $3 }' >"$d/small.roothash"
+	head -c 8192 "$d/hash.img" >"$d/hash-trunc.img"
+	mv "$d/roothash.new" "$d/roothash"
+}
+
+# image_dry_run ROOTHASH DATA HASH: the VM test's unlocked eio config and
+# command line, with DATA and HASH as the devices' images.
+image_dry_run() {
+	printf '[boot]\nfailure_action = poweroff\nfailure_delay = 0\nroot_timeout = 3\nlock_cmdline = no\n[verity]\non_corruption = eio\n' \
+		>"$BATS_TEST_TMPDIR/eio.conf"
+	run "$REPO/build/hardinit" dry-run --config "$BATS_TEST_TMPDIR/eio.conf" \
+		--cmdline "roothash=$1 systemd.verity_root_data=/dev/vda systemd.verity_root_hash=/dev/vdb" \
+		--verity-data-image "$2" --verity-hash-image "$3"
+	echo "$output"
+}
+
+# refused_by_images: the boot would stop in the verity stage, before any
+# table is loaded or anything mounted, and take the config's action.
+refused_by_images() {
+	[ "$status" -eq 1 ]
+	[[ $output == *"stage verity failed"* ]]
+	[[ $output == *"would take the failure action: poweroff (from the config)"* ]]
+	[[ $output != *"would exec"* ]]
+}
+
+@test "images: images that match the root hash pass the boot's checks" {
+	images
+	image_dry_run "$(cat "$IMG/roothash")" "$IMG/root.img" "$IMG/hash.img"
+	[ "$status" -eq 0 ]
+	[[ $output == *"would set up verity on data /dev/vda, hash /dev/vdb"* ]]
+	[[ $output == *"would exec"* ]]
+}
+
+@test "root hash of the wrong length: a clear message and the failure action" {
+	images
+	image_dry_run abcd "$IMG/root.img" "$IMG/hash.img"
+	refused_by_images
+	[[ $output == *"verity root hash has 4 hex digits, sha256 needs 64"* ]]
+}
+
+@test "truncated hash image: the superblock's tree does not fit, a clear message and the failure action" {
+	images
+	image_dry_run "$(cat "$IMG/roothash")" "$IMG/root.img" "$IMG/hash-trunc.img"
+	refused_by_images
+	[[ $output == *"holds 8192 bytes, its tree needs"* ]]
+	[[ $output == *"the hash image is truncated"* ]]
+}
+
+@test "no superblock: bad magic on a hash device that is not one, a clear message" {
+	images
+	image_dry_run "$(cat "$IMG/roothash")" "$IMG/root.img" "$IMG/root.img"
+	refused_by_images
+	[[ $output == *"no verity superblock (bad magic)"* ]]
+}
+
+@test "ext4 blocks smaller than the verity data blocks: a clear message before the device is made" {
+	images
+	image_dry_run "$(cat "$IMG/small.roothash")" "$IMG/small.img" "$IMG/small-hash.img"
+	refused_by_images
+	[[ $output == *"has 1024-byte blocks, smaller than the verity data block size 4096"* ]]
+	[[ $output == *"veritysetup format --data-block-size=1024"* ]]
 }
 
 # ---- a signed root hash ---------------------------------------------------

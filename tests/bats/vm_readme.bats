@@ -5,7 +5,8 @@
 # @test's boot is checked without booting (every vm_ function it calls is
 # lib.bash's, every vm_boot option it uses and the README lists is one
 # vm_boot takes, and VM suites boot with the same calls); its other
-# commands name files, targets and variables that exist.
+# commands name files, targets and variables that exist; each claim its
+# table says moved off a boot is a test of the file that holds it.
 
 bats_require_minimum_version 1.5.0
 
@@ -92,4 +93,25 @@ vm_boot_options() {
 	for c in 'bats --tap tests/vm' 'HARDINIT_SKIP_VM=1 make check' 'tests/vm/harness.bats' 'make ARCH=arm64'; do
 		grep -qF -- "$c" "$README" || { echo "tests/vm/README.md no longer says: $c" >&2; false; }
 	done
+}
+
+# The table "Which boot proves which claim": rows of "| VM file | test name | held by |".
+claims() {
+	awk '/^### Which boot proves which claim$/ { on = 1; next } on && /^#/ { exit } on' "$README" |
+		grep -E '^\| [a-z_0-9]+\.bats \|' | awk -F' [|] ' '{ sub(/^\| /, "", $1); sub(/ \|$/, "", $3); print $1 "\t" $2 "\t" $3 }'
+}
+
+@test "vm README: each claim moved off a boot is a test of the file the table names" {
+	local rows=0 vm name held file missing=
+	while IFS=$'\t' read -r vm name held; do
+		rows=$((rows + 1))
+		file=$REPO/${held%%,*}
+		[ -f "$file" ] || { missing+=" [$held: no such file]"; continue; }
+		grep -qxF "@test \"$name\" {" "$file" || missing+=" [$held: no test '$name']"
+		# a claim the host holds is no longer a boot of the VM file
+		[[ $held == tests/vm/* ]] || ! grep -qF "@test \"$name\"" "$REPO/tests/vm/$vm" ||
+			missing+=" [tests/vm/$vm still boots for '$name']"
+	done < <(claims)
+	[ "$rows" -ge 10 ] || { echo "the table has $rows rows" >&2; false; }
+	[ -z "$missing" ] || { echo "tests/vm/README.md's claims:$missing" >&2; false; }
 }

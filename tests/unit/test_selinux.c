@@ -430,8 +430,12 @@ static void test_stage(void)
 	tap_ok(hi_stage_selinux(&bt) == 0, "no selinuxfs without require: a warning");
 	tap_streq(status("kernel"), "absent", "the report says the kernel has none");
 
-	/* A dry run on a build host never fails on the host's kernel. */
+	/* A dry run on a build host never fails on the host's kernel (the
+	 * root has its policy: only the kernel lacks SELinux). */
+	make_header(h, 33);
+	put_bytes("s1/root/etc/selinux/default/policy/policy.33", h, sizeof h);
 	boot_for("s1", MODE_DRY_RUN);
+	bt.cfg.selinux_mode = SELINUX_FROM_CONFIG;
 	bt.cfg.selinux_require = true;
 	tap_ok(hi_stage_selinux(&bt) == 0, "a dry run without selinuxfs does not fail, even with require");
 
@@ -467,13 +471,21 @@ static void test_stage(void)
 	tap_ok(hi_stage_selinux(&bt) == 0, "dry run with only an embedded policy: ok");
 	tap_contains(item("load"), "run/hardinit/selinux/policy", "the embedded policy is the one");
 
-	/* Neither: the dry run says what is missing. */
+	/* Neither: the root's files decide as at boot. Enforcing needs a
+	 * policy, so the dry run fails naming the missing file ... */
 	put("s5/proc/filesystems", "nodev\tselinuxfs\n");
 	put("s5/root/etc/selinux/config", "SELINUX=enforcing\nSELINUXTYPE=default\n");
 	boot_for("s5", MODE_DRY_RUN);
 	bt.cfg.selinux_mode = SELINUX_FROM_CONFIG;
-	tap_ok(hi_stage_selinux(&bt) == 0, "dry run without any policy: ok (it only reports)");
-	tap_contains(item("load"), "no policy", "and says no policy was found");
+	tap_ok(hi_stage_selinux(&bt) == -1, "dry run without any policy, enforcing: fails as the boot would");
+	tap_contains(bt.err, "no policy file", "naming the policy file it looked for");
+	tap_contains(item("load"), "no policy", "and the report says no policy was found");
+	/* ... and permissive goes on without one, with the boot's warning. */
+	put("s5/root/etc/selinux/config", "SELINUX=permissive\nSELINUXTYPE=default\n");
+	boot_for("s5", MODE_DRY_RUN);
+	bt.cfg.selinux_mode = SELINUX_FROM_CONFIG;
+	tap_ok(hi_stage_selinux(&bt) == 0, "dry run without any policy, permissive: goes on");
+	tap_streq(status("load"), "failed", "the report says the load failed");
 
 	/* An unreadable config with require fails; err names the file. */
 	char big[SELINUX_CONFIG_MAX_BYTES + 8];
