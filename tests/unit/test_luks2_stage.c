@@ -4,6 +4,7 @@
  * cryptsetup's key description and dm uuid, the dm-crypt table (the key by keyring reference, never the
  * key) for a header made by cryptsetup, and the passphrase line reader. */
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +67,43 @@ static void test_crypttab(void)
 	snprintf(text, sizeof text, "a UUID=%s\nb UUID=%s\n", U1, U1);
 	tap_ok(hi_luks_crypttab_parse(text, strlen(text), &p, err, sizeof err) < 0 && strstr(err, "line 2"),
 	       "crypttab: a UUID twice refused, naming line 2");
+}
+
+/* tpm2-measure-pcr=: after any unlock, passphrase or token, the volume's
+ * identity goes into PCR 15 when a TPM is there (systemd-cryptsetup's
+ * defence against a planted volume opened by a passphrase its writer
+ * knows); no turns it off; yes or N makes a failure the boot's. */
+static void test_measure(void)
+{
+	struct { const char *opts; bool tpm; bool measure, required; int pcr; } cases[] = {
+		{ "luks", true, true, false, 15 },
+		{ "luks", false, false, false, 15 },
+		{ "tpm2-measure-pcr=no", true, false, false, 15 },
+		{ "tpm2-measure-pcr=0", true, false, false, 15 },           /* systemd's boolean: 0 is no */
+		{ "tpm2-measure-pcr=off", false, false, false, 15 },
+		{ "tpm2-measure-pcr=yes", true, true, true, 15 },
+		{ "tpm2-measure-pcr=yes", false, true, true, 15 },          /* no TPM: the failure, not a skip */
+		{ "tpm2-measure-pcr=1", true, true, true, 15 },
+		{ "tpm2-measure-pcr=9", true, true, true, 9 },
+		{ "tpm2-measure-pcr=23", false, true, true, 23 },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct luks_opts o;
+		memset(&o, 0, sizeof o);
+		int rc = hi_luks_options_parse(cases[i].opts, &o, err, sizeof err);
+		struct luks_measure_plan m = hi_luks_measure_decide(&o, cases[i].tpm);
+		tap_ok(rc == 0 && m.measure == cases[i].measure && m.required == cases[i].required &&
+			       (!m.measure || m.pcr == cases[i].pcr) && !o.ignored[0],
+		       "%s, %s TPM: %s%s, PCR %d", cases[i].opts, cases[i].tpm ? "a" : "no",
+		       cases[i].measure ? "measured" : "not measured", cases[i].required ? " (required)" : "", cases[i].pcr);
+	}
+	const char *bad[] = { "tpm2-measure-pcr=24", "tpm2-measure-pcr=maybe", "tpm2-measure-pcr", "tpm2-measure-pcr=-1" };
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		struct luks_opts o;
+		memset(&o, 0, sizeof o);
+		tap_ok(hi_luks_options_parse(bad[i], &o, err, sizeof err) < 0 && strstr(err, "give yes, no or a PCR 0 to 23"),
+		       "%s refused: %s", bad[i], err);
+	}
 }
 
 static void test_plan(void)
@@ -203,6 +241,7 @@ int main(void)
 {
 	test_crypttab();
 	test_plan();
+	test_measure();
 	test_table();
 	test_read_line();
 	return tap_done();
