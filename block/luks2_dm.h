@@ -16,6 +16,14 @@
 int hi_luks2_dm_table(const struct luks2_hdr *h, const struct luks2_dm_opts *o, const char *devnum, uint64_t dev_bytes,
 	       const char *key_desc, char *out, size_t cap, uint64_t *sectors, char *err, size_t errlen);
 
+/* Is spec a dm-crypt cipher spec as cryptsetup writes one into a LUKS2
+ * segment: CIPHER-MODE[-IV[:IVOPTS]] (aes-xts-plain64,
+ * aes-cbc-essiv:sha256, aes-ecb) or capi:SPEC-IV[:IVOPTS]
+ * (capi:xts(aes)-plain64), each part letters, digits and '_' (the capi
+ * spec also parentheses and commas, balanced; IVOPTS also '-'). It is the
+ * table's first word: a space would let the header write the rest. */
+bool hi_luks2_cipher_spec_ok(const char *spec);
+
 /* cryptsetup's names: the key "cryptsetup:UUID-dN" and the dm uuid
  * "CRYPT-LUKS2-<uuid without dashes>-NAME". */
 void hi_luks2_key_desc(const char *uuid, int digest, char *out, size_t cap);

@@ -444,6 +444,8 @@ static int unlock_tpm2(struct boot *b, const struct luks_volume *v, const struct
 			 v->name, path, strerror(errno));
 		return 1;
 	}
+	/* The PIN's page never swapped out (as the passphrase's). */
+	mlock(pin, sizeof pin);
 	if (hi_luks_tpm2_wants_pin(h)) {
 		struct termios saved;
 		bool tty = false;
@@ -463,6 +465,7 @@ static int unlock_tpm2(struct boot *b, const struct luks_volume *v, const struct
 				siglen >= 0 ? (size_t)siglen : 0, dev_read, dc, hi_afalg_decrypt_sectors, vk, vklen, slot,
 				&token, &pcrs, &signed_pcrs, err, sizeof err);
 	explicit_bzero(pin, sizeof pin);
+	munlock(pin, sizeof pin);
 	hi_tpm_dev_close(&t.d);
 	if (rc != 0) {
 		log_warn("luks: %s: the TPM did not unlock it: %s; asking for the passphrase", v->name, err);
@@ -542,8 +545,8 @@ static int measure_unlock(struct boot *b, const struct luks_volume *v, const uin
 	if (!m.measure) {
 		hi_report_add(&b->rep, "luks", "unlock", "info", "%s by %s, PCR not measured (tpm2-measure-pcr=no)", v->name, mech);
 	} else if (rc == 0) {
-		hi_report_add(&b->rep, "luks", key, "extended", "PCR %d with the identity of %s (UUID %s), banks %s, after its %s unlock",
-			   m.pcr, v->name, v->uuid, banks, mech);
+		hi_report_add(&b->rep, "luks", key, "extended", "PCR %d with the identity of %s (UUID %s), banks %s",
+			   m.pcr, v->name, v->uuid, banks);
 		hi_report_add(&b->rep, "luks", "unlock", "info", "%s by %s, PCR %d", v->name, mech, m.pcr);
 	} else if (m.required) {
 		return hi_boot_error(b, "luks: %s: tpm2-measure-pcr= asks PCR %d extended with the volume's identity, and %s: %s; "

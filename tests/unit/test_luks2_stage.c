@@ -204,6 +204,12 @@ static void test_table(void)
 	tap_streq(table, want, "table: discard and no-read-workqueue as features");
 	tap_ok(hi_luks2_dm_table(&h, &o, "254:3", 512 * 1024, desc, table, sizeof table, &sectors, err, sizeof err) < 0 &&
 	       strstr(err, "ends before the data offset"), "a device smaller than the data offset refused");
+	/* A header that keeps the real keyslots but names its own table in
+	 * the segment's encryption (63 bytes are room enough for a cipher,
+	 * a key and a device): refused before any passphrase is asked. */
+	snprintf(h.segment[0].encryption, sizeof h.segment[0].encryption, "aes-ecb %064d 0 254:0 32768 0", 0);
+	tap_ok(hi_luks2_dm_table(&h, &o, "254:3", 20 << 20, desc, table, sizeof table, &sectors, err, sizeof err) < 0 &&
+	       strstr(err, "encryption is not a cipher spec"), "a segment encryption with table words of its own refused: %s", err);
 	hi_luks2_hdr_free(&h);
 
 	o.discard = o.no_read_workqueue = false;
@@ -214,6 +220,22 @@ static void test_table(void)
 	tap_streq(table, want, "table: sector_size:4096 feature");
 	tap_ok(sectors % 8 == 0 && sectors == ((20 << 20) - (1 << 20)) / 512, "length a whole number of 4096-byte sectors");
 	hi_luks2_hdr_free(&h);
+}
+
+/* The segment's encryption as cryptsetup writes it, nothing else. */
+static void test_cipher_spec(void)
+{
+	const char *good[] = { "aes-xts-plain64", "aes-cbc-essiv:sha256", "serpent-xts-plain64", "aes-ecb",
+			       "twofish-cbc-plain", "aes-xts-plain64be", "capi:xts(aes)-plain64",
+			       "capi:adiantum(xchacha12,aes)-plain64", "cipher_null-ecb", "aes-cbc-essiv:sha3-256" };
+	const char *bad[] = { "aes-ecb 0011 0 254:0 32768 0", "aes", "", "aes-xts-plain64 1", "aes-xts-plain64\t",
+			      "aes--plain64", "-xts-plain64", "aes-xts-", "aes-xts-plain64:", "capi:xts(aes-plain64",
+			      "capi:xts(aes)", "aes-xts-plain64-x", "aes-xts-plain64:sha256 x", "aes/xts-plain64",
+			      "capi:)xts(aes(-plain64", "aes-xts-essiv:sha256:x" };
+	for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
+		tap_ok(hi_luks2_cipher_spec_ok(good[i]), "cipher spec taken: %s", good[i]);
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		tap_ok(!hi_luks2_cipher_spec_ok(bad[i]), "cipher spec refused: '%s'", bad[i]);
 }
 
 static void test_read_line(void)
@@ -243,6 +265,7 @@ int main(void)
 	test_plan();
 	test_measure();
 	test_table();
+	test_cipher_spec();
 	test_read_line();
 	return tap_done();
 }
