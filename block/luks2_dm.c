@@ -9,6 +9,7 @@
 #include "luks2.h"
 #include "luks2_dm.h"
 #include "luks2_hdr.h"
+#include "pbkdf2.h"
 
 /* len bytes of p, at least one, each a letter, a digit, '_' or one of
  * more: a crypto algorithm's name. */
@@ -49,6 +50,20 @@ bool hi_luks2_cipher_spec_ok(const char *spec)
 	if (!d2)
 		return name_part(mode, strlen(mode), NULL);         /* aes-ecb: no IV */
 	return name_part(mode, (size_t)(d2 - mode), NULL) && iv_part(d2 + 1);
+}
+
+int hi_luks2_identity(const char *name, const char *uuid, char *out, size_t cap)
+{
+	int n = snprintf(out, cap, "cryptsetup:%s:%s", name, uuid);
+	return n < 0 || (size_t)n >= cap ? -1 : n;
+}
+
+void hi_luks2_volume_key_id(const char *name, const char *uuid, const uint8_t *vk, size_t vklen,
+			 uint8_t out[SHA256_BYTES])
+{
+	char text[LUKS2_IDENTITY_MAX];
+	int n = hi_luks2_identity(name, uuid, text, sizeof text);
+	hi_hmac_sha256(vk, vklen, (const uint8_t *)text, n < 0 ? 0 : (size_t)n, out);
 }
 
 void hi_luks2_key_desc(const char *uuid, int digest, char *out, size_t cap)

@@ -76,7 +76,7 @@ int hi_luks_options_parse(const char *text, struct luks_opts *o, char *err, size
 	static const char *const refused[] = {
 		"plain", "tcrypt", "bitlk", "header", "cipher", "hash", "size", "offset", "skip", "keyfile-offset",
 		"keyfile-size", "fido2-device", "pkcs11-uri", "integrity", "veracrypt", "keyslot",
-		"key-slot", "swap", "tmp",
+		"key-slot", "swap", "tmp", "tpm2-measure-keyslot-nvpcr",
 	};
 	char buf[512], *save = NULL;
 
@@ -103,6 +103,15 @@ int hi_luks_options_parse(const char *text, struct luks_opts *o, char *err, size
 					 v ? v : "");
 				return -1;
 			}
+		} else if (!strcmp(w, "fixate-volume-key")) {
+			/* systemd's volume key id: the digest its tpm2-measure-pcr=
+			 * extends into the sha256 bank, lower-case hex. */
+			if (!v || strlen(v) != 2 * SHA256_BYTES || hi_hex_decode(o->fixate_id, SHA256_BYTES, v) < 0) {
+				snprintf(err, errlen, "fixate-volume-key=%.70s: give the volume key's id, %d hex digits "
+					 "(the sha256 digest of its tpm2-measure-pcr= measurement)", v ? v : "", 2 * SHA256_BYTES);
+				return -1;
+			}
+			o->fixate = true;
 		} else if (!strcmp(w, "tpm2-measure-pcr")) {
 			if (opt_measure(v, o, err, errlen) < 0)
 				return -1;

@@ -10,6 +10,7 @@
 
 #include "cmdline.h"
 #include "luks2.h"
+#include "sha256.h"
 
 #define LUKS_VOLUMES_MAX      8
 #define LUKS_NAME_MAX         64          /* a /dev/mapper name */
@@ -39,6 +40,8 @@ struct luks_opts {
 	int timeout_s;              /* 0: LUKS_PROMPT_TIMEOUT_S */
 	enum luks_measure measure;  /* tpm2-measure-pcr= */
 	int measure_pcr;            /* its PCR, with LUKS_MEASURE_ON */
+	bool fixate;                /* fixate-volume-key=: only the volume whose key has this id */
+	uint8_t fixate_id[SHA256_BYTES];
 	char ignored[128];          /* options skipped, as systemd does, for the log */
 };
 
@@ -59,8 +62,11 @@ struct luks_plan {
  * rd.luks.options=) into o. Unknown options are ignored as
  * systemd-cryptsetup does (named in o->ignored); options that would open
  * the volume differently from its header (plain, tcrypt, bitlk, header=,
- * cipher=, size=, offset=, skip=, keyfile-offset=, ...) or need what this
- * stage does not do (tpm2-device=, fido2-device=, pkcs11-uri=) are errors.
+ * cipher=, size=, offset=, skip=, keyfile-offset=, ...), need what this
+ * stage does not do (tpm2-device=, fido2-device=, pkcs11-uri=) or narrow
+ * what may open in a way it cannot honour (keyslot=,
+ * tpm2-measure-keyslot-nvpcr=) are errors; the narrowing ones it honours
+ * are tpm2-measure-pcr= and fixate-volume-key=.
  * Returns 0, or -1 with err. */
 int hi_luks_options_parse(const char *text, struct luks_opts *o, char *err, size_t errlen);
 

@@ -48,6 +48,7 @@
 #include "luks2_keyslot.h"
 #include "luks_tpm2.h"
 #include "pbkdf2.h"
+#include "sha256.h"
 #include "tpm2_pcrsig.h"
 #include "tpm2_warmup.h"
 #include "tpm_dev.h"
@@ -504,11 +505,11 @@ static int unlock_tpm2(struct boot *b, const struct luks_volume *v, const struct
 static int measure_volume(struct boot *b, const struct luks_volume *v, int pcr, const uint8_t *vk, size_t vklen,
 			  char *banks, size_t bankscap, char *err, size_t errlen)
 {
-	char path[BOOT_PATH_MAX] = "", text[LUKS_NAME_MAX + LUKS2_UUID_MAX + 16];
+	char path[BOOT_PATH_MAX] = "", text[LUKS2_IDENTITY_MAX];
 	struct tpm_digests done;
 
 	memset(&done, 0, sizeof done);
-	int tlen = snprintf(text, sizeof text, "cryptsetup:%s:%s", v->name, v->uuid);
+	int tlen = hi_luks2_identity(v->name, v->uuid, text, sizeof text);
 	struct tpm_dev d = { -1, TPM_DEV_TIMEOUT_MS, false };
 	if (hi_boot_path(path, sizeof path, b->dev, "tpmrm0"))
 		hi_tpm_dev_open(&d, path, TPM_DEV_TIMEOUT_MS);
@@ -559,6 +560,31 @@ static int measure_unlock(struct boot *b, const struct luks_volume *v, const uin
 			 "is not prevented in this boot", v->name, m.pcr, err, m.pcr);
 		hi_report_add(&b->rep, "luks", "unlock", "failed", "%s by %s, PCR %d not measured (%s)", v->name, mech, m.pcr, err);
 	}
+	return 0;
+}
+
+/* fixate-volume-key=: the key that opened the volume must be the one the
+ * crypttab names by its id, whichever mechanism opened it; a volume
+ * planted under the real UUID, with keyslots its writer knows, has
+ * another key. Run after the measurement, so a refused volume has still
+ * changed PCR 15 for whatever the failure action leaves running. Returns
+ * 0, or -1 after boot_error. */
+static int fixate_check(struct boot *b, const struct luks_volume *v, const uint8_t *vk, size_t vklen)
+{
+	uint8_t id[SHA256_BYTES];
+	char hex[SHA256_HEX];
+
+	if (!v->o.fixate)
+		return 0;
+	hi_luks2_volume_key_id(v->name, v->uuid, vk, vklen, id);
+	bool same = hi_ct_equal(id, v->o.fixate_id, sizeof id);
+	hi_hex_encode(hex, id, sizeof id);
+	explicit_bzero(id, sizeof id);
+	if (!same)
+		return hi_boot_error(b, "luks: %s (UUID %s): its volume key's id is %s, not the crypttab's fixate-volume-key=; "
+				  "this is not the volume the crypttab names (one planted under its UUID?): check the disks",
+				  v->name, v->uuid, hex);
+	hi_report_add(&b->rep, "luks", "fixate", "ok", "%s: the volume key's id is fixate-volume-key=", v->name);
 	return 0;
 }
 
@@ -674,7 +700,7 @@ static int open_volume(struct boot *b, int ctl, const struct luks_volume *v)
 	mlock(vk, LUKS2_KEY_MAX);
 	madvise(vk, LUKS2_KEY_MAX, MADV_DONTDUMP);
 	if (unlock(b, v, &h, &dc, vk, &vklen, &slot, how, sizeof how) == 0) {
-		if (measure_unlock(b, v, vk, vklen, how) < 0)
+		if (measure_unlock(b, v, vk, vklen, how) < 0 || fixate_check(b, v, vk, vklen) < 0)
 			goto wipe;
 		uint64_t dm_start = hi_boottime_ns();
 		long key = key_add(desc, vk, vklen);

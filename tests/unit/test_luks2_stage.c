@@ -14,6 +14,7 @@
 #include "luks.h"
 #include "luks2_dm.h"
 #include "luks2_hdr.h"
+#include "sha256.h"
 #include "tap.h"
 
 static char err[LUKS_ERR_MAX];
@@ -104,6 +105,35 @@ static void test_measure(void)
 		tap_ok(hi_luks_options_parse(bad[i], &o, err, sizeof err) < 0 && strstr(err, "give yes, no or a PCR 0 to 23"),
 		       "%s refused: %s", bad[i], err);
 	}
+}
+
+/* fixate-volume-key=: systemd's volume key id, HMAC-SHA256 of
+ * "cryptsetup:NAME:UUID" under the volume key (the vector: Python's hmac). */
+static void test_fixate(void)
+{
+	static const char id_hex[] = "144ba04c294ba88115ddf64b025b9cb89ec83804cba875940029f2afcb407310";
+	uint8_t vk[64], id[SHA256_BYTES];
+	char text[200], hex[SHA256_HEX];
+	struct luks_opts o;
+
+	for (int i = 0; i < 64; i++)
+		vk[i] = (uint8_t)i;
+	hi_luks2_volume_key_id("cryptroot", U1, vk, sizeof vk, id);
+	tap_streq(hi_hex_encode(hex, id, sizeof id), id_hex, "volume key id: HMAC-SHA256 of cryptsetup:NAME:UUID under the key");
+	memset(&o, 0, sizeof o);
+	snprintf(text, sizeof text, "luks,fixate-volume-key=%s", id_hex);
+	tap_ok(hi_luks_options_parse(text, &o, err, sizeof err) == 0 && o.fixate && !memcmp(o.fixate_id, id, sizeof id) &&
+		       !o.ignored[0],
+	       "fixate-volume-key=ID taken, not ignored");
+	const char *bad[] = { "fixate-volume-key=", "fixate-volume-key", "fixate-volume-key=144ba04c",
+			      "fixate-volume-key=zz4ba04c294ba88115ddf64b025b9cb89ec83804cba875940029f2afcb407310" };
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		memset(&o, 0, sizeof o);
+		tap_ok(hi_luks_options_parse(bad[i], &o, err, sizeof err) < 0 && strstr(err, "64 hex digits"), "%s refused", bad[i]);
+	}
+	memset(&o, 0, sizeof o);
+	tap_ok(hi_luks_options_parse("tpm2-measure-keyslot-nvpcr=x", &o, err, sizeof err) < 0,
+	       "tpm2-measure-keyslot-nvpcr= refused (hardinit cannot measure into an NvPCR)");
 }
 
 static void test_plan(void)
@@ -264,6 +294,7 @@ int main(void)
 	test_crypttab();
 	test_plan();
 	test_measure();
+	test_fixate();
 	test_table();
 	test_cipher_spec();
 	test_read_line();

@@ -226,13 +226,15 @@ tpm_setup() {
 # tpm_boot NAME tpm|none|hang PROMPT DISKS...: one boot (once per NAME)
 # with DISKS (a, b, p: rd.luks.uuid= for each, a or p the root; p is a
 # with no token), PROMPT answered with the passphrase when it is on the
-# console (PROMPT1|PROMPT2: each in turn). hang: swtpm stopped from
+# console (PROMPT1|PROMPT2: each in turn); TPM_APPEND, when set, one more
+# command-line word. hang: swtpm stopped from
 # "Run /init" until PROMPT shows (at most HANG_PROMPT_S); LOG.hang says
 # whether PROMPT came while it was stopped.
 tpm_boot() {
 	tpm_setup >&2 || return 1
 	local log=$TDIR/$1.log d=$TDIR/swtpm-$1 i pid="" mode=$2 prompt=$3 disk
 	local -a qemu=() disks=() append=("root=/dev/mapper/luks-$UUID")
+	[[ -z ${TPM_APPEND:-} ]] || append+=("$TPM_APPEND")
 	shift 3
 	for disk in "$@"; do
 		disks+=(--disk "$TDIR/$disk.img")
@@ -322,8 +324,13 @@ tpm_boot() {
 # knows. Opened at the prompt, it extends PCR 15 as a token unlock does,
 # so the real volume's token (bound to PCR 15) no longer unseals after it.
 @test "TPM, a volume opened by its passphrase: PCR 15 extended with its identity (non-zero in the guest), so a token bound to PCR 15 is refused after it" {
-	local log
-	log=$(tpm_boot pass tpm "Please enter passphrase for disk luks-$UUID (|Please enter passphrase for disk luks-$UUIDB" p b)
+	local log id
+	# The second volume's key id (systemd's fixate-volume-key=: HMAC-SHA256
+	# of cryptsetup:NAME:UUID under the volume key), computed here.
+	id=$(python3 -c 'import hmac, hashlib, sys; print(hmac.new(open(sys.argv[1], "rb").read(), sys.argv[2].encode(), hashlib.sha256).hexdigest())' \
+		"$LDIR/key.bin" "cryptsetup:luks-$UUIDB:$UUIDB")
+	log=$(TPM_APPEND="rd.luks.options=$UUIDB=fixate-volume-key=$id" \
+		tpm_boot pass tpm "Please enter passphrase for disk luks-$UUID (|Please enter passphrase for disk luks-$UUIDB" p b)
 	vm_assert_done "$log"
 	vm_assert_log_contains "$log" "luks: luks-$UUID opened (keyslot 0, passphrase)"
 	vm_assert_section_contains "$log" REPORT "luks pcr15 extended PCR 15 with the identity of luks-$UUID (UUID $UUID), banks sha"
@@ -332,6 +339,8 @@ tpm_boot() {
 	vm_assert_log_contains "$log" "luks: luks-$UUIDB opened (keyslot 0, passphrase)"
 	vm_assert_section_lacks "$log" TPMH "pcr15=0000000000000000000000000000000000000000000000000000000000000000"
 	vm_assert_section_contains "$log" TPMH "pcr15="
+	# fixate-volume-key= with the right id: taken.
+	vm_assert_section_contains "$log" REPORT "luks fixate ok luks-$UUIDB: the volume key's id is fixate-volume-key="
 }
 
 @test "TPM token but no TPM: the token cannot be used, one warning, the passphrase prompt opens the volume" {
