@@ -131,7 +131,8 @@ int hi_luks_options_parse(const char *text, struct luks_opts *o, char *err, size
 			o->noauto = true;
 		else if (!strcmp(w, "tries")) {
 			if (!v || opt_int(v, LUKS_TRIES_MAX, &o->tries) < 0) {
-				snprintf(err, errlen, "tries=%s: give 0 to %d", v ? v : "", LUKS_TRIES_MAX);
+				snprintf(err, errlen, "tries=%s: hardinit takes 0 to %d (systemd-cryptsetup takes more)", v ? v : "",
+					 LUKS_TRIES_MAX);
 				return -1;
 			}
 		} else if (!strcmp(w, "timeout")) {
