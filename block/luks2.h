@@ -166,6 +166,7 @@ typedef int (*luks2_decrypt_fn)(const char *spec, const uint8_t *key, size_t key
 /* ---- the dm-crypt table (block/luks2_dm.c) ------------------------ */
 
 #define LUKS2_TABLE_MAX 512
+#define LUKS2_DM_UUID_PREFIX "CRYPT-LUKS2-"   /* cryptsetup's dm uuid of an opened LUKS2 volume */
 #define LUKS2_IDENTITY_MAX 192   /* "cryptsetup:" NAME (a dm name, < 128) ":" UUID */
 
 /* crypttab's discard, readonly and dm-crypt flag options. */

@@ -79,7 +79,7 @@ void hi_luks2_dm_uuid(const char *uuid, const char *name, char *out, size_t cap)
 		if (*p != '-')
 			hex[k++] = *p;
 	hex[k] = '\0';
-	snprintf(out, cap, "CRYPT-LUKS2-%s-%s", hex, name);
+	snprintf(out, cap, LUKS2_DM_UUID_PREFIX "%s-%s", hex, name);
 }
 
 int hi_luks2_dm_table(const struct luks2_hdr *h, const struct luks2_dm_opts *o, const char *devnum, uint64_t dev_bytes,
