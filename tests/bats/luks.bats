@@ -7,6 +7,9 @@
 # --dump-volume-key. The kernel side (AF_ALG, dm-crypt, the keyring) is
 # tests/vm/luks.bats.
 
+# stderr is set by bats' run --separate-stderr.
+# shellcheck disable=SC2154
+
 bats_require_minimum_version 1.5.0
 
 setup_file() {
