@@ -535,8 +535,10 @@ static int measure_volume(struct boot *b, const struct luks_volume *v, int pcr, 
  * boot_error when tpm2-measure-pcr= asked for it and it could not be. */
 static int measure_unlock(struct boot *b, const struct luks_volume *v, const uint8_t *vk, size_t vklen, const char *how)
 {
-	char err[200] = "", banks[80] = "", mech[16], key[16];
-	struct luks_measure_plan m = hi_luks_measure_decide(&v->o, true);
+	char err[200] = "", banks[80] = "", mech[16], key[16], path[BOOT_PATH_MAX];
+	struct stat st;
+	bool present = hi_boot_path(path, sizeof path, b->dev, "tpmrm0") && stat(path, &st) == 0;
+	struct luks_measure_plan m = hi_luks_measure_decide(&v->o, present);
 	int rc = 1;
 
 	snprintf(mech, sizeof mech, "%.*s", (int)strcspn(how, " "), how);
@@ -544,15 +546,16 @@ static int measure_unlock(struct boot *b, const struct luks_volume *v, const uin
 		rc = measure_volume(b, v, m.pcr, vk, vklen, banks, sizeof banks, err, sizeof err);
 	snprintf(key, sizeof key, "pcr%d", m.pcr);
 	if (!m.measure) {
-		hi_report_add(&b->rep, "luks", "unlock", "info", "%s by %s, PCR not measured (tpm2-measure-pcr=no)", v->name, mech);
+		hi_report_add(&b->rep, "luks", "unlock", "info", "%s by %s, PCR not measured (%s)", v->name, mech,
+			   v->o.measure == LUKS_MEASURE_OFF ? "tpm2-measure-pcr=no" : "no TPM");
 	} else if (rc == 0) {
 		hi_report_add(&b->rep, "luks", key, "extended", "PCR %d with the identity of %s (UUID %s), banks %s",
 			   m.pcr, v->name, v->uuid, banks);
 		hi_report_add(&b->rep, "luks", "unlock", "info", "%s by %s, PCR %d", v->name, mech, m.pcr);
 	} else if (m.required) {
-		return hi_boot_error(b, "luks: %s: tpm2-measure-pcr= asks PCR %d extended with the volume's identity, and %s: %s; "
+		return hi_boot_error(b, "luks: %s: tpm2-measure-pcr= asks PCR %d extended with the volume's identity, and %s%s%s; "
 				  "boot with the TPM, or drop tpm2-measure-pcr= from its options", v->name, m.pcr,
-				  rc > 0 ? "there is no TPM" : "extending it failed", err);
+				  rc > 0 ? "there is no TPM" : "extending it failed", err[0] ? ": " : "", err);
 	} else if (rc > 0) {
 		hi_report_add(&b->rep, "luks", "unlock", "info", "%s by %s, PCR not measured (no TPM)", v->name, mech);
 	} else {
