@@ -164,6 +164,13 @@ struct hi_luks2_tpm2_token {
 #define LUKS2_AREA_MAX        (LUKS2_KEY_MAX * LUKS2_STRIPES_MAX)  /* the AF material read */
 #define LUKS2_ARGON2_MEMORY_MAX (4u * 1024 * 1024)             /* KiB: cryptsetup's own cap */
 #define LUKS2_ARGON2_CPUS_MAX 16
+/* A KDF runs in PID 1 before the boot can go on: a header asks for its
+ * cost, so the cost is bounded. cryptsetup benchmarks a keyslot to 2 s
+ * (a few million PBKDF2 iterations, an argon2 of 1 GiB over a few
+ * passes); these are dozens of times that, and far below 2^32. */
+#define LUKS2_PBKDF2_ITERATIONS_MAX (1u << 27)     /* about a minute of PBKDF2-SHA256 on a fast core */
+#define LUKS2_ARGON2_WORK_MAX   (1ull << 27)       /* passes x KiB: 128 GiB written, minutes on one lane */
+#define LUKS2_KDF_MEM_RESERVE   (64u * 1024)       /* KiB of free memory argon2 leaves to the kernel and PID 1 */
 #define LUKS2_PASS_MAX        512                                /* cryptsetup's default too */
 
 /* Decrypts len bytes (whole 512-byte sectors, IV = sector number from 0)
@@ -174,6 +181,8 @@ typedef int (*luks2_decrypt_fn)(const char *spec, const uint8_t *key, size_t key
 /* ---- the dm-crypt table (block/luks2_dm.c) ------------------------ */
 
 #define LUKS2_TABLE_MAX 512
+#define LUKS2_DM_UUID_PREFIX "CRYPT-LUKS2-"   /* cryptsetup's dm uuid of an opened LUKS2 volume */
+#define LUKS2_IDENTITY_MAX 192   /* "cryptsetup:" NAME (a dm name, < 128) ":" UUID */
 
 /* crypttab's discard, readonly and dm-crypt flag options. */
 struct luks2_dm_opts {

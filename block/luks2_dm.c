@@ -2,12 +2,69 @@
  * names for its key and device, as cryptsetup 2.x writes them, so a
  * volume opened by hardinit looks to the real root's systemd like one
  * opened by systemd-cryptsetup. The key is named, never written. */
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "luks2.h"
 #include "luks2_dm.h"
 #include "luks2_hdr.h"
+#include "pbkdf2.h"
+
+/* len bytes of p, at least one, each a letter, a digit, '_' or one of
+ * more: a crypto algorithm's name. */
+static bool name_part(const char *p, size_t len, const char *more)
+{
+	if (!len)
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (!isalnum((unsigned char)p[i]) && p[i] != '_' && !(more && p[i] && strchr(more, p[i])))
+			return false;
+	return true;
+}
+
+/* IV[:IVOPTS]: plain64, essiv:sha256. */
+static bool iv_part(const char *p)
+{
+	const char *colon = strchr(p, ':');
+	if (!colon)
+		return name_part(p, strlen(p), NULL);
+	return name_part(p, (size_t)(colon - p), NULL) && name_part(colon + 1, strlen(colon + 1), "-");
+}
+
+bool hi_luks2_cipher_spec_ok(const char *spec)
+{
+	if (!strncmp(spec, "capi:", 5)) {
+		const char *api = spec + 5, *dash = strrchr(api, '-');
+		int depth = 0;
+		if (!dash || !name_part(api, (size_t)(dash - api), "(),") || !iv_part(dash + 1))
+			return false;
+		for (const char *p = api; p < dash && depth >= 0; p++)
+			depth += *p == '(' ? 1 : *p == ')' ? -1 : 0;
+		return depth == 0;
+	}
+	const char *d1 = strchr(spec, '-');
+	if (!d1 || !name_part(spec, (size_t)(d1 - spec), NULL))
+		return false;
+	const char *mode = d1 + 1, *d2 = strchr(mode, '-');
+	if (!d2)
+		return name_part(mode, strlen(mode), NULL);         /* aes-ecb: no IV */
+	return name_part(mode, (size_t)(d2 - mode), NULL) && iv_part(d2 + 1);
+}
+
+int hi_luks2_identity(const char *name, const char *uuid, char *out, size_t cap)
+{
+	int n = snprintf(out, cap, "cryptsetup:%s:%s", name, uuid);
+	return n < 0 || (size_t)n >= cap ? -1 : n;
+}
+
+void hi_luks2_volume_key_id(const char *name, const char *uuid, const uint8_t *vk, size_t vklen,
+			 uint8_t out[SHA256_BYTES])
+{
+	char text[LUKS2_IDENTITY_MAX];
+	int n = hi_luks2_identity(name, uuid, text, sizeof text);
+	hi_hmac_sha256(vk, vklen, (const uint8_t *)text, n < 0 ? 0 : (size_t)n, out);
+}
 
 void hi_luks2_key_desc(const char *uuid, int digest, char *out, size_t cap)
 {
@@ -22,7 +79,7 @@ void hi_luks2_dm_uuid(const char *uuid, const char *name, char *out, size_t cap)
 		if (*p != '-')
 			hex[k++] = *p;
 	hex[k] = '\0';
-	snprintf(out, cap, "CRYPT-LUKS2-%s-%s", hex, name);
+	snprintf(out, cap, LUKS2_DM_UUID_PREFIX "%s-%s", hex, name);
 }
 
 int hi_luks2_dm_table(const struct luks2_hdr *h, const struct luks2_dm_opts *o, const char *devnum, uint64_t dev_bytes,
@@ -34,6 +91,13 @@ int hi_luks2_dm_table(const struct luks2_hdr *h, const struct luks2_dm_opts *o, 
 
 	if (!s->used || strcmp(s->type, "crypt") != 0) {
 		snprintf(err, errlen, "segment 0 is not a crypt segment");
+		return -1;
+	}
+	if (!hi_luks2_cipher_spec_ok(s->encryption)) {
+		/* Not echoed: the header's own bytes, maybe a table of its own. */
+		snprintf(err, errlen, "segment 0's encryption is not a cipher spec (CIPHER-MODE[-IV[:IVOPTS]] or "
+			 "capi:SPEC-IV, as cryptsetup writes); the header is damaged or was written to open "
+			 "another table");
 		return -1;
 	}
 	uint64_t unit = s->sector_size / 512;

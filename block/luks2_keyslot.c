@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/sysinfo.h>
 
 #include <argon2.h>
 
@@ -74,9 +75,55 @@ int hi_luks2_af_merge(const uint8_t *src, size_t keylen, unsigned stripes, const
 	return 0;
 }
 
+int hi_luks2_kdf_within(const struct hi_luks2_kdf *k, uint64_t free_kib, char *err, size_t errlen)
+{
+	if (k->type == LUKS2_KDF_PBKDF2) {
+		if (k->iterations <= LUKS2_PBKDF2_ITERATIONS_MAX)
+			return 0;
+		snprintf(err, errlen, "pbkdf2 asks %u iterations, over hardinit's limit of %u (minutes of work before "
+			 "the boot goes on); the header is damaged or hostile, or re-create the keyslot with cryptsetup's "
+			 "default --iter-time", k->iterations, LUKS2_PBKDF2_ITERATIONS_MAX);
+		return -1;
+	}
+	if (k->type != LUKS2_KDF_ARGON2I && k->type != LUKS2_KDF_ARGON2ID)
+		return 0;
+	uint64_t usable = free_kib > LUKS2_KDF_MEM_RESERVE ? free_kib - LUKS2_KDF_MEM_RESERVE : 0;
+	if (k->memory > LUKS2_ARGON2_MEMORY_MAX || k->cpus > LUKS2_ARGON2_CPUS_MAX) {
+		snprintf(err, errlen, "argon2 memory %u KiB or %u lanes over the limits (%u KiB, %d)", k->memory, k->cpus,
+			 LUKS2_ARGON2_MEMORY_MAX, LUKS2_ARGON2_CPUS_MAX);
+		return -1;
+	}
+	if (k->memory > usable) {
+		snprintf(err, errlen, "argon2 asks %u KiB of memory, and this machine has %llu KiB free (%u KiB kept "
+			 "for the kernel); boot with more memory, or re-create the keyslot with a smaller --pbkdf-memory",
+			 k->memory, (unsigned long long)free_kib, LUKS2_KDF_MEM_RESERVE);
+		return -1;
+	}
+	if ((uint64_t)k->time * k->memory > LUKS2_ARGON2_WORK_MAX) {
+		snprintf(err, errlen, "argon2 asks %u passes over %u KiB, over hardinit's limit of %llu KiB written "
+			 "(minutes of work before the boot goes on); the header is damaged or hostile, or re-create the "
+			 "keyslot with cryptsetup's default --iter-time", k->time, k->memory,
+			 (unsigned long long)LUKS2_ARGON2_WORK_MAX);
+		return -1;
+	}
+	return 0;
+}
+
+/* Free memory in KiB as the kernel counts it now (the initramfs's own
+ * files are not free: they are in memory that argon2 cannot take). */
+static uint64_t free_kib(void)
+{
+	struct sysinfo si;
+	if (sysinfo(&si) < 0)
+		return 0;
+	return (uint64_t)si.freeram * (si.mem_unit ? si.mem_unit : 1) / 1024;
+}
+
 int hi_luks2_kdf(const struct hi_luks2_kdf *k, const uint8_t *pass, size_t passlen, uint8_t *out, size_t outlen,
 	      char *err, size_t errlen)
 {
+	if (hi_luks2_kdf_within(k, k->type == LUKS2_KDF_PBKDF2 ? 0 : free_kib(), err, errlen) < 0)
+		return -1;
 	if (k->type == LUKS2_KDF_PBKDF2) {
 		if (hi_pbkdf2(k->hash, pass, passlen, k->salt, k->salt_len, k->iterations, out, outlen) < 0) {
 			snprintf(err, errlen, "pbkdf2 with %s: not supported (sha256 and sha512 are)", k->hash);
@@ -86,11 +133,6 @@ int hi_luks2_kdf(const struct hi_luks2_kdf *k, const uint8_t *pass, size_t passl
 	}
 	if (k->type != LUKS2_KDF_ARGON2I && k->type != LUKS2_KDF_ARGON2ID) {
 		snprintf(err, errlen, "unknown KDF");
-		return -1;
-	}
-	if (k->memory > LUKS2_ARGON2_MEMORY_MAX || k->cpus > LUKS2_ARGON2_CPUS_MAX) {
-		snprintf(err, errlen, "argon2 memory %u KiB or %u lanes over the limits (%u KiB, %d)", k->memory, k->cpus,
-			 LUKS2_ARGON2_MEMORY_MAX, LUKS2_ARGON2_CPUS_MAX);
 		return -1;
 	}
 	argon2_context ctx = {
@@ -112,7 +154,8 @@ int hi_luks2_digest_check(const struct luks2_digest *d, const uint8_t *vk, size_
 {
 	uint8_t got[LUKS2_DIGEST_MAX];
 
-	if (strcmp(d->type, "pbkdf2") != 0 || !d->digest_len ||
+	/* The digest's PBKDF2 is the header's to ask too: the same bound. */
+	if (strcmp(d->type, "pbkdf2") != 0 || !d->digest_len || d->iterations > LUKS2_PBKDF2_ITERATIONS_MAX ||
 	    hi_pbkdf2(d->hash, vk, vklen, d->salt, d->salt_len, d->iterations, got, d->digest_len) < 0)
 		return -1;
 	int same = hi_ct_equal(got, d->digest, d->digest_len);
@@ -161,6 +204,11 @@ int hi_luks2_keyslot_open(const struct luks2_hdr *h, int slot, const uint8_t *pa
 	}
 	if (!d || strcmp(d->type, "pbkdf2") != 0 || !hi_pbkdf2_supported(d->hash)) {
 		snprintf(err, errlen, "keyslot %d: no pbkdf2-sha256 digest bound to it", slot);
+		return -1;
+	}
+	if (d->iterations > LUKS2_PBKDF2_ITERATIONS_MAX) {
+		snprintf(err, errlen, "keyslot %d: its digest asks %u pbkdf2 iterations, over hardinit's limit of %u; "
+			 "the header is damaged or hostile", slot, d->iterations, LUKS2_PBKDF2_ITERATIONS_MAX);
 		return -1;
 	}
 	size_t af_len = (size_t)ks->key_size * ks->af_stripes;

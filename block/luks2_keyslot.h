@@ -13,7 +13,16 @@
  * diffused with hash (sha256), into out. Returns 0, or -1 (hash). */
 int hi_luks2_af_merge(const uint8_t *src, size_t keylen, unsigned stripes, const char *hash, uint8_t *out);
 
-/* The keyslot's KDF of the passphrase into out (area_key_size bytes). */
+/* Is the KDF's cost within what PID 1 may spend: PBKDF2 iterations up to
+ * LUKS2_PBKDF2_ITERATIONS_MAX; argon2 passes x memory up to
+ * LUKS2_ARGON2_WORK_MAX, its memory within LUKS2_ARGON2_MEMORY_MAX and
+ * within free_kib (the machine's free memory) less LUKS2_KDF_MEM_RESERVE,
+ * so it is refused with a line, not met by the OOM killer, which cannot
+ * take PID 1 and panics. 0, or -1 with err. */
+int hi_luks2_kdf_within(const struct hi_luks2_kdf *k, uint64_t free_kib, char *err, size_t errlen);
+
+/* The keyslot's KDF of the passphrase into out (area_key_size bytes),
+ * after hi_luks2_kdf_within with the machine's free memory (sysinfo). */
 int hi_luks2_kdf(const struct hi_luks2_kdf *k, const uint8_t *pass, size_t passlen, uint8_t *out, size_t outlen,
 	      char *err, size_t errlen);
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "luks_plan.h"
 
@@ -19,6 +20,47 @@ static int opt_int(const char *v, int max, int *out)
 		return -1;
 	*out = (int)n;
 	return 0;
+}
+
+/* systemd's parse_boolean: its words, so "0" means no, not PCR 0. */
+static int bool_word(const char *v)
+{
+	static const char *const yes[] = { "1", "yes", "y", "true", "t", "on" };
+	static const char *const no[] = { "0", "no", "n", "false", "f", "off" };
+	for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++) {
+		if (!strcasecmp(v, yes[i]))
+			return 1;
+		if (!strcasecmp(v, no[i]))
+			return 0;
+	}
+	return -1;
+}
+
+/* tpm2-measure-pcr=: a boolean (yes: LUKS_MEASURE_PCR) or a PCR index,
+ * as systemd-cryptsetup reads it. */
+static int opt_measure(const char *v, struct luks_opts *o, char *err, size_t errlen)
+{
+	int b = v ? bool_word(v) : -1, pcr = LUKS_MEASURE_PCR;
+	if (b < 0 && (!v || opt_int(v, LUKS_MEASURE_PCR_MAX, &pcr) < 0)) {
+		snprintf(err, errlen, "tpm2-measure-pcr=%.40s: give yes, no or a PCR 0 to %d", v ? v : "",
+			 LUKS_MEASURE_PCR_MAX);
+		return -1;
+	}
+	o->measure = b == 0 ? LUKS_MEASURE_OFF : LUKS_MEASURE_ON;
+	o->measure_pcr = pcr;
+	return 0;
+}
+
+struct luks_measure_plan hi_luks_measure_decide(const struct luks_opts *o, bool tpm_present)
+{
+	struct luks_measure_plan m = { false, false, LUKS_MEASURE_PCR };
+	if (o->measure == LUKS_MEASURE_ON) {
+		m.measure = m.required = true;
+		m.pcr = o->measure_pcr;
+	} else if (o->measure == LUKS_MEASURE_AUTO) {
+		m.measure = tpm_present;
+	}
+	return m;
 }
 
 static void note_ignored(struct luks_opts *o, const char *word)
@@ -34,7 +76,7 @@ int hi_luks_options_parse(const char *text, struct luks_opts *o, char *err, size
 	static const char *const refused[] = {
 		"plain", "tcrypt", "bitlk", "header", "cipher", "hash", "size", "offset", "skip", "keyfile-offset",
 		"keyfile-size", "fido2-device", "pkcs11-uri", "integrity", "veracrypt", "keyslot",
-		"key-slot", "swap", "tmp",
+		"key-slot", "swap", "tmp", "tpm2-measure-keyslot-nvpcr",
 	};
 	char buf[512], *save = NULL;
 
@@ -61,6 +103,18 @@ int hi_luks_options_parse(const char *text, struct luks_opts *o, char *err, size
 					 v ? v : "");
 				return -1;
 			}
+		} else if (!strcmp(w, "fixate-volume-key")) {
+			/* systemd's volume key id: the digest its tpm2-measure-pcr=
+			 * extends into the sha256 bank, lower-case hex. */
+			if (!v || strlen(v) != 2 * SHA256_BYTES || hi_hex_decode(o->fixate_id, SHA256_BYTES, v) < 0) {
+				snprintf(err, errlen, "fixate-volume-key=%.70s: give the volume key's id, %d hex digits "
+					 "(the sha256 digest of its tpm2-measure-pcr= measurement)", v ? v : "", 2 * SHA256_BYTES);
+				return -1;
+			}
+			o->fixate = true;
+		} else if (!strcmp(w, "tpm2-measure-pcr")) {
+			if (opt_measure(v, o, err, errlen) < 0)
+				return -1;
 		} else if (!strcmp(w, "discard"))
 			o->dm.discard = true;
 		else if (!strcmp(w, "readonly") || !strcmp(w, "read-only"))
@@ -77,7 +131,8 @@ int hi_luks_options_parse(const char *text, struct luks_opts *o, char *err, size
 			o->noauto = true;
 		else if (!strcmp(w, "tries")) {
 			if (!v || opt_int(v, LUKS_TRIES_MAX, &o->tries) < 0) {
-				snprintf(err, errlen, "tries=%s: give 0 to %d", v ? v : "", LUKS_TRIES_MAX);
+				snprintf(err, errlen, "tries=%s: hardinit takes 0 to %d (systemd-cryptsetup takes more)", v ? v : "",
+					 LUKS_TRIES_MAX);
 				return -1;
 			}
 		} else if (!strcmp(w, "timeout")) {

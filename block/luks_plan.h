@@ -10,6 +10,7 @@
 
 #include "cmdline.h"
 #include "luks2.h"
+#include "sha256.h"
 
 #define LUKS_VOLUMES_MAX      8
 #define LUKS_NAME_MAX         64          /* a /dev/mapper name */
@@ -21,12 +22,26 @@
 #define LUKS_CRYPTTAB_MAX     16384
 #define LUKS_CRYPTTAB         "crypttab"  /* beside the initramfs's hardinit.conf: /etc/crypttab */
 #define LUKS_ERR_MAX          300
+#define LUKS_MEASURE_PCR      15          /* systemd's tpm2-measure-pcr=yes: TPM2_PCR_SYSTEM_IDENTITY */
+#define LUKS_MEASURE_PCR_MAX  23          /* the PCRs of a TPM2 bank: 0-23 */
+
+/* tpm2-measure-pcr=: unset measures into LUKS_MEASURE_PCR when a TPM is
+ * there; no never; yes or N always, a failure then failing the boot. */
+enum luks_measure {
+	LUKS_MEASURE_AUTO = 0,
+	LUKS_MEASURE_OFF,
+	LUKS_MEASURE_ON,
+};
 
 struct luks_opts {
 	struct luks2_dm_opts dm;    /* discard, readonly, the dm-crypt flags */
 	bool noauto;
 	int tries;                  /* 0: LUKS_TRIES_DEFAULT */
 	int timeout_s;              /* 0: LUKS_PROMPT_TIMEOUT_S */
+	enum luks_measure measure;  /* tpm2-measure-pcr= */
+	int measure_pcr;            /* its PCR, with LUKS_MEASURE_ON */
+	bool fixate;                /* fixate-volume-key=: only the volume whose key has this id */
+	uint8_t fixate_id[SHA256_BYTES];
 	char ignored[128];          /* options skipped, as systemd does, for the log */
 };
 
@@ -47,8 +62,11 @@ struct luks_plan {
  * rd.luks.options=) into o. Unknown options are ignored as
  * systemd-cryptsetup does (named in o->ignored); options that would open
  * the volume differently from its header (plain, tcrypt, bitlk, header=,
- * cipher=, size=, offset=, skip=, keyfile-offset=, ...) or need what this
- * stage does not do (tpm2-device=, fido2-device=, pkcs11-uri=) are errors.
+ * cipher=, size=, offset=, skip=, keyfile-offset=, ...), need what this
+ * stage does not do (tpm2-device=, fido2-device=, pkcs11-uri=) or narrow
+ * what may open in a way it cannot honour (keyslot=,
+ * tpm2-measure-keyslot-nvpcr=) are errors; the narrowing ones it honours
+ * are tpm2-measure-pcr= and fixate-volume-key=.
  * Returns 0, or -1 with err. */
 int hi_luks_options_parse(const char *text, struct luks_opts *o, char *err, size_t errlen);
 
@@ -56,6 +74,21 @@ int hi_luks_options_parse(const char *text, struct luks_opts *o, char *err, size
  * (UUID=... or /dev/disk/by-uuid/...), key file (none or -), options.
  * Returns 0, or -1 with err naming the line. */
 int hi_luks_crypttab_parse(const char *text, size_t len, struct luks_plan *plan, char *err, size_t errlen);
+
+/* What follows an unlock, whatever opened the volume (passphrase, token):
+ * the volume's identity measured into pcr when measure, a failure fatal
+ * when required. */
+struct luks_measure_plan {
+	bool measure;
+	bool required;
+	int pcr;
+};
+
+/* The decision for options o on a machine with (tpm_present) or without a
+ * TPM: unset measures into LUKS_MEASURE_PCR when a TPM is there, as a
+ * warning when it fails; tpm2-measure-pcr=no never; yes or N always, and
+ * without a TPM that is the failure. */
+struct luks_measure_plan hi_luks_measure_decide(const struct luks_opts *o, bool tpm_present);
 
 /* The volumes to open: rd.luks=no/luks=no opens none; rd.luks.crypttab=no
  * ignores the crypttab; rd.luks.uuid= and rd.luks.name=UUID=NAME add

@@ -103,6 +103,18 @@ void hi_sha256_final(struct sha256 *s, uint8_t out[SHA256_BYTES])
 	}
 }
 
+/* The frames below hi_sha256's overwritten: compress's schedule (its
+ * first 16 words are the block) is left there by every compression. Not
+ * done in compress itself: PBKDF2 runs it millions of times, on a state
+ * its caller wipes. */
+#define SHA256_STACK_BURN 1024
+
+static __attribute__((noinline)) void burn_stack(void)
+{
+	uint8_t pad[SHA256_STACK_BURN];
+	explicit_bzero(pad, sizeof pad);
+}
+
 void hi_sha256(const void *data, size_t len, uint8_t out[SHA256_BYTES])
 {
 	struct sha256 s;
@@ -110,6 +122,10 @@ void hi_sha256(const void *data, size_t len, uint8_t out[SHA256_BYTES])
 	hi_sha256_init(&s);
 	hi_sha256_update(&s, data, len);
 	hi_sha256_final(&s, out);
+	/* A PIN's hash (tpm/tpm2_unseal.c): neither its last block in the
+	 * state nor in the schedule outlives the call. */
+	explicit_bzero(&s, sizeof s);
+	burn_stack();
 }
 
 char *hi_hex_encode(char *out, const uint8_t *data, size_t n)

@@ -408,6 +408,8 @@ ho_crypttab() {
 	done
 	if [[ -z $CRYPTTAB ]]; then
 		CRYPTTAB=$out
+		# shellcheck disable=SC2034 # the builder's, for check_embedded_files
+		CRYPTTAB_FROM="the crypttab lines of $tab for the root's volumes (${HO_CRYPT_NAMES[*]})"
 		luks_options
 	fi
 }

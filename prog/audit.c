@@ -25,6 +25,7 @@
 #include "hardening.h"
 #include "hypervisor.h"
 #include "ima.h"
+#include "luks_plan.h"
 #include "measure.h"
 #include "pcrphase.h"
 #include "sha256.h"
@@ -229,6 +230,29 @@ static void check_ima_appraise(struct audit *a, const struct report_line *r)
 	add(a, "IMA appraisal (ima_appraise= of the kernel)", "enforce", actual, disarmed);
 }
 
+/* What opened each LUKS volume and whether its identity went into a PCR
+ * (the luks stage's "luks unlock" lines: "NAME by MECH, PCR ..."). Which
+ * mechanism is a fact, never drift; a PCR left unmeasured with a TPM
+ * there is drift: a token bound to it could then be unsealed after a
+ * volume its writer opened. No TPM or tpm2-measure-pcr=no are as booted. */
+static void check_luks(struct audit *a, const struct report_line *r)
+{
+	char name[LUKS_NAME_MAX], mech[16], what[96];     /* %63s: LUKS_NAME_MAX - 1 */
+	int n = 0;
+
+	if (strcmp(r->stage, "luks") || strcmp(r->key, "unlock"))
+		return;
+	if (sscanf(r->value, "%63s by %15[^,], %n", name, mech, &n) < 2 || !n || strncmp(r->value + n, "PCR ", 4)) {
+		add(a, "LUKS volume unlock (boot report)", "NAME by MECHANISM, PCR ...", r->value, 1);
+		return;
+	}
+	snprintf(what, sizeof what, "LUKS %s opened by", name);
+	add(a, what, "passphrase or tpm2", mech, 0);
+	snprintf(what, sizeof what, "LUKS %s identity in a PCR", name);
+	bool failed = !strcmp(r->status, "failed");
+	add(a, what, failed ? "PCR measured" : r->value + n, r->value + n, failed);
+}
+
 static int read_report(struct audit *a, const char *path)
 {
 	static char text[AUDIT_REPORT_MAX];
@@ -250,6 +274,7 @@ static int read_report(struct audit *a, const char *path)
 		check_seccomp(a, &r);
 		check_firmware(a, &r);
 		check_ima_appraise(a, &r);
+		check_luks(a, &r);
 	}
 	return 0;
 }

@@ -13,10 +13,12 @@
 #include "config_stage.h"
 #include "config_table.h"
 #include "hardening.h"
+#include "ima.h"
 #include "cmdline.h"
 #include "failure.h"
 #include "fsutil.h"
 #include "log.h"
+#include "luks_plan.h"
 #include "measure.h"
 #include "memory.h"
 #include "modules.h"
@@ -47,6 +49,11 @@ static const char usage[] =
 "                        also exit 1 when one of WORDS contradicts one of\n"
 "                        those (mitigations=off against mitigations=auto,\n"
 "                        slab_merge against slab_nomerge)\n"
+"  check-crypttab FILE   check a crypttab with the luks stage's own parser;\n"
+"                        exit 0 if the boot takes it (options it ignores\n"
+"                        named on stderr), 1 if it would refuse it\n"
+"  check-ima-policy FILE check an IMA policy with the ima stage's own reader\n"
+"                        (one rule a line, within its limits); exit 0 or 1\n"
 "  config-set FILE SECTION.KEY=VALUE...\n"
 "                        print FILE with these keys set (each in its\n"
 "                        section, every other line as written), after\n"
@@ -194,6 +201,67 @@ static int cmd_check_config(int argc, char **argv)
 		return 2;
 	}
 	return check_config(argv[i], print_words, cmdline);
+}
+
+/* check-crypttab FILE: the luks stage's own parser (block/luks_plan.c)
+ * over a crypttab the builder is about to embed, so an image never
+ * carries a line its boot refuses. Options systemd-cryptsetup knows and
+ * hardinit ignores (as systemd ignores unknown ones) are named on stderr;
+ * they do not make the file invalid. 0 valid, 1 not, 2 usage. */
+static int cmd_check_crypttab(int argc, char **argv)
+{
+	static char text[LUKS_CRYPTTAB_MAX];
+	static struct luks_plan plan;
+	char err[LUKS_ERR_MAX];
+	size_t len = 0;
+
+	if (argc != 1) {
+		fprintf(stderr, "hardinit: usage: hardinit check-crypttab FILE\n");
+		return 2;
+	}
+	if (hi_fs_read(argv[0], text, sizeof text, &len) < 0) {
+		fprintf(stderr, "hardinit: cannot read %s: %s%s\n", argv[0], strerror(errno),
+			errno == EFBIG || errno == E2BIG ? " (more than LUKS_CRYPTTAB_MAX bytes)" : "");
+		return 1;
+	}
+	memset(&plan, 0, sizeof plan);
+	if (hi_luks_crypttab_parse(text, len, &plan, err, sizeof err) < 0) {
+		fprintf(stderr, "hardinit: %s: %s; the boot would refuse it\n", argv[0], err);
+		return 1;
+	}
+	for (size_t i = 0; i < plan.n; i++)
+		if (plan.v[i].o.ignored[0])
+			fprintf(stderr, "hardinit: %s: %s: options hardinit ignores at boot (as systemd-cryptsetup ignores "
+				"unknown ones): %s\n", argv[0], plan.v[i].name, plan.v[i].o.ignored);
+	printf("hardinit: %s is valid (%zu volume%s)\n", argv[0], plan.n, plan.n == 1 ? "" : "s");
+	return 0;
+}
+
+/* check-ima-policy FILE: the ima stage's own reader (stages/ima.c): the
+ * rules it would write, one a line, within its limits. The kernel judges
+ * each rule at boot; this is what hardinit refuses before it. */
+static int cmd_check_ima_policy(int argc, char **argv)
+{
+	static char text[IMA_POLICY_MAX_BYTES];
+	static struct ima_rule rules[IMA_POLICY_MAX_RULES];
+	char why[200];
+	size_t len = 0;
+
+	if (argc != 1) {
+		fprintf(stderr, "hardinit: usage: hardinit check-ima-policy FILE\n");
+		return 2;
+	}
+	if (hi_fs_read(argv[0], text, sizeof text, &len) < 0) {
+		fprintf(stderr, "hardinit: cannot read %s: %s\n", argv[0], strerror(errno));
+		return 1;
+	}
+	long n = hi_ima_policy_rules(text, len, rules, IMA_POLICY_MAX_RULES, why, sizeof why);
+	if (n < 0) {
+		fprintf(stderr, "hardinit: %s: %s; the boot would refuse it\n", argv[0], why);
+		return 1;
+	}
+	printf("hardinit: %s is valid (%ld rule%s)\n", argv[0], n, n == 1 ? "" : "s");
+	return 0;
 }
 
 /* config-set: FILE's text with the values set, on stdout; FILE itself is
@@ -352,6 +420,10 @@ int hi_cli_main(int argc, char **argv)
 	}
 	if (strcmp(cmd, "check-config") == 0 || strcmp(cmd, "--check-config") == 0)
 		return cmd_check_config(argc - 2, argv + 2);
+	if (strcmp(cmd, "check-crypttab") == 0)
+		return cmd_check_crypttab(argc - 2, argv + 2);
+	if (strcmp(cmd, "check-ima-policy") == 0)
+		return cmd_check_ima_policy(argc - 2, argv + 2);
 	if (strcmp(cmd, "config-set") == 0)
 		return config_set(argc - 2, argv + 2);
 	if (strcmp(cmd, "dry-run") == 0 || strcmp(cmd, "--dry-run") == 0)

@@ -13,10 +13,10 @@
  * systemd-tpm2 token is first unsealed by the TPM at DEV/tpm0 (or tpmrm0)
  * (stages/luks_tpm2.c; a PIN asked on the console when the token has
  * one); no TPM, a changed PCR, a wrong PIN or any TPM error is one warning
- * line and the passphrase prompt. After a TPM2 unlock PCR 15 is extended
- * with the volume's identity, as systemd-cryptsetup's tpm2-measure-pcr=
- * does, so no second unseal of a token bound to PCR 15 succeeds in this
- * boot. No key files. */
+ * line and the passphrase prompt. After every unlock, token or
+ * passphrase, PCR 15 is extended with the volume's identity when a TPM is
+ * there (tpm2-measure-pcr=, as systemd-cryptsetup), so no unseal of a
+ * token bound to PCR 15 succeeds after it in this boot. No key files. */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <dirent.h>
@@ -48,6 +48,7 @@
 #include "luks2_keyslot.h"
 #include "luks_tpm2.h"
 #include "pbkdf2.h"
+#include "sha256.h"
 #include "tpm2_pcrsig.h"
 #include "tpm2_warmup.h"
 #include "tpm_dev.h"
@@ -207,8 +208,6 @@ static void key_drop(long serial)
 	syscall(SYS_keyctl, KEYCTL_REVOKE, serial);
 	syscall(SYS_keyctl, KEYCTL_UNLINK, serial, KEY_SPEC_THREAD_KEYRING);
 }
-
-#define LUKS_TPM2_PCR 15          /* systemd-cryptsetup's tpm2-measure-pcr= default */
 
 /* One line from the console with the prompt said first; -1 without one. */
 static int ask(int con, const char *prompt, char *out, size_t cap, int timeout_ms)
@@ -446,6 +445,8 @@ static int unlock_tpm2(struct boot *b, const struct luks_volume *v, const struct
 			 v->name, path, strerror(errno));
 		return 1;
 	}
+	/* The PIN's page never swapped out (as the passphrase's). */
+	mlock(pin, sizeof pin);
 	if (hi_luks_tpm2_wants_pin(h)) {
 		struct termios saved;
 		bool tty = false;
@@ -465,6 +466,7 @@ static int unlock_tpm2(struct boot *b, const struct luks_volume *v, const struct
 				siglen >= 0 ? (size_t)siglen : 0, dev_read, dc, hi_afalg_decrypt_sectors, vk, vklen, slot,
 				&token, &pcrs, &signed_pcrs, err, sizeof err);
 	explicit_bzero(pin, sizeof pin);
+	munlock(pin, sizeof pin);
 	hi_tpm_dev_close(&t.d);
 	if (rc != 0) {
 		log_warn("luks: %s: the TPM did not unlock it: %s; asking for the passphrase", v->name, err);
@@ -495,34 +497,98 @@ static int unlock_tpm2(struct boot *b, const struct luks_volume *v, const struct
 	return 0;
 }
 
-/* PCR 15 extended with the HMAC of "cryptsetup:NAME:UUID" under the volume
- * key, in every bank systemd picks (each bank's own HMAC: tpm/tpm_extend.h),
- * as systemd-cryptsetup's tpm2-measure-pcr=yes: the volume's identity
- * without revealing its key. A failure is a warning: the volume is open;
- * what is bound to PCR 15 stays unsealable. */
-static void measure_volume(struct boot *b, const struct luks_volume *v, const uint8_t *vk, size_t vklen)
+/* PCR pcr extended with the HMAC of "cryptsetup:NAME:UUID" under the
+ * volume key, in every bank systemd picks (each bank's own HMAC:
+ * tpm/tpm_extend.h), as systemd-cryptsetup's tpm2-measure-pcr=yes: the
+ * volume's identity without revealing its key. 0, 1 no TPM (DEV/tpmrm0
+ * absent), -1 failed, with err; banks the ones extended. */
+static int measure_volume(struct boot *b, const struct luks_volume *v, int pcr, const uint8_t *vk, size_t vklen,
+			  char *banks, size_t bankscap, char *err, size_t errlen)
 {
-	char path[BOOT_PATH_MAX] = "", text[LUKS_NAME_MAX + LUKS2_UUID_MAX + 16], err[200] = "", banks[80];
+	char path[BOOT_PATH_MAX] = "", text[LUKS2_IDENTITY_MAX];
 	struct tpm_digests done;
 
-	int tlen = snprintf(text, sizeof text, "cryptsetup:%s:%s", v->name, v->uuid);
+	memset(&done, 0, sizeof done);
+	int tlen = hi_luks2_identity(v->name, v->uuid, text, sizeof text);
 	struct tpm_dev d = { -1, TPM_DEV_TIMEOUT_MS, false };
 	if (hi_boot_path(path, sizeof path, b->dev, "tpmrm0"))
 		hi_tpm_dev_open(&d, path, TPM_DEV_TIMEOUT_MS);
-	if (d.fd < 0)
-		snprintf(err, sizeof err, "%s: %s", path, strerror(errno));
-	long rc = d.fd < 0 ? -1 : hi_tpm_extend_measure(hi_tpm_dev_xfer, &d, LUKS_TPM2_PCR, vk, vklen, text, (size_t)tlen,
-						    &done, err, sizeof err);
-	hi_tpm_digests_banks(&done, banks, sizeof banks);
+	if (d.fd < 0) {
+		int absent = errno == ENOENT;
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return absent ? 1 : -1;
+	}
+	long rc = hi_tpm_extend_measure(hi_tpm_dev_xfer, &d, (unsigned)pcr, vk, vklen, text, (size_t)tlen, &done, err, errlen);
+	hi_tpm_digests_banks(&done, banks, bankscap);
 	explicit_bzero(&done, sizeof done);
 	hi_tpm_dev_close(&d);
-	if (rc != 0) {
+	return rc == 0 ? 0 : -1;
+}
+
+/* After any unlock (the token or a passphrase, whoever knows it), the
+ * volume's identity into its PCR: a planted volume with the real UUID
+ * and a passphrase its writer knows then leaves PCR 15 other than the
+ * real one left it, so no token bound to PCR 15 unseals afterwards in
+ * this boot (systemd-cryptsetup measures whatever opened the volume).
+ * The decision is block/'s (hi_luks_measure_decide); mech (passphrase,
+ * tpm2) goes into the report with the outcome. Returns 0, or -1 after
+ * boot_error when tpm2-measure-pcr= asked for it and it could not be. */
+static int measure_unlock(struct boot *b, const struct luks_volume *v, const uint8_t *vk, size_t vklen, const char *how)
+{
+	char err[200] = "", banks[80] = "", mech[16], key[16], path[BOOT_PATH_MAX];
+	struct stat st;
+	bool present = hi_boot_path(path, sizeof path, b->dev, "tpmrm0") && stat(path, &st) == 0;
+	struct luks_measure_plan m = hi_luks_measure_decide(&v->o, present);
+	int rc = 1;
+
+	snprintf(mech, sizeof mech, "%.*s", (int)strcspn(how, " "), how);
+	if (m.measure)
+		rc = measure_volume(b, v, m.pcr, vk, vklen, banks, sizeof banks, err, sizeof err);
+	snprintf(key, sizeof key, "pcr%d", m.pcr);
+	if (!m.measure) {
+		hi_report_add(&b->rep, "luks", "unlock", "info", "%s by %s, PCR not measured (%s)", v->name, mech,
+			   v->o.measure == LUKS_MEASURE_OFF ? "tpm2-measure-pcr=no" : "no TPM");
+	} else if (rc == 0) {
+		hi_report_add(&b->rep, "luks", key, "extended", "PCR %d with the identity of %s (UUID %s), banks %s",
+			   m.pcr, v->name, v->uuid, banks);
+		hi_report_add(&b->rep, "luks", "unlock", "info", "%s by %s, PCR %d", v->name, mech, m.pcr);
+	} else if (m.required) {
+		return hi_boot_error(b, "luks: %s: tpm2-measure-pcr= asks PCR %d extended with the volume's identity, and %s%s%s; "
+				  "boot with the TPM, or drop tpm2-measure-pcr= from its options", v->name, m.pcr,
+				  rc > 0 ? "there is no TPM" : "extending it failed", err[0] ? ": " : "", err);
+	} else if (rc > 0) {
+		hi_report_add(&b->rep, "luks", "unlock", "info", "%s by %s, PCR not measured (no TPM)", v->name, mech);
+	} else {
 		log_warn("luks: %s: extending PCR %d with the volume's identity failed: %s; a second unseal bound to PCR %d "
-			 "is not prevented in this boot", v->name, LUKS_TPM2_PCR, err, LUKS_TPM2_PCR);
-		return;
+			 "is not prevented in this boot", v->name, m.pcr, err, m.pcr);
+		hi_report_add(&b->rep, "luks", "unlock", "failed", "%s by %s, PCR %d not measured (%s)", v->name, mech, m.pcr, err);
 	}
-	hi_report_add(&b->rep, "luks", "pcr15", "extended", "PCR %d with the identity of %s (UUID %s), banks %s",
-		   LUKS_TPM2_PCR, v->name, v->uuid, banks);
+	return 0;
+}
+
+/* fixate-volume-key=: the key that opened the volume must be the one the
+ * crypttab names by its id, whichever mechanism opened it; a volume
+ * planted under the real UUID, with keyslots its writer knows, has
+ * another key. Run after the measurement, so a refused volume has still
+ * changed PCR 15 for whatever the failure action leaves running. Returns
+ * 0, or -1 after boot_error. */
+static int fixate_check(struct boot *b, const struct luks_volume *v, const uint8_t *vk, size_t vklen)
+{
+	uint8_t id[SHA256_BYTES];
+	char hex[SHA256_HEX];
+
+	if (!v->o.fixate)
+		return 0;
+	hi_luks2_volume_key_id(v->name, v->uuid, vk, vklen, id);
+	bool same = hi_ct_equal(id, v->o.fixate_id, sizeof id);
+	hi_hex_encode(hex, id, sizeof id);
+	explicit_bzero(id, sizeof id);
+	if (!same)
+		return hi_boot_error(b, "luks: %s (UUID %s): its volume key's id is %s, not the crypttab's fixate-volume-key=; "
+				  "this is not the volume the crypttab names (one planted under its UUID?): check the disks",
+				  v->name, v->uuid, hex);
+	hi_report_add(&b->rep, "luks", "fixate", "ok", "%s: the volume key's id is fixate-volume-key=", v->name);
+	return 0;
 }
 
 /* The TPM2 token, then the passphrase tries; the volume key in vk, how
@@ -637,8 +703,8 @@ static int open_volume(struct boot *b, int ctl, const struct luks_volume *v)
 	mlock(vk, LUKS2_KEY_MAX);
 	madvise(vk, LUKS2_KEY_MAX, MADV_DONTDUMP);
 	if (unlock(b, v, &h, &dc, vk, &vklen, &slot, how, sizeof how) == 0) {
-		if (!strncmp(how, "tpm2", 4))
-			measure_volume(b, v, vk, vklen);
+		if (measure_unlock(b, v, vk, vklen, how) < 0 || fixate_check(b, v, vk, vklen) < 0)
+			goto wipe;
 		uint64_t dm_start = hi_boottime_ns();
 		long key = key_add(desc, vk, vklen);
 		explicit_bzero(vk, LUKS2_KEY_MAX);
@@ -668,6 +734,7 @@ static int open_volume(struct boot *b, int ctl, const struct luks_volume *v)
 			}
 		}
 	}
+wipe:
 	explicit_bzero(vk, LUKS2_KEY_MAX);
 	munlock(vk, LUKS2_KEY_MAX);
 	munmap(vk, LUKS2_KEY_MAX);

@@ -26,6 +26,7 @@
 #include "dm_udev.h"
 #include "fsutil.h"
 #include "log.h"
+#include "luks2.h"
 #include "lvm.h"
 #include "lvm2.h"
 #include "lvm2_label.h"
@@ -50,6 +51,7 @@ struct lvm_pv_seen {
 struct lvm_scan {
 	char vg_name[LVM2_NAME_MAX], lv_name[LVM2_NAME_MAX];
 	unsigned n_devs, n_pvs, n_bad;
+	int on_opened;                  /* the VG was found on an opened volume: only those count */
 	struct lvm_pv_seen pvs[LVM_MAX_DEVICES];
 	char bad[LVM2_ERR_MAX];         /* the first damaged PV, for the message */
 	int have_vg;
@@ -97,6 +99,7 @@ struct lvm_dev {
 	int fd;
 	int skip;                       /* no PV can be here: left unopened */
 	int spin;                       /* its reads wait by asking again */
+	int opened;                     /* a LUKS2 volume the luks stage opened */
 };
 
 static int fd_read(void *ctx, uint64_t off, void *buf, size_t len)
@@ -219,6 +222,15 @@ static void scan_device(struct lvm_scan *s, struct lvm_dev *d)
 	}
 }
 
+/* A device the luks stage opened: dm, with cryptsetup's LUKS2 dm uuid
+ * (nothing else makes a dm device before this stage). */
+static int opened_volume(struct boot *b, const char *name)
+{
+	char uuid[LVM2_NAME_MAX];
+	return strncmp(name, "dm-", 3) == 0 && hi_boot_sys_block_attr(b, name, "dm/uuid", uuid, sizeof uuid) == 0 &&
+	       strncmp(uuid, LUKS2_DM_UUID_PREFIX, strlen(LUKS2_DM_UUID_PREFIX)) == 0;
+}
+
 static void scan(struct boot *b, struct lvm_scan *s)
 {
 	static struct lvm_dev devs[LVM_MAX_DEVICES];
@@ -227,6 +239,7 @@ static void scan(struct boot *b, struct lvm_scan *s)
 	unsigned n = 0;
 
 	s->n_devs = s->n_pvs = s->n_bad = 0;
+	s->on_opened = 0;
 	s->bad[0] = '\0';
 	snprintf(path, sizeof path, "%s/class/block", b->sys);
 	DIR *dir = opendir(path);
@@ -238,6 +251,7 @@ static void scan(struct boot *b, struct lvm_scan *s)
 		snprintf(devs[n].name, sizeof devs[n].name, "%s", e->d_name);
 		devs[n].fd = -1;
 		devs[n].skip = 0;
+		devs[n].opened = 0;
 		n++;
 	}
 	closedir(dir);
@@ -259,19 +273,32 @@ static void scan(struct boot *b, struct lvm_scan *s)
 			continue;
 		d->spin = strncmp(d->name, "dm-", 3) != 0 && strncmp(d->name, "loop", 4) != 0 &&
 			  strncmp(d->name, "md", 2) != 0;
+		d->opened = opened_volume(b, d->name);
 		/* Exactly what is asked for, no readahead behind it: a close
 		 * with pages still in flight would wait for them. */
 		posix_fadvise(d->fd, 0, 0, POSIX_FADV_RANDOM);
 		posix_fadvise(d->fd, 0, LVM_SCAN_BYTES, POSIX_FADV_WILLNEED);
 	}
-	for (unsigned i = 0; i < n; i++) {
-		if (devs[i].fd < 0)
-			continue;
-		scan_device(s, &devs[i]);
-		close(devs[i].fd);
-		devs[i].fd = -1;
+	/* The volumes the luks stage opened first: when the VG is on one, no
+	 * other device is read for it. A disk plugged in (a USB stick with a
+	 * PV of the same VG id and a higher seqno, or another VG of the same
+	 * name) then cannot replace the metadata or a PV of the VG that the
+	 * passphrase or the TPM opened. */
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass == 1)
+			s->on_opened = s->have_vg;
+		for (unsigned i = 0; i < n; i++) {
+			struct lvm_dev *d = &devs[i];
+			if (d->fd < 0 || d->opened != (pass == 0))
+				continue;
+			if (!s->on_opened)
+				scan_device(s, d);
+			close(d->fd);
+			d->fd = -1;
+		}
 	}
 }
+
 
 /* The device of each PV of the VG, or the first missing one's index. */
 static int match_pvs(const struct lvm_scan *s, const char *dev[], unsigned *missing)
@@ -411,9 +438,9 @@ static int activate(struct boot *b, struct lvm_scan *s, const struct lvm2_lv *lv
 	} else {
 		hi_report_add(&b->rep, "lvm", "resume_lv", "ok", "%s/%s as %s", s->vg.name, lv->name, dm_name);
 	}
-	log_notice("lvm: activated %s/%s as /dev/mapper/%s (%u target%s over %u PV%s, seqno %llu)", s->vg.name,
+	log_notice("lvm: activated %s/%s as /dev/mapper/%s (%u target%s over %u PV%s, seqno %llu%s)", s->vg.name,
 		   lv->name, dm_name, n, n == 1 ? "" : "s", s->vg.n_pvs, s->vg.n_pvs == 1 ? "" : "s",
-		   (unsigned long long)s->vg.seqno);
+		   (unsigned long long)s->vg.seqno, s->on_opened ? ", PVs from opened LUKS2 volumes only" : "");
 	return 0;
 }
 

@@ -362,6 +362,50 @@ image_crypttab() {
 	has ecb
 }
 
+# The root's crypttab line is copied into the image as it is; the builder
+# runs the boot's own parser over it (hardinit check-crypttab) and writes
+# no image when the boot would refuse it, so the last image stays.
+# refused_line NAME OPTION WANT: the root on NAME, its line with OPTION.
+refused_line() {
+	fk_virtio_blk
+	fk_dm "$1" "$LUKS_UUID" 253:1 254:2
+	fk_root 253:1 ext4 "/dev/mapper/$1"
+	fk_dmsetup "$CRYPT_TABLE"
+	fk_crypttab
+	echo "$1 UUID=0d3c3f3b-b1a6-4ab4-a2a3-b6f0c7e1d2a9 none luks,$2" >>"$T/crypttab"
+	echo "last good image" >"$OUT"
+	build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 1 ]
+	[[ $stderr == *"invalid the crypttab lines of $T/crypttab for the root's volumes ($1): crypttab line 1: $3"* ]]
+	[[ $stderr == *"no image written (the last one is kept)"* ]]
+	[ "$(cat "$OUT")" = "last good image" ]
+}
+
+@test "host-only: a crypttab line with tries=20 (the boot takes 0 to 10) writes no image and keeps the last one" {
+	refused_line vda2_crypt tries=20 "tries=20: hardinit takes 0 to 10"
+}
+
+@test "host-only: a crypttab line with keyslot=1 (the boot refuses it) writes no image and keeps the last one" {
+	refused_line vda2_crypt keyslot=1 "option keyslot is not supported"
+}
+
+@test "host-only: a crypttab name with ':' (the boot refuses it) writes no image and keeps the last one" {
+	refused_line vda2:crypt discard "bad name 'vda2:crypt'"
+}
+
+@test "host-only: crypttab options the boot ignores (as systemd-cryptsetup does) are named, the image is written" {
+	fk_virtio_blk
+	fk_dm vda2_crypt "$LUKS_UUID" 253:1 254:2
+	fk_root 253:1 ext4 /dev/mapper/vda2_crypt
+	fk_dmsetup "$CRYPT_TABLE"
+	fk_crypttab
+	echo "vda2_crypt UUID=0d3c3f3b-b1a6-4ab4-a2a3-b6f0c7e1d2a9 none luks,password-echo=no" >>"$T/crypttab"
+	build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 0 ]
+	[[ $output == *"warning: the crypttab lines of $T/crypttab for the root's volumes (vda2_crypt): vda2_crypt: options hardinit ignores at boot (as systemd-cryptsetup ignores unknown ones): password-echo"* ]]
+	[ "$(image_crypttab)" = "vda2_crypt UUID=0d3c3f3b-b1a6-4ab4-a2a3-b6f0c7e1d2a9 none luks,password-echo=no" ]
+}
+
 @test "host-only: the crypto modules come from the dm table's cipher spec (essiv, capi:), never its key" {
 	fk_virtio_blk
 	fk_dm vda2_crypt "$LUKS_UUID" 253:1 254:2

@@ -7,6 +7,9 @@
 # --dump-volume-key. The kernel side (AF_ALG, dm-crypt, the keyring) is
 # tests/vm/luks.bats.
 
+# stderr is set by bats' run --separate-stderr.
+# shellcheck disable=SC2154
+
 bats_require_minimum_version 1.5.0
 
 setup_file() {
@@ -126,6 +129,43 @@ archive_file() {
 	run build --crypttab "$BATS_TEST_TMPDIR/nope"
 	[ "$status" -ne 0 ]
 	grep -q -- "--crypttab: .*nope is not a readable file" <<<"$output"
+}
+
+@test "builder: a --crypttab the boot would refuse (keyslot=1) writes no image, names the line and the option, keeps the last image" {
+	printf '# comment\ncryptroot UUID=0f2c6b4e-1111-4a55-8d9c-0123456789ab none luks,keyslot=1\n' >"$BATS_TEST_TMPDIR/crypttab"
+	echo "last good image" >"$BATS_TEST_TMPDIR/i.img"
+	run --separate-stderr build --crypttab "$BATS_TEST_TMPDIR/crypttab"
+	[ "$status" -eq 1 ]
+	[[ $stderr == *"invalid crypttab $BATS_TEST_TMPDIR/crypttab: crypttab line 2: option keyslot is not supported"* ]]
+	[[ $stderr == *"no image written (the last one is kept)"* ]]
+	[ "$(cat "$BATS_TEST_TMPDIR/i.img")" = "last good image" ]
+}
+
+@test "check-crypttab: the boot's parser; refused lines exit 1 naming line and option, ignored options are named" {
+	make -s -C "$REPO" build/hardinit >&2
+	local f=$BATS_TEST_TMPDIR/ct
+	printf 'cryptroot UUID=0f2c6b4e-1111-4a55-8d9c-0123456789ab none luks,tries=20\n' >"$f"
+	run --separate-stderr "$REPO/build/hardinit" check-crypttab "$f"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "hardinit: $f: crypttab line 1: tries=20: hardinit takes 0 to 10 (systemd-cryptsetup takes more); the boot would refuse it" ]
+	printf 'cryptroot UUID=0f2c6b4e-1111-4a55-8d9c-0123456789ab none luks,tpm2-device=auto,password-echo=no,x-foo\n' >"$f"
+	run --separate-stderr "$REPO/build/hardinit" check-crypttab "$f"
+	[ "$status" -eq 0 ]
+	[ "$output" = "hardinit: $f is valid (1 volume)" ]
+	[[ $stderr == *"cryptroot: options hardinit ignores at boot (as systemd-cryptsetup ignores unknown ones): password-echo,x-foo"* ]]
+	run "$REPO/build/hardinit" check-crypttab
+	[ "$status" -eq 2 ]
+}
+
+@test "check-ima-policy: the ima stage's reader; a rule over its length is refused, the example policy taken" {
+	make -s -C "$REPO" build/hardinit >&2
+	run "$REPO/build/hardinit" check-ima-policy "$REPO/config/ima-policy.example"
+	[ "$status" -eq 0 ]
+	[[ $output == *"is valid ("*" rules)" ]]
+	printf 'measure func=BPRM_CHECK %0300d\n' 0 >"$BATS_TEST_TMPDIR/pol"
+	run --separate-stderr "$REPO/build/hardinit" check-ima-policy "$BATS_TEST_TMPDIR/pol"
+	[ "$status" -eq 1 ]
+	[[ $stderr == *"the rule on line 1 is longer than 255 bytes; the boot would refuse it"* ]]
 }
 
 # ---- hardinit dry-run with rd.luks.* -------------------------------------

@@ -14,13 +14,17 @@
  *              (LUKS2_CSUM_SPAN), not 16 KiB: four sha256 of 16 KiB per
  *              input held the target at ~150 inputs/s.
  * Invariants: a usable keyslot's sizes are within the limits, a token's
- * span lies inside the JSON text, the text is NUL-terminated. */
+ * span lies inside the JSON text, the text is NUL-terminated, a dm-crypt
+ * table made from the header has the words hardinit writes and no more
+ * (the segment's encryption is one word of them). */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "boot.h"
 #include "luks2.h"
+#include "luks2_dm.h"
 #include "luks2_hdr.h"
 #include "luks2_json.h"
 #include "luks_plan.h"
@@ -72,6 +76,19 @@ static void check(const struct luks2_hdr *h)
 	for (int i = 0; i < LUKS2_DIGESTS_MAX; i++)
 		if (h->digest[i].digest_len > LUKS2_DIGEST_MAX || h->digest[i].salt_len > LUKS2_SALT_MAX)
 			abort();
+	/* CIPHER KEYREF IV_TWEAK DEVICE OFFSET, no features asked: 5 words. */
+	static const struct luks2_dm_opts none;
+	char table[LUKS2_TABLE_MAX], err[LUKS2_ERR_MAX];
+	uint64_t sectors;
+	if (hi_luks2_dm_table(h, &none, "254:0", 1ull << 40, "cryptsetup:x-d0", table, sizeof table, &sectors, err,
+			   sizeof err) == 0) {
+		int words = 0;
+		for (char *p = table; *p; p++)
+			words += (p == table || p[-1] == ' ') && *p != ' ';
+		bool sector_feature = h->segment[0].sector_size != 512;
+		if (words != (sector_feature ? 7 : 5) || strchr(h->segment[0].encryption, ' '))
+			abort();
+	}
 }
 
 /* Every volume: a UUID of 36 bytes, a name within its bound, sane tries. */

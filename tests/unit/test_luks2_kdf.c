@@ -5,6 +5,8 @@
  * twice: host, and with musl-gcc against Debian's static libargon2.a as
  * PID 1 links it: build/unit/test_luks2_kdf_musl), the constant-time
  * compare and the dm-crypt cipher specs the AF_ALG wrapper accepts. */
+#define _GNU_SOURCE
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -155,6 +157,78 @@ static void test_argon2(void)
 	tap_contains(err, "over the limits", "the error says the limit");
 }
 
+/* A header asks its KDF's cost, and PID 1 pays it before the boot goes
+ * on: argon2 of 4 GiB on a machine with 1 GiB free, or 2^32 PBKDF2
+ * iterations, are refused with a line, never run (the OOM killer cannot
+ * take PID 1; the kernel would panic). hi_luks2_kdf refuses them before
+ * any work: the 2^32-iteration case returns at once. */
+static void test_kdf_bounds(void)
+{
+	char err[LUKS2_ERR_MAX];
+	uint8_t out[32];
+	const uint64_t gib = 1024 * 1024;     /* KiB */
+	struct hi_luks2_kdf a = { .type = LUKS2_KDF_ARGON2ID, .time = 4, .memory = 4 * 1024 * 1024, .cpus = 4, .salt_len = 16 };
+
+	tap_ok(hi_luks2_kdf_within(&a, 1 * gib, err, sizeof err) < 0, "argon2 of 4 GiB with 1 GiB free refused");
+	tap_contains(err, "argon2 asks 4194304 KiB of memory, and this machine has 1048576 KiB free", "  the line says both");
+	a.memory = 1024 * 1024;
+	tap_ok(hi_luks2_kdf_within(&a, 2 * gib, err, sizeof err) == 0, "argon2 of 1 GiB, 4 passes, with 2 GiB free: taken");
+	tap_ok(hi_luks2_kdf_within(&a, 1 * gib, err, sizeof err) < 0, "argon2 of 1 GiB with exactly 1 GiB free: refused (the reserve)");
+	a.time = 1000;
+	tap_ok(hi_luks2_kdf_within(&a, 8 * gib, err, sizeof err) < 0 && strstr(err, "passes over"),
+	       "argon2 of 1 GiB over 1000 passes: over the work limit");
+	a.time = UINT32_MAX;
+	a.memory = 64;
+	tap_ok(hi_luks2_kdf_within(&a, 8 * gib, err, sizeof err) < 0, "argon2 of 2^32 passes over 64 KiB refused");
+	a.time = 4;
+	a.memory = 8 * 1024 * 1024;
+	tap_ok(hi_luks2_kdf_within(&a, 64 * gib, err, sizeof err) < 0 && strstr(err, "over the limits"),
+	       "argon2 of 8 GiB refused whatever the machine has");
+
+	struct hi_luks2_kdf p = { .type = LUKS2_KDF_PBKDF2, .hash = "sha256", .iterations = UINT32_MAX, .salt_len = 16 };
+	tap_ok(hi_luks2_kdf_within(&p, 0, err, sizeof err) < 0, "pbkdf2 of 2^32-1 iterations refused");
+	tap_contains(err, "pbkdf2 asks 4294967295 iterations, over hardinit's limit", "  the line says the limit");
+	tap_ok(hi_luks2_kdf(&p, (const uint8_t *)"pass", 4, out, sizeof out, err, sizeof err) < 0,
+	       "hi_luks2_kdf refuses it before any work");
+	p.iterations = 2000000;      /* cryptsetup's 2 s benchmark on a fast machine */
+	tap_ok(hi_luks2_kdf_within(&p, 0, err, sizeof err) == 0, "pbkdf2 of 2 million iterations taken");
+}
+
+/* hi_sha256 of a PIN (the token's PolicyAuthValue) leaves no copy of its
+ * last block on the stack: its state and the compression's schedule are
+ * overwritten before it returns. The stack below this frame is read back
+ * through a fresh array in a function at the same depth as the hash. */
+static uint8_t pin_input[] = "PIN:0123456789abcdefghijklmnopqrstuv";
+
+static __attribute__((noinline)) void hash_pin(uint8_t *out)
+{
+	hi_sha256(pin_input, sizeof pin_input - 1, out);
+}
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+/* Reads what the hash left: uninitialized on purpose. */
+static __attribute__((noinline)) int stack_holds_pin(void)
+{
+	volatile uint8_t below[8192];
+	static const uint8_t needle[] = "0123456789abcdefghij";     /* the PIN's bytes, not the marker word */
+	uint8_t copy[sizeof below];
+	for (size_t i = 0; i < sizeof below; i++)
+		copy[i] = below[i];
+	return memmem(copy, sizeof copy, needle, sizeof needle - 1) != NULL;
+}
+#pragma GCC diagnostic pop
+
+static void test_sha256_wipe(void)
+{
+	uint8_t out[SHA256_BYTES];
+	hash_pin(out);
+	int found = stack_holds_pin();
+	explicit_bzero(pin_input, sizeof pin_input);
+	tap_ok(!found, "hi_sha256 leaves no copy of its input's last block on the stack");
+}
+
 static void test_specs(void)
 {
 	char name[64];
@@ -172,6 +246,8 @@ int main(void)
 	test_hmac_pbkdf2();
 	test_af_merge();
 	test_argon2();
+	test_kdf_bounds();
+	test_sha256_wipe();
 	test_specs();
 	return tap_done();
 }

@@ -4,6 +4,7 @@
  * cryptsetup's key description and dm uuid, the dm-crypt table (the key by keyring reference, never the
  * key) for a header made by cryptsetup, and the passphrase line reader. */
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "luks.h"
 #include "luks2_dm.h"
 #include "luks2_hdr.h"
+#include "sha256.h"
 #include "tap.h"
 
 static char err[LUKS_ERR_MAX];
@@ -66,6 +68,72 @@ static void test_crypttab(void)
 	snprintf(text, sizeof text, "a UUID=%s\nb UUID=%s\n", U1, U1);
 	tap_ok(hi_luks_crypttab_parse(text, strlen(text), &p, err, sizeof err) < 0 && strstr(err, "line 2"),
 	       "crypttab: a UUID twice refused, naming line 2");
+}
+
+/* tpm2-measure-pcr=: after any unlock, passphrase or token, the volume's
+ * identity goes into PCR 15 when a TPM is there (systemd-cryptsetup's
+ * defence against a planted volume opened by a passphrase its writer
+ * knows); no turns it off; yes or N makes a failure the boot's. */
+static void test_measure(void)
+{
+	struct { const char *opts; bool tpm; bool measure, required; int pcr; } cases[] = {
+		{ "luks", true, true, false, 15 },
+		{ "luks", false, false, false, 15 },
+		{ "tpm2-measure-pcr=no", true, false, false, 15 },
+		{ "tpm2-measure-pcr=0", true, false, false, 15 },           /* systemd's boolean: 0 is no */
+		{ "tpm2-measure-pcr=off", false, false, false, 15 },
+		{ "tpm2-measure-pcr=yes", true, true, true, 15 },
+		{ "tpm2-measure-pcr=yes", false, true, true, 15 },          /* no TPM: the failure, not a skip */
+		{ "tpm2-measure-pcr=1", true, true, true, 15 },
+		{ "tpm2-measure-pcr=9", true, true, true, 9 },
+		{ "tpm2-measure-pcr=23", false, true, true, 23 },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct luks_opts o;
+		memset(&o, 0, sizeof o);
+		int rc = hi_luks_options_parse(cases[i].opts, &o, err, sizeof err);
+		struct luks_measure_plan m = hi_luks_measure_decide(&o, cases[i].tpm);
+		tap_ok(rc == 0 && m.measure == cases[i].measure && m.required == cases[i].required &&
+			       (!m.measure || m.pcr == cases[i].pcr) && !o.ignored[0],
+		       "%s, %s TPM: %s%s, PCR %d", cases[i].opts, cases[i].tpm ? "a" : "no",
+		       cases[i].measure ? "measured" : "not measured", cases[i].required ? " (required)" : "", cases[i].pcr);
+	}
+	const char *bad[] = { "tpm2-measure-pcr=24", "tpm2-measure-pcr=maybe", "tpm2-measure-pcr", "tpm2-measure-pcr=-1" };
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		struct luks_opts o;
+		memset(&o, 0, sizeof o);
+		tap_ok(hi_luks_options_parse(bad[i], &o, err, sizeof err) < 0 && strstr(err, "give yes, no or a PCR 0 to 23"),
+		       "%s refused: %s", bad[i], err);
+	}
+}
+
+/* fixate-volume-key=: systemd's volume key id, HMAC-SHA256 of
+ * "cryptsetup:NAME:UUID" under the volume key (the vector: Python's hmac). */
+static void test_fixate(void)
+{
+	static const char id_hex[] = "144ba04c294ba88115ddf64b025b9cb89ec83804cba875940029f2afcb407310";
+	uint8_t vk[64], id[SHA256_BYTES];
+	char text[200], hex[SHA256_HEX];
+	struct luks_opts o;
+
+	for (int i = 0; i < 64; i++)
+		vk[i] = (uint8_t)i;
+	hi_luks2_volume_key_id("cryptroot", U1, vk, sizeof vk, id);
+	tap_streq(hi_hex_encode(hex, id, sizeof id), id_hex, "volume key id: HMAC-SHA256 of cryptsetup:NAME:UUID under the key");
+	memset(&o, 0, sizeof o);
+	snprintf(text, sizeof text, "luks,fixate-volume-key=%s", id_hex);
+	tap_ok(hi_luks_options_parse(text, &o, err, sizeof err) == 0 && o.fixate && !memcmp(o.fixate_id, id, sizeof id) &&
+		       !o.ignored[0],
+	       "fixate-volume-key=ID taken, not ignored");
+	const char *bad[] = { "fixate-volume-key=", "fixate-volume-key", "fixate-volume-key=144ba04c",
+			      "fixate-volume-key=zz4ba04c294ba88115ddf64b025b9cb89ec83804cba875940029f2afcb407310" };
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		memset(&o, 0, sizeof o);
+		tap_ok(hi_luks_options_parse(bad[i], &o, err, sizeof err) < 0 && strstr(err, "64 hex digits"), "%s refused", bad[i]);
+	}
+	memset(&o, 0, sizeof o);
+	tap_ok(hi_luks_options_parse("tpm2-measure-keyslot-nvpcr=x", &o, err, sizeof err) < 0,
+	       "tpm2-measure-keyslot-nvpcr= refused (hardinit cannot measure into an NvPCR)");
 }
 
 static void test_plan(void)
@@ -166,6 +234,12 @@ static void test_table(void)
 	tap_streq(table, want, "table: discard and no-read-workqueue as features");
 	tap_ok(hi_luks2_dm_table(&h, &o, "254:3", 512 * 1024, desc, table, sizeof table, &sectors, err, sizeof err) < 0 &&
 	       strstr(err, "ends before the data offset"), "a device smaller than the data offset refused");
+	/* A header that keeps the real keyslots but names its own table in
+	 * the segment's encryption (63 bytes are room enough for a cipher,
+	 * a key and a device): refused before any passphrase is asked. */
+	snprintf(h.segment[0].encryption, sizeof h.segment[0].encryption, "aes-ecb %064d 0 254:0 32768 0", 0);
+	tap_ok(hi_luks2_dm_table(&h, &o, "254:3", 20 << 20, desc, table, sizeof table, &sectors, err, sizeof err) < 0 &&
+	       strstr(err, "encryption is not a cipher spec"), "a segment encryption with table words of its own refused: %s", err);
 	hi_luks2_hdr_free(&h);
 
 	o.discard = o.no_read_workqueue = false;
@@ -176,6 +250,22 @@ static void test_table(void)
 	tap_streq(table, want, "table: sector_size:4096 feature");
 	tap_ok(sectors % 8 == 0 && sectors == ((20 << 20) - (1 << 20)) / 512, "length a whole number of 4096-byte sectors");
 	hi_luks2_hdr_free(&h);
+}
+
+/* The segment's encryption as cryptsetup writes it, nothing else. */
+static void test_cipher_spec(void)
+{
+	const char *good[] = { "aes-xts-plain64", "aes-cbc-essiv:sha256", "serpent-xts-plain64", "aes-ecb",
+			       "twofish-cbc-plain", "aes-xts-plain64be", "capi:xts(aes)-plain64",
+			       "capi:adiantum(xchacha12,aes)-plain64", "cipher_null-ecb", "aes-cbc-essiv:sha3-256" };
+	const char *bad[] = { "aes-ecb 0011 0 254:0 32768 0", "aes", "", "aes-xts-plain64 1", "aes-xts-plain64\t",
+			      "aes--plain64", "-xts-plain64", "aes-xts-", "aes-xts-plain64:", "capi:xts(aes-plain64",
+			      "capi:xts(aes)", "aes-xts-plain64-x", "aes-xts-plain64:sha256 x", "aes/xts-plain64",
+			      "capi:)xts(aes(-plain64", "aes-xts-essiv:sha256:x" };
+	for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
+		tap_ok(hi_luks2_cipher_spec_ok(good[i]), "cipher spec taken: %s", good[i]);
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		tap_ok(!hi_luks2_cipher_spec_ok(bad[i]), "cipher spec refused: '%s'", bad[i]);
 }
 
 static void test_read_line(void)
@@ -203,7 +293,10 @@ int main(void)
 {
 	test_crypttab();
 	test_plan();
+	test_measure();
+	test_fixate();
 	test_table();
+	test_cipher_spec();
 	test_read_line();
 	return tap_done();
 }

@@ -485,6 +485,50 @@ static void test_stage(void)
 	tap_contains(b.err, "lvm: resume=/dev/other-vg/swap names volume group other-vg, which no disk holds", "stage: says resume=");
 }
 
+/* LVM on LUKS: the VG sits on a volume the luks stage opened (dm, with
+ * cryptsetup's CRYPT-LUKS2- uuid). A disk plugged in with a PV of the
+ * same VG id and a higher seqno, whose text has no LV "root", must not
+ * win: only the opened volumes are read for the VG. */
+static void test_stage_luks_pv(void)
+{
+	static struct boot b;
+	static char one[sizeof meta + 64], planted[sizeof meta + 64];
+	const char *root = fixture_tree("lvm-luks");
+
+	fixture_mkdir(root, "sys/class/block", 0755);
+	fixture_mkdir(root, "dev", 0755);
+	/* One PV (pv0, this PV_ID), lin-root on it alone. */
+	snprintf(one, sizeof one, "%s",
+		 "test-vg {\nid = \"Vx1q2W-3e4r-5t6y-7u8i-9o0p-aSdF-gHjK12\"\nseqno = 7\nformat = \"lvm2\"\n"
+		 "status = [\"RESIZEABLE\", \"READ\", \"WRITE\"]\nflags = []\nextent_size = 2048\n"
+		 "max_lv = 0\nmax_pv = 0\nmetadata_copies = 0\n\nphysical_volumes {\n\n"
+		 "pv0 {\nid = \"AbCdEf-0123-4567-89ab-cdef-GHIJ-KLmnop\"\ndevice = \"/dev/mapper/cryptroot\"\n\n"
+		 "status = [\"ALLOCATABLE\"]\nflags = []\ndev_size = 124928\npe_start = 2048\npe_count = 59\n}\n}\n\n"
+		 "logical_volumes {\n\nlin-root {\nid = \"aaaaaa-bbbb-cccc-dddd-eeee-ffff-gggggg\"\n"
+		 "status = [\"READ\", \"WRITE\", \"VISIBLE\"]\nflags = []\nsegment_count = 1\n\n"
+		 "segment1 {\nstart_extent = 0\nextent_count = 47\n\ntype = \"striped\"\nstripe_count = 1\n\n"
+		 "stripes = [\n\"pv0\", 0\n]\n}\n}\n}\n}\n"
+		 "contents = \"Text Format Volume Group\"\nversion = 1\n\ndescription = \"\"\n\n"
+		 "creation_host = \"maker\"\ncreation_time = 1700000000\n");
+	put_pv(root, "dm-0", "253:0\n", one, PV_ID);
+	fixture_put(root, "sys/class/block/dm-0/dm/uuid", "CRYPT-LUKS2-6a0e4d1c2b3f4c5d8e9f0a1b2c3d4e5f-cryptroot\n");
+	tap_ok(run_stage(root, "/dev/mapper/test--vg-lin--root", MODE_INITRAMFS, &b) == -1 &&
+		       strstr(b.err, "dm-mod is not loaded"), "LVM on LUKS: the VG on the opened volume: %s", b.err);
+	/* The planted PV: same VG id, seqno 9, lin-root renamed away. */
+	snprintf(planted, sizeof planted, "%s", one);
+	memcpy(strstr(planted, "seqno = 7"), "seqno = 9", 9);
+	memcpy(strstr(planted, "lin-root {"), "lin-evil {", 10);
+	put_pv(root, "sdb", "8:16\n", planted, PV_ID);
+	tap_ok(run_stage(root, "/dev/mapper/test--vg-lin--root", MODE_INITRAMFS, &b) == -1 &&
+		       strstr(b.err, "dm-mod is not loaded"),
+	       "LVM on LUKS: a planted PV with the same VG id and a higher seqno does not win: %s", b.err);
+	/* Without the opened volume (a plain dm device), the higher seqno wins as in lvm2. */
+	fixture_put(root, "sys/class/block/dm-0/dm/uuid", "\n");
+	tap_ok(run_stage(root, "/dev/mapper/test--vg-lin--root", MODE_INITRAMFS, &b) == -1 &&
+		       strstr(b.err, "has no logical volume lin-root (seqno 9"),
+	       "no opened volume: the highest seqno wins, as lvm2's: %s", b.err);
+}
+
 static void test_udev_db(void)
 {
 	char err[256], path[512];
@@ -523,6 +567,7 @@ int main(void)
 	test_names();
 	test_real_lvm2();
 	test_stage();
+	test_stage_luks_pv();
 	test_spec_mapper();
 	test_udev_db();
 	return tap_done();

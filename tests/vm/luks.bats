@@ -11,10 +11,11 @@
 # /sys/dev/block/MAJ:MIN/dm/{name,uuid}, tests/probe/dmtable (its own
 # DM_TABLE_STATUS), the file's checksum.
 #
-# Boots (Debian 6.12, five): rd.luks.uuid= with a wrong then the right
+# Boots (Debian 6.12, seven): rd.luks.uuid= with a wrong then the right
 # passphrase; three wrong passphrases (the failure action, poweroff); the
 # builder's crypttab naming the volume, with the primary header damaged;
-# the TPM2 token with swtpm, and without a TPM (below).
+# the TPM2 token with swtpm, a passphrase unlock with swtpm, without a TPM
+# and with a TPM that stops answering (below).
 
 # budget: 150 s
 
@@ -40,6 +41,7 @@ sha256sum /data/hello.txt 2>&1
 echo "=== END WORKS ==="
 echo "=== BEGIN TPMH ==="
 /probe/tpm_handles 2>&1
+echo "pcr15=$(cat /sys/class/tpm/tpm0/pcr-sha256/15 2>&1)"
 echo "=== END TPMH ==="
 '
 
@@ -178,8 +180,11 @@ good_log() {
 # the modules stage; hardinit then extends PCR 15 with the
 # volume's identity, so the second volume's token is refused (a second
 # unseal in the same boot) and its passphrase is answered on the console.
-# Boot 2 (no TPM): one warning, the passphrase prompt.
-# Boot 3 (hang: the TPM stops answering): swtpm is stopped (SIGSTOP) once
+# Boot 2 (pass, swtpm): a volume with no token under the root's UUID
+# opened by its passphrase, then the second volume: PCR 15 extended after
+# the passphrase, so the second volume's token is refused.
+# Boot 3 (no TPM): one warning, the passphrase prompt.
+# Boot 4 (hang: the TPM stops answering): swtpm is stopped (SIGSTOP) once
 # the kernel has started /init, so every TPM command hardinit sends is
 # taken and never answered; hardinit's own bounds (the warm-up's join,
 # each command's TPM_DEV_TIMEOUT_MS on a non-blocking fd) must bring the
@@ -203,6 +208,7 @@ tpm_setup() {
 	rm -rf "$dir" && mkdir -p "$dir/state"
 	cp "$LDIR/luks.img" "$dir/a.img"
 	cp "$LDIR/luks.img" "$dir/b.img"
+	cp "$LDIR/luks.img" "$dir/p.img"       # no token: the passphrase alone
 	cryptsetup luksUUID -q --uuid "$UUIDB" "$dir/b.img"
 	printf %s "$PASS" >"$dir/pass"
 	swtpm socket --tpm2 --tpmstate dir="$dir/state" --server type=unixio,path="$dir/srv" \
@@ -220,18 +226,21 @@ tpm_setup() {
 }
 
 # tpm_boot NAME tpm|none|hang PROMPT DISKS...: one boot (once per NAME)
-# with DISKS (a, b: rd.luks.uuid= for each, a the root), PROMPT answered
-# with the passphrase when it is on the console. hang: swtpm stopped from
+# with DISKS (a, b, p: rd.luks.uuid= for each, a or p the root; p is a
+# with no token), PROMPT answered with the passphrase when it is on the
+# console (PROMPT1|PROMPT2: each in turn); TPM_APPEND, when set, one more
+# command-line word. hang: swtpm stopped from
 # "Run /init" until PROMPT shows (at most HANG_PROMPT_S); LOG.hang says
 # whether PROMPT came while it was stopped.
 tpm_boot() {
 	tpm_setup >&2 || return 1
 	local log=$TDIR/$1.log d=$TDIR/swtpm-$1 i pid="" mode=$2 prompt=$3 disk
 	local -a qemu=() disks=() append=("root=/dev/mapper/luks-$UUID")
+	[[ -z ${TPM_APPEND:-} ]] || append+=("$TPM_APPEND")
 	shift 3
 	for disk in "$@"; do
 		disks+=(--disk "$TDIR/$disk.img")
-		if [[ $disk == a ]]; then append+=("rd.luks.uuid=$UUID"); else append+=("rd.luks.uuid=$UUIDB"); fi
+		if [[ $disk == [ap] ]]; then append+=("rd.luks.uuid=$UUID"); else append+=("rd.luks.uuid=$UUIDB"); fi
 	done
 	if [[ ! -f $log.done ]]; then
 		if [[ $mode == tpm || $mode == hang ]]; then
@@ -247,14 +256,19 @@ tpm_boot() {
 		{
 			if [[ $mode == hang ]]; then
 				vm_wait_serial "$log" "Run /init as init process" 240 && kill -STOP "$pid"
-				if vm_wait_serial "$log" "$prompt" "$HANG_PROMPT_S"; then
+				if vm_wait_serial "$log" "${prompt%%|*}" "$HANG_PROMPT_S"; then
 					echo "prompt while stopped" >"$log.hang"
 				else
 					echo "no prompt within $HANG_PROMPT_S s while stopped" >"$log.hang"
 				fi
 				kill -CONT "$pid"
 			fi
-			vm_wait_serial "$log" "$prompt" 240 && sleep 0.3 && printf '%s\n' "$PASS"
+			local -a prompts
+			local one
+			IFS='|' read -r -a prompts <<<"$prompt"
+			for one in "${prompts[@]}"; do
+				vm_wait_serial "$log" "$one" 240 && sleep 0.3 && printf '%s\n' "$PASS"
+			done
 			vm_wait_serial "$log" "reboot: Power down" 300
 		} | vm_boot "$log" --console --timeout 300 --initrd "$LDIR/luks-initrd.img" "${disks[@]}" \
 			--append "${append[*]}" -- "${qemu[@]}" >/dev/null || true
@@ -279,6 +293,11 @@ tpm_boot() {
 	vm_assert_log_lacks "$log" "extending PCR 15 with the volume's identity failed"
 	# The identity went into the banks systemd picks (the report names them).
 	vm_assert_section_contains "$log" REPORT "luks pcr15 extended PCR 15 with the identity of luks-$UUID (UUID $UUID), banks sha"
+	vm_assert_section_contains "$log" REPORT "luks unlock info luks-$UUID by tpm2, PCR 15"
+	# The passphrase unlock of the second volume is measured too.
+	vm_assert_section_contains "$log" REPORT "luks unlock info luks-$UUIDB by passphrase, PCR 15"
+	vm_assert_section_lacks "$log" TPMH "pcr15=0000000000000000000000000000000000000000000000000000000000000000"
+	vm_assert_section_contains "$log" TPMH "pcr15="
 	# make bench's figures: the unseal without the KDF, the dm-crypt setup.
 	vm_assert_section_contains "$log" REPORT "luks unseal_ms info "
 	# Through /dev/tpm0, which the boot has to itself: not the resource
@@ -303,12 +322,36 @@ tpm_boot() {
 	vm_assert_section_line "$log" TPMH "transient=0"
 }
 
+# A planted volume: the real UUID, no token, a passphrase its writer
+# knows. Opened at the prompt, it extends PCR 15 as a token unlock does,
+# so the real volume's token (bound to PCR 15) no longer unseals after it.
+@test "TPM, a volume opened by its passphrase: PCR 15 extended with its identity (non-zero in the guest), so a token bound to PCR 15 is refused after it" {
+	local log id
+	# The second volume's key id (systemd's fixate-volume-key=: HMAC-SHA256
+	# of cryptsetup:NAME:UUID under the volume key), computed here.
+	id=$(python3 -c 'import hmac, hashlib, sys; print(hmac.new(open(sys.argv[1], "rb").read(), sys.argv[2].encode(), hashlib.sha256).hexdigest())' \
+		"$LDIR/key.bin" "cryptsetup:luks-$UUIDB:$UUIDB")
+	log=$(TPM_APPEND="rd.luks.options=$UUIDB=fixate-volume-key=$id" \
+		tpm_boot pass tpm "Please enter passphrase for disk luks-$UUID (|Please enter passphrase for disk luks-$UUIDB" p b)
+	vm_assert_done "$log"
+	vm_assert_log_contains "$log" "luks: luks-$UUID opened (keyslot 0, passphrase)"
+	vm_assert_section_contains "$log" REPORT "luks pcr15 extended PCR 15 with the identity of luks-$UUID (UUID $UUID), banks sha"
+	vm_assert_section_contains "$log" REPORT "luks unlock info luks-$UUID by passphrase, PCR 15"
+	vm_assert_log_contains "$log" "luks: luks-$UUIDB: the TPM did not unlock it: token 0: the policy of PCR 15 (sha256 bank) is not the one the key was sealed to"
+	vm_assert_log_contains "$log" "luks: luks-$UUIDB opened (keyslot 0, passphrase)"
+	vm_assert_section_lacks "$log" TPMH "pcr15=0000000000000000000000000000000000000000000000000000000000000000"
+	vm_assert_section_contains "$log" TPMH "pcr15="
+	# fixate-volume-key= with the right id: taken.
+	vm_assert_section_contains "$log" REPORT "luks fixate ok luks-$UUIDB: the volume key's id is fixate-volume-key="
+}
+
 @test "TPM token but no TPM: the token cannot be used, one warning, the passphrase prompt opens the volume" {
 	local log
 	log=$(tpm_boot none none "Please enter passphrase for disk luks-$UUID" a)
 	vm_assert_done "$log"
 	vm_assert_log_contains "$log" "luks: luks-$UUID: it has a TPM2 token but there is no TPM"
 	vm_assert_log_contains "$log" "luks: luks-$UUID opened (keyslot 0, passphrase)"
+	vm_assert_section_contains "$log" REPORT "luks unlock info luks-$UUID by passphrase, PCR not measured (no TPM)"
 	# No warm-up either, and no wait for one.
 	vm_assert_section_contains "$log" REPORT "luks warmup_ms skipped no TPM warm-up: /dev/tpm0: "
 	vm_assert_section_lacks "$log" REPORT "luks warmup_wait_ms"
