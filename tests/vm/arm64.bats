@@ -38,7 +38,7 @@
 # root's dm device, its table (the arm64 dmtable probe) and selinuxfs.
 
 export VM_ARCH=arm64
-# budget: 100 s
+# budget: 50 s
 
 load lib
 load arm64

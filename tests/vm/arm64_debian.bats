@@ -11,7 +11,7 @@
 # probe; hardinit's report and console lines show the hand-off.
 
 export VM_ARCH=arm64
-# budget: 150 s
+# budget: 70 s
 
 load lib
 load arm64

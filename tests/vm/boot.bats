@@ -7,7 +7,7 @@
 # A malformed command line is decided from it alone: tests/bats/cli.bats
 # checks it with hardinit dry-run.
 
-# budget: 75 s
+# budget: 100 s
 
 load lib
 

@@ -8,7 +8,7 @@
 # its file and line are taken from the config and the command line alone:
 # tests/bats/config_boot.bats checks them with hardinit dry-run.
 
-# budget: 10 s
+# budget: 15 s
 
 load lib
 

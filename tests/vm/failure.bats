@@ -5,7 +5,7 @@
 # a person at the serial console would type: the shell must really read and
 # run what is typed.
 
-# budget: 20 s
+# budget: 15 s
 
 load lib
 

@@ -9,7 +9,7 @@
 # of tests/unit/test_measure_queue.c cover the TPM that never answers,
 # never takes a command or answers with another digest.
 
-# budget: 40 s
+# budget: 15 s
 
 load lib
 

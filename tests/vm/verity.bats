@@ -20,7 +20,7 @@
 # the verity blocks) is tested on the host: tests/bats/verity.bats, with
 # hardinit dry-run.
 
-# budget: 125 s
+# budget: 115 s
 
 load lib
 load images

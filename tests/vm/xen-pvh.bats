@@ -7,7 +7,7 @@
 # itself with boot protocol version 2.12, where a bzImage loaded by QEMU
 # keeps the kernel's own header (2.15 for 6.12).
 
-# budget: 60 s
+# budget: 15 s
 
 load lib
 load xen
