@@ -6,9 +6,12 @@
 # guest, not from hardinit's report. The lock's decisions (a weakening
 # override refused, a strengthening one applied) and a config error naming
 # its file and line are taken from the config and the command line alone:
-# tests/bats/config_boot.bats checks them with hardinit dry-run.
+# tests/bats/config_boot.bats checks them with hardinit dry-run. Two more
+# boots show the kernel's own words under the lock as the kernel and the
+# real init meet them: init= is ignored (the built init runs), enforcing=0
+# refuses the boot with the failure action.
 
-# budget: 15 s
+# budget: 35 s
 
 load lib
 
@@ -42,11 +45,15 @@ setup_file() {
 		grep -c '"status": "drift"' /run/audit.json | sed 's/^/json_drift_items=/'
 		echo "=== END AUDIT2 ==="
 	EOF
+	# Another init on the root, which the kernel's init= may name.
+	cp "$HARDINIT_SRC/build/probe/testinit" "$dir/root/sbin/otherinit"
 	vm_rootfs "$dir/root.img" "$dir/root"
 
 	write_config "$dir/unlocked.conf" no
 	vm_initramfs "$dir/unlocked.img" --config "$dir/unlocked.conf"
 	rm -f "$dir/unlocked.log"
+	write_config "$dir/locked.conf" yes
+	vm_initramfs "$dir/locked.img" --config "$dir/locked.conf"
 }
 
 write_config() {
@@ -90,4 +97,22 @@ unlocked_log() {
 	vm_assert_section_contains "$log" AUDIT2 "drift sysctl fs.protected_fifos"
 	vm_assert_section_line "$log" AUDIT2 "json_rc=1"
 	vm_assert_section_line "$log" AUDIT2 "json_drift_items=1"
+}
+
+@test "under lock_cmdline, the kernel's init= is ignored: the built init runs, and the boot says why" {
+	log=$BATS_TEST_TMPDIR/locked-init.log
+	vm_boot "$log" --initrd "$CDIR/locked.img" --disk "$CDIR/root.img" \
+		--append "root=/dev/vda $FAIL init=/sbin/otherinit"
+	vm_assert_done "$log"
+	vm_assert_section_line "$log" ARGV "argv[0]=/sbin/init"
+	vm_assert_log_contains "$log" "the kernel's init=/sbin/otherinit refused under the lock"
+}
+
+@test "under lock_cmdline, the kernel's enforcing=0 refuses the boot with the failure action" {
+	log=$BATS_TEST_TMPDIR/locked-enforcing.log
+	vm_boot "$log" --initrd "$CDIR/locked.img" --disk "$CDIR/root.img" \
+		--timeout 90 --append "root=/dev/vda $FAIL enforcing=0"
+	vm_assert_log_contains "$log" "the kernel's enforcing=0 refused under the lock"
+	vm_assert_log_lacks "$log" "=== TESTINIT DONE ==="
+	[[ $(vm_exit_reason "$log") == poweroff ]] || _vm_fail "$log" "expected the failure action's poweroff"
 }
