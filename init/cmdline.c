@@ -20,7 +20,9 @@ static int is_space(char c)
 
 /* Split text into words the way the kernel's next_arg() does: whitespace
  * separates, double quotes group and are removed. Words are stored
- * NUL-separated in c->buf; key/value split at the first '=' outside quotes. */
+ * NUL-separated in c->buf; key/value split at the first '=', inside quotes
+ * too: the kernel and systemd both read "selinux=0" as selinux=0, so a word
+ * the lock refuses must not hide from it behind quotes. */
 static int split_words(struct cmdline *c, const char *text, size_t len, char *err, size_t errlen)
 {
 	size_t i = 0, out = 0;
@@ -44,7 +46,7 @@ static int split_words(struct cmdline *c, const char *text, size_t len, char *er
 			}
 			if (out + 2 >= sizeof c->buf)
 				return fail(err, errlen, "kernel command line is too long (limit 4096 bytes)");
-			if (ch == '=' && !quoted && !w->value) {
+			if (ch == '=' && !w->value) {
 				c->buf[out++] = '\0';
 				w->value = c->buf + out;
 				continue;

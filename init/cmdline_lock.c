@@ -64,11 +64,26 @@ const struct kernel_word hi_kernel_words[] = {
 
 const size_t hi_kernel_n_words = sizeof hi_kernel_words / sizeof hi_kernel_words[0];
 
+/* Names compared as the kernel's parameqn() and systemd's
+ * proc_cmdline_key_streq() compare them: '-' and '_' are the same
+ * character, so ima-appraise=off and systemd.debug-shell act as the rows
+ * they spell differently. */
+static bool key_eq(const char *a, const char *b)
+{
+	for (;; a++, b++) {
+		char x = *a == '-' ? '_' : *a, y = *b == '-' ? '_' : *b;
+		if (x != y)
+			return false;
+		if (x == '\0')
+			return true;
+	}
+}
+
 const struct kernel_word *hi_kernel_word_refused(const char *key, const char *value)
 {
 	for (size_t i = 0; i < hi_kernel_n_words; i++) {
 		const struct kernel_word *w = &hi_kernel_words[i];
-		if (strcmp(w->key, key) != 0 || w->bare != (value == NULL))
+		if (!key_eq(w->key, key) || w->bare != (value == NULL))
 			continue;
 		if (w->action == KWORD_ALLOWED)
 			return NULL;

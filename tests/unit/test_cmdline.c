@@ -39,6 +39,13 @@ static void test_quotes(void)
 	tap_streq(c.overrides[0].value, "/sbin/my init", "quoted value keeps its space");
 	tap_ok(parse("\"quoted word\" b") == 0 && c.n_words == 2, "a quoted whole word is one word");
 	tap_streq(c.words[0].key, "quoted word", "quotes removed from a word");
+	/* The kernel's next_arg() and systemd split a word at its first '='
+	 * whether or not it is quoted: so does hardinit, or a quoted word the
+	 * lock refuses would pass it and still act. */
+	tap_ok(parse("\"selinux=0\" \"init=/bin/sh\"") == 0 && c.n_words == 2, "quoted key=value words parse");
+	tap_ok(strcmp(c.words[0].key, "selinux") == 0 && c.words[0].value && strcmp(c.words[0].value, "0") == 0,
+	       "a quoted \"selinux=0\" is the word selinux with value 0, as the kernel reads it");
+	tap_streq(c.init, "/bin/sh", "a quoted \"init=/bin/sh\" is init=, not an argument for init");
 	tap_ok(parse("a=\"unterminated b") < 0, "unterminated quote is an error");
 	tap_contains(err, "unterminated", "message says unterminated");
 }
@@ -151,6 +158,11 @@ static void test_kernel_words(void)
 	tap_ok(!hi_kernel_word_refused("quiet", NULL) && !hi_kernel_word_refused("root", "/dev/vda"),
 	       "a word outside the table is not refused");
 	tap_ok(!hi_kernel_word_refused("single", "1"), "a row matches its form only (bare or key=value)");
+	/* The kernel (parameqn) and systemd read '-' and '_' in a name as one. */
+	tap_ok(hi_kernel_word_refused("ima-appraise", "off") && hi_kernel_word_refused("systemd.debug-shell", NULL) &&
+	       hi_kernel_word_refused("systemd.confirm-spawn", "1"),
+	       "a row's name with '-' for '_' is the same word and refused");
+	tap_ok(!hi_kernel_word_refused("module.sig-enforce", "0"), "an allowed row's '-' spelling is allowed too");
 	bool reasons = true;
 	for (size_t i = 0; i < hi_kernel_n_words; i++)
 		reasons = reasons && hi_kernel_words[i].why && strlen(hi_kernel_words[i].why) > 10;
