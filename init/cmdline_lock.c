@@ -41,6 +41,20 @@ const struct kernel_word hi_kernel_words[] = {
 	  "systemd opens a root shell without a password on a virtual console" },
 	{ "systemd.confirm_spawn", false, "0", KWORD_FATAL,
 	  "systemd asks on the console before it starts each unit" },
+	{ "systemd.crash_shell", false, "0", KWORD_FATAL,
+	  "systemd opens a root shell without a password when it crashes" },
+	{ "systemd.crash_shell", true, NULL, KWORD_FATAL,
+	  "systemd opens a root shell without a password when it crashes" },
+	{ "systemd.set_credential", false, NULL, KWORD_FATAL,
+	  "hands systemd a credential: tmpfiles.extra writes any file, sysctl.extra undoes hardinit's sysctls, "
+	  "ssh.authorized_keys.root lets a key log in as root" },
+	{ "systemd.set_credential_binary", false, NULL, KWORD_FATAL,
+	  "hands systemd a credential: tmpfiles.extra writes any file, sysctl.extra undoes hardinit's sysctls, "
+	  "ssh.authorized_keys.root lets a key log in as root" },
+	{ "systemd.setenv", false, NULL, KWORD_FATAL,
+	  "sets a variable in systemd's environment and every unit's (LD_PRELOAD=, say), past the hand-off's clean one" },
+	{ "systemd.early_core_pattern", false, NULL, KWORD_FATAL,
+	  "sets the kernel's core_pattern: a |program there runs as root at the first crash" },
 	/* The LSMs: the kernel applied these before hardinit ran. */
 	{ "selinux", false, "1", KWORD_FATAL, "0 turns SELinux off in the kernel" },
 	{ "enforcing", false, "1", KWORD_FATAL,

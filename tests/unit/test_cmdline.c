@@ -163,6 +163,14 @@ static void test_kernel_words(void)
 	       hi_kernel_word_refused("systemd.confirm-spawn", "1"),
 	       "a row's name with '-' for '_' is the same word and refused");
 	tap_ok(!hi_kernel_word_refused("module.sig-enforce", "0"), "an allowed row's '-' spelling is allowed too");
+	/* systemd's words that hand root to whoever wrote them. */
+	tap_ok(hi_kernel_word_refused("systemd.set_credential", "tmpfiles.extra:f /etc/x - - - - y") &&
+	       hi_kernel_word_refused("systemd.set_credential_binary", "sysctl.extra:a2VybmVs") &&
+	       hi_kernel_word_refused("systemd.setenv", "LD_PRELOAD=/tmp/x.so") &&
+	       hi_kernel_word_refused("systemd.crash_shell", NULL) && hi_kernel_word_refused("systemd.crash-shell", "1") &&
+	       hi_kernel_word_refused("systemd.early_core_pattern", "|/bin/sh"),
+	       "systemd.set_credential(_binary)=, setenv=, crash_shell and early_core_pattern= are refused");
+	tap_ok(!hi_kernel_word_refused("systemd.crash_shell", "0"), "systemd.crash_shell=0 is allowed");
 	bool reasons = true;
 	for (size_t i = 0; i < hi_kernel_n_words; i++)
 		reasons = reasons && hi_kernel_words[i].why && strlen(hi_kernel_words[i].why) > 10;
