@@ -74,6 +74,11 @@ const struct kernel_word hi_kernel_words[] = {
 	  "enable-only in the kernel: 0 does not turn signature checks off" },
 	{ "ima_policy", false, NULL, KWORD_ALLOWED,
 	  "only adds the kernel's built-in measurement and appraisal rules" },
+	/* Last, so a row naming the word says why first. A key ending in '*'
+	 * is a prefix: any bare word starting so. */
+	{ "-*", true, NULL, KWORD_FATAL,
+	  "the kernel hands it to the real init as an option: systemd reads --crash-shell, --confirm-spawn, "
+	  "--unit (with the next word) there as it reads systemd.* words" },
 };
 
 const size_t hi_kernel_n_words = sizeof hi_kernel_words / sizeof hi_kernel_words[0];
@@ -84,6 +89,10 @@ const size_t hi_kernel_n_words = sizeof hi_kernel_words / sizeof hi_kernel_words
  * they spell differently. */
 static bool key_eq(const char *a, const char *b)
 {
+	size_t n = strlen(a);
+
+	if (n && a[n - 1] == '*')
+		return strncmp(a, b, n - 1) == 0;
 	for (;; a++, b++) {
 		char x = *a == '-' ? '_' : *a, y = *b == '-' ? '_' : *b;
 		if (x != y)

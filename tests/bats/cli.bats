@@ -121,7 +121,8 @@ setup() {
 @test "dry-run: the lock reads a word as the kernel and systemd do: quoted whole, or '-' for '_'" {
 	# The kernel's next_arg() splits "selinux=0" at its '=' although it is
 	# quoted, and parameqn() and systemd read ima-appraise as ima_appraise.
-	for w in '"selinux=0"' '"enforcing=0"' ima-appraise=off systemd.debug-shell systemd.confirm-spawn=1; do
+	for w in '"selinux=0"' '"enforcing=0"' ima-appraise=off systemd.debug-shell systemd.confirm-spawn=1 \
+		--crash-shell systemd.set_credential=ssh.authorized_keys.root:x systemd.setenv=LD_PRELOAD=/x.so; do
 		run "$HARDINIT" dry-run --config "$SRC/config/appliance.conf" --cmdline "root=/dev/vda $w"
 		[ "$status" -eq 1 ] || { echo "$w: $output"; false; }
 		[[ $output == *"refused under the lock (lock_cmdline = yes)"* ]] || { echo "$w: $output"; false; }

@@ -171,6 +171,14 @@ static void test_kernel_words(void)
 	       hi_kernel_word_refused("systemd.early_core_pattern", "|/bin/sh"),
 	       "systemd.set_credential(_binary)=, setenv=, crash_shell and early_core_pattern= are refused");
 	tap_ok(!hi_kernel_word_refused("systemd.crash_shell", "0"), "systemd.crash_shell=0 is allowed");
+	/* A bare word starting with '-' reaches the real init's argv as an
+	 * option: systemd parses --crash-shell there as systemd.crash_shell. */
+	tap_ok(hi_kernel_word_refused("--crash-shell", NULL) && hi_kernel_word_refused("--confirm-spawn", NULL) &&
+	       hi_kernel_word_refused("--unit", NULL), "a bare word that is an option for init is refused");
+	k = hi_kernel_word_refused("-b", NULL);
+	tap_ok(k && strcmp(k->key, "-b") == 0, "a word with its own row is decided by that row");
+	tap_ok(!hi_kernel_word_refused("quiet", NULL) && !hi_kernel_word_refused("x-y", NULL),
+	       "a bare word with a '-' inside is not an option");
 	bool reasons = true;
 	for (size_t i = 0; i < hi_kernel_n_words; i++)
 		reasons = reasons && hi_kernel_words[i].why && strlen(hi_kernel_words[i].why) > 10;
