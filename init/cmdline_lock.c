@@ -14,7 +14,8 @@ const struct kernel_word hi_kernel_words[] = {
 	  "names the program hardinit hands off to in place of the built one; hardinit alone reads it" },
 	{ "rdinit", false, NULL, KWORD_ALLOWED,
 	  "the kernel runs it in place of the initramfs's /init: when hardinit reads it, it named hardinit; "
-	  "a boot it sent elsewhere never extends hardinit's events, so its PCR is not the predicted one" },
+	  "a boot it sent elsewhere never runs hardinit, so no lock refuses it, and that program can extend "
+	  "PCR 12 with the prediction's own events: only the boot loader's measurements before it show it" },
 	{ "--", true, NULL, KWORD_FATAL,
 	  "every word after it becomes the real init's argv (systemd takes options there: --unit=)" },
 	/* What the real init boots: systemd reads these from /proc/cmdline
