@@ -13,9 +13,13 @@ static int fail(char *err, size_t errlen, const char *msg)
 	return -1;
 }
 
+/* The kernel's isspace() (lib/ctype.c), which its next_arg() splits at:
+ * \v, \f and Latin-1's no-break space 0xa0 too, so "root=/dev/vda\vselinux=0"
+ * is two words to the kernel and must be two to the lock. */
 static int is_space(char c)
 {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+	unsigned char u = (unsigned char)c;
+	return u == ' ' || (u >= '\t' && u <= '\r') || u == 0xa0;
 }
 
 /* Split text into words the way the kernel's next_arg() does: whitespace

@@ -46,6 +46,10 @@ static void test_quotes(void)
 	tap_ok(strcmp(c.words[0].key, "selinux") == 0 && c.words[0].value && strcmp(c.words[0].value, "0") == 0,
 	       "a quoted \"selinux=0\" is the word selinux with value 0, as the kernel reads it");
 	tap_streq(c.init, "/bin/sh", "a quoted \"init=/bin/sh\" is init=, not an argument for init");
+	/* The kernel's isspace() separates words at \v, \f and 0xa0 as well. */
+	tap_ok(parse("root=/dev/vda\vselinux=0\fenforcing=0\xa0lsm=x") == 0 && c.n_words == 4,
+	       "\\v, \\f and 0xa0 separate words as the kernel splits them (got %zu)", c.n_words);
+	tap_streq(c.root, "/dev/vda", "root= ends at the \\v");
 	tap_ok(parse("a=\"unterminated b") < 0, "unterminated quote is an error");
 	tap_contains(err, "unterminated", "message says unterminated");
 }
