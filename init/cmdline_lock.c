@@ -56,6 +56,19 @@ const struct kernel_word hi_kernel_words[] = {
 	  "sets a variable in systemd's environment and every unit's (LD_PRELOAD=, say), past the hand-off's clean one" },
 	{ "systemd.early_core_pattern", false, NULL, KWORD_FATAL,
 	  "sets the kernel's core_pattern: a |program there runs as root at the first crash" },
+	/* Which volumes the luks stage opens (block/luks_plan.c reads the
+	 * words itself): off, the initramfs's crypttab and the options it
+	 * gives each volume are gone. */
+	{ "rd.luks", false, NULL, KWORD_FATAL,
+	  "no opens none of the crypttab's volumes; the command line's own then name what is opened, with its options" },
+	{ "luks", false, NULL, KWORD_FATAL,
+	  "no opens none of the crypttab's volumes; the command line's own then name what is opened, with its options" },
+	{ "rd.luks.crypttab", false, NULL, KWORD_FATAL,
+	  "no drops the initramfs's crypttab and the options it sets (the defences against a planted volume among them): "
+	  "rd.luks.uuid= then opens the volume with the command line's options" },
+	{ "luks.crypttab", false, NULL, KWORD_FATAL,
+	  "no drops the initramfs's crypttab and the options it sets (the defences against a planted volume among them): "
+	  "rd.luks.uuid= then opens the volume with the command line's options" },
 	/* The LSMs: the kernel applied these before hardinit ran. */
 	{ "selinux", false, "1", KWORD_FATAL, "0 turns SELinux off in the kernel" },
 	{ "enforcing", false, "1", KWORD_FATAL,

@@ -175,6 +175,12 @@ static void test_kernel_words(void)
 	       hi_kernel_word_refused("systemd.early_core_pattern", "|/bin/sh"),
 	       "systemd.set_credential(_binary)=, setenv=, crash_shell and early_core_pattern= are refused");
 	tap_ok(!hi_kernel_word_refused("systemd.crash_shell", "0"), "systemd.crash_shell=0 is allowed");
+	/* The luks stage reads these: off, the crypttab and its options go. */
+	tap_ok(hi_kernel_word_refused("rd.luks.crypttab", "no") && hi_kernel_word_refused("luks.crypttab", "0") &&
+	       hi_kernel_word_refused("rd.luks", "no") && hi_kernel_word_refused("luks", "off"),
+	       "rd.luks=, rd.luks.crypttab= (and luks=, luks.crypttab=) are refused: they drop the crypttab");
+	tap_ok(!hi_kernel_word_refused("rd.luks.uuid", "0b9f2d1c-6c1e-4a55-9c3e-1e2f3a4b5c6d"),
+	       "rd.luks.uuid= is not: with the crypttab on, its options still win for its volumes");
 	/* A bare word starting with '-' reaches the real init's argv as an
 	 * option: systemd parses --crash-shell there as systemd.crash_shell. */
 	tap_ok(hi_kernel_word_refused("--crash-shell", NULL) && hi_kernel_word_refused("--confirm-spawn", NULL) &&
