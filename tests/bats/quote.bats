@@ -59,7 +59,7 @@ teardown() {
 	# over the same (predicted) PCR, and tpm2_checkquote alone accepts it.
 	tpm2_evictcontrol -C o -c 0x81010051 >/dev/null
 	run -0 "$QUOTE" quote "$NONCE" "$T/q2"
-	! cmp -s "$T/q2/ak.pem" "$T/enrolled.pem"
+	run ! cmp -s "$T/q2/ak.pem" "$T/enrolled.pem"
 	run -0 "$QUOTE" check "$NONCE" "$T/q2" "$T/predict.json"
 	[[ $output == *"not compared with an enrolled AK"* ]]
 	run -1 "$QUOTE" check "$NONCE" "$T/q2" "$T/predict.json" "$T/enrolled.pem"
