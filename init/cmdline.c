@@ -13,14 +13,20 @@ static int fail(char *err, size_t errlen, const char *msg)
 	return -1;
 }
 
+/* The kernel's isspace() (lib/ctype.c), which its next_arg() splits at:
+ * \v, \f and Latin-1's no-break space 0xa0 too, so "root=/dev/vda\vselinux=0"
+ * is two words to the kernel and must be two to the lock. */
 static int is_space(char c)
 {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+	unsigned char u = (unsigned char)c;
+	return u == ' ' || (u >= '\t' && u <= '\r') || u == 0xa0;
 }
 
 /* Split text into words the way the kernel's next_arg() does: whitespace
  * separates, double quotes group and are removed. Words are stored
- * NUL-separated in c->buf; key/value split at the first '=' outside quotes. */
+ * NUL-separated in c->buf; key/value split at the first '=', inside quotes
+ * too: the kernel and systemd both read "selinux=0" as selinux=0, so a word
+ * the lock refuses must not hide from it behind quotes. */
 static int split_words(struct cmdline *c, const char *text, size_t len, char *err, size_t errlen)
 {
 	size_t i = 0, out = 0;
@@ -44,7 +50,7 @@ static int split_words(struct cmdline *c, const char *text, size_t len, char *er
 			}
 			if (out + 2 >= sizeof c->buf)
 				return fail(err, errlen, "kernel command line is too long (limit 4096 bytes)");
-			if (ch == '=' && !quoted && !w->value) {
+			if (ch == '=' && !w->value) {
 				c->buf[out++] = '\0';
 				w->value = c->buf + out;
 				continue;

@@ -8,7 +8,10 @@
 
 #define CMDLINE_MAX_BYTES   4096   /* COMMAND_LINE_SIZE is 2048 on x86; leave room */
 #define CMDLINE_MAX_WORDS   128
-#define CMDLINE_MAX_INIT_ARGS 32
+/* Every word can be one for init: the measured hand-off names them all, so
+ * none may fall off a shorter list (the kernel consumes words hardinit
+ * counts, so its own limit of 32 does not bound this one). */
+#define CMDLINE_MAX_INIT_ARGS CMDLINE_MAX_WORDS
 #define CMDLINE_MAX_OVERRIDES 64
 
 struct cmdline_word {

@@ -20,7 +20,7 @@ enum kernel_word_action {
 };
 
 struct kernel_word {
-	const char *key;        /* the word's name */
+	const char *key;        /* the word's name; ending in '*', a prefix */
 	bool bare;              /* the word has no '=' ("single"); else key=value */
 	const char *ok_value;   /* the one value that is allowed; NULL: none is */
 	enum kernel_word_action action;

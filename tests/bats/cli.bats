@@ -118,6 +118,22 @@ setup() {
 	[[ $output == *"would exec /bin/sh"* ]]
 }
 
+@test "dry-run: the lock reads a word as the kernel and systemd do: quoted whole, or '-' for '_'" {
+	# The kernel's next_arg() splits "selinux=0" at its '=' although it is
+	# quoted, and parameqn() and systemd read ima-appraise as ima_appraise.
+	for w in '"selinux=0"' '"enforcing=0"' ima-appraise=off systemd.debug-shell systemd.confirm-spawn=1 \
+		--crash-shell systemd.set_credential=ssh.authorized_keys.root:x systemd.setenv=LD_PRELOAD=/x.so \
+		$'x\vselinux=0' $'x\fenforcing=0' $'x\xa0lsm=yama' rd.luks.crypttab=no rd.luks=no; do
+		run "$HARDINIT" dry-run --config "$SRC/config/appliance.conf" --cmdline "root=/dev/vda $w"
+		[ "$status" -eq 1 ] || { echo "$w: $output"; false; }
+		[[ $output == *"refused under the lock (lock_cmdline = yes)"* ]] || { echo "$w: $output"; false; }
+	done
+	run "$HARDINIT" dry-run --config "$SRC/config/appliance.conf" --cmdline 'root=/dev/vda "init=/bin/sh"'
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[[ $output == *"the kernel's init=/bin/sh refused under the lock"* ]]
+	[[ $output != *"would exec /bin/sh"* ]]
+}
+
 # A fake system for audit: /proc/sys values, PID 1's status and mountinfo.
 fake_system() {
 	local t=$BATS_TEST_TMPDIR

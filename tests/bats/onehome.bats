@@ -122,9 +122,10 @@ pcr_numbers() {
 	cat -- "$@" | tr '\n' ' ' | grep -oE '\bPCR([[:space:]]|\\f[BIR])+[0-9]+\b' | grep -oE '[0-9]+$' | sort -un
 }
 
-# The PCRs the docs name for other facts: Secure Boot's 7, IMA's 10, a
-# UKI's and systemd's boot phases' 11, a LUKS volume's identity's 15.
-OTHER_PCRS=" 7 10 11 15 "
+# The PCRs the docs name for other facts: Secure Boot's 7, GRUB's command
+# line 8 and files read 9, IMA's 10, a UKI's and systemd's boot phases' 11,
+# a LUKS volume's identity's 15.
+OTHER_PCRS=" 7 8 9 10 11 15 "
 
 @test "onehome: no shipped profile restates the default measurement PCR: [tpm] pcr is hardinit's" {
 	local pcr n out

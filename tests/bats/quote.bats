@@ -50,6 +50,23 @@ teardown() {
 	run -0 "$QUOTE" check "$NONCE" "$T/q1" "$T/predict.json"
 }
 
+@test "check: with the enrolled AK, a quote signed by another key (an AK a root replaced, another TPM) is refused" {
+	run -0 "$QUOTE" quote "$NONCE" "$T/q1"
+	cp "$T/q1/ak.pem" "$T/enrolled.pem"
+	run -0 "$QUOTE" check "$NONCE" "$T/q1" "$T/predict.json" "$T/enrolled.pem"
+	[[ $output != *"not compared with an enrolled AK"* ]]
+	# Root replaces the AK at its handle: the next quote is made by a new key,
+	# over the same (predicted) PCR, and tpm2_checkquote alone accepts it.
+	tpm2_evictcontrol -C o -c 0x81010051 >/dev/null
+	run -0 "$QUOTE" quote "$NONCE" "$T/q2"
+	run ! cmp -s "$T/q2/ak.pem" "$T/enrolled.pem"
+	run -0 "$QUOTE" check "$NONCE" "$T/q2" "$T/predict.json"
+	[[ $output == *"not compared with an enrolled AK"* ]]
+	run -1 "$QUOTE" check "$NONCE" "$T/q2" "$T/predict.json" "$T/enrolled.pem"
+	[[ $output == *"is not the enrolled AK"* ]]
+	run -2 "$QUOTE" check "$NONCE" "$T/q2" "$T/predict.json" "$T/absent.pem"
+}
+
 @test "check: the prediction is read as JSON, in any layout or key order; what is not JSON, or not a prediction, is one clear line" {
 	run -0 "$QUOTE" quote "$NONCE" "$T/q"
 	python3 -m json.tool "$T/predict.json" >"$T/tool.json"

@@ -39,6 +39,17 @@ static void test_quotes(void)
 	tap_streq(c.overrides[0].value, "/sbin/my init", "quoted value keeps its space");
 	tap_ok(parse("\"quoted word\" b") == 0 && c.n_words == 2, "a quoted whole word is one word");
 	tap_streq(c.words[0].key, "quoted word", "quotes removed from a word");
+	/* The kernel's next_arg() and systemd split a word at its first '='
+	 * whether or not it is quoted: so does hardinit, or a quoted word the
+	 * lock refuses would pass it and still act. */
+	tap_ok(parse("\"selinux=0\" \"init=/bin/sh\"") == 0 && c.n_words == 2, "quoted key=value words parse");
+	tap_ok(strcmp(c.words[0].key, "selinux") == 0 && c.words[0].value && strcmp(c.words[0].value, "0") == 0,
+	       "a quoted \"selinux=0\" is the word selinux with value 0, as the kernel reads it");
+	tap_streq(c.init, "/bin/sh", "a quoted \"init=/bin/sh\" is init=, not an argument for init");
+	/* The kernel's isspace() separates words at \v, \f and 0xa0 as well. */
+	tap_ok(parse("root=/dev/vda\vselinux=0\fenforcing=0\xa0lsm=x") == 0 && c.n_words == 4,
+	       "\\v, \\f and 0xa0 separate words as the kernel splits them (got %zu)", c.n_words);
+	tap_streq(c.root, "/dev/vda", "root= ends at the \\v");
 	tap_ok(parse("a=\"unterminated b") < 0, "unterminated quote is an error");
 	tap_contains(err, "unterminated", "message says unterminated");
 }
@@ -151,6 +162,33 @@ static void test_kernel_words(void)
 	tap_ok(!hi_kernel_word_refused("quiet", NULL) && !hi_kernel_word_refused("root", "/dev/vda"),
 	       "a word outside the table is not refused");
 	tap_ok(!hi_kernel_word_refused("single", "1"), "a row matches its form only (bare or key=value)");
+	/* The kernel (parameqn) and systemd read '-' and '_' in a name as one. */
+	tap_ok(hi_kernel_word_refused("ima-appraise", "off") && hi_kernel_word_refused("systemd.debug-shell", NULL) &&
+	       hi_kernel_word_refused("systemd.confirm-spawn", "1"),
+	       "a row's name with '-' for '_' is the same word and refused");
+	tap_ok(!hi_kernel_word_refused("module.sig-enforce", "0"), "an allowed row's '-' spelling is allowed too");
+	/* systemd's words that hand root to whoever wrote them. */
+	tap_ok(hi_kernel_word_refused("systemd.set_credential", "tmpfiles.extra:f /etc/x - - - - y") &&
+	       hi_kernel_word_refused("systemd.set_credential_binary", "sysctl.extra:a2VybmVs") &&
+	       hi_kernel_word_refused("systemd.setenv", "LD_PRELOAD=/tmp/x.so") &&
+	       hi_kernel_word_refused("systemd.crash_shell", NULL) && hi_kernel_word_refused("systemd.crash-shell", "1") &&
+	       hi_kernel_word_refused("systemd.early_core_pattern", "|/bin/sh"),
+	       "systemd.set_credential(_binary)=, setenv=, crash_shell and early_core_pattern= are refused");
+	tap_ok(!hi_kernel_word_refused("systemd.crash_shell", "0"), "systemd.crash_shell=0 is allowed");
+	/* The luks stage reads these: off, the crypttab and its options go. */
+	tap_ok(hi_kernel_word_refused("rd.luks.crypttab", "no") && hi_kernel_word_refused("luks.crypttab", "0") &&
+	       hi_kernel_word_refused("rd.luks", "no") && hi_kernel_word_refused("luks", "off"),
+	       "rd.luks=, rd.luks.crypttab= (and luks=, luks.crypttab=) are refused: they drop the crypttab");
+	tap_ok(!hi_kernel_word_refused("rd.luks.uuid", "0b9f2d1c-6c1e-4a55-9c3e-1e2f3a4b5c6d"),
+	       "rd.luks.uuid= is not: with the crypttab on, its options still win for its volumes");
+	/* A bare word starting with '-' reaches the real init's argv as an
+	 * option: systemd parses --crash-shell there as systemd.crash_shell. */
+	tap_ok(hi_kernel_word_refused("--crash-shell", NULL) && hi_kernel_word_refused("--confirm-spawn", NULL) &&
+	       hi_kernel_word_refused("--unit", NULL), "a bare word that is an option for init is refused");
+	k = hi_kernel_word_refused("-b", NULL);
+	tap_ok(k && strcmp(k->key, "-b") == 0, "a word with its own row is decided by that row");
+	tap_ok(!hi_kernel_word_refused("quiet", NULL) && !hi_kernel_word_refused("x-y", NULL),
+	       "a bare word with a '-' inside is not an option");
 	bool reasons = true;
 	for (size_t i = 0; i < hi_kernel_n_words; i++)
 		reasons = reasons && hi_kernel_words[i].why && strlen(hi_kernel_words[i].why) > 10;

@@ -226,6 +226,18 @@ static void test_applied_events(void)
 	tap_ok(hi_cmdline_parse(&b.cmd, "root=/dev/vda -- x", 18, err, sizeof err) == 0, "handoff: words after --");
 	hi_measure_event_for(&b, EV_HANDOFF, text, sizeof text);
 	tap_ok(strcmp(text, base) != 0, "handoff: words after -- are another event");
+	/* The kernel consumes words such as quiet, so 40 of them leave init's
+	 * argv short while hardinit counts each: the word after them is still
+	 * init's and still measured. */
+	char many[512] = "root=/dev/vda";
+	for (int i = 0; i < 40; i++)
+		strcat(many, " quiet");
+	tap_ok(hi_cmdline_parse(&b.cmd, many, strlen(many), err, sizeof err) == 0, "handoff: 40 bare words");
+	hi_measure_event_for(&b, EV_HANDOFF, base, sizeof base);
+	strcat(many, " --crash-shell");
+	tap_ok(hi_cmdline_parse(&b.cmd, many, strlen(many), err, sizeof err) == 0, "handoff: and one more for init");
+	hi_measure_event_for(&b, EV_HANDOFF, text, sizeof text);
+	tap_ok(strcmp(text, base) != 0, "handoff: a word for init after 40 others is still another event");
 }
 
 /* A complete log of PCR pcr from the initial word init, the events'
