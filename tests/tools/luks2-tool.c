@@ -290,7 +290,7 @@ static int cmd_tpm2_unseal(const char *image, const char *sock, const char *trac
 		fprintf(stderr, "luks2-tool: %s\n", fd < 0 ? image : err);
 		return 2;
 	}
-	struct trace t = { { tpm_connect(sock), TPM_DEV_TIMEOUT_MS, false }, fopen(trace, "w") };
+	struct trace t = { { .fd = tpm_connect(sock), .timeout_ms = TPM_DEV_TIMEOUT_MS }, fopen(trace, "w") };
 	if (t.d.fd < 0 || !t.out)
 		return 2;
 	struct tpm2_unseal_req q = {
