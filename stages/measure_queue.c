@@ -23,9 +23,10 @@
  * require. The thread only talks to the TPM through the fd it was given
  * (TPM_USE_MEASURE's node), through tpm/tpm_dev.c's bounded transport:
  * each command on a thread of its own, abandoned at the bound, so a TPM
- * that never answers cannot hold the measuring thread. It holds no lock the rest of the boot needs, logs
- * through init/log.c (one lock around each line), and it has ended before
- * the hand-off (the measure stage joins it, bounded). */
+ * that never answers cannot hold the measuring thread. It holds no lock
+ * the rest of the boot needs, logs through init/log.c (one lock around
+ * each line), and it has ended before the hand-off (the measure stage
+ * joins it, bounded). */
 #define _GNU_SOURCE   /* pthread_timedjoin_np */
 #include <errno.h>
 #include <pthread.h>
