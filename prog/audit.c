@@ -30,6 +30,7 @@
 #include "pcrphase.h"
 #include "sha256.h"
 #include "sink.h"
+#include "tpm_dev.h"
 #include "mounts.h"
 #include "dm.h"
 #include "verity_sb.h"
@@ -480,8 +481,7 @@ static void check_tpm(struct audit *a, const struct config *c, const char *repor
 		return;
 	}
 	hi_hex_encode(want, value, 32);
-	snprintf(rel, sizeof rel, "%s/class/tpm/tpm0/pcr-sha256/%u", a->sys, pcr);
-	if (hi_fs_read(rel, live, sizeof live, NULL) < 0) {
+	if (!hi_tpm_dev_sysfs_pcr(a->sys, pcr, rel, sizeof rel) || hi_fs_read(rel, live, sizeof live, NULL) < 0) {
 		add(a, what, want, "unreadable in sysfs", 1);
 		return;
 	}

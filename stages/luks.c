@@ -10,9 +10,9 @@
  * (":64:logon:cryptsetup:UUID-d0", as cryptsetup 2.x does), and the key
  * is revoked and unlinked once the table is loaded: no key in a table a
  * later `dmsetup table` reads. A volume with systemd-cryptenroll's
- * systemd-tpm2 token is first unsealed by the TPM at DEV/tpm0 (or tpmrm0)
- * (stages/luks_tpm2.c; a PIN asked on the console when the token has
- * one); no TPM, a changed PCR, a wrong PIN or any TPM error is one warning
+ * systemd-tpm2 token is first unsealed by the TPM (TPM_USE_UNSEAL's node:
+ * tpm/tpm_dev.c; stages/luks_tpm2.c; a PIN asked on the console when the
+ * token has one); no TPM, a changed PCR, a wrong PIN or any TPM error is one warning
  * line and the passphrase prompt. After every unlock, token or
  * passphrase, PCR 15 is extended with the volume's identity when a TPM is
  * there (tpm2-measure-pcr=, as systemd-cryptsetup), so no unseal of a
@@ -252,24 +252,6 @@ static long read_pcrsig(struct boot *b, char *buf, size_t cap, char *found, size
 	return -1;
 }
 
-/* The TPM for an unseal: DEV/tpm0, which this boot has to itself here (no
- * other stage holds a TPM open while the luks stage runs), else
- * DEV/tpmrm0. Through tpmrm0 the kernel's resource manager saves, flushes
- * and reloads every object and session of ours around each command: about
- * five more round trips per command, each a poll of the TPM's status
- * (bench/run's LUKS row). Through tpm0 the unseal flushes its own (it
- * always does). -1 with errno and path naming the last tried. */
-static int tpm_open_unseal(struct boot *b, struct tpm_dev *d, char *path, size_t cap)
-{
-	static const char *const names[] = { "tpm0", "tpmrm0" };
-
-	d->fd = -1;
-	for (size_t i = 0; i < sizeof names / sizeof names[0] && d->fd < 0; i++)
-		if (hi_boot_path(path, cap, b->dev, names[i]))
-			hi_tpm_dev_open(d, path, TPM_DEV_TIMEOUT_MS);
-	return d->fd;
-}
-
 /* The TPM's share of an unseal, for the report (unseal_tpm_ms): its
  * commands and the time spent in them, the kernel driver's waits and the
  * TPM's own work; the rest of unseal_ms is PID 1's (the salt, the HMACs,
@@ -297,12 +279,13 @@ static int timed_xfer(void *ctx, const uint8_t *cmd, size_t len, uint8_t *resp, 
  * module loading keep PID 1 in the kernel, so the warm-up's TPM waits
  * cost PID 1 nothing; joined, bounded, by the first unseal; what it left
  * in the TPM flushed at the luks stage's end, or by the runner when a
- * stage before it failed (hi_luks_warmup_drop). Through DEV/tpm0, as the
- * unseal (tpm_open_unseal): its thread holds tpm0 until it is done, and
- * the primary outlives that fd. pcrphase_enter, in between, extends PCR
- * 11 through tpmrm0, which tpm0's one opener does not exclude: the kernel
- * runs the two fds' commands one at a time, and a PCR_Extend needs none
- * of the TPM's object slots, so the join waits for the first unseal. */
+ * stage before it failed (hi_luks_warmup_drop). Through TPM_USE_WARMUP's
+ * node (tpm/tpm_dev.c: the TPM itself, so the primary outlives the fd):
+ * its thread holds it until it is done. pcrphase_enter, in between,
+ * extends PCR 11 through TPM_USE_EXTEND's, which that one opener does not
+ * exclude: the kernel runs the two fds' commands one at a time, and a
+ * PCR_Extend needs none of the TPM's object slots, so the join waits for
+ * the first unseal. */
 struct luks_warmup {
 	struct tpm2_warm w;
 	struct tpm_dev d;
@@ -328,9 +311,7 @@ void hi_luks_warmup_start(struct boot *b)
 		return;
 	u.d.fd = -1;
 	u.taken = u.usable = false;
-	if (hi_boot_path(u.path, sizeof u.path, b->dev, "tpm0"))
-		hi_tpm_dev_open(&u.d, u.path, TPM_DEV_TIMEOUT_MS);
-	if (u.d.fd < 0) {
+	if (hi_tpm_dev_open(&u.d, b->dev, TPM_USE_WARMUP, TPM_DEV_TIMEOUT_MS, u.path, sizeof u.path) < 0) {
 		hi_report_add(&b->rep, "luks", "warmup_ms", "skipped", "no TPM warm-up: %s: %s", u.path, strerror(errno));
 		return;
 	}
@@ -400,8 +381,8 @@ void hi_luks_warmup_drop(struct boot *b)
 	}
 	uint64_t t0 = hi_boottime_ns();
 	uint32_t handle = u->w.primary;
-	hi_tpm_dev_open(&u->d, u->path, TPM_DEV_TIMEOUT_MS);
-	if (u->d.fd < 0)
+	/* The same node as the warm-up's: TPM_USE_WARMUP's order names one. */
+	if (hi_tpm_dev_open(&u->d, b->dev, TPM_USE_WARMUP, TPM_DEV_TIMEOUT_MS, u->path, sizeof u->path) < 0)
 		snprintf(why, sizeof why, "%s: %s", u->path, strerror(errno));
 	int rc = u->d.fd < 0 ? -1 : hi_tpm2_warmup_flush(&u->w, hi_tpm_dev_xfer, &u->d, why, sizeof why);
 	if (u->d.fd >= 0)
@@ -417,7 +398,7 @@ void hi_luks_warmup_drop(struct boot *b)
 		   hi_clock_format_ms(ms, sizeof ms, hi_boottime_ns() - t0), handle);
 }
 
-/* The systemd-tpm2 tokens through the TPM (tpm_open_unseal). 0 opened (how
+/* The systemd-tpm2 tokens through the TPM (TPM_USE_UNSEAL). 0 opened (how
  * says by which token and PCRs), 1 not (the warning said why: the
  * passphrase follows). */
 static int unlock_tpm2(struct boot *b, const struct luks_volume *v, const struct luks2_hdr *h, struct dev_ctx *dc,
@@ -432,13 +413,12 @@ static int unlock_tpm2(struct boot *b, const struct luks_volume *v, const struct
 		has |= h->token[i].used && !strcmp(h->token[i].type, "systemd-tpm2");
 	if (!has)
 		return 1;
-	struct tpm2_warm *warm = warmup_take(b);     /* joined first: it holds tpm0 until done */
-	struct timed_tpm t = { { -1, TPM_DEV_TIMEOUT_MS, false }, 0, 0 };
-	tpm_open_unseal(b, &t.d, path, sizeof path);
-	/* Its primary is a handle of the TPM itself: usable through tpm0 only
-	 * (tpmrm0's resource manager knows only its own fd's handles). */
-	const char *base = strrchr(path, '/');
-	if (!base || strcmp(base + 1, "tpm0") != 0)
+	struct tpm2_warm *warm = warmup_take(b);     /* joined first: it holds the TPM until done */
+	struct timed_tpm t = { { -1, TPM_DEV_TIMEOUT_MS, false, false }, 0, 0 };
+	hi_tpm_dev_open(&t.d, b->dev, TPM_USE_UNSEAL, TPM_DEV_TIMEOUT_MS, path, sizeof path);
+	/* Its primary is a handle of the TPM itself: usable only through the
+	 * TPM itself (the resource manager knows only its own fd's handles). */
+	if (!t.d.direct)
 		warm = NULL;
 	if (t.d.fd < 0) {
 		log_warn("luks: %s: it has a TPM2 token but there is no TPM (%s: %s); asking for the passphrase",
@@ -500,8 +480,8 @@ static int unlock_tpm2(struct boot *b, const struct luks_volume *v, const struct
 /* PCR pcr extended with the HMAC of "cryptsetup:NAME:UUID" under the
  * volume key, in every bank systemd picks (each bank's own HMAC:
  * tpm/tpm_extend.h), as systemd-cryptsetup's tpm2-measure-pcr=yes: the
- * volume's identity without revealing its key. 0, 1 no TPM (DEV/tpmrm0
- * absent), -1 failed, with err; banks the ones extended. */
+ * volume's identity without revealing its key. 0, 1 no TPM (no node of
+ * TPM_USE_EXTEND), -1 failed, with err; banks the ones extended. */
 static int measure_volume(struct boot *b, const struct luks_volume *v, int pcr, const uint8_t *vk, size_t vklen,
 			  char *banks, size_t bankscap, char *err, size_t errlen)
 {
@@ -510,10 +490,8 @@ static int measure_volume(struct boot *b, const struct luks_volume *v, int pcr, 
 
 	memset(&done, 0, sizeof done);
 	int tlen = hi_luks2_identity(v->name, v->uuid, text, sizeof text);
-	struct tpm_dev d = { -1, TPM_DEV_TIMEOUT_MS, false };
-	if (hi_boot_path(path, sizeof path, b->dev, "tpmrm0"))
-		hi_tpm_dev_open(&d, path, TPM_DEV_TIMEOUT_MS);
-	if (d.fd < 0) {
+	struct tpm_dev d;
+	if (hi_tpm_dev_open(&d, b->dev, TPM_USE_EXTEND, TPM_DEV_TIMEOUT_MS, path, sizeof path) < 0) {
 		int absent = errno == ENOENT;
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return absent ? 1 : -1;
@@ -536,8 +514,7 @@ static int measure_volume(struct boot *b, const struct luks_volume *v, int pcr, 
 static int measure_unlock(struct boot *b, const struct luks_volume *v, const uint8_t *vk, size_t vklen, const char *how)
 {
 	char err[200] = "", banks[80] = "", mech[16], key[16], path[BOOT_PATH_MAX];
-	struct stat st;
-	bool present = hi_boot_path(path, sizeof path, b->dev, "tpmrm0") && stat(path, &st) == 0;
+	bool present = hi_tpm_dev_path(b->dev, TPM_USE_EXTEND, path, sizeof path);
 	struct luks_measure_plan m = hi_luks_measure_decide(&v->o, present);
 	int rc = 1;
 

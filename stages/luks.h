@@ -21,7 +21,7 @@ int hi_luks_read_line(int fd, char *out, size_t cap, int timeout_ms);
 int hi_stage_luks(struct boot *b);       /* stages/luks.c: LUKS2 volumes opened with a passphrase */
 
 /* The TPM warm-up of the luks stage's unseal (tpm/tpm2_warmup.h), on a
- * thread through DEV/tpm0: started by the modules stage when this boot
+ * thread through the TPM itself (TPM_USE_WARMUP): started by the modules stage when this boot
  * has volumes to open (nothing else changes in a boot without), and
  * flushed by the luks stage's end (or by the runner, when a stage before
  * it failed). Neither fails the boot: the unseal takes its whole path. */

@@ -36,6 +36,7 @@
 #include "sha256.h"
 #include "sink.h"
 #include "tpm.h"
+#include "tpm_dev.h"
 
 #define STAGE "measure"
 
@@ -195,7 +196,7 @@ static int record(struct boot *b, const struct measure_queue *q)
 		hi_tpm_failure_text(q->rc, q->why, err, sizeof err);
 		write_logs(b, own, cel, sc.len);
 		return hi_boot_problem(b, b->cfg.tpm_require, STAGE, "tpm", "TPM %s: %s failed: %s; the log keeps the "
-				    "events before it%s", q->dev, q->failed_what, err, q->stuck ? "; the hand-off "
+				    "events before it%s", q->dev, q->failed_what, err, q->tpm.stuck ? "; the hand-off "
 				    "waits for the kernel's own timeout of that command" : "");
 	}
 	if (so.full || sc.full || write_logs(b, own, cel, sc.len) < 0)
@@ -222,13 +223,16 @@ int hi_stage_measure(struct boot *b)
 	int rc = hi_measure_queue_finish(b);
 	const struct measure_queue *q = hi_measure_queue_get();
 	if (q->no_tpm) {
+		char nodes[2 * BOOT_PATH_MAX + 32];
 		if (!b->cfg.tpm_require) {
-			hi_report_add(&b->rep, STAGE, "tpm", "skipped", "no TPM (%s/tpmrm0, %s/tpm0)", b->dev, b->dev);
+			hi_tpm_dev_order_text(b->dev, TPM_USE_MEASURE, ", ", nodes, sizeof nodes);
+			hi_report_add(&b->rep, STAGE, "tpm", "skipped", "no TPM (%s)", nodes);
 			log_info("no TPM: nothing measured");
 			return 0;
 		}
-		return hi_boot_problem(b, b->cfg.tpm_require, STAGE, "tpm", "no TPM at %s/tpmrm0 or %s/tpm0, and [tpm] require = yes; boot with a "
-				   "TPM or set require = no", b->dev, b->dev);
+		hi_tpm_dev_order_text(b->dev, TPM_USE_MEASURE, " or ", nodes, sizeof nodes);
+		return hi_boot_problem(b, b->cfg.tpm_require, STAGE, "tpm", "no TPM at %s, and [tpm] require = yes; boot with a "
+				   "TPM or set require = no", nodes);
 	}
 	if (!q->started)
 		return rc;   /* the thread did not start: said, and decided, already */

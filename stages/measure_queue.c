@@ -20,21 +20,19 @@
  * answer whose SHA-256 digest is not sha256 of the event's text: the log
  * a verifier replays is built from that hash. Nothing is judged here: the
  * measure stage reports each event, writes the logs and applies [tpm]
- * require. The thread only talks to the TPM through the fd it was given,
- * opened non-blocking: each command is bounded by a deadline for its write
- * and its answer (a TPM that never answers cannot hold the thread in
- * write() or read()). It holds no lock the rest of the boot needs, logs
- * through init/log.c (one lock around each line), and it has ended before
- * the hand-off (the measure stage joins it, bounded). */
+ * require. The thread only talks to the TPM through the fd it was given
+ * (TPM_USE_MEASURE's node), through tpm/tpm_dev.c's bounded transport:
+ * each command on a thread of its own, abandoned at the bound, so a TPM
+ * that never answers cannot hold the measuring thread. It holds no lock
+ * the rest of the boot needs, logs through init/log.c (one lock around
+ * each line), and it has ended before the hand-off (the measure stage
+ * joins it, bounded). */
 #define _GNU_SOURCE   /* pthread_timedjoin_np */
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "boot.h"
 #include "fsutil.h"
@@ -43,6 +41,7 @@
 #include "measure_event.h"
 #include "measure_queue.h"
 #include "sha256.h"
+#include "tpm_dev.h"
 
 #define MEASURE_STACK_BYTES (64 * 1024)
 
@@ -60,115 +59,30 @@ _Static_assert(sizeof "hardinit:verity-root-hash:" + sizeof ((struct boot *)0)->
 
 /* ---- the device ------------------------------------------------------------ */
 
-static int tpm_open(const struct boot *b, char *path, size_t cap)
+/* One command, one response, through tpm/tpm_dev.c's bounded transport:
+ * the response's length, or -1 with why (the fd stuck when the TPM did
+ * not answer in time). */
+static long transact(struct measure_queue *q, const uint8_t *cmd, long len, uint8_t *resp)
 {
-	static const char *const names[] = { "tpmrm0", "tpm0" };
-
-	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-		if (!hi_boot_path(path, cap, b->dev, names[i]))
-			continue;
-		/* Non-blocking: the kernel then sends the command from a
-		 * worker (tpm-dev-common.c) and write() returns at once; the
-		 * answer is waited for with poll(), bounded. */
-		int fd = open(path, O_RDWR | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-		if (fd >= 0)
-			return fd;
-	}
-	return -1;
-}
-
-static int ms_left(uint64_t deadline)
-{
-	uint64_t now = hi_boottime_ns();
-
-	return now >= deadline ? 0 : (int)((deadline - now + 999999) / 1000000);
-}
-
-/* Wait for events on fd until the deadline: 1 ready, 0 timed out, -1. */
-static int wait_fd(int fd, short events, uint64_t deadline)
-{
-	for (;;) {
-		struct pollfd p = { .fd = fd, .events = events };
-		int r = poll(&p, 1, ms_left(deadline));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r > 0 && !(p.revents & events))
-			errno = EIO;   /* POLLERR, POLLHUP, POLLNVAL: nothing will come */
-		return r > 0 ? (p.revents & events ? 1 : -1) : r;
-	}
-}
-
-/* One command, one response, bounded in time (one deadline for the write
- * and the answer) and size. stuck is set when the TPM did not take the
- * command or did not answer in time. */
-static long tpm_transact(int fd, const uint8_t *cmd, long len, uint8_t *resp, bool *stuck, char *why, size_t whylen)
-{
-	uint64_t deadline = hi_boottime_ns() + (uint64_t)timeout_ms * 1000000u;
-	size_t done = 0, got = 0;
+	size_t rlen = 0;
 
 	if (len < 0) {
-		snprintf(why, whylen, "the command does not encode");
+		snprintf(q->why, sizeof q->why, "the command does not encode");
 		return -1;
 	}
-	while (done < (size_t)len) {
-		ssize_t w = write(fd, cmd + done, (size_t)len - done);
-		if (w > 0) {
-			done += (size_t)w;
-			continue;
-		}
-		if (w < 0 && errno != EAGAIN && errno != EINTR) {
-			snprintf(why, whylen, "writing the command failed: %s", strerror(errno));
-			return -1;
-		}
-		int r = wait_fd(fd, POLLOUT, deadline);
-		if (r == 0) {
-			*stuck = true;
-			snprintf(why, whylen, "it took no command within %d ms", timeout_ms);
-			return -1;
-		}
-		if (r < 0) {
-			snprintf(why, whylen, "waiting to write the command failed: %s", strerror(errno));
-			return -1;
-		}
-	}
-	/* The device gives the answer in one read; anything else (a stand-in)
-	 * may give it in pieces: read until the header's size has arrived. */
-	for (;;) {
-		int r = wait_fd(fd, POLLIN, deadline);
-		if (r == 0) {
-			*stuck = true;
-			snprintf(why, whylen, "no answer within %d ms", timeout_ms);
-			return -1;
-		}
-		if (r < 0) {
-			snprintf(why, whylen, "waiting for the answer failed: %s", strerror(errno));
-			return -1;
-		}
-		ssize_t n = read(fd, resp + got, TPM_CMD_MAX - got);
-		if (n < 0 && (errno == EAGAIN || errno == EINTR))
-			continue;
-		if (n <= 0) {
-			snprintf(why, whylen, "reading the answer failed: %s", n < 0 ? strerror(errno) : "end of file");
-			return -1;
-		}
-		got += (size_t)n;
-		if (got >= 6) {
-			uint32_t size = (uint32_t)resp[2] << 24 | (uint32_t)resp[3] << 16 | (uint32_t)resp[4] << 8 | resp[5];
-			if (got >= size || got == TPM_CMD_MAX)
-				return (long)got;   /* a size that disagrees is the decoder's to say */
-		}
-	}
+	if (hi_tpm_dev_xfer(&q->tpm, cmd, (size_t)len, resp, TPM_CMD_MAX, &rlen, q->why, sizeof q->why) < 0)
+		return -1;
+	return (long)rlen;
 }
 
 /* The PCR before hardinit's first event, from sysfs (5.12+): the log's
  * starting point, so a replay needs nothing measured before. */
 static void initial_value(const char *sys, unsigned pcr, char *hex, size_t cap)
 {
-	char rel[64], buf[80], path[BOOT_PATH_MAX + 64];
+	char buf[80], path[BOOT_PATH_MAX + 64];
 
-	snprintf(rel, sizeof rel, "class/tpm/tpm0/pcr-sha256/%u", pcr);
 	snprintf(hex, cap, "unknown");
-	if (!hi_boot_path(path, sizeof path, sys, rel) || hi_fs_read(path, buf, sizeof buf, NULL) < 0)
+	if (!hi_tpm_dev_sysfs_pcr(sys, pcr, path, sizeof path) || hi_fs_read(path, buf, sizeof buf, NULL) < 0)
 		return;
 	buf[strcspn(buf, "\n")] = '\0';
 	for (char *c = buf; *c; c++)
@@ -241,7 +155,7 @@ static void *measure_main(void *arg)
 	struct measure_event *e;
 	uint64_t start = hi_boottime_ns();
 
-	long n = tpm_transact(q->fd, cmd, hi_tpm_cmd_get_pcr_banks(cmd, sizeof cmd), resp, &q->stuck, q->why, sizeof q->why);
+	long n = transact(q, cmd, hi_tpm_cmd_get_pcr_banks(cmd, sizeof cmd), resp);
 	long rc = n < 0 ? -1 : hi_tpm_resp_pcr_banks(resp, (size_t)n, &q->banks, q->why, sizeof q->why);
 	if (rc == 0 && !has_bank(&q->banks, TPM_ALG_SHA256)) {
 		snprintf(q->why, sizeof q->why, "it has no active SHA-256 bank (%zu other%s); enable the SHA-256 "
@@ -256,7 +170,7 @@ static void *measure_main(void *arg)
 	while ((e = next_event(q))) {
 		uint64_t sent = hi_boottime_ns();
 		long len = hi_tpm_cmd_pcr_event(cmd, sizeof cmd, q->pcr, e->text, strlen(e->text));
-		n = tpm_transact(q->fd, cmd, len, resp, &q->stuck, q->why, sizeof q->why);
+		n = transact(q, cmd, len, resp);
 		rc = n < 0 ? -1 : hi_tpm_resp_pcr_event(resp, (size_t)n, &e->digests, q->why, sizeof q->why);
 		if (rc == 0 && check_answer(e, q->why, sizeof q->why) < 0)
 			rc = -1;
@@ -346,11 +260,9 @@ static int start(struct boot *b)
 				    "boot is still running");
 	memset(q, 0, sizeof *q);
 	q->active = true;
-	q->fd = -1;
 	q->pcr = (unsigned)b->cfg.tpm_pcr;
 	snprintf(q->sys, sizeof q->sys, "%s", b->sys);
-	q->fd = tpm_open(b, q->dev, sizeof q->dev);
-	if (q->fd < 0) {
+	if (hi_tpm_dev_open(&q->tpm, b->dev, TPM_USE_MEASURE, timeout_ms, q->dev, sizeof q->dev) < 0) {
 		q->no_tpm = true;
 		return 0;
 	}
@@ -368,8 +280,7 @@ static int start(struct boot *b)
 		pthread_attr_destroy(&attr);
 	}
 	if (rc != 0) {
-		close(q->fd);
-		q->fd = -1;
+		hi_tpm_dev_close(&q->tpm);
 		return hi_boot_problem(b, b->cfg.tpm_require, "measure", "tpm", "TPM %s: cannot start the measuring thread: %s",
 				    q->dev, strerror(rc));
 	}
@@ -433,12 +344,8 @@ int hi_measure_queue_finish(struct boot *b)
 	if (rc != 0)
 		return -1;
 	q->joined = true;
-	/* Closing a TPM fd whose command the kernel still runs waits for it
-	 * (tpm_common_release flushes the worker): a stuck one is left open,
-	 * close-on-exec. */
-	if (!q->stuck)
-		close(q->fd);
-	q->fd = -1;
+	/* A stuck fd is left open (hi_tpm_dev_close). */
+	hi_tpm_dev_close(&q->tpm);
 	return 0;
 }
 

@@ -12,6 +12,7 @@
 #include "boot.h"
 #include "measure_event.h"
 #include "tpm.h"
+#include "tpm_dev.h"
 
 #define MEASURE_ROOT_EVENTS    1u   /* the IMA policy, the verity root hash */
 #define MEASURE_ROOT_EVENT_COUNT 2u /* ... the first two of the order */
@@ -34,8 +35,7 @@ struct measure_queue {
 	pthread_cond_t progressed;       /* an event done, a failure, the thread's end (CLOCK_MONOTONIC) */
 	bool active;                     /* this boot's: from the first stage to the measure stage */
 	bool started, joined, no_tpm;
-	bool stuck;                      /* a command got no answer in time: the fd is left open */
-	int fd;
+	struct tpm_dev tpm;              /* TPM_USE_MEASURE's node; .stuck: a command got no answer in time */
 	char dev[BOOT_PATH_MAX + 16];
 	char sys[BOOT_PATH_MAX];         /* b->sys when started: the initial PCR read */
 	unsigned pcr;

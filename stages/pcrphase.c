@@ -94,10 +94,8 @@ static int extend_phase(struct boot *b, const char *word)
 		log_info("would extend PCR %d with '%s' (systemd-pcrphase)", PCRPHASE_PCR, word);
 		return 0;
 	}
-	struct tpm_dev d = { -1, MEASURE_TPM_TIMEOUT_MS, false };
-	if (hi_boot_path(path, sizeof path, b->dev, "tpmrm0"))
-		hi_tpm_dev_open(&d, path, MEASURE_TPM_TIMEOUT_MS);
-	if (d.fd < 0) {
+	struct tpm_dev d;
+	if (hi_tpm_dev_open(&d, b->dev, TPM_USE_EXTEND, MEASURE_TPM_TIMEOUT_MS, path, sizeof path) < 0) {
 		/* systemd-pcrphase --graceful: no TPM, nothing to extend. */
 		hi_report_add(&b->rep, STAGE, word, "skipped", "no TPM (%s: %s)", path, strerror(errno));
 		return 0;

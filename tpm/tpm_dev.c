@@ -7,9 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "fsutil.h"
 #include "tpm.h"
 
 /* One command on a thread of its own. The kernel's TPM devices hold the
@@ -33,12 +35,87 @@ struct tpm_job {
 	uint8_t cmd[TPM_CMD_MAX], resp[TPM_CMD_MAX];
 };
 
-int hi_tpm_dev_open(struct tpm_dev *d, const char *path, int timeout_ms)
+/* The first TPM's nodes. tpm0 is the TPM itself: one opener at a time
+ * (a second open gets EBUSY), and a transient object outlives the fd that
+ * loaded it. tpmrm0 goes through the kernel's resource manager (4.12 and
+ * later, a TPM 2.0 only): any number of openers, each fd seeing only its
+ * own objects and sessions, which the kernel saves, flushes and reloads
+ * around every command, and flushes when the fd closes. */
+#define NODE_DIRECT "tpm0"
+#define NODE_RM     "tpmrm0"
+#define ORDER_MAX   2
+
+/* Each use's order, and why. */
+static const char *const orders[TPM_USE_COUNT][ORDER_MAX] = {
+	/* The measuring thread holds its fd from the first measure stage to
+	 * the last, while other stages open the TPM: tpmrm0 excludes none of
+	 * them. tpm0 when the kernel shows only that: whatever answers there,
+	 * the thread's first command says what it is (a TPM 1.2 fails it),
+	 * so [tpm] require fails with its words rather than "no TPM". */
+	[TPM_USE_MEASURE] = { NODE_RM, NODE_DIRECT },
+	/* As systemd-pcrphase --graceful, which counts a kernel without the
+	 * resource manager as no TPM 2.0: no tpmrm0, nothing extended. And
+	 * the boot's enter-initrd phase runs while the luks warm-up holds
+	 * tpm0, whose one opener would refuse it anyway. */
+	[TPM_USE_EXTEND] = { NODE_RM, NULL },
+	/* The luks stage has tpm0 to itself (the warm-up's thread, its one
+	 * other user, is joined first). Through tpmrm0 the resource manager
+	 * saves, flushes and reloads the unseal's primary, sealed object and
+	 * session around each command: about five more round trips a command
+	 * (bench/run's LUKS row); through tpm0 the unseal flushes its own, and
+	 * can use the warm-up's primary. tpmrm0 when tpm0 is busy or absent. */
+	[TPM_USE_UNSEAL] = { NODE_DIRECT, NODE_RM },
+	/* The warm-up loads the unseal's primary on a thread and closes its
+	 * fd; the primary must outlive that fd, which only tpm0 allows. */
+	[TPM_USE_WARMUP] = { NODE_DIRECT, NULL },
+};
+
+bool hi_tpm_dev_path(const char *dev_dir, enum tpm_use use, char *path, size_t cap)
+{
+	struct stat st;
+
+	for (size_t i = 0; i < ORDER_MAX && orders[use][i]; i++)
+		if (hi_boot_path(path, cap, dev_dir, orders[use][i]) && stat(path, &st) == 0)
+			return true;
+	if (!hi_boot_path(path, cap, dev_dir, orders[use][0]) && cap)
+		path[0] = '\0';
+	return false;
+}
+
+int hi_tpm_dev_open(struct tpm_dev *d, const char *dev_dir, enum tpm_use use, int timeout_ms, char *path, size_t cap)
 {
 	d->timeout_ms = timeout_ms;
 	d->stuck = false;
-	d->fd = open(path, O_RDWR | O_CLOEXEC | O_NOCTTY);
+	d->direct = false;
+	d->fd = -1;
+	errno = ENOENT;
+	for (size_t i = 0; i < ORDER_MAX && orders[use][i] && d->fd < 0; i++) {
+		if (!hi_boot_path(path, cap, dev_dir, orders[use][i])) {
+			errno = ENAMETOOLONG;
+			continue;
+		}
+		d->fd = open(path, O_RDWR | O_CLOEXEC | O_NOCTTY);
+		d->direct = d->fd >= 0 && !strcmp(orders[use][i], NODE_DIRECT);
+	}
 	return d->fd < 0 ? -1 : 0;
+}
+
+void hi_tpm_dev_order_text(const char *dev_dir, enum tpm_use use, const char *sep, char *out, size_t cap)
+{
+	size_t n = 0;
+
+	if (cap)
+		out[0] = '\0';
+	for (size_t i = 0; i < ORDER_MAX && orders[use][i] && n < cap; i++)
+		n += (size_t)snprintf(out + n, cap - n, "%s%s/%s", i ? sep : "", dev_dir, orders[use][i]);
+}
+
+char *hi_tpm_dev_sysfs_pcr(const char *sys_dir, unsigned pcr, char *path, size_t cap)
+{
+	char rel[64];
+
+	snprintf(rel, sizeof rel, "class/tpm/" NODE_DIRECT "/pcr-sha256/%u", pcr);
+	return hi_boot_path(path, cap, sys_dir, rel);
 }
 
 void hi_tpm_dev_close(struct tpm_dev *d)

@@ -173,3 +173,37 @@ OTHER_PCRS=" 7 8 9 10 11 15 "
 	# hardinit.conf(5): the pcr entry's default.
 	grep -qxF ".BR pcr \" = \" 8 .. 14 \" [$pcr]\"" man/hardinit.conf.5
 }
+
+# The literals naming a TPM node outside tpm/tpm_dev.c, as FILE: LITERAL.
+tpm_nodes_outside_home() {
+	python3 "$REPO/tests/tools/tpm-node-literals.py" "$1" | grep -v '^tpm/tpm_dev\.c:' | sed -E 's/:[0-9]+: /: /'
+}
+
+@test "onehome: only tpm/tpm_dev.c names a TPM node (which one, in which order, for what), and the scan sees one" {
+	local out allowed node
+	# block/luks_plan.c compares crypttab's tpm2-device= word with the
+	# names a user writes there; it opens nothing (and block/ takes no
+	# tpm/ header). Those names must stay the nodes tpm_dev.c opens.
+	allowed='block/luks_plan.c: "/dev/tpmrm0"
+block/luks_plan.c: "/dev/tpm0"
+block/luks_plan.c: "tpm2-device=%s: hardinit uses the first TPM, /dev/tpm0 or /dev/tpmrm0 (tpm2-device=auto)"'
+	out=$(tpm_nodes_outside_home "$REPO")
+	[ "$out" = "$allowed" ] || { echo "a TPM node named outside tpm/tpm_dev.c (give it a TPM_USE_ there):"; diff <(echo "$allowed") <(echo "$out"); return 1; }
+	for node in $(grep -oE '/dev/tpm[a-z]*[0-9]+' <<<"$allowed" | sort -u); do
+		grep -qE "^#define NODE_[A-Z]+ +\"${node#/dev/}\"" "$REPO/tpm/tpm_dev.c" ||
+			{ echo "block/luks_plan.c's crypttab word $node is not a node tpm/tpm_dev.c opens"; return 1; }
+	done
+	# The scan sees a node chosen elsewhere: a stage opening tpmrm0 by
+	# itself, a message naming the order, the sysfs class.
+	mkdir -p "$BATS_TEST_TMPDIR/t/stages" "$BATS_TEST_TMPDIR/t/prog"
+	printf '%s\n' '/* "tpm0" in a comment is prose */' \
+		'static int f(struct boot *b) { char p[64]; hi_boot_path(p, sizeof p, b->dev, "tpmrm0");' \
+		' log_warn("no TPM at %s/tpm0", b->dev); return open("/dev/tpm0", O_RDWR); }' >"$BATS_TEST_TMPDIR/t/stages/x.c"
+	printf '%s\n' 'const char *s = "%s/class/tpm/tpm0/pcr-sha256/%u", *t = "systemd-tpm2", *u = "tpm2-pcrs";' \
+		>"$BATS_TEST_TMPDIR/t/prog/y.c"
+	out=$(tpm_nodes_outside_home "$BATS_TEST_TMPDIR/t")
+	[ "$out" = 'stages/x.c: "tpmrm0"
+stages/x.c: "no TPM at %s/tpm0"
+stages/x.c: "/dev/tpm0"
+prog/y.c: "%s/class/tpm/tpm0/pcr-sha256/%u"' ] || { echo "the scan found: $out"; return 1; }
+}

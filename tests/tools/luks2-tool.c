@@ -228,7 +228,7 @@ static int cmd_tpm2_open(const char *image, const char *sock, const char *pin, c
 		fprintf(stderr, "luks2-tool: %s\n", fd < 0 ? image : err);
 		return 2;
 	}
-	struct tpm_dev d = { tpm_connect(sock), TPM_DEV_TIMEOUT_MS, false };
+	struct tpm_dev d = { .fd = tpm_connect(sock), .timeout_ms = TPM_DEV_TIMEOUT_MS };
 	if (d.fd < 0)
 		return 2;
 	struct tpm2_warm *w = warm ? warm_begin(&d) : NULL;
@@ -290,7 +290,7 @@ static int cmd_tpm2_unseal(const char *image, const char *sock, const char *trac
 		fprintf(stderr, "luks2-tool: %s\n", fd < 0 ? image : err);
 		return 2;
 	}
-	struct trace t = { { tpm_connect(sock), TPM_DEV_TIMEOUT_MS, false }, fopen(trace, "w") };
+	struct trace t = { { .fd = tpm_connect(sock), .timeout_ms = TPM_DEV_TIMEOUT_MS }, fopen(trace, "w") };
 	if (t.d.fd < 0 || !t.out)
 		return 2;
 	struct tpm2_unseal_req q = {
@@ -327,7 +327,7 @@ static int cmd_seal_unseal(const char *sock, const char *alg, bool warm)
 	char err[256];
 	size_t rlen, n = 0, slen = 0;
 	uint16_t a = !strcmp(alg, "rsa") ? TPM_ALG_RSA : TPM_ALG_ECC;
-	struct tpm_dev d = { tpm_connect(sock), TPM_DEV_TIMEOUT_MS, false };
+	struct tpm_dev d = { .fd = tpm_connect(sock), .timeout_ms = TPM_DEV_TIMEOUT_MS };
 	struct tpm2_primary_pub pub;
 	uint32_t primary;
 
@@ -414,7 +414,7 @@ static int cmd_pcr_extend(const char *sock, const char *pcr)
 	size_t rlen;
 
 	hi_sha256("hardinit-test", 13, digest);
-	struct tpm_dev d = { tpm_connect(sock), TPM_DEV_TIMEOUT_MS, false };
+	struct tpm_dev d = { .fd = tpm_connect(sock), .timeout_ms = TPM_DEV_TIMEOUT_MS };
 	long len = hi_tpm_cmd_pcr_extend_sha256(cmd, sizeof cmd, (unsigned)atoi(pcr), digest);
 	if (d.fd < 0 || len < 0 || hi_tpm_dev_xfer(&d, cmd, (size_t)len, resp, sizeof resp, &rlen, err, sizeof err) < 0 ||
 	    hi_tpm_resp_code(resp, rlen, err, sizeof err) != 0) {

@@ -7,7 +7,8 @@
  * stage may mount, and a TPM that errs mid-way, never answers, never takes
  * the command, answers with a digest that is not sha256 of the text, or
  * has no SHA-256 bank, keeps the events before it and follows [tpm]
- * require, within the (shortened) per-command bound. */
+ * require, within the (shortened) per-command bound of tpm/tpm_dev.c's
+ * transport, which the thread talks through. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -270,8 +271,10 @@ static void test_in_order(void)
 	boot_with_tpm(&b, root);
 	tap_ok(hi_stage_measure_root(&b) == 0, "measure_root: the thread starts");
 	tap_ok(hi_measure_queue_get()->started, "  a thread was started");
-	int fl = fcntl(hi_measure_queue_get()->fd, F_GETFL);
-	tap_ok(fl >= 0 && (fl & O_NONBLOCK), "  the TPM is opened non-blocking (the deadline bounds write and read)");
+	const struct tpm_dev *dev = &hi_measure_queue_get()->tpm;
+	tap_ok(dev->fd >= 0 && dev->timeout_ms == MEASURE_TPM_TIMEOUT_MS && !strcmp(hi_measure_queue_get()->dev + strlen(root), "/dev/tpmrm0"),
+	       "  the TPM is tpm/tpm_dev.c's, TPM_USE_MEASURE's node, each command bounded by MEASURE_TPM_TIMEOUT_MS (%s)",
+	       hi_measure_queue_get()->dev);
 	tap_ok(hi_measure_queue_wait_root(&b) == 0, "the root stage's wait: done");
 	tap_ok(t.events >= 2 && strncmp(t.seen[1], "hardinit:verity-root-hash:", 26) == 0,
 	       "  the ima-policy and verity-root-hash events were extended before it returned (%d)", t.events);
@@ -411,7 +414,7 @@ static void test_faulty_tpms(void)
 
 		/* Never answers the config event: the thread's own deadline ends it. */
 		rc = faulty_boot(&b, &t, root, FAKE_SILENT, 3, require);
-		tap_ok(hi_measure_queue_get()->joined && hi_measure_queue_get()->stuck,
+		tap_ok(hi_measure_queue_get()->joined && hi_measure_queue_get()->tpm.stuck,
 		       "a TPM that never answers (%s): the thread ended by its deadline", how);
 		says(&b, rc, require, "extending PCR 12 with config failed: no answer within 300 ms");
 		if (!require) {
@@ -430,9 +433,9 @@ static void test_faulty_tpms(void)
 
 		/* Never takes the command: the write is bounded too. */
 		rc = faulty_boot(&b, &t, root, FAKE_STALLED, 0, require);
-		tap_ok(hi_measure_queue_get()->joined && hi_measure_queue_get()->stuck,
+		tap_ok(hi_measure_queue_get()->joined && hi_measure_queue_get()->tpm.stuck,
 		       "a TPM that never takes a command (%s): the thread ended by its deadline", how);
-		says(&b, rc, require, "reading its PCR banks failed: it took no command within 300 ms");
+		says(&b, rc, require, "reading its PCR banks failed: no answer within 300 ms");
 
 		/* Hashes the verity event as something else. */
 		rc = faulty_boot(&b, &t, root, FAKE_BAD_DIGEST, 2, require);

@@ -1,4 +1,6 @@
-/* Unit tests: one TPM command over a file descriptor, bounded however long
+/* Unit tests: which TPM node each use opens, in its order, against a
+ * temporary /dev (every mix of tpm0 and tpmrm0 present, absent, or not
+ * openable); and one TPM command over a file descriptor, bounded however long
  * the other side holds the thread that talks to it (tpm/tpm_dev.c). The
  * kernel's /dev/tpm0 holds a writer for the TPM's whole command; here a
  * socket stands in for it: one that answers, in pieces; one whose buffer
@@ -9,12 +11,14 @@
  * (a TPM that stops answering). */
 #include <fcntl.h>
 #include <pthread.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "fixture.h"
 #include "tap.h"
 #include "tpm_bytes.h"
 #include "tpm_dev.h"
@@ -58,7 +62,7 @@ static void test_answer(void)
 	socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv);
 	struct peer p = { sv[1], 14 };
 	pthread_create(&t, NULL, peer_run, &p);
-	struct tpm_dev d = { sv[0], 2000, false };
+	struct tpm_dev d = { .fd = sv[0], .timeout_ms = 2000 };
 	int rc = hi_tpm_dev_xfer(&d, cmd, sizeof cmd, resp, sizeof resp, &rlen, err, sizeof err);
 	pthread_join(t, NULL);
 	tap_ok(rc == 0 && rlen == 14 && !d.stuck, "an answer in two pieces: all of it, by its own size (%s)", err);
@@ -81,7 +85,7 @@ static void late(int fd, int peer, const char *what)
 	uint8_t resp[TPM_CMD_MAX];
 	size_t rlen = 7;
 	char err[200] = "";
-	struct tpm_dev d = { fd, 300, false };
+	struct tpm_dev d = { .fd = fd, .timeout_ms = 300 };
 
 	long long t0 = now_ms();
 	int rc = hi_tpm_dev_xfer(&d, cmd, sizeof cmd, resp, sizeof resp, &rlen, err, sizeof err);
@@ -125,8 +129,126 @@ static void test_write_blocks(void)
 	late(sv[0], sv[1], "a write the other side holds");
 }
 
+/* Each use's order, and why it is that one (tpm/tpm_dev.c's table). */
+static const struct {
+	enum tpm_use use;
+	const char *name;
+	const char *first, *second;   /* the order; NULL: no second */
+} uses[] = {
+	{ TPM_USE_MEASURE, "the measuring thread", "tpmrm0", "tpm0" },
+	{ TPM_USE_EXTEND, "systemd's extends", "tpmrm0", NULL },
+	{ TPM_USE_UNSEAL, "the unseal", "tpm0", "tpmrm0" },
+	{ TPM_USE_WARMUP, "the warm-up", "tpm0", NULL },
+};
+
+/* ROOT/dev with the nodes given: "y" a file, "-" there but not opening
+ * (a directory: as tpm0 refusing a second opener), NULL absent. */
+static const char *dev_with(const char *root, const char *tpm0, const char *tpmrm0)
+{
+	static char dev[512];
+	char p[600];
+
+	fixture_path(dev, sizeof dev, root, "dev");
+	fixture_mkdir(root, "dev", 0755);
+	const char *nodes[2][2] = { { "tpm0", tpm0 }, { "tpmrm0", tpmrm0 } };
+	for (int i = 0; i < 2; i++) {
+		snprintf(p, sizeof p, "%s/%s", dev, nodes[i][0]);
+		unlink(p);
+		rmdir(p);
+		if (!nodes[i][1])
+			continue;
+		if (!strcmp(nodes[i][1], "-")) {
+			if (mkdir(p, 0755) < 0)
+				fixture_die("mkdir", p);
+			continue;
+		}
+		int fd = open(p, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+		if (fd < 0)
+			fixture_die("open", p);
+		close(fd);
+	}
+	return dev;
+}
+
+static const char *base(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
+static void test_order(void)
+{
+	const char *root = fixture_tree("hardinit-tpmdev");
+	char path[600], text[1200], want[1200];
+	struct tpm_dev d;
+
+	for (size_t i = 0; i < sizeof uses / sizeof uses[0]; i++) {
+		enum tpm_use u = uses[i].use;
+		const char *dev;
+
+		/* Both there: the first of the order. */
+		dev = dev_with(root, "y", "y");
+		int rc = hi_tpm_dev_open(&d, dev, u, 1234, path, sizeof path);
+		tap_ok(rc == 0 && d.fd >= 0 && !strcmp(base(path), uses[i].first) && d.timeout_ms == 1234 && !d.stuck,
+		       "%s: both nodes there: opens %s (%s)", uses[i].name, uses[i].first, path);
+		tap_ok(d.direct == !strcmp(uses[i].first, "tpm0"), "%s:   direct only through tpm0", uses[i].name);
+		int fl = fcntl(d.fd, F_GETFL), fdfl = fcntl(d.fd, F_GETFD);
+		tap_ok((fl & O_ACCMODE) == O_RDWR && !(fl & O_NONBLOCK) && (fdfl & FD_CLOEXEC),
+		       "%s:   read-write, blocking (the transport's thread bounds it), close-on-exec", uses[i].name);
+		hi_tpm_dev_close(&d);
+		tap_ok(hi_tpm_dev_path(dev, u, path, sizeof path) && !strcmp(base(path), uses[i].first),
+		       "%s:   and the node asked for without opening is the same (%s)", uses[i].name, path);
+
+		/* Only the other one. */
+		const char *other = !strcmp(uses[i].first, "tpm0") ? "tpmrm0" : "tpm0";
+		dev = !strcmp(other, "tpm0") ? dev_with(root, "y", NULL) : dev_with(root, NULL, "y");
+		rc = hi_tpm_dev_open(&d, dev, u, 1234, path, sizeof path);
+		if (uses[i].second) {
+			tap_ok(rc == 0 && !strcmp(base(path), other), "%s: only %s there: opens it", uses[i].name, other);
+			tap_ok(hi_tpm_dev_path(dev, u, path, sizeof path) && !strcmp(base(path), other),
+			       "%s:   and names it", uses[i].name);
+		} else {
+			tap_ok(rc == -1 && d.fd == -1 && errno == ENOENT && !strcmp(base(path), uses[i].first),
+			       "%s: only %s there: no TPM, ENOENT naming %s", uses[i].name, other, uses[i].first);
+			tap_ok(!hi_tpm_dev_path(dev, u, path, sizeof path) && !strcmp(base(path), uses[i].first),
+			       "%s:   none there, naming %s", uses[i].name, uses[i].first);
+		}
+		hi_tpm_dev_close(&d);
+
+		/* The first there but not openable (busy, as tpm0's second
+		 * opener): the second, when the order has one. */
+		dev = !strcmp(uses[i].first, "tpm0") ? dev_with(root, "-", "y") : dev_with(root, "y", "-");
+		rc = hi_tpm_dev_open(&d, dev, u, 1234, path, sizeof path);
+		if (uses[i].second)
+			tap_ok(rc == 0 && !strcmp(base(path), uses[i].second),
+			       "%s: the first does not open: the second (%s)", uses[i].name, path);
+		else
+			tap_ok(rc == -1 && errno == EISDIR, "%s: the only one does not open: -1, its errno",
+			       uses[i].name);
+		hi_tpm_dev_close(&d);
+
+		/* Neither: no TPM, ENOENT. */
+		dev = dev_with(root, NULL, NULL);
+		rc = hi_tpm_dev_open(&d, dev, u, 1234, path, sizeof path);
+		tap_ok(rc == -1 && d.fd == -1 && errno == ENOENT, "%s: no node: -1, ENOENT (%s)", uses[i].name, path);
+		tap_ok(!hi_tpm_dev_path(dev, u, path, sizeof path) && !strcmp(base(path), uses[i].first),
+		       "%s:   none there, naming the order's first", uses[i].name);
+
+		/* The message naming where no TPM was found. */
+		hi_tpm_dev_order_text("/dev", u, " or ", text, sizeof text);
+		if (uses[i].second)
+			snprintf(want, sizeof want, "/dev/%s or /dev/%s", uses[i].first, uses[i].second);
+		else
+			snprintf(want, sizeof want, "/dev/%s", uses[i].first);
+		tap_ok(!strcmp(text, want), "%s: its order in words: %s", uses[i].name, text);
+	}
+	tap_ok(hi_tpm_dev_sysfs_pcr("/sys", 12, path, sizeof path) && !strcmp(path, "/sys/class/tpm/tpm0/pcr-sha256/12"),
+	       "the first TPM's PCR in sysfs: %s", path);
+}
+
 int main(void)
 {
+	test_order();
 	test_answer();
 	test_never_answers();
 	test_write_blocks();
