@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# The include graph of init/ arch/ block/ tpm/ stages/ prog/ has no circle
+# The include graph of init/ crypto/ arch/ block/ tpm/ stages/ prog/ has no circle
 # (tests/tools/include-graph.py: X.c and X.h are one node, an edge is an
 # #include "Y.h"), so every file sits above the files it uses and a reader
 # can start at the bottom.

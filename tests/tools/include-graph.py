@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""The include graph of hardinit's C (init/ arch/ block/ tpm/ stages/ prog/)
-and the rules it keeps (tests/bats/includes.bats).
+"""The include graph of hardinit's C (init/ crypto/ arch/ block/ tpm/
+stages/ prog/) and the rules it keeps (tests/bats/includes.bats).
 
   include-graph.py circles [TOP]   print each include circle, one a line
                                    ("a -> b -> a"); status 1 when any
@@ -15,7 +15,7 @@ circle, even though no header includes itself.
 """
 import os, re, subprocess, sys, tempfile
 
-FLOORS = ["init", "arch", "block", "tpm", "stages", "prog"]
+FLOORS = ["init", "crypto", "arch", "block", "tpm", "stages", "prog"]
 # Defined without a header of their own: main; what tests/bats/symbols.bats
 # allows unprefixed (the glibc fortify entry points of prog/compat.c, the
 # glibc names of prog/glibc_names.c and
