@@ -98,12 +98,16 @@ COMMON     := -std=gnu11 $(WARN) -DHARDINIT_VERSION='"$(VERSION)"'
 # The floors (shared/DESIGN.md section 3): each is compiled with the
 # include paths of its own floor and those below it, never above, so an
 # include the wrong way up fails the build (tests/bats/floors.bats).
-# prog/ over stages/ over the machinery (block/, tpm/, arch/) over init/.
+# prog/ over stages/ over the machinery (block/, tpm/, arch/) over the
+# primitives (crypto/) over init/. The machinery's families are peers: each
+# sees only its own folder and the floors below, so block/ including a tpm/
+# header (or the reverse) fails the build like an include from above.
 FLOOR_init   := -Iinit
-FLOOR_arch   := -Iinit -Iarch -Iblock -Itpm
-FLOOR_block  := $(FLOOR_arch)
-FLOOR_tpm    := $(FLOOR_arch)
-FLOOR_stages := $(FLOOR_arch) -Istages
+FLOOR_crypto := $(FLOOR_init) -Icrypto
+FLOOR_arch   := $(FLOOR_crypto) -Iarch
+FLOOR_block  := $(FLOOR_crypto) -Iblock
+FLOOR_tpm    := $(FLOOR_crypto) -Itpm
+FLOOR_stages := $(FLOOR_crypto) -Iarch -Iblock -Itpm -Istages
 FLOOR_prog   := $(FLOOR_stages) -Iprog
 # The include paths of a source file's floor (its top directory); the tests
 # stand above every floor.
@@ -122,10 +126,12 @@ MUSLLDFLAGS := -static -Wl,--gc-sections -s $(MUSL_EXTRA)
 # stage table). It is compiled once per flavour into a static library; the
 # program around it (prog/: main, the CLI commands, audit, private-tmp, the
 # link shims) is linked only into build/hardinit.
-CORE_SRC   := $(sort $(wildcard init/*.c arch/*.c block/*.c tpm/*.c stages/*.c))
+CORE_SRC   := $(sort $(wildcard init/*.c crypto/*.c arch/*.c block/*.c tpm/*.c stages/*.c))
 PROG_SRC   := $(sort $(wildcard prog/*.c))
-# block/: the machinery that turns disks into the root device (dm, LUKS2, LVM2).
-HDR        := $(wildcard init/*.h arch/*.h block/*.h tpm/*.h stages/*.h prog/*.h)
+# crypto/: the primitives block/ and tpm/ share (hashes, HMAC, PBKDF2,
+# base64, AF_ALG). block/: the machinery that turns disks into the root
+# device (dm, LUKS2, LVM2).
+HDR        := $(wildcard init/*.h crypto/*.h arch/*.h block/*.h tpm/*.h stages/*.h prog/*.h)
 # The version is compiled in (HARDINIT_VERSION): a new changelog entry
 # rebuilds what depends on the headers.
 HDR        += debian/changelog
@@ -190,7 +196,7 @@ $(BUILD)/obj/fuzz/%.o: %.c $(HDR)
 # The hashes are not what the fuzz targets explore: built at -O2 without
 # libFuzzer's coverage or ASan (whose memcpy interceptor still checks the
 # bytes a caller hands them), they no longer take most of fuzz_luks2's time.
-FUZZ_HASH_OBJ := $(BUILD)/obj/fuzz/init/sha256.o $(BUILD)/obj/fuzz/block/sha512.o
+FUZZ_HASH_OBJ := $(BUILD)/obj/fuzz/crypto/sha256.o $(BUILD)/obj/fuzz/crypto/sha512.o
 $(FUZZ_HASH_OBJ): $(BUILD)/obj/fuzz/%.o: %.c $(HDR)
 	@mkdir -p $(dir $@)
 	clang $(FUZZFLAGS) -O2 $(call floor_inc,$<) -c $< -o $@

@@ -142,7 +142,7 @@ typedef int (*luks2_read_fn)(void *ctx, uint64_t off, void *buf, size_t len);
 struct hi_luks2_tpm2_token {
 	uint32_t keyslots;              /* bit i: keyslot i */
 	uint32_t pcrs;                  /* bit i: PCR i, in the policy by value */
-	uint16_t pcr_bank;              /* TPM_ALG_SHA256 and so on (tpm/tpm.h) */
+	uint16_t pcr_bank;              /* TPM_ALG_SHA256 and so on (crypto/tcg_alg.h) */
 	uint16_t primary_alg;           /* TPM_ALG_ECC or TPM_ALG_RSA */
 	bool pin;                       /* PolicyAuthValue: the PIN's SHA-256 is the object's auth */
 	uint8_t blob[LUKS2_TPM2_BLOB_MAX];
@@ -174,7 +174,7 @@ struct hi_luks2_tpm2_token {
 #define LUKS2_PASS_MAX        512                                /* cryptsetup's default too */
 
 /* Decrypts len bytes (whole 512-byte sectors, IV = sector number from 0)
- * in place with a dm-crypt cipher spec. block/afalg.c's is the kernel's. */
+ * in place with a dm-crypt cipher spec. crypto/afalg.c's is the kernel's. */
 typedef int (*luks2_decrypt_fn)(const char *spec, const uint8_t *key, size_t keylen, uint8_t *buf, size_t len,
 				char *err, size_t errlen);
 

@@ -11,10 +11,11 @@
 #include <string.h>
 #include <strings.h>
 
+#include "base64.h"
 #include "json.h"
 #include "luks2.h"
 #include "luks2_json.h"
-#include "tpm.h"
+#include "tcg_alg.h"
 
 #define J_STR_MAX 512            /* the longest string value kept (base64 of 64 bytes is 88) */
 
@@ -73,7 +74,7 @@ static int jbase64(struct hi_json *c, uint8_t *out, size_t cap, size_t *len)
 	char text[J_STR_MAX];
 	if (hi_json_string(c, text, sizeof text) < 0)
 		return -1;
-	int n = hi_luks2_base64_decode(text, strlen(text), out, cap);
+	int n = hi_base64_decode(text, strlen(text), out, cap);
 	if (n < 0)
 		return hi_json_fail(c, "bad base64 or more than %zu bytes", cap);
 	*len = (size_t)n;
@@ -425,45 +426,6 @@ int hi_luks2_json_parse(const char *text, size_t len, struct luks2_hdr *h, char 
 	return 0;
 }
 
-static int b64val(char ch)
-{
-	if (ch >= 'A' && ch <= 'Z') return ch - 'A';
-	if (ch >= 'a' && ch <= 'z') return ch - 'a' + 26;
-	if (ch >= '0' && ch <= '9') return ch - '0' + 52;
-	if (ch == '+') return 62;
-	if (ch == '/') return 63;
-	return -1;
-}
-
-int hi_luks2_base64_decode(const char *text, size_t len, uint8_t *out, size_t cap)
-{
-	size_t n = 0;
-
-	if (len % 4)
-		return -1;
-	for (size_t i = 0; i < len; i += 4) {
-		int v[4], pad = 0;
-		for (int k = 0; k < 4; k++) {
-			char ch = text[i + k];
-			if (ch == '=' && i + 4 == len && k >= 2) {
-				v[k] = 0;
-				pad++;
-				continue;
-			}
-			if (pad || (v[k] = b64val(ch)) < 0)
-				return -1;
-		}
-		uint32_t w = (uint32_t)v[0] << 18 | (uint32_t)v[1] << 12 | (uint32_t)v[2] << 6 | (uint32_t)v[3];
-		uint8_t b[3] = { (uint8_t)(w >> 16), (uint8_t)(w >> 8), (uint8_t)w };
-		for (int k = 0; k < 3 - pad; k++) {
-			if (n >= cap)
-				return -1;
-			out[n++] = b[k];
-		}
-	}
-	return (int)n;
-}
-
 /* ---- the systemd-tpm2 token ------------------------------------------ */
 
 #define J_B64_MAX (LUKS2_TPM2_PUBKEY_MAX / 3 * 4 + 8)  /* the longest base64 field */
@@ -474,7 +436,7 @@ static int jbase64_long(struct hi_json *c, uint8_t *out, size_t cap, size_t *len
 	char text[J_B64_MAX];
 	if (hi_json_string(c, text, sizeof text) < 0)
 		return -1;
-	int n = hi_luks2_base64_decode(text, strlen(text), out, cap);
+	int n = hi_base64_decode(text, strlen(text), out, cap);
 	if (n < 0)
 		return hi_json_fail(c, "bad base64 or more than %zu bytes", cap);
 	*len = (size_t)n;
@@ -677,23 +639,4 @@ int hi_luks2_tpm2_token(const struct luks2_hdr *h, int id, struct hi_luks2_tpm2_
 		return -1;
 	}
 	return hi_luks2_tpm2_token_parse(h->json + h->token[id].off, h->token[id].len, t, err, errlen);
-}
-
-int hi_luks2_base64_encode(const uint8_t *in, size_t len, char *out, size_t cap)
-{
-	static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	size_t n = 0;
-
-	if ((len + 2) / 3 * 4 + 1 > cap)
-		return -1;
-	for (size_t i = 0; i < len; i += 3) {
-		uint32_t w = (uint32_t)in[i] << 16 | (i + 1 < len ? (uint32_t)in[i + 1] << 8 : 0) |
-			     (i + 2 < len ? in[i + 2] : 0);
-		out[n++] = abc[w >> 18 & 63];
-		out[n++] = abc[w >> 12 & 63];
-		out[n++] = i + 1 < len ? abc[w >> 6 & 63] : '=';
-		out[n++] = i + 2 < len ? abc[w & 63] : '=';
-	}
-	out[n] = '\0';
-	return (int)n;
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "base64.h"
 #include "boot.h"
 #include "luks2.h"
 #include "luks2_hdr.h"
@@ -106,7 +107,7 @@ static int try_token(const struct luks2_hdr *h, const struct hi_luks2_tpm2_token
 	if (u == TPM2_POLICY_CHANGED || u == TPM2_PIN_WRONG) {
 		rc = 2;
 	} else if (u == TPM2_UNSEALED) {
-		int plen = hi_luks2_base64_encode(secret, slen, pass, 1024);
+		int plen = hi_base64_encode(secret, slen, pass, 1024);
 		rc = -1;
 		for (int k = 0; k < LUKS2_KEYSLOTS_MAX && plen > 0; k++) {
 			if (!(t->keyslots & seg->keyslots & 1u << k))

@@ -2,8 +2,9 @@
  * decoded here without tpm2-tss (TPM 2.0 Library, Part 3). Pure functions,
  * unit-tested with byte vectors and fuzzed (tests/fuzz/fuzz_tpm.c); the
  * measure stages' device I/O is stages/measure.c's. Every number on the
- * wire is big-endian. The tpm/ family: this codec, the systemd-tpm2 token
- * (tpm2_token.h) and the unseal (tpm2_unseal.h). */
+ * wire is big-endian. The tpm/ family: this codec, the extend, the
+ * sessions and the unseal (tpm2_unseal.h); the systemd-tpm2 token that
+ * names what to unseal is block/'s (luks2_json.h). */
 #ifndef HARDINIT_TPM_H
 #define HARDINIT_TPM_H
 
@@ -11,18 +12,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tcg_alg.h"     /* TPM_ALG_*: the registry's ids, shared with block/ */
+
 #define TPM_CMD_MAX        4096   /* a command or response, bytes (TPM2 max is 4096) */
 #define TPM_EVENT_MAX      1024   /* TPM2B_EVENT: the TPM hashes at most this much */
 #define TPM_MAX_BANKS      8
 #define TPM_DIGEST_MAX     64     /* SHA-512 */
-
-#define TPM_ALG_SHA1       0x0004
-#define TPM_ALG_SHA256     0x000B
-#define TPM_ALG_SHA384     0x000C
-#define TPM_ALG_SHA512     0x000D
-#define TPM_ALG_SM3_256    0x0012
-#define TPM_ALG_RSA        0x0001
-#define TPM_ALG_ECC        0x0023
 
 struct tpm_digest {
 	uint16_t alg;

@@ -4,9 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base64.h"
 #include "json.h"
-#include "luks2.h"
-#include "luks2_json.h"
 #include "sha256.h"
 #include "tpm.h"
 
@@ -141,7 +140,7 @@ int hi_tpm2_rsa_pub_parse(const uint8_t *pem, size_t len, struct tpm2_rsa_pub *k
 		snprintf(why, whylen, "tpm2_pubkey: no \"%s\" line after the key", pem_end);
 		return -1;
 	}
-	int dlen = hi_luks2_base64_decode(b64, n, der, sizeof der);
+	int dlen = hi_base64_decode(b64, n, der, sizeof der);
 	if (dlen <= 0) {
 		snprintf(why, whylen, "tpm2_pubkey: the PEM body is not base64");
 		return -1;
@@ -244,7 +243,7 @@ static int bank_item(struct hi_json *c, const char *key, void *ctx)
 	s->fp_match++;
 	if (!e.has_pol || e.pol_len != s->w->pol_len || memcmp(e.pol, s->w->pol, e.pol_len) != 0 || !e.has_sig)
 		return 0;
-	int n = hi_luks2_base64_decode(e.sig, strlen(e.sig), s->sig, s->cap);
+	int n = hi_base64_decode(e.sig, strlen(e.sig), s->sig, s->cap);
 	if (n <= 0)
 		return hi_json_fail(c, "the matching entry's \"sig\" is not base64 of at most %zu bytes", s->cap);
 	*s->siglen = (size_t)n;

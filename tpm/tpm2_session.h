@@ -9,7 +9,7 @@
  *
  * The elliptic-curve and RSA arithmetic and AES are BearSSL's (constant
  * time: br_ec_p256_m31, br_aes_ct); the hashes and HMACs hardinit's own
- * (init/sha256.c, block/pbkdf2.c). Pure: no I/O but the randomness the
+ * (crypto/sha256.c, crypto/pbkdf2.c). Pure: no I/O but the randomness the
  * caller hands in, so the unit tests run every piece against vectors and
  * a fake TPM (tests/unit/test_tpm2_session.c, whose TPM side uses
  * BearSSL's other P-256 code, m15).

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <sys/random.h>
 
-#include "luks2_json.h"
+#include "base64.h"
 #include "pbkdf2.h"
 #include "sha256.h"
 #include "tpm2_authorize.h"
@@ -459,7 +459,7 @@ int hi_tpm2_pin_salted(const char *pin, const uint8_t *salt, size_t saltlen, cha
 	if (!pin[0] || !saltlen ||
 	    hi_pbkdf2("sha256", (const uint8_t *)pin, strlen(pin), salt, saltlen, TPM2_PIN_ITERATIONS, dk, sizeof dk) < 0)
 		return -1;
-	int n = hi_luks2_base64_encode(dk, sizeof dk, out, TPM2_PIN_SALTED_LEN + 1);
+	int n = hi_base64_encode(dk, sizeof dk, out, TPM2_PIN_SALTED_LEN + 1);
 	explicit_bzero(dk, sizeof dk);
 	return n == TPM2_PIN_SALTED_LEN ? 0 : -1;
 }

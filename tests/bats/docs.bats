@@ -415,7 +415,7 @@ folders_missing() {
 	echo "HACKING.md's map lacks: $output"
 	[ -z "$output" ]
 	local f
-	for f in init arch block tpm stages prog; do
+	for f in init crypto arch block tpm stages prog; do
 		named_folders "$REPO/doc/design.md" '^## The shape of the tree' | grep -qx "$f" ||
 			{ echo "doc/design.md's tree table lacks $f/" >&2; return 1; }
 	done
@@ -433,7 +433,7 @@ folders_missing() {
 undeclared_functions() {
 	local fn
 	for fn in $(cat -- "$@" | grep -oE '\bhi_[a-z0-9_]*[a-z0-9]\b' | sort -u); do
-		grep -rqE "\b$fn\(" --include='*.h' "$REPO"/{init,arch,block,tpm,stages,prog} || echo "$fn"
+		grep -rqE "\b$fn\(" --include='*.h' "$REPO"/{init,crypto,arch,block,tpm,stages,prog} || echo "$fn"
 	done
 }
 

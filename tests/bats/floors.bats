@@ -1,11 +1,12 @@
 #!/usr/bin/env bats
 # The floors of shared/DESIGN.md section 3 are kept by the compiler: a file
 # is compiled with the include paths of its own floor and the floors below
-# it (the Makefile's FLOOR_*), so an include the wrong way up fails the
-# build. Each case compiles a probe file through the Makefile's own object
-# rule in a copy of the tree made of links (the tree itself is not
-# touched), once including a header from above (must fail) and once from
-# below (must build, so the failure is the floor's and nothing else's).
+# it (the Makefile's FLOOR_*), so an include the wrong way up, or across
+# the peer families block/, tpm/ and arch/, fails the build. Each case
+# compiles a probe file through the Makefile's own object rule in a copy of
+# the tree made of links (the tree itself is not touched), once including
+# a header from above or across (must fail) and once from below (must
+# build, so the failure is the floor's and nothing else's).
 
 bats_require_minimum_version 1.5.0
 
@@ -14,7 +15,7 @@ setup() {
 	TREE=$BATS_TEST_TMPDIR/tree
 	mkdir -p "$TREE"
 	local d
-	for d in Makefile debian init arch block tpm stages prog tests; do
+	for d in Makefile debian init crypto arch block tpm stages prog tests; do
 		ln -s "$REPO/$d" "$TREE/$d"
 	done
 }
@@ -42,7 +43,20 @@ probe() {
 	[ "$status" -eq 0 ]
 }
 
-@test "floors: block/, tpm/ and arch/ cannot include a stage's or the program's header, and build with init's and each other's" {
+@test "floors: crypto/ cannot include the machinery's, a stage's or the program's header, and builds with init's" {
+	local h
+	for h in dm.h luks2.h tpm.h arch.h table.h cli.h; do
+		probe crypto "$h"
+		[ "$status" -ne 0 ]
+		[[ $output == *"$h: No such file"* ]]
+	done
+	probe crypto fsutil.h
+	[ "$status" -eq 0 ]
+	probe crypto sha256.h
+	[ "$status" -eq 0 ]
+}
+
+@test "floors: block/, tpm/ and arch/ cannot include a stage's or the program's header, and build with init's and crypto's" {
 	local floor
 	for floor in block tpm arch; do
 		probe "$floor" table.h
@@ -52,9 +66,35 @@ probe() {
 		[ "$status" -ne 0 ]
 		probe "$floor" fsutil.h
 		[ "$status" -eq 0 ]
-		probe "$floor" tpm.h
+		probe "$floor" pbkdf2.h
 		[ "$status" -eq 0 ]
 	done
+}
+
+# The families of the machinery are peers: what two of them share sits in
+# crypto/ (or init/), so none builds on another and each can be read and
+# tested alone.
+@test "floors: block/, tpm/ and arch/ are peers: none can include another's header" {
+	probe block tpm.h
+	[ "$status" -ne 0 ]
+	[[ $output == *'tpm.h: No such file'* ]]
+	probe block arch.h
+	[ "$status" -ne 0 ]
+	probe tpm luks2_json.h
+	[ "$status" -ne 0 ]
+	[[ $output == *'luks2_json.h: No such file'* ]]
+	probe tpm arch.h
+	[ "$status" -ne 0 ]
+	probe arch dm.h
+	[ "$status" -ne 0 ]
+	probe arch tpm.h
+	[ "$status" -ne 0 ]
+	probe block luks2.h
+	[ "$status" -eq 0 ]
+	probe tpm tpm.h
+	[ "$status" -eq 0 ]
+	probe arch arch.h
+	[ "$status" -eq 0 ]
 }
 
 @test "floors: stages/ cannot include the program's header, and builds with the machinery's" {
@@ -73,13 +113,19 @@ probe() {
 	run make -s -C "$REPO" --no-print-directory -f Makefile -f - floors-print <<'MK'
 floors-print:
 	@echo init=$(call floor_inc,init/x.c)
+	@echo crypto=$(call floor_inc,crypto/x.c)
 	@echo block=$(call floor_inc,block/x.c)
+	@echo tpm=$(call floor_inc,tpm/x.c)
+	@echo arch=$(call floor_inc,arch/x.c)
 	@echo stages=$(call floor_inc,stages/x.c)
 	@echo prog=$(call floor_inc,prog/x.c)
 MK
 	[ "$status" -eq 0 ]
 	[[ ${lines[0]} == 'init=-Iinit' ]]
-	[[ ${lines[1]} != *-Istages* && ${lines[1]} != *-Iprog* ]]
-	[[ ${lines[2]} == *-Istages* && ${lines[2]} != *-Iprog* ]]
-	[[ ${lines[3]} == *-Iprog* ]]
+	[[ ${lines[1]} == 'crypto=-Iinit -Icrypto' ]]
+	[[ ${lines[2]} == 'block=-Iinit -Icrypto -Iblock' ]]
+	[[ ${lines[3]} == 'tpm=-Iinit -Icrypto -Itpm' ]]
+	[[ ${lines[4]} == 'arch=-Iinit -Icrypto -Iarch' ]]
+	[[ ${lines[5]} == *-Iblock* && ${lines[5]} == *-Itpm* && ${lines[5]} == *-Istages* && ${lines[5]} != *-Iprog* ]]
+	[[ ${lines[6]} == *-Iprog* ]]
 }

@@ -3,7 +3,7 @@
 # PCRE2 and libargon2: every global symbol it defines carries the prefix
 # hi_, so none can meet (or silently replace) a library's (copy_str,
 # unescape_octal, format_uuid and set_boolean once could). nm on the
-# objects of init/, arch/, block/, tpm/, stages/ and prog/.
+# objects of init/, crypto/, arch/, block/, tpm/, stages/ and prog/.
 
 bats_require_minimum_version 1.5.0
 
@@ -16,10 +16,10 @@ setup() {
 # moved file can hide or add one.
 defined_globals() {
 	local c o
-	for c in "$REPO"/{init,arch,block,tpm,stages,prog}/*.c; do
+	for c in "$REPO"/{init,crypto,arch,block,tpm,stages,prog}/*.c; do
 		o=${c#"$REPO"/}
 		printf '%s\0%s\0' "$c" "$BATS_TEST_TMPDIR/${o//\//_}.o"
-	done | xargs -0 -n 2 -P 2 sh -c 'gcc -std=gnu11 -O0 -I"$0"/init -I"$0"/arch -I"$0"/block -I"$0"/tpm \
+	done | xargs -0 -n 2 -P 2 sh -c 'gcc -std=gnu11 -O0 -I"$0"/init -I"$0"/crypto -I"$0"/arch -I"$0"/block -I"$0"/tpm \
 		-I"$0"/stages -I"$0"/prog -DHARDINIT_VERSION="\"x\"" -DHARDINIT_PROFILE_DIR="\"x\"" -c "$1" -o "$2"' "$REPO" || return 1
 	nm -g --defined-only "$BATS_TEST_TMPDIR"/*.o | awk 'NF == 3 { print $3 }' | sort -u
 }

@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
-"""The include graph of hardinit's C (init/ arch/ block/ tpm/ stages/ prog/)
-and the rules it keeps (tests/bats/includes.bats).
+"""The include graph of hardinit's C (init/ crypto/ arch/ block/ tpm/
+stages/ prog/) and the rules it keeps (tests/bats/includes.bats).
 
   include-graph.py circles [TOP]   print each include circle, one a line
                                    ("a -> b -> a"); status 1 when any
   include-graph.py headers [TOP]   print each non-static function or object
                                    defined in X.c that X.h does not declare,
                                    or that another header declares too
+  include-graph.py floors [TOP]    print each #include of a header from a
+                                   folder the including file's floor may not
+                                   see; stdin: one "FOLDER=-IA -IB ..." a
+                                   line, the Makefile's floor_inc of FOLDER
 
 A node is a file's stem: X.c and X.h are one node, X (a header without a
 .c is a node of its own), and an edge X -> Y is an #include "Y.h" in X.c or
@@ -15,7 +19,7 @@ circle, even though no header includes itself.
 """
 import os, re, subprocess, sys, tempfile
 
-FLOORS = ["init", "arch", "block", "tpm", "stages", "prog"]
+FLOORS = ["init", "crypto", "arch", "block", "tpm", "stages", "prog"]
 # Defined without a header of their own: main; what tests/bats/symbols.bats
 # allows unprefixed (the glibc fortify entry points of prog/compat.c, the
 # glibc names of prog/glibc_names.c and
@@ -137,6 +141,29 @@ def headers(top):
     return bad
 
 
+def floors(top, spec):
+    """Each include whose header lives in a folder outside the including
+    file's floor (spec: FOLDER=-IA -IB lines, as the Makefile compiles it):
+    from above, or from a peer family."""
+    allowed = {}
+    for line in spec.splitlines():
+        if "=" in line:
+            d, incs = line.split("=", 1)
+            allowed[d.strip()] = [a[2:] for a in incs.split() if a.startswith("-I")]
+    fs = files(top)
+    home = {os.path.basename(f): f for f in fs if f.endswith(".h")}
+    bad = []
+    for f in fs:
+        d = f.split("/")[0]
+        if d not in allowed:
+            continue
+        for inc in INCLUDE.findall(strip(open(os.path.join(top, f)).read())):
+            h = home.get(inc)
+            if h and h.split("/")[0] not in allowed[d]:
+                bad.append(f"{f}: includes {h}, which {d}/ may not see (it sees {' '.join(allowed[d])})")
+    return bad
+
+
 def main():
     what = sys.argv[1] if len(sys.argv) > 1 else "circles"
     top = sys.argv[2] if len(sys.argv) > 2 else "."
@@ -145,8 +172,10 @@ def main():
         found = [path_in(g, c) for c in circles(g)]
     elif what == "headers":
         found = headers(top)
+    elif what == "floors":
+        found = floors(top, sys.stdin.read())
     else:
-        sys.exit("usage: include-graph.py circles|headers [TOP]")
+        sys.exit("usage: include-graph.py circles|headers|floors [TOP]")
     for line in found:
         print(line)
     sys.exit(1 if found else 0)

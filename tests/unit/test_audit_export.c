@@ -1,4 +1,4 @@
-/* prog/audit_export.c and init/sha256.c: the check kinds and
+/* prog/audit_export.c and crypto/sha256.c: the check kinds and
  * ComplianceAsCode ids, the Prometheus label escaping, the reader of
  * report.json's stage times (well-formed, truncated, hostile), the bound
  * of the output, and SHA-256 against FIPS 180-4's vectors (and the

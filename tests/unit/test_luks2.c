@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base64.h"
 #include "luks2.h"
 #include "luks2_hdr.h"
 #include "luks2_json.h"
@@ -226,11 +227,11 @@ static void test_json(void)
 static void test_base64(void)
 {
 	uint8_t out[8];
-	tap_ok(hi_luks2_base64_decode("Zm9vYmFy", 8, out, sizeof out) == 6 && !memcmp(out, "foobar", 6), "base64 foobar");
-	tap_ok(hi_luks2_base64_decode("Zm9vYg==", 8, out, sizeof out) == 4 && !memcmp(out, "foob", 4), "base64 with ==");
-	tap_ok(hi_luks2_base64_decode("Zm9vYmE=", 8, out, sizeof out) == 5, "base64 with =");
-	tap_ok(hi_luks2_base64_decode("Zm=vYmE=", 8, out, sizeof out) < 0, "padding inside refused");
-	tap_ok(hi_luks2_base64_decode("Zm9vYmFyZm9v", 12, out, sizeof out) < 0, "longer than the buffer refused");
+	tap_ok(hi_base64_decode("Zm9vYmFy", 8, out, sizeof out) == 6 && !memcmp(out, "foobar", 6), "base64 foobar");
+	tap_ok(hi_base64_decode("Zm9vYg==", 8, out, sizeof out) == 4 && !memcmp(out, "foob", 4), "base64 with ==");
+	tap_ok(hi_base64_decode("Zm9vYmE=", 8, out, sizeof out) == 5, "base64 with =");
+	tap_ok(hi_base64_decode("Zm=vYmE=", 8, out, sizeof out) < 0, "padding inside refused");
+	tap_ok(hi_base64_decode("Zm9vYmFyZm9v", 12, out, sizeof out) < 0, "longer than the buffer refused");
 }
 
 int main(void)

@@ -1,6 +1,7 @@
-/* HMAC-SHA256 and PBKDF2 (RFC 8018) over it, in C on init/sha256.c: the
- * KDF of LUKS2's pbkdf2 keyslots and of every LUKS2 digest (the volume
- * key's check). sha256 is what cryptsetup uses by default for both; other
+/* HMAC-SHA256 and PBKDF2 (RFC 8018) over it, in C on sha256.c: the
+ * KDF of LUKS2's pbkdf2 keyslots, of every LUKS2 digest (the volume
+ * key's check) and of systemd's salted TPM2 PIN (tpm/tpm2_unseal.c); the
+ * HMACs of the TPM2 sessions (tpm/tpm2_session.c). sha256 is what cryptsetup uses by default for both; other
  * hashes are refused by name (pbkdf2_supported). Every intermediate that
  * depends on the password is wiped before return. */
 #ifndef HARDINIT_PBKDF2_H

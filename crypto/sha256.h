@@ -1,7 +1,7 @@
 /* SHA-256 (FIPS 180-4), for the content digests of measured boot and the
  * replay of a PCR in hardinit audit. The TPM hashes hardinit's own event
  * data itself for every bank (TPM2_PCR_Event); the other banks' hashes
- * (BearSSL's SHA-1, block/sha512.c) serve only extends made as systemd makes
+ * (BearSSL's SHA-1, sha512.c) serve only extends made as systemd makes
  * them (tpm/tpm_extend.h). */
 #ifndef HARDINIT_SHA256_H
 #define HARDINIT_SHA256_H
