@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "luks2.h"
 #include "luks2_hdr.h"
@@ -52,6 +53,14 @@ bool hi_luks2_is_luks2(const uint8_t *p, size_t len)
 {
 	return len >= 8 && (!memcmp(p, magic_primary, MAGIC_LEN) || !memcmp(p, magic_secondary, MAGIC_LEN)) &&
 	       p[OFF_VERSION] == 0 && p[OFF_VERSION + 1] == 2;
+}
+
+bool hi_luks2_uuid_is(const uint8_t *p, size_t len, const char *uuid)
+{
+	if (len < OFF_UUID + LUKS2_UUID_MAX)
+		return false;
+	const char *field = (const char *)p + OFF_UUID;
+	return memchr(field, '\0', LUKS2_UUID_MAX) && !strcasecmp(field, uuid);
 }
 
 struct copy {

@@ -22,6 +22,12 @@ void hi_luks2_hdr_free(struct luks2_hdr *h);
 /* True when the 6 bytes at p are the primary's (or secondary's) magic. */
 bool hi_luks2_is_luks2(const uint8_t *p, size_t len);
 
+/* True when the binary header at p (len bytes, LUKS2_BIN_SIZE for its
+ * uuid field) carries uuid: its whole uuid field, whose text must end
+ * (NUL) within the field's LUKS2_UUID_MAX bytes, equal to uuid (case
+ * aside). A prefix is no match: "<uuid>X" is another volume's UUID. */
+bool hi_luks2_uuid_is(const uint8_t *p, size_t len, const char *uuid);
+
 /* The digest that covers segment 0 (the one dm-crypt maps), or NULL. */
 const struct luks2_digest *hi_luks2_segment_digest(const struct luks2_hdr *h, int segment);
 

@@ -110,49 +110,95 @@ static uint64_t now_ms(void)
 	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
 }
 
-/* The block device whose LUKS header has uuid: every SYS/class/block
- * entry's node DEV/NAME read for the magic and the header's uuid field.
- * Returns an fd (read-only) with node filled, or -1. */
-static int find_by_uuid(struct boot *b, const char *uuid, char *node, size_t cap, dev_t *devnum)
+void hi_luks_scan(struct boot *b, const char *uuid, struct luks_scan *s)
 {
-	char dir[BOOT_PATH_MAX];
+	char dir[BOOT_PATH_MAX], node[BOOT_PATH_MAX];
 	DIR *d = opendir(hi_boot_path(dir, sizeof dir, b->sys, "class/block") ? dir : "");
 	struct dirent *e;
-	int found = -1;
 
+	s->n = 0;
+	s->fd = -1;
 	if (!d)
-		return -1;
-	for (int count = 0; (e = readdir(d)) && found < 0 && count < 4096; count++) {
+		return;
+	for (int count = 0; (e = readdir(d)) && count < LUKS_SCAN_MAX; count++) {
 		if (e->d_name[0] == '.' || !strncmp(e->d_name, "dm-", 3) || !strncmp(e->d_name, "loop", 4) ||
 		    !strncmp(e->d_name, "ram", 3))
 			continue;
-		if (!hi_boot_path(node, cap, b->dev, e->d_name))
+		if (!hi_boot_path(node, sizeof node, b->dev, e->d_name))
 			continue;
 		int fd = open(node, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
 			continue;
 		uint8_t hdr[LUKS2_BIN_SIZE];
-		struct stat st;
+		/* The primary's magic: the header the volume is opened by. */
 		if (pread(fd, hdr, sizeof hdr, 0) == (ssize_t)sizeof hdr && hi_luks2_is_luks2(hdr, sizeof hdr) &&
-		    hdr[0] == 'L' && !strncasecmp((const char *)hdr + 168, uuid, LUKS_UUID_MAX) &&
-		    fstat(fd, &st) == 0 && S_ISBLK(st.st_mode)) {
-			*devnum = st.st_rdev;
-			found = fd;
-		} else {
-			close(fd);
+		    hdr[0] == 'L' && hi_luks2_uuid_is(hdr, sizeof hdr, uuid)) {
+			if (s->n < LUKS_SCAN_NAMES)
+				snprintf(s->name[s->n], sizeof s->name[0], "%s", e->d_name);
+			if (s->n++ == 0) {
+				s->fd = fd;
+				continue;
+			}
 		}
+		close(fd);
 	}
 	closedir(d);
-	return found;
+	if (s->n != 1 && s->fd >= 0) {
+		close(s->fd);
+		s->fd = -1;
+	}
 }
 
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+/* The block device whose LUKS header has the volume's UUID, once one is
+ * there: an fd (read-only) with node and devnum filled; -1 after
+ * boot_error when none came in time, or when two or more carry it.
+ * Two are refused, every one named, before any passphrase is asked or
+ * any TPM command sent: a disk plugged in with a header under the
+ * volume's UUID (whose keyslots its writer knows) must not be opened
+ * in the real one's place because readdir listed it first. The root
+ * stage's root_duplicates = warn does not apply here: there a wrong
+ * pick mounts the wrong files, here it hands a passphrase, or the TPM's
+ * unsealed key, to a volume its planter can read and boots its root;
+ * the safe way out is to remove the other disk, which warn would hide. */
 static int wait_device(struct boot *b, const struct luks_volume *v, char *node, size_t cap, dev_t *devnum)
 {
 	uint64_t end = now_ms() + LUKS_DEVICE_WAIT_MS;
+	struct luks_scan s;
+	struct stat st;
+
 	for (;;) {
-		int fd = find_by_uuid(b, v->uuid, node, cap, devnum);
-		if (fd >= 0 || now_ms() >= end)
-			return fd;
+		hi_luks_scan(b, v->uuid, &s);
+		if (s.n > 1) {
+			char list[LUKS_SCAN_NAMES * (BOOT_PATH_MAX / 4)] = "";
+			size_t shown = s.n < LUKS_SCAN_NAMES ? s.n : LUKS_SCAN_NAMES;
+			qsort(s.name, shown, sizeof s.name[0], cmp_names);
+			for (size_t i = 0; i < shown; i++) {
+				size_t used = strlen(list);
+				snprintf(list + used, sizeof list - used, "%s%s/%s", i ? ", " : "", b->dev, s.name[i]);
+				hi_report_add(&b->rep, "luks", s.name[i], "duplicate", "carries LUKS UUID %s (%s)", v->uuid,
+					      v->name);
+			}
+			return hi_boot_error(b, "luks: %s: %zu devices carry LUKS UUID %s: %s%s; refusing to choose (a disk "
+					  "planted under the volume's UUID could get its passphrase or TPM key); remove the "
+					  "disk that is not the volume and boot again",
+					  v->name, s.n, v->uuid, list, s.n > shown ? " and more" : "");
+		}
+		if (s.n == 1 && fstat(s.fd, &st) == 0 && S_ISBLK(st.st_mode) &&
+		    hi_boot_path(node, cap, b->dev, s.name[0])) {
+			*devnum = st.st_rdev;
+			return s.fd;
+		}
+		if (s.fd >= 0)
+			close(s.fd);
+		if (now_ms() >= end)
+			return hi_boot_error(b, "luks: %s: no device with LUKS UUID %s after %d s; check rd.luks.uuid= or the "
+					  "crypttab, and that the disk's driver is in the initramfs", v->name, v->uuid,
+					  LUKS_DEVICE_WAIT_MS / 1000);
 		usleep(50 * 1000);
 	}
 }
@@ -651,9 +697,7 @@ static int open_volume(struct boot *b, int ctl, const struct luks_volume *v)
 
 	dc.fd = wait_device(b, v, node, sizeof node, &dev);
 	if (dc.fd < 0)
-		return hi_boot_error(b, "luks: %s: no device with LUKS UUID %s after %d s; check rd.luks.uuid= or the "
-				  "crypttab, and that the disk's driver is in the initramfs", v->name, v->uuid,
-				  LUKS_DEVICE_WAIT_MS / 1000);
+		return -1;
 	if (hi_luks2_hdr_read(dev_read, &dc, &h, note, sizeof note, err, sizeof err) < 0) {
 		hi_boot_error(b, "luks: %s on %s: %s; restore the header from a backup (cryptsetup luksHeaderRestore)",
 			   v->name, node, err);

@@ -2,7 +2,9 @@
  * lines and options, the volumes the command line and the crypttab name
  * (systemd-cryptsetup-generator's rules); and block/luks2_dm.c:
  * cryptsetup's key description and dm uuid, the dm-crypt table (the key by keyring reference, never the
- * key) for a header made by cryptsetup, and the passphrase line reader. */
+ * key) for a header made by cryptsetup, and the passphrase line reader;
+ * and the stage's device scan against a temporary tree: the volume's
+ * UUID matched whole, two devices carrying it refused. */
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -11,6 +13,8 @@
 #include <unistd.h>
 
 #include "cmdline.h"
+#include "config.h"
+#include "fixture.h"
 #include "luks.h"
 #include "luks2_dm.h"
 #include "luks2_hdr.h"
@@ -289,8 +293,105 @@ static void test_read_line(void)
 	close(p[0]);
 }
 
+/* A device of the temporary tree: sys/class/block/NAME/dev and dev/NAME,
+ * a regular file holding a LUKS2 binary header whose uuid field is
+ * uuid_field (40 bytes, copied as given: no NUL added past its text). */
+static void put_luks_dev(const char *root, const char *name, const char *devnum, const char *uuid_field, size_t len)
+{
+	static uint8_t img[LUKS2_BIN_SIZE];
+	char rel[64];
+
+	memset(img, 0, sizeof img);
+	memcpy(img, "LUKS\xba\xbe\x00\x02", 8);
+	memcpy(img + 168, uuid_field, len);
+	snprintf(rel, sizeof rel, "sys/class/block/%s/dev", name);
+	fixture_put(root, rel, devnum);
+	snprintf(rel, sizeof rel, "dev/%s", name);
+	fixture_put_bytes(root, rel, img, sizeof img);
+}
+
+static void test_scan(void)
+{
+	static struct boot b;
+	struct luks_scan s;
+	char field[LUKS2_UUID_MAX];
+	const char *root = fixture_tree("luks-scan");
+
+	fixture_mkdir(root, "sys/class/block", 0755);
+	boot_at(&b, root, MODE_INITRAMFS);
+	put_luks_dev(root, "vdb", "254:16\n", U1, sizeof U1);
+	hi_luks_scan(&b, U1, &s);
+	tap_ok(s.n == 1 && s.fd >= 0 && !strcmp(s.name[0], "vdb"), "scan: the one device carrying the UUID is taken, open");
+	if (s.fd >= 0)
+		close(s.fd);
+
+	/* The wanted UUID and one more character: another volume's UUID,
+	 * not this one's. */
+	memset(field, 0, sizeof field);
+	snprintf(field, sizeof field, "%sX", U1);
+	put_luks_dev(root, "vdb", "254:16\n", field, sizeof field);
+	hi_luks_scan(&b, U1, &s);
+	tap_ok(s.n == 0 && s.fd < 0, "scan: a header uuid of the UUID plus a character is not a match");
+	/* 40 bytes of text and no NUL in the field: no UUID at all. */
+	memset(field, 'a', sizeof field);
+	memcpy(field, U1, strlen(U1));
+	put_luks_dev(root, "vdb", "254:16\n", field, sizeof field);
+	hi_luks_scan(&b, U1, &s);
+	tap_ok(s.n == 0 && s.fd < 0, "scan: a uuid field with no end within its 40 bytes is not a match");
+	fixture_rmtree(root);
+}
+
+/* Two devices carrying the volume's UUID (a disk planted under it): the
+ * stage refuses, naming both and the UUID, before a passphrase is asked
+ * on the console or a byte is written to the TPM. The tree's console and
+ * TPM nodes are regular files: anything written to them stays there. */
+static void test_stage_duplicates(void)
+{
+	static struct boot b;
+	static char text[200];
+	char conf[BOOT_PATH_MAX + 32], want[BOOT_PATH_MAX + 32];
+	const char *root = fixture_tree("luks-dup");
+
+	fixture_mkdir(root, "sys/class/block", 0755);
+	fixture_mkdir(root, "etc", 0755);
+	fixture_put(root, "dev/mapper/control", "");
+	fixture_put(root, "dev/console", "");
+	fixture_put(root, "dev/tpm0", "");
+	fixture_put(root, "dev/tpmrm0", "");
+	put_luks_dev(root, "vdc", "254:32\n", U1, sizeof U1);
+	put_luks_dev(root, "vdb", "254:16\n", U1, sizeof U1);
+	put_luks_dev(root, "vdd", "254:48\n", U2, sizeof U2);
+	boot_at(&b, root, MODE_INITRAMFS);
+	hi_config_defaults(&b.cfg);
+	snprintf(conf, sizeof conf, "%s/etc/hardinit.conf", root);
+	snprintf(b.config_path, sizeof b.config_path, "%s", conf);
+	snprintf(text, sizeof text, "rd.luks.uuid=%s", U1);
+	cmd(&b.cmd, text);
+
+	tap_ok(hi_stage_luks(&b) == -1, "stage: two devices with the volume's UUID refused");
+	snprintf(want, sizeof want, "2 devices carry LUKS UUID %s: %s/dev/vdb, %s/dev/vdc;", U1, root, root);
+	tap_contains(b.err, want, "  naming the UUID and both devices");
+	tap_contains(b.err, "remove the disk that is not the volume", "  and saying what to do");
+	tap_ok(!strstr(b.err, "vdd"), "  not naming the device with another UUID");
+	const char *con = fixture_get(root, "dev/console");
+	tap_ok(con && !con[0], "  no passphrase asked on the console");
+	const char *tpm = fixture_get(root, "dev/tpm0");
+	tap_ok(tpm && !tpm[0], "  no command sent to the TPM (tpm0)");
+	tpm = fixture_get(root, "dev/tpmrm0");
+	tap_ok(tpm && !tpm[0], "  no command sent to the TPM (tpmrm0)");
+
+	b.cfg.root_duplicates = ROOT_DUP_WARN;
+	b.luks_plan = NULL;
+	b.err[0] = '\0';
+	tap_ok(hi_stage_luks(&b) == -1 && strstr(b.err, want),
+	       "stage: root_duplicates = warn does not let the luks stage choose (a key is at stake)");
+	fixture_rmtree(root);
+}
+
 int main(void)
 {
+	test_scan();
+	test_stage_duplicates();
 	test_crypttab();
 	test_plan();
 	test_measure();
