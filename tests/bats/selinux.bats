@@ -7,10 +7,11 @@
 
 bats_require_minimum_version 1.5.0
 
+load lib/host
+
 setup_file() {
-	REPO=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
-	export REPO HARDINIT="$REPO/build/hardinit"
-	make -s -C "$REPO" build/hardinit >&2
+	repo_make build/hardinit
+	export HARDINIT="$REPO/build/hardinit"
 }
 
 # The VM test's root, as far as the stage reads it: /etc/selinux/config
