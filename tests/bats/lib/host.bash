@@ -30,6 +30,7 @@ audit_host() {
 # and $output, the output also printed (bats shows it when a test fails).
 audit() {
 	run "$HARDINIT" audit --config "$T/run/config" --report "$T/run/report.txt" --proc "$T/proc" --sys "$T/sys"
+	# shellcheck disable=SC2154 # bats' run sets output; shellcheck reads this file as plain bash
 	echo "$output"
 }
 
