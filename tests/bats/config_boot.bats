@@ -11,8 +11,7 @@ bats_require_minimum_version 1.5.0
 load lib/host
 
 setup_file() {
-	repo_make build/hardinit
-	export HARDINIT="$REPO/build/hardinit"
+	hardinit_built
 }
 
 # The VM test's configs (locked or not), and a root with an init.

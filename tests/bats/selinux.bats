@@ -10,8 +10,7 @@ bats_require_minimum_version 1.5.0
 load lib/host
 
 setup_file() {
-	repo_make build/hardinit
-	export HARDINIT="$REPO/build/hardinit"
+	hardinit_built
 }
 
 # The VM test's root, as far as the stage reads it: /etc/selinux/config

@@ -14,6 +14,13 @@ repo_make() {
 	[ "$#" -eq 0 ] || make -s -C "$REPO" "$@" >&2
 }
 
+# REPO as repo_make sets it, and HARDINIT, its build/hardinit, made now and
+# exported for the tests (for setup_file).
+hardinit_built() {
+	repo_make build/hardinit
+	export HARDINIT="$REPO/build/hardinit"
+}
+
 # T, the test's own directory, as the host hardinit audit reads: PID 1's
 # status (full bounding set) and mountinfo (a read-only ext4 root), an
 # empty sysfs, and T/run for the config and report the test writes.
