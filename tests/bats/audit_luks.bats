@@ -7,18 +7,11 @@
 
 HARDINIT=${HARDINIT:-$BATS_TEST_DIRNAME/../../build/hardinit}
 
-setup() {
-	[ -x "$HARDINIT" ] || skip "build/hardinit not built"
-	T=$BATS_TEST_TMPDIR
-	mkdir -p "$T/proc/1" "$T/sys" "$T/run"
-	printf 'Name:\tinit\nCapBnd:\t000001ffffffffff\n' >"$T/proc/1/status"
-	echo '22 1 254:0 / / ro,relatime shared:1 - ext4 /dev/vda ro' >"$T/proc/1/mountinfo"
-	printf '[tpm]\nmeasure = no\n' >"$T/run/config"
-}
+load lib/host
 
-audit() {
-	run "$HARDINIT" audit --config "$T/run/config" --report "$T/run/report.txt" --proc "$T/proc" --sys "$T/sys"
-	echo "$output"
+setup() {
+	audit_host
+	printf '[tpm]\nmeasure = no\n' >"$T/run/config"
 }
 
 @test "audit: the mechanism that opened each LUKS volume, and its PCR" {

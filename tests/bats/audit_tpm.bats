@@ -9,15 +9,14 @@
 # the PCRs here, independently of hardinit's SHA-256. Only reads the host.
 
 HARDINIT=${HARDINIT:-$BATS_TEST_DIRNAME/../../build/hardinit}
+
+load lib/host
+
 PY=/usr/bin/python3
 ZEROS=0000000000000000000000000000000000000000000000000000000000000000
 
 setup() {
-	[ -x "$HARDINIT" ] || skip "build/hardinit not built"
-	T=$BATS_TEST_TMPDIR
-	mkdir -p "$T/proc/1" "$T/sys" "$T/run"
-	printf 'Name:\tinit\nCapBnd:\t000001ffffffffff\n' >"$T/proc/1/status"
-	echo '22 1 254:0 / / ro,relatime shared:1 - ext4 /dev/vda ro' >"$T/proc/1/mountinfo"
+	audit_host
 	printf '[tpm]\nmeasure = yes\npcr = 12\n' >"$T/run/config"
 	printf 'stage measure ok 1.000 ms\nmeasure initial info %s\n' "$ZEROS" >"$T/run/report.txt"
 }
@@ -66,14 +65,9 @@ all_texts() {
 	for n in "${ORDER[@]}"; do text "$n"; echo; done
 }
 
-audit() {
-	run "$HARDINIT" audit --config "$T/run/config" --report "$T/run/report.txt" --proc "$T/proc" --sys "$T/sys"
-}
-
 # The audit's tpm line is drift (exit 1) and says want.
 drift() {
 	audit
-	echo "$output"
 	[ "$status" -eq 1 ]
 	[[ $output == *"drift tpm pcr 12 (sha256)"*"$1"* ]]
 }
@@ -83,7 +77,6 @@ drift() {
 	tpm 12 "$ZEROS" "${texts[@]}"
 	log 12 "$ZEROS" "${texts[@]}"
 	audit
-	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ $output == *"ok    tpm pcr 12 (sha256)"* ]]
 }
@@ -95,7 +88,6 @@ drift() {
 	log 12 "$stub" "${texts[@]}"
 	printf 'measure initial info %s\n' "$stub" >"$T/run/report.txt"
 	audit
-	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ $output == *"ok    tpm pcr 12 (sha256)"* ]]
 	# The same log against a report without it: the start is the reset value.
@@ -118,7 +110,6 @@ drift() {
 @test "no log is ok only when the boot found no TPM and the config allowed it" {
 	printf 'measure tpm skipped no TPM (/dev/tpmrm0, /dev/tpm0)\n' >"$T/run/report.txt"
 	audit
-	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ $output == *"ok    tpm pcr 12 (sha256)"*"not measured: no TPM at boot, [tpm] require = no"* ]]
 	printf '[tpm]\nmeasure = yes\nrequire = yes\n' >"$T/run/config"

@@ -15,34 +15,36 @@
 
 bats_require_minimum_version 1.5.0
 
+load lib/host
+
 setup_file() {
-	REPO=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
-	export REPO
-	make -s -C "$REPO" build/tools/luks2-tool >&2
+	repo_make build/tools/luks2-tool
 	export TOOL=$REPO/build/tools/luks2-tool
 }
 
-# A fresh swtpm on a unix socket, started (TPM2_Startup) by itself.
+# A fresh swtpm (swtpm_start) and a LUKS2 volume with a passphrase keyslot.
 setup() {
 	T=$BATS_TEST_TMPDIR
-	mkdir -p "$T/tpm"
-	swtpm socket --tpm2 --tpmstate dir="$T/tpm" --server type=unixio,path="$T/sock" \
-		--ctrl type=unixio,path="$T/sock.ctrl" --flags not-need-init,startup-clear \
-		--daemon --pid file="$T/swtpm.pid" --log file="$T/swtpm.log"
-	for _ in $(seq 50); do [ -S "$T/sock" ] && break; sleep 0.1; done
-	[ -S "$T/sock" ]
+	swtpm_start "$T"
 	truncate -s 20M "$T/v.img"
 	printf pass >"$T/pass"
 	cryptsetup luksFormat -q --type luks2 --pbkdf pbkdf2 --pbkdf-force-iterations 1000 --key-file "$T/pass" "$T/v.img"
 }
 
 teardown() {
-	[ -f "$BATS_TEST_TMPDIR/swtpm.pid" ] && kill "$(cat "$BATS_TEST_TMPDIR/swtpm.pid")" 2>/dev/null
-	true
+	swtpm_stop "$BATS_TEST_TMPDIR"
 }
 
 enroll() {
 	timeout 120 systemd-cryptenroll --unlock-key-file="$T/pass" --tpm2-device="swtpm:path=$T/sock" "$@" "$T/v.img"
+}
+
+# hardinit's unseal of the volume's token with this test's swtpm, the PIN
+# typed if one is given: status and output in bats' $status and $output,
+# the output also printed.
+tpm2_open() {
+	run "$TOOL" tpm2-open "$T/v.img" "$T/sock" "$@"
+	echo "$output"
 }
 
 cryptsetup_key() {
@@ -53,8 +55,7 @@ cryptsetup_key() {
 @test "systemd-cryptenroll --tpm2-pcrs=7: hardinit unseals the token and opens its keyslot with cryptsetup's key" {
 	enroll --tpm2-pcrs=7
 	cryptsetup token export --token-id 0 "$T/v.img" | grep -q '"tpm2-primary-alg":"ecc"'
-	run "$TOOL" tpm2-open "$T/v.img" "$T/sock"
-	echo "$output"
+	tpm2_open
 	[ "$status" -eq 0 ]
 	grep -qx 'token 0' <<<"$output"
 	grep -qx 'keyslot 1' <<<"$output"
@@ -69,27 +70,24 @@ cryptsetup_key() {
 @test "PCR 7 extended after the enrollment: the unseal is refused and says a PCR changed" {
 	enroll --tpm2-pcrs=7
 	"$TOOL" pcr-extend "$T/sock" 7
-	run "$TOOL" tpm2-open "$T/v.img" "$T/sock"
-	echo "$output"
+	tpm2_open
 	[ "$status" -eq 1 ]
 	grep -q 'refused token 0: the policy of PCR 7 (sha256 bank) is not the one the key was sealed to: a PCR changed' <<<"$output"
 	[[ $output != *'volume key'* ]]
 	# A PCR the token is not bound to changes nothing.
 	enroll --tpm2-pcrs=7 --wipe-slot=tpm2
 	"$TOOL" pcr-extend "$T/sock" 8
-	run "$TOOL" tpm2-open "$T/v.img" "$T/sock"
+	tpm2_open
 	[ "$status" -eq 0 ]
 }
 
 @test "--tpm2-with-pin: the right PIN unseals (PolicyAuthValue, the session's HMAC), a wrong one is refused" {
 	PIN=1234 NEWPIN=1234 enroll --tpm2-pcrs=0+7 --tpm2-with-pin=yes
 	cryptsetup token export --token-id 0 "$T/v.img" | grep -q '"tpm2-pin":true'
-	run "$TOOL" tpm2-open "$T/v.img" "$T/sock" 1234
-	echo "$output"
+	tpm2_open 1234
 	[ "$status" -eq 0 ]
 	grep -qx "volume key $(cryptsetup_key)" <<<"$output"
-	run "$TOOL" tpm2-open "$T/v.img" "$T/sock" 4321
-	echo "$output"
+	tpm2_open 4321
 	[ "$status" -eq 1 ]
 	grep -q 'the TPM refused the PIN' <<<"$output"
 }
@@ -104,8 +102,7 @@ cryptsetup_key() {
 		--ctrl type=unixio,path="$T/sock.ctrl" --flags not-need-init,startup-clear \
 		--daemon --pid file="$T/swtpm.pid" --log file="$T/swtpm.log"
 	for _ in $(seq 50); do [ -S "$T/sock" ] && break; sleep 0.1; done
-	run "$TOOL" tpm2-open "$T/v.img" "$T/sock"
-	echo "$output"
+	tpm2_open
 	[ "$status" -eq 2 ]
 	grep -q "refused token 0: Load (the sealed key is not this TPM's, or the TPM was cleared)" <<<"$output"
 }
@@ -202,35 +199,30 @@ lockout_counter() {
 	want=$(cryptsetup_key)
 	before=$(lockout_counter)
 	[ -n "$before" ]
-	run "$TOOL" tpm2-open "$T/v.img" "$T/sock" 1234
-	echo "$output"
+	tpm2_open 1234
 	[ "$status" -eq 0 ]
 	grep -qx "volume key $want" <<<"$output"
 	[ "$(lockout_counter)" = "$before" ]
-	run "$TOOL" tpm2-open "$T/v.img" "$T/sock"
-	echo "$output"
+	tpm2_open
 	[ "$status" -ne 0 ]
 	grep -q 'it wants a PIN and none was typed' <<<"$output"
 	[ "$(lockout_counter)" = "$before" ]
 	# No SRK persisted: the same template under the same seed, the same key.
 	tpm2_evictcontrol -T "swtpm:path=$T/sock" -C o -c 0x81000001
-	run "$TOOL" tpm2-open "$T/v.img" "$T/sock" 1234
-	echo "$output"
+	tpm2_open 1234
 	[ "$status" -eq 0 ]
 	grep -qx "volume key $want" <<<"$output"
 	# Another key at the SRK's handle.
 	tpm2_createprimary -T "swtpm:path=$T/sock" -C o -G rsa -c "$T/planted.ctx" >/dev/null
 	tpm2_evictcontrol -T "swtpm:path=$T/sock" -C o -c "$T/planted.ctx" 0x81000001
 	tpm2_flushcontext -T "swtpm:path=$T/sock" -t      # its transient copy (no resource manager here)
-	run "$TOOL" tpm2-open "$T/v.img" "$T/sock" 1234
-	echo "$output"
+	tpm2_open 1234
 	[ "$status" -ne 0 ]
 	grep -q "the key at the SRK's persistent handle 0x81000001 is not the token's tpm2_srk" <<<"$output"
 	[[ $output != *'volume key'* ]]
 	[ "$(lockout_counter)" = "$before" ]
 	tpm2_evictcontrol -T "swtpm:path=$T/sock" -C o -c 0x81000001
-	run "$TOOL" tpm2-open "$T/v.img" "$T/sock" 4321
-	echo "$output"
+	tpm2_open 4321
 	[ "$status" -eq 1 ]
 	grep -q 'the TPM refused the PIN' <<<"$output"
 	[ "$(lockout_counter)" != "$before" ]
@@ -251,8 +243,7 @@ lockout_counter() {
 	cryptsetup luksAddKey -q --unbound --key-size 512 --key-slot 1 --pbkdf pbkdf2 --pbkdf-force-iterations 1000 \
 		"$T/v.img" "$T/secret.b64"
 	cryptsetup token import --token-id 0 --token-replace --json-file "$T/token.json" "$T/v.img"
-	run "$TOOL" tpm2-open "$T/v.img" "$T/sock"
-	echo "$output"
+	tpm2_open
 	[ "$status" -ne 0 ]
 	grep -q "refused token 0: skipped: none of its keyslots is one segment 0's digest names" <<<"$output"
 	[[ $output != *'volume key'* ]]

@@ -15,22 +15,17 @@
 
 bats_require_minimum_version 1.5.0
 
+load lib/host
+
 setup_file() {
-	REPO=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
-	export REPO
-	make -s -C "$REPO" build/tools/luks2-tool >&2
+	repo_make build/tools/luks2-tool
 	export TOOL=$REPO/build/tools/luks2-tool
 	export MEASURE=/usr/lib/systemd/systemd-measure
 }
 
 setup() {
 	T=$BATS_TEST_TMPDIR
-	mkdir -p "$T/tpm"
-	swtpm socket --tpm2 --tpmstate dir="$T/tpm" --server type=unixio,path="$T/sock" \
-		--ctrl type=unixio,path="$T/sock.ctrl" --flags not-need-init,startup-clear \
-		--daemon --pid file="$T/swtpm.pid" --log file="$T/swtpm.log"
-	for _ in $(seq 50); do [ -S "$T/sock" ] && break; sleep 0.1; done
-	[ -S "$T/sock" ]
+	swtpm_start "$T"
 	truncate -s 20M "$T/v.img"
 	(umask 077 && printf pass >"$T/pass")
 	cryptsetup luksFormat -q --type luks2 --pbkdf pbkdf2 --pbkdf-force-iterations 1000 --key-file "$T/pass" "$T/v.img"
@@ -44,8 +39,7 @@ setup() {
 }
 
 teardown() {
-	[ -f "$BATS_TEST_TMPDIR/swtpm.pid" ] && kill "$(cat "$BATS_TEST_TMPDIR/swtpm.pid")" 2>/dev/null
-	true
+	swtpm_stop "$BATS_TEST_TMPDIR"
 }
 
 extend11() {

@@ -6,23 +6,20 @@
 
 bats_require_minimum_version 1.5.0
 
+load lib/host
+
 setup_file() {
-	REPO=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
-	export REPO QUOTE=$REPO/contrib/hardinit-quote
+	repo_make
+	export QUOTE=$REPO/contrib/hardinit-quote
 }
 
-# A fresh swtpm on a unix socket, started (TPM2_Startup) by itself; the
-# measurement log names PCR 12, and no sysfs PCR 7 or 11 is read.
+# A fresh swtpm (swtpm_start); the measurement log names PCR 12, and no
+# sysfs PCR 7 or 11 is read.
 setup() {
 	command -v tpm2_quote >/dev/null || skip "tpm2-tools is not installed"
 	command -v swtpm >/dev/null || skip "swtpm is not installed"
 	T=$BATS_TEST_TMPDIR
-	mkdir -p "$T/tpm"
-	swtpm socket --tpm2 --tpmstate dir="$T/tpm" --server type=unixio,path="$T/sock" \
-		--ctrl type=unixio,path="$T/sock.ctrl" --flags not-need-init,startup-clear \
-		--daemon --pid file="$T/swtpm.pid" --log file="$T/swtpm.log"
-	for _ in $(seq 50); do [ -S "$T/sock" ] && break; sleep 0.1; done
-	[ -S "$T/sock" ]
+	swtpm_start "$T"
 	export TPM2TOOLS_TCTI="swtpm:path=$T/sock" HARDINIT_MEASUREMENTS=$T/measurements HARDINIT_TPM_SYSFS=$T/nosysfs
 	echo "initial 12 $(printf '%064d' 0)" >"$T/measurements"
 	NONCE=0123456789abcdef
@@ -32,8 +29,7 @@ setup() {
 }
 
 teardown() {
-	[ -f "$BATS_TEST_TMPDIR/swtpm.pid" ] && kill "$(cat "$BATS_TEST_TMPDIR/swtpm.pid")" 2>/dev/null
-	true
+	swtpm_stop "$BATS_TEST_TMPDIR"
 }
 
 @test "quote: two quotes are signed by the same attestation key, kept at its persistent handle" {

@@ -7,10 +7,10 @@
 
 bats_require_minimum_version 1.5.0
 
+load lib/host
+
 setup_file() {
-	REPO=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
-	export REPO HARDINIT="$REPO/build/hardinit"
-	make -s -C "$REPO" build/hardinit >&2
+	hardinit_built
 }
 
 # The VM test's root, as far as the stage reads it: /etc/selinux/config
