@@ -47,7 +47,7 @@ run_gate() {
 	# A clean environment: the bats running this test must not leak its
 	# own variables into the bats runs of the gate under test.
 	run env -i PATH="$(clean_path)" HOME="$HOME" HARDINIT_VM_LANES="${LANES:-2}" \
-		FUZZ_BUDGET=1 "$T/tests/run-suites"
+		HARDINIT_GATE_TARGET="${TARGET:-1620}" FUZZ_BUDGET=1 "$T/tests/run-suites"
 }
 
 # The arm64 unit tests are make cross's: on an amd64 host without them the
@@ -113,6 +113,16 @@ arm64_fail() {
 	[[ ${lines[-1]} == "8 passed, $(arm64_fail) failed, 2 skipped" ]] || { echo "$output"; false; }
 }
 
+@test "gate: a run past the gate's goal says so in a warning line, and still passes" {
+	vm_file slow 60 'sleep 3'
+	TARGET=1 run_gate
+	grep -Eq "^warning: the suites took [0-9]+ s, over the gate's goal of 1 s$" <<<"$output" ||
+		{ echo "$output"; false; }
+	[[ ${lines[-1]} == "7 passed, $(arm64_fail) failed, 2 skipped" ]] || { echo "$output"; false; }
+	run_gate
+	! grep -q "over the gate's goal" <<<"$output"
+}
+
 @test "gate: the slowest tests are listed, slowest first, from every bats suite" {
 	vm_file alpha 60 'sleep 2' 'true'
 	run_gate
@@ -148,8 +158,11 @@ arm64_fail() {
 		total=$((total + b))
 	done
 	[[ -z $missing ]] || { echo "no '# budget: N s' line in:$missing"; false; }
-	# A warm make check takes at most 30 minutes on two cores: the build
-	# (about 2) and then the VM files in two lanes, the host lane beside
-	# them. The budgets' sum over two lanes must fit what is left.
-	((total / 2 <= 28 * 60)) || { echo "the VM files' budgets add up to $total s, over 2 x 28 minutes"; false; }
+	# A make check on a machine whose caches were emptied must end within 45
+	# minutes on two cores: about 5 for the install and the build, then the
+	# VM files in two lanes with the host lane beside them. The budgets (a
+	# warm run's seconds with some room) over two lanes must leave the cold
+	# builds room in what is left; the warm run's own 30 minutes is the
+	# summary's to show (tests/run-suites warns past HARDINIT_GATE_TARGET).
+	((total / 2 <= 35 * 60)) || { echo "the VM files' budgets add up to $total s, over 2 x 35 minutes"; false; }
 }

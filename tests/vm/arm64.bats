@@ -38,7 +38,7 @@
 # root's dm device, its table (the arm64 dmtable probe) and selinuxfs.
 
 export VM_ARCH=arm64
-# budget: 50 s
+# budget: 90 s
 
 load lib
 load arm64

@@ -11,7 +11,7 @@
 # probe; hardinit's report and console lines show the hand-off.
 
 export VM_ARCH=arm64
-# budget: 70 s
+# budget: 75 s
 
 load lib
 load arm64

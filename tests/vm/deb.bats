@@ -12,7 +12,7 @@
 # unpacked image), not update-hardinit's own words; the boot is checked by
 # the guest's probe (tests/vm/images.bash).
 
-# budget: 230 s
+# budget: 145 s
 
 bats_require_minimum_version 1.5.0
 

@@ -40,7 +40,7 @@
 # _img_crypt_probe): systemctl, journalctl, cryptsetup status, dmsetup,
 # udevadm, /sys.
 
-# budget: 400 s
+# budget: 410 s
 
 load lib
 load images

@@ -12,7 +12,7 @@
 #            UKI's .pcrsig (--pcrsig): one warning, then the passphrase
 #            prompt, answered on the serial console.
 
-# budget: 35 s
+# budget: 60 s
 
 load lib
 

@@ -11,7 +11,7 @@
 # That PCR 11 is left alone when no stub measured (a boot without a UKI)
 # is asserted on measure.bats's swtpm boot.
 
-# budget: 20 s
+# budget: 30 s
 
 load lib
 

@@ -16,7 +16,7 @@
 # with hardinit dry-run --root. The truncated policy has a policy's header:
 # only the kernel rejects it.
 
-# budget: 40 s
+# budget: 145 s
 
 load lib
 
