@@ -38,7 +38,7 @@
 # root's dm device, its table (the arm64 dmtable probe) and selinuxfs.
 
 export VM_ARCH=arm64
-# budget: 90 s
+# budget: 70 s
 
 load lib
 load arm64

@@ -11,7 +11,7 @@
 # probe; hardinit's report and console lines show the hand-off.
 
 export VM_ARCH=arm64
-# budget: 75 s
+# budget: 50 s
 
 load lib
 load arm64

@@ -30,7 +30,7 @@
 # pcrphase units would, one word into the measurement PCR, and reads the
 # PCR, the log and pcrlock's view again (PCREXTEND, CEL_AFTER_B64, PCRLOCK_AFTER).
 
-# budget: 160 s
+# budget: 125 s
 
 load lib
 load images

@@ -7,7 +7,7 @@
 # A malformed command line is decided from it alone: tests/bats/cli.bats
 # checks it with hardinit dry-run.
 
-# budget: 140 s
+# budget: 170 s
 
 load lib
 

@@ -11,7 +11,7 @@
 # real init meet them: init= is ignored (the built init runs), enforcing=0
 # refuses the boot with the failure action.
 
-# budget: 15 s
+# budget: 25 s
 
 load lib
 

@@ -12,7 +12,7 @@
 # unpacked image), not update-hardinit's own words; the boot is checked by
 # the guest's probe (tests/vm/images.bash).
 
-# budget: 145 s
+# budget: 105 s
 
 bats_require_minimum_version 1.5.0
 

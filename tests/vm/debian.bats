@@ -12,7 +12,7 @@
 # exception is the test of `hardinit audit` itself. Images are cached under
 # ${HARDINIT_CACHE:-/var/cache/hardinit}/images (see images.bash).
 
-# budget: 185 s
+# budget: 195 s
 
 load lib
 load images

@@ -8,7 +8,7 @@
 # /probe/run between "=== BEGIN HARDEN ===" and "=== END HARDEN ===";
 # hardinit's own report is only checked against them.
 
-# budget: 55 s
+# budget: 50 s
 
 load lib
 

@@ -6,7 +6,7 @@
 # Boots: the 6.12 kernel with the report + disk probe, the 6.1 kernel bare,
 # a hanging guest (timeout), a guest without init (panic).
 
-# budget: 65 s
+# budget: 60 s
 
 load lib
 

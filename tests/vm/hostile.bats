@@ -10,7 +10,7 @@
 # the config and the root's files alone: tests/bats/hostile.bats checks
 # them with hardinit dry-run.
 
-# budget: 85 s
+# budget: 55 s
 
 load lib
 

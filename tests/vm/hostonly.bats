@@ -15,7 +15,7 @@
 # the guest wrote is read from the disk with debugfs and unpacked on the
 # host; the boots are checked by the guest's own reads of /proc.
 
-# budget: 595 s
+# budget: 415 s
 
 bats_require_minimum_version 1.5.0
 

@@ -14,7 +14,7 @@
 #
 # Runs in file order. No dm or loop device is ever made on the host.
 
-# budget: 740 s
+# budget: 490 s
 
 bats_require_minimum_version 1.5.0
 

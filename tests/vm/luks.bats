@@ -17,7 +17,7 @@
 # the TPM2 token with swtpm, a passphrase unlock with swtpm, without a TPM
 # and with a TPM that stops answering (below).
 
-# budget: 100 s
+# budget: 85 s
 
 load lib
 

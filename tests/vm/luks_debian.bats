@@ -40,7 +40,7 @@
 # _img_crypt_probe): systemctl, journalctl, cryptsetup status, dmsetup,
 # udevadm, /sys.
 
-# budget: 410 s
+# budget: 380 s
 
 load lib
 load images

@@ -28,7 +28,7 @@
 # instead of waiting out the prompt; the assertions say whether it asked.
 # No TPM at all is tests/vm/luks.bats's.
 
-# budget: 105 s
+# budget: 120 s
 
 load lib
 load images

@@ -12,7 +12,7 @@
 #            UKI's .pcrsig (--pcrsig): one warning, then the passphrase
 #            prompt, answered on the serial console.
 
-# budget: 60 s
+# budget: 55 s
 
 load lib
 

@@ -17,7 +17,7 @@
 # tests/probe/dmtable (its own DM_TABLE_STATUS), compared with the
 # tables lvm2's dmsetup printed in the maker.
 
-# budget: 60 s
+# budget: 40 s
 
 load lib
 

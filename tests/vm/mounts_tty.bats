@@ -7,7 +7,7 @@
 # /proc/*/status, and tests/probe/tiocsti trying the ioctl as root and as
 # alice (uid 1001) on the serial console.
 
-# budget: 45 s
+# budget: 30 s
 
 load lib
 

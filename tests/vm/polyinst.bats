@@ -19,7 +19,7 @@
 # The guest's truth: stat, cat and mountinfo from the probe script and from
 # scripts run inside the users' PAM sessions, never hardinit's report alone.
 
-# budget: 35 s
+# budget: 30 s
 
 load lib
 load pam-root

@@ -16,7 +16,7 @@
 # with hardinit dry-run --root. The truncated policy has a policy's header:
 # only the kernel rejects it.
 
-# budget: 145 s
+# budget: 85 s
 
 load lib
 

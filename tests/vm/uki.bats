@@ -11,7 +11,7 @@
 # is /probe/run's raw reads (efivarfs mounted by the probe, securityfs,
 # /proc/sys), between "=== BEGIN UEFI ===" and "=== END UEFI ===".
 
-# budget: 135 s
+# budget: 155 s
 
 load lib
 load images

@@ -20,7 +20,7 @@
 # the verity blocks) is tested on the host: tests/bats/verity.bats, with
 # hardinit dry-run.
 
-# budget: 115 s
+# budget: 145 s
 
 load lib
 load images

@@ -15,7 +15,7 @@
 # action. The guest's truth: the live table read by tests/probe/dmtable,
 # the module parameter in /sys, /proc/keys and the kernel log.
 
-# budget: 115 s
+# budget: 85 s
 
 load lib
 load images

@@ -27,7 +27,7 @@
 # reboot` (it comes back through hardinit to its real init) and `xl
 # shutdown`; then the same guest is started as PVH and shut down.
 
-# budget: 95 s
+# budget: 120 s
 
 load lib
 load xen
