@@ -343,10 +343,7 @@ image_crypttab() {
 
 @test "host-only: root on LUKS2: its crypttab line embedded as /etc/crypttab, dm_crypt and the AF_ALG cipher modules in the image" {
 	fk_virtio_blk
-	fk_dm vda2_crypt "$LUKS_UUID" 253:1 254:2
-	fk_root 253:1 ext4 /dev/mapper/vda2_crypt
-	fk_dmsetup "$CRYPT_TABLE"
-	fk_crypttab
+	fk_luks_root vda2_crypt
 	echo "vda2_crypt UUID=0d3c3f3b-b1a6-4ab4-a2a3-b6f0c7e1d2a9 none luks,discard" >>"$T/crypttab"
 	build --moddir "$GENERIC" -o "$OUT"
 	[ "$status" -eq 0 ]
@@ -366,12 +363,18 @@ image_crypttab() {
 # runs the boot's own parser over it (hardinit check-crypttab) and writes
 # no image when the boot would refuse it, so the last image stays.
 # refused_line NAME OPTION WANT: the root on NAME, its line with OPTION.
-refused_line() {
-	fk_virtio_blk
+# The root on the LUKS2 volume NAME (dm 253:1 over vda2), its dm table and
+# the host's crypttab: what each crypttab test starts from.
+fk_luks_root() {
 	fk_dm "$1" "$LUKS_UUID" 253:1 254:2
 	fk_root 253:1 ext4 "/dev/mapper/$1"
 	fk_dmsetup "$CRYPT_TABLE"
 	fk_crypttab
+}
+
+refused_line() {
+	fk_virtio_blk
+	fk_luks_root "$1"
 	echo "$1 UUID=0d3c3f3b-b1a6-4ab4-a2a3-b6f0c7e1d2a9 none luks,$2" >>"$T/crypttab"
 	echo "last good image" >"$OUT"
 	build --moddir "$GENERIC" -o "$OUT"
@@ -395,10 +398,7 @@ refused_line() {
 
 @test "host-only: crypttab options the boot ignores (as systemd-cryptsetup does) are named, the image is written" {
 	fk_virtio_blk
-	fk_dm vda2_crypt "$LUKS_UUID" 253:1 254:2
-	fk_root 253:1 ext4 /dev/mapper/vda2_crypt
-	fk_dmsetup "$CRYPT_TABLE"
-	fk_crypttab
+	fk_luks_root vda2_crypt
 	echo "vda2_crypt UUID=0d3c3f3b-b1a6-4ab4-a2a3-b6f0c7e1d2a9 none luks,password-echo=no" >>"$T/crypttab"
 	build --moddir "$GENERIC" -o "$OUT"
 	[ "$status" -eq 0 ]
@@ -443,10 +443,7 @@ refused_line() {
 
 @test "host-only: the crypttab line must name the live LUKS2 volume: a stale UUID is refused; a device path becomes UUID= in the image" {
 	fk_virtio_blk
-	fk_dm vda2_crypt "$LUKS_UUID" 253:1 254:2
-	fk_root 253:1 ext4 /dev/mapper/vda2_crypt
-	fk_dmsetup "$CRYPT_TABLE"
-	fk_crypttab
+	fk_luks_root vda2_crypt
 	echo "vda2_crypt UUID=99999999-2222-3333-4444-555555555555 none luks" >>"$T/crypttab"
 	build --moddir "$GENERIC" -o "$OUT"
 	[ "$status" -eq 1 ]
@@ -522,10 +519,7 @@ vda3_crypt UUID=11111111-2222-3333-4444-555555555555 none luks" ]
 
 @test "host-only: a LUKS2 root that crypttab does not name is refused, nothing written" {
 	fk_virtio_blk
-	fk_dm vda2_crypt "$LUKS_UUID" 253:1 254:2
-	fk_root 253:1 ext4 /dev/mapper/vda2_crypt
-	fk_dmsetup "$CRYPT_TABLE"
-	fk_crypttab
+	fk_luks_root vda2_crypt
 	build --moddir "$GENERIC" -o "$OUT"
 	[ "$status" -eq 1 ]
 	[[ $stderr == "hardinit-mkinitramfs: host-only: the root is on LUKS2 device vda2_crypt, which $T/crypttab does not name; add its line (crypttab(5): vda2_crypt UUID=... none luks) or pass --crypttab FILE" ]]
@@ -537,10 +531,7 @@ vda3_crypt UUID=11111111-2222-3333-4444-555555555555 none luks" ]
 
 @test "host-only: a LUKS2 root opened by a key file is refused: hardinit asks for a passphrase" {
 	fk_virtio_blk
-	fk_dm vda2_crypt "$LUKS_UUID" 253:1 254:2
-	fk_root 253:1 ext4 /dev/mapper/vda2_crypt
-	fk_dmsetup "$CRYPT_TABLE"
-	fk_crypttab
+	fk_luks_root vda2_crypt
 	echo "vda2_crypt /dev/vda2 /etc/keys/root.key luks" >>"$T/crypttab"
 	build --moddir "$GENERIC" -o "$OUT"
 	[ "$status" -eq 1 ]
@@ -563,10 +554,7 @@ vda3_crypt UUID=11111111-2222-3333-4444-555555555555 none luks" ]
 
 @test "host-only: with --crypttab FILE, that file is embedded and must name the root's LUKS2 device" {
 	fk_virtio_blk
-	fk_dm vda2_crypt "$LUKS_UUID" 253:1 254:2
-	fk_root 253:1 ext4 /dev/mapper/vda2_crypt
-	fk_dmsetup "$CRYPT_TABLE"
-	fk_crypttab
+	fk_luks_root vda2_crypt
 	printf 'vda2_crypt UUID=0d3c3f3b-b1a6-4ab4-a2a3-b6f0c7e1d2a9 none luks\nother UUID=11111111-2222-3333-4444-555555555555 none luks\n' >"$T/given"
 	build --moddir "$GENERIC" -o "$OUT" --crypttab "$T/given"
 	[ "$status" -eq 0 ]
