@@ -39,11 +39,11 @@ static void config_event(const struct boot *b, char *out, size_t cap)
 	hi_measure_event_text(out, cap, hi_measure_event_names[EV_CONFIG], d);
 }
 
-/* The hand-off: hardinit's version, then the digest of the program and
- * the words of the command line that go to it (init's argv: every bare
- * word without a dot and every word after "--", a superset of what the
- * kernel passes on), each ended by a NUL. Any other program or word gives
- * another digest. */
+/* The hand-off: hardinit's version, then the digest of the path of the
+ * program exec'd and the words of the command line that go to it (init's
+ * argv: every bare word without a dot and every word after "--", a
+ * superset of what the kernel passes on), each ended by a NUL. Any other
+ * program or word gives another digest. */
 static void handoff_event(const struct boot *b, char *out, size_t cap)
 {
 	struct sha256 ctx;
