@@ -118,9 +118,14 @@ void hi_luks_scan(struct boot *b, const char *uuid, struct luks_scan *s)
 
 	s->n = 0;
 	s->fd = -1;
+	s->more = false;
 	if (!d)
 		return;
-	for (int count = 0; (e = readdir(d)) && count < LUKS_SCAN_MAX; count++) {
+	for (int count = 0; (e = readdir(d)); count++) {
+		if (count == LUKS_SCAN_MAX) {
+			s->more = true;
+			break;
+		}
 		if (e->d_name[0] == '.' || !strncmp(e->d_name, "dm-", 3) || !strncmp(e->d_name, "loop", 4) ||
 		    !strncmp(e->d_name, "ram", 3))
 			continue;
@@ -143,7 +148,7 @@ void hi_luks_scan(struct boot *b, const char *uuid, struct luks_scan *s)
 		close(fd);
 	}
 	closedir(d);
-	if (s->n != 1 && s->fd >= 0) {
+	if ((s->n != 1 || s->more) && s->fd >= 0) {
 		close(s->fd);
 		s->fd = -1;
 	}
@@ -188,6 +193,12 @@ static int wait_device(struct boot *b, const struct luks_volume *v, char *node, 
 					  "disk that is not the volume and boot again",
 					  v->name, s.n, v->uuid, list, s.n > shown ? " and more" : "");
 		}
+		/* Devices past the bound were never read: one of them could carry
+		 * the UUID too, so the one match seen proves nothing. */
+		if (s.more)
+			return hi_boot_error(b, "luks: %s: more than %d block devices; hardinit cannot check that only one "
+					  "carries LUKS UUID %s, so it opens none; remove the disks the machine does not "
+					  "boot from", v->name, LUKS_SCAN_MAX, v->uuid);
 		if (s.n == 1 && fstat(s.fd, &st) == 0 && S_ISBLK(st.st_mode) &&
 		    hi_boot_path(node, cap, b->dev, s.name[0])) {
 			*devnum = st.st_rdev;

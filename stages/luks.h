@@ -23,13 +23,16 @@ int hi_luks_read_line(int fd, char *out, size_t cap, int timeout_ms);
  * LUKS_SCAN_MAX, so a second match is seen. n counts the matches; name
  * holds the first LUKS_SCAN_NAMES of them; fd is the first match's node
  * DEV/NAME, open read-only, when n is 1 (the caller closes it), else -1.
- * Whether that node is a block device is the caller's check. */
+ * Whether that node is a block device is the caller's check. more is set
+ * when entries were left unread at LUKS_SCAN_MAX: the one match seen is
+ * then no proof there is no second (fd is -1). */
 #define LUKS_SCAN_MAX   4096     /* class/block entries read per pass */
 #define LUKS_SCAN_NAMES 8        /* matching devices named in a refusal */
 struct luks_scan {
 	size_t n;
 	char name[LUKS_SCAN_NAMES][64];
 	int fd;
+	bool more;
 };
 void hi_luks_scan(struct boot *b, const char *uuid, struct luks_scan *s);
 

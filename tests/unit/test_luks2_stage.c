@@ -338,6 +338,18 @@ static void test_scan(void)
 	put_luks_dev(root, "vdb", "254:16\n", field, sizeof field);
 	hi_luks_scan(&b, U1, &s);
 	tap_ok(s.n == 0 && s.fd < 0, "scan: a uuid field with no end within its 40 bytes is not a match");
+
+	/* More entries than the scan reads, and the one it sees carrying the
+	 * UUID: a second could sit past the bound (a disk with thousands of
+	 * partitions pushing the real one out), so no device is taken. */
+	put_luks_dev(root, "vdb", "254:16\n", U1, sizeof U1);
+	char name[32];
+	for (int i = 0; i < LUKS_SCAN_MAX; i++) {
+		snprintf(name, sizeof name, "sys/class/block/sdq%d", i);
+		fixture_mkdir(root, name, 0755);
+	}
+	hi_luks_scan(&b, U1, &s);
+	tap_ok(s.more && s.fd < 0, "scan: past LUKS_SCAN_MAX entries the one match seen is not taken");
 	fixture_rmtree(root);
 }
 
