@@ -47,7 +47,8 @@ run_gate() {
 	# A clean environment: the bats running this test must not leak its
 	# own variables into the bats runs of the gate under test.
 	run env -i PATH="$(clean_path)" HOME="$HOME" HARDINIT_VM_LANES="${LANES:-2}" \
-		HARDINIT_GATE_TARGET="${TARGET:-1620}" FUZZ_BUDGET=1 "$T/tests/run-suites"
+		HARDINIT_GATE_TARGET="${TARGET:-1620}" HARDINIT_CACHE="$BATS_TEST_TMPDIR/cache" FUZZ_BUDGET=1 \
+		"$T/tests/run-suites"
 }
 
 # The arm64 unit tests are make cross's: on an amd64 host without them the
@@ -105,6 +106,21 @@ arm64_fail() {
 	grep -Eq '^ +[0-9]+ s +0 passed +1 failed .*tests/vm/alpha\.bats$' <<<"$output" || { echo "$output"; false; }
 }
 
+@test "gate: a file whose slow cache entry is missing starts first; once filled, its budget alone orders it" {
+	# One lane, so the order the files ran in is the order of their marks.
+	local order=$BATS_TEST_TMPDIR/order
+	vm_file long 60 "echo long >>$order"
+	vm_file first 10 "echo first >>$order"
+	sed -i '1a # cold: 100 s images/tree-*/tree.done' "$T/tests/vm/first.bats"
+	LANES=1 run_gate
+	[[ $(paste -sd' ' "$order") == "first long" ]] || { cat "$order"; echo "$output"; false; }
+	mkdir -p "$BATS_TEST_TMPDIR/cache/images/tree-0123"
+	touch "$BATS_TEST_TMPDIR/cache/images/tree-0123/tree.done"
+	rm -f "$order"
+	LANES=1 run_gate
+	[[ $(paste -sd' ' "$order") == "long first" ]] || { cat "$order"; echo "$output"; false; }
+}
+
 @test "gate: a VM file over its budget, or without one, gets a warning line, not a failure" {
 	vm_file slow 1 'sleep 3'
 	printf '@test "unbudgeted" { true; }\n' >"$T/tests/vm/free.bats"
@@ -153,11 +169,13 @@ arm64_fail() {
 }
 
 @test "gate: every tests/vm file declares its budget, and the budgets fit the gate" {
-	local f b total=0 missing=""
+	local f b c total=0 cold=0 missing=""
 	for f in "$REPO"/tests/vm/*.bats; do
 		b=$(sed -n 's/^# budget: \([0-9][0-9]*\) s$/\1/p' "$f" | head -n 1)
 		[[ -n $b ]] || { missing+=" ${f#"$REPO"/}"; continue; }
 		total=$((total + b))
+		c=$(sed -n 's/^# cold: \([0-9][0-9]*\) s ..*$/\1/p' "$f" | head -n 1)
+		cold=$((cold + ${c:-0}))
 	done
 	[[ -z $missing ]] || { echo "no '# budget: N s' line in:$missing"; false; }
 	# A make check on a machine whose caches were emptied must end within 45
@@ -167,4 +185,8 @@ arm64_fail() {
 	# builds room in what is left; the warm run's own 30 minutes is the
 	# summary's to show (tests/run-suites warns past HARDINIT_GATE_TARGET).
 	((total / 2 <= 35 * 60)) || { echo "the VM files' budgets add up to $total s, over 2 x 35 minutes"; false; }
+	# With the cold seconds of every cache entry (the `# cold: N s GLOB`
+	# lines), two lanes must still end within the 40 minutes left.
+	(((total + cold) / 2 <= 40 * 60)) ||
+		{ echo "budgets and cold seconds add up to $((total + cold)) s, over 2 x 40 minutes"; false; }
 }

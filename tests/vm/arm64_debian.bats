@@ -12,6 +12,7 @@
 
 export VM_ARCH=arm64
 # budget: 50 s
+# cold: 470 s images/debian-systemd-arm64-*/tree.done
 
 load lib
 load arm64

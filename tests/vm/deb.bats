@@ -13,6 +13,7 @@
 # the guest's probe (tests/vm/images.bash).
 
 # budget: 105 s
+# cold: 45 s images/deb-chroot-*/tree.done
 
 bats_require_minimum_version 1.5.0
 

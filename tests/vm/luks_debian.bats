@@ -41,6 +41,7 @@
 # udevadm, /sys.
 
 # budget: 380 s
+# cold: 250 s luks-debian/*/ready
 
 load lib
 load images

@@ -18,6 +18,7 @@
 # tables lvm2's dmsetup printed in the maker.
 
 # budget: 40 s
+# cold: 45 s lvm/*/ready
 
 load lib
 
