@@ -36,8 +36,18 @@ enum fake_mode {
 	FAKE_SLOW,            /* answers each command after delay_ms */
 };
 
-/* The bound of each command in these tests (MEASURE_TPM_TIMEOUT_MS at boot). */
-#define TEST_TIMEOUT_MS 300
+/* The bound of each command in these tests (MEASURE_TPM_TIMEOUT_MS at boot):
+ * long enough that the fake TPM's prompt answers arrive inside it on a host
+ * busy with other test lanes; a silent TPM costs it once per case. */
+#define TEST_TIMEOUT_MS 1000
+#define TEST_TIMEOUT_TEXT "1000 ms"
+/* The slow TPM: each answer SLOW_ANSWER_MS late, 700 ms inside the
+ * per-command bound, while the root's three (5400 ms) outlast its wait of
+ * twice that bound (5000 ms). A busy host only makes the answers later, so
+ * the root's wait still ends first. */
+#define SLOW_TIMEOUT_MS 2500
+#define SLOW_ANSWER_MS 1800
+#define SLOW_ROOT_WAIT_TEXT "5000 ms"
 
 struct fake_tpm {
 	int master, slave;
@@ -416,7 +426,7 @@ static void test_faulty_tpms(void)
 		rc = faulty_boot(&b, &t, root, FAKE_SILENT, 3, require);
 		tap_ok(hi_measure_queue_get()->joined && hi_measure_queue_get()->tpm.stuck,
 		       "a TPM that never answers (%s): the thread ended by its deadline", how);
-		says(&b, rc, require, "extending PCR 12 with config failed: no answer within 300 ms");
+		says(&b, rc, require, "extending PCR 12 with config failed: no answer within " TEST_TIMEOUT_TEXT);
 		if (!require) {
 			const char *log = fixture_get(root, "run/hardinit/measurements");
 			tap_ok(log && strstr(log, "hardinit:verity-root-hash:") && !strstr(log, "hardinit:config:"),
@@ -429,13 +439,13 @@ static void test_faulty_tpms(void)
 		tap_ok(hi_measure_queue_get()->joined, "a TPM silent from the first event (%s): the thread ended", how);
 		if (require)
 			tap_contains(b.err, "the root is not mounted unmeasured", "  the root stage's wait stops the boot");
-		says(&b, rc, require, "extending PCR 12 with ima-policy failed: no answer within 300 ms");
+		says(&b, rc, require, "extending PCR 12 with ima-policy failed: no answer within " TEST_TIMEOUT_TEXT);
 
 		/* Never takes the command: the write is bounded too. */
 		rc = faulty_boot(&b, &t, root, FAKE_STALLED, 0, require);
 		tap_ok(hi_measure_queue_get()->joined && hi_measure_queue_get()->tpm.stuck,
 		       "a TPM that never takes a command (%s): the thread ended by its deadline", how);
-		says(&b, rc, require, "reading its PCR banks failed: no answer within 300 ms");
+		says(&b, rc, require, "reading its PCR banks failed: no answer within " TEST_TIMEOUT_TEXT);
 
 		/* Hashes the verity event as something else. */
 		rc = faulty_boot(&b, &t, root, FAKE_BAD_DIGEST, 2, require);
@@ -448,9 +458,9 @@ static void test_faulty_tpms(void)
 
 		/* Slow: each answer within the bound, the root's three commands
 		 * (banks, ima-policy, verity-root-hash) past the root's wait. */
-		hi_measure_queue_set_timeout_ms(1000);
+		hi_measure_queue_set_timeout_ms(SLOW_TIMEOUT_MS);
 		fake_start_mode(&t, root, FAKE_SLOW, 0);
-		t.delay_ms = 800;
+		t.delay_ms = SLOW_ANSWER_MS;
 		boot_with_tpm(&b, root);
 		b.cfg.tpm_require = require;
 		hi_stage_measure_root(&b);
@@ -459,7 +469,7 @@ static void test_faulty_tpms(void)
 		tap_ok(it && strcmp(it->status, require ? "failed" : "warn") == 0,
 		       "a slow TPM (%s): the root's wait ends at its bound, %s", how, require ? "failed" : "a warning");
 		tap_contains(require ? b.err : it ? it->value : NULL, require ? "require = yes: the root is not mounted "
-			     "unmeasured" : "not extended within 2000 ms; the root is mounted unmeasured", "  saying so");
+			     "unmeasured" : "not extended within " SLOW_ROOT_WAIT_TEXT "; the root is mounted unmeasured", "  saying so");
 		tap_ok(rc == (require ? -1 : 0), "  %s", require ? "the failure action" : "the boot goes on");
 		t.delay_ms = 0;   /* the rest fast: the test joins the thread */
 		hi_measure_queue_finish(&b);
