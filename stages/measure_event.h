@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "boot.h"
+#include "tpm_dev.h"
 
 /* config_format's text of the effective config, hashed for its event. */
 #define MEASURE_CONFIG_TEXT_MAX (48 * 1024)
@@ -42,7 +43,8 @@ void hi_measure_replay_texts(const char *const *texts, size_t n, const uint8_t s
 void hi_tpm_failure_text(long rc, const char *why, char *out, size_t cap);
 
 /* A TPM answers PCR_Event in milliseconds; a stuck one must not hang PID 1:
- * the bound of each command, writing it and reading the answer. */
-#define MEASURE_TPM_TIMEOUT_MS 10000
+ * the bound of each command, writing it and reading the answer, is the TPM
+ * transport's own. */
+#define MEASURE_TPM_TIMEOUT_MS TPM_DEV_TIMEOUT_MS
 
 #endif
