@@ -53,6 +53,7 @@
 #include "tpm2_warmup.h"
 #include "tpm_dev.h"
 #include "tpm_extend.h"
+#include "dev_wait.h"
 #include "dm.h"
 #include "dm_udev.h"
 
@@ -101,13 +102,6 @@ static int dev_read(void *ctx, uint64_t off, void *buf, size_t len)
 {
 	struct dev_ctx *d = ctx;
 	return hi_fs_pread_all(d->fd, buf, len, off);
-}
-
-static uint64_t now_ms(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
 }
 
 void hi_luks_scan(struct boot *b, const char *uuid, struct luks_scan *s)
@@ -172,10 +166,11 @@ static int cmp_names(const void *a, const void *b)
  * the safe way out is to remove the other disk, which warn would hide. */
 static int wait_device(struct boot *b, const struct luks_volume *v, char *node, size_t cap, dev_t *devnum)
 {
-	uint64_t end = now_ms() + LUKS_DEVICE_WAIT_MS;
+	struct dev_wait w;
 	struct luks_scan s;
 	struct stat st;
 
+	hi_dev_wait_begin(&w, LUKS_DEVICE_WAIT_MS);
 	for (;;) {
 		hi_luks_scan(b, v->uuid, &s);
 		if (s.n > 1) {
@@ -206,11 +201,10 @@ static int wait_device(struct boot *b, const struct luks_volume *v, char *node, 
 		}
 		if (s.fd >= 0)
 			close(s.fd);
-		if (now_ms() >= end)
+		if (!hi_dev_wait_next(&w))
 			return hi_boot_error(b, "luks: %s: no device with LUKS UUID %s after %d s; check rd.luks.uuid= or the "
 					  "crypttab, and that the disk's driver is in the initramfs", v->name, v->uuid,
 					  LUKS_DEVICE_WAIT_MS / 1000);
-		usleep(50 * 1000);
 	}
 }
 
