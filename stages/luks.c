@@ -677,12 +677,10 @@ static int unlock(struct boot *b, const struct luks_volume *v, const struct luks
  * real root's udev and systemd take the device as cryptsetup's. */
 static void mapper_node(struct boot *b, const char *name, dev_t dev)
 {
-	char path[BOOT_PATH_MAX], rel[LUKS_NAME_MAX + 8], why[256];
-	if (hi_boot_path(path, sizeof path, b->dev, "mapper"))
-		mkdir(path, 0755);
-	snprintf(rel, sizeof rel, "mapper/%s", name);
-	if (hi_boot_path(path, sizeof path, b->dev, rel) && mknod(path, S_IFBLK | 0600, dev) < 0 && errno != EEXIST)
-		log_warn("luks: cannot create %s: %s", path, strerror(errno));
+	char path[BOOT_PATH_MAX], why[BOOT_PATH_MAX + 64];
+
+	if (hi_dm_mapper_node(b->dev, name, dev, path, sizeof path, why, sizeof why) < 0)
+		log_warn("luks: %s", why);
 	if (hi_dm_udev_db_write(b->run, major(dev), minor(dev), why, sizeof why) < 0)
 		log_warn("luks: %s; the real root's udev will not link /dev/disk/* to %s, and systemd units naming it wait for it",
 			 why, name);

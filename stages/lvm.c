@@ -351,12 +351,10 @@ static int make_nodes(struct boot *b, const char *dm_name, dev_t dev, const stru
 {
 	char path[BOOT_PATH_MAX + 2 * LVM2_NAME_MAX + 16], target[LVM_DM_NAME_MAX + 16];
 
-	snprintf(path, sizeof path, "%s/mapper", b->dev);
-	if (mkdir(path, 0755) < 0 && errno != EEXIST)
-		return hi_boot_error(b, "lvm: cannot create %s: %s", path, strerror(errno));
-	snprintf(path, sizeof path, "%s/mapper/%s", b->dev, dm_name);
-	if (mknod(path, S_IFBLK | 0600, dev) < 0 && errno != EEXIST)
-		return hi_boot_error(b, "lvm: cannot create %s: %s", path, strerror(errno));
+	char why[sizeof path + 64];
+
+	if (hi_dm_mapper_node(b->dev, dm_name, dev, path, sizeof path, why, sizeof why) < 0)
+		return hi_boot_error(b, "lvm: %s", why);
 	snprintf(path, sizeof path, "%s/%s", b->dev, s->vg.name);
 	if (mkdir(path, 0755) < 0 && errno != EEXIST)
 		return hi_boot_error(b, "lvm: cannot create %s: %s", path, strerror(errno));

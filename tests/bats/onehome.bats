@@ -253,3 +253,15 @@ stages/root.c'
 	done
 	grep -q 'hi_root_device_wait(' "$REPO/stages/verity.c"
 }
+
+@test "onehome: only block/dm.c makes a /dev/mapper node (the luks, lvm and verity stages call hi_dm_mapper_node)" {
+	local out f
+	# mknod anywhere else is a second home; dm.c makes mapper/control
+	# and mapper/NAME.
+	out=$(product_grep '\bmknod(at)?[[:space:]]*\(' | grep -v '^block/dm\.c:') || :
+	[[ -z $out ]] || { echo "a node made outside block/dm.c (use hi_dm_mapper_node):"$'\n'"$out"; return 1; }
+	[ "$(cd "$REPO" && grep -cE '\bmknod[[:space:]]*\(' block/dm.c)" -eq 2 ]
+	for f in stages/luks.c stages/lvm.c stages/verity.c; do
+		grep -q 'hi_dm_mapper_node(' "$REPO/$f" || { echo "$f makes its mapper node some other way"; return 1; }
+	done
+}
