@@ -77,6 +77,24 @@ int hi_dm_control_open(const char *dev, const char *sys, int create, char *why, 
 	return fd;
 }
 
+int hi_dm_mapper_node(const char *dev, const char *name, dev_t devnum, char *path, size_t cap, char *why,
+		      size_t whylen)
+{
+	int err = 0;
+
+	if ((size_t)snprintf(path, cap, "%s/mapper", dev) >= cap)
+		err = ENAMETOOLONG;
+	else if (mkdir(path, 0755) < 0 && errno != EEXIST)
+		err = errno;
+	else if ((size_t)snprintf(path, cap, "%s/mapper/%s", dev, name) >= cap)
+		err = ENAMETOOLONG;
+	else if (mknod(path, S_IFBLK | 0600, devnum) < 0 && errno != EEXIST)
+		err = errno;
+	if (err)
+		snprintf(why, whylen, "cannot create %s: %s", path, strerror(err));
+	return err ? -1 : 0;
+}
+
 int hi_dm_version(int fd, char *out, size_t cap)
 {
 	struct dm_ioctl *io = dm_init(NULL, 0);

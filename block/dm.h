@@ -15,6 +15,13 @@
  * Returns the fd, or -1 with why set. */
 int hi_dm_control_open(const char *dev, const char *sys, int create, char *why, size_t whylen);
 
+/* DEV/mapper/NAME, the block node of the dm device devnum (devtmpfs makes
+ * only dm-N; udev would make this name): mapper/ made when missing, a node
+ * already there kept. path gets it. Returns 0, or -1 with why set. The
+ * one place a /dev/mapper node is made (tests/bats/onehome.bats). */
+int hi_dm_mapper_node(const char *dev, const char *name, dev_t devnum, char *path, size_t cap, char *why,
+		      size_t whylen);
+
 /* DM_VERSION: fills "4.48.0". Returns 0 or -1 with errno. */
 int hi_dm_version(int fd, char *out, size_t cap);
 

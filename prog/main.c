@@ -26,20 +26,13 @@
 #include "log.h"
 #include "table.h"
 
-static void sleep_seconds(int seconds)
-{
-	struct timespec ts = { seconds, 0 };
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
-
 /* Halt: say so, then sleep forever. PID 1 must not exit (the kernel
  * panics), and a silent hang is the one thing a user cannot diagnose. */
 static void __attribute__((noreturn)) halt_forever(void)
 {
 	log_err("system halted; power it off or reset it");
 	for (;;)
-		sleep_seconds(3600);
+		hi_sleep_ms(3600 * 1000L);
 }
 
 static void run_emergency_shell(struct boot *b)
@@ -86,7 +79,7 @@ static void __attribute__((noreturn)) fail_boot(struct boot *b, const char *fail
 	if (action == FAIL_REBOOT) {
 		if (plan.delay > 0) {
 			log_err("rebooting in %d seconds", plan.delay);
-			sleep_seconds(plan.delay);
+			hi_sleep_ms(plan.delay * 1000L);
 		}
 		reboot(RB_AUTOBOOT);
 	} else if (action == FAIL_POWEROFF) {

@@ -175,14 +175,6 @@ bool hi_handoff_is_systemd(struct boot *b, const char *init)
 	return strcmp(base ? base + 1 : real, "systemd") == 0;
 }
 
-static uint64_t clock_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* The serialization in a memfd left open across the exec (systemd closes
  * it once read): its fd, or -1 when it cannot be made (systemd then
  * starts as after no initrd; nothing else changes). */
@@ -190,7 +182,7 @@ static int systemd_serialization(struct boot *b)
 {
 	char text[HANDOFF_SERIALIZATION_MAX];
 	long len = hi_handoff_systemd_serialization(text, sizeof text, b->rep.start_ns, hi_boottime_ns(),
-						    clock_ns(CLOCK_MONOTONIC), clock_ns(CLOCK_REALTIME));
+						    hi_clock_ns(CLOCK_MONOTONIC), hi_clock_ns(CLOCK_REALTIME));
 	int fd = len < 0 ? -1 : memfd_create("hardinit-serialization", 0);
 
 	if (fd >= 0 && (write(fd, text, (size_t)len) != len || lseek(fd, 0, SEEK_SET) != 0)) {

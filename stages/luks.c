@@ -53,6 +53,7 @@
 #include "tpm2_warmup.h"
 #include "tpm_dev.h"
 #include "tpm_extend.h"
+#include "dev_wait.h"
 #include "dm.h"
 #include "dm_udev.h"
 
@@ -101,13 +102,6 @@ static int dev_read(void *ctx, uint64_t off, void *buf, size_t len)
 {
 	struct dev_ctx *d = ctx;
 	return hi_fs_pread_all(d->fd, buf, len, off);
-}
-
-static uint64_t now_ms(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
 }
 
 void hi_luks_scan(struct boot *b, const char *uuid, struct luks_scan *s)
@@ -172,10 +166,11 @@ static int cmp_names(const void *a, const void *b)
  * the safe way out is to remove the other disk, which warn would hide. */
 static int wait_device(struct boot *b, const struct luks_volume *v, char *node, size_t cap, dev_t *devnum)
 {
-	uint64_t end = now_ms() + LUKS_DEVICE_WAIT_MS;
+	struct dev_wait w;
 	struct luks_scan s;
 	struct stat st;
 
+	hi_dev_wait_begin(&w, LUKS_DEVICE_WAIT_MS);
 	for (;;) {
 		hi_luks_scan(b, v->uuid, &s);
 		if (s.n > 1) {
@@ -206,11 +201,10 @@ static int wait_device(struct boot *b, const struct luks_volume *v, char *node, 
 		}
 		if (s.fd >= 0)
 			close(s.fd);
-		if (now_ms() >= end)
+		if (!hi_dev_wait_next(&w))
 			return hi_boot_error(b, "luks: %s: no device with LUKS UUID %s after %d s; check rd.luks.uuid= or the "
 					  "crypttab, and that the disk's driver is in the initramfs", v->name, v->uuid,
 					  LUKS_DEVICE_WAIT_MS / 1000);
-		usleep(50 * 1000);
 	}
 }
 
@@ -683,12 +677,10 @@ static int unlock(struct boot *b, const struct luks_volume *v, const struct luks
  * real root's udev and systemd take the device as cryptsetup's. */
 static void mapper_node(struct boot *b, const char *name, dev_t dev)
 {
-	char path[BOOT_PATH_MAX], rel[LUKS_NAME_MAX + 8], why[256];
-	if (hi_boot_path(path, sizeof path, b->dev, "mapper"))
-		mkdir(path, 0755);
-	snprintf(rel, sizeof rel, "mapper/%s", name);
-	if (hi_boot_path(path, sizeof path, b->dev, rel) && mknod(path, S_IFBLK | 0600, dev) < 0 && errno != EEXIST)
-		log_warn("luks: cannot create %s: %s", path, strerror(errno));
+	char path[BOOT_PATH_MAX], why[BOOT_PATH_MAX + 64];
+
+	if (hi_dm_mapper_node(b->dev, name, dev, path, sizeof path, why, sizeof why) < 0)
+		log_warn("luks: %s", why);
 	if (hi_dm_udev_db_write(b->run, major(dev), minor(dev), why, sizeof why) < 0)
 		log_warn("luks: %s; the real root's udev will not link /dev/disk/* to %s, and systemd units naming it wait for it",
 			 why, name);

@@ -22,6 +22,8 @@
 #include <linux/fs.h>
 
 #include "boot.h"
+#include "clock.h"
+#include "dev_wait.h"
 #include "dm.h"
 #include "dm_udev.h"
 #include "fsutil.h"
@@ -34,7 +36,6 @@
 
 #define LVM_MAX_DEVICES   256    /* block devices looked at per scan */
 #define LVM_MAX_TARGETS   64     /* segments of the root LV (one ioctl buffer) */
-#define LVM_POLL_MS       50
 #define LVM_DEVNUM_MAX    24
 #define LVM_DM_NAME_MAX   128    /* DM_NAME_LEN */
 
@@ -316,31 +317,22 @@ static int match_pvs(const struct lvm_scan *s, const char *dev[], unsigned *miss
 	return 0;
 }
 
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
-
 /* Bounded as root= is: until the VG and all its PVs are seen. */
 static int wait_for_vg(struct boot *b, struct lvm_scan *s, const char *dev[], const char *what, const char *spec)
 {
 	int timeout = b->cmd.rootwait ? b->cfg.rootwait_timeout : b->cfg.root_timeout;
-	uint64_t deadline = hi_boottime_ns() + (uint64_t)timeout * 1000000000u;
+	struct dev_wait w;
 	unsigned missing = 0;
 
-	for (;;) {
+	hi_dev_wait_begin(&w, timeout * 1000L);
+	do {
 		s->have_vg = 0;
 		s->scan_start = hi_boottime_ns();
 		scan(b, s);
 		s->scan_end = hi_boottime_ns();
 		if (s->have_vg && match_pvs(s, dev, &missing) == 0)
 			return 0;
-		if (hi_boottime_ns() >= deadline)
-			break;
-		sleep_ms(LVM_POLL_MS);
-	}
+	} while (hi_dev_wait_next(&w));
 	if (s->n_bad)
 		log_err("lvm: a damaged PV was skipped: %s", s->bad);
 	if (!s->have_vg)
@@ -359,12 +351,10 @@ static int make_nodes(struct boot *b, const char *dm_name, dev_t dev, const stru
 {
 	char path[BOOT_PATH_MAX + 2 * LVM2_NAME_MAX + 16], target[LVM_DM_NAME_MAX + 16];
 
-	snprintf(path, sizeof path, "%s/mapper", b->dev);
-	if (mkdir(path, 0755) < 0 && errno != EEXIST)
-		return hi_boot_error(b, "lvm: cannot create %s: %s", path, strerror(errno));
-	snprintf(path, sizeof path, "%s/mapper/%s", b->dev, dm_name);
-	if (mknod(path, S_IFBLK | 0600, dev) < 0 && errno != EEXIST)
-		return hi_boot_error(b, "lvm: cannot create %s: %s", path, strerror(errno));
+	char why[sizeof path + 64];
+
+	if (hi_dm_mapper_node(b->dev, dm_name, dev, path, sizeof path, why, sizeof why) < 0)
+		return hi_boot_error(b, "lvm: %s", why);
 	snprintf(path, sizeof path, "%s/%s", b->dev, s->vg.name);
 	if (mkdir(path, 0755) < 0 && errno != EEXIST)
 		return hi_boot_error(b, "lvm: cannot create %s: %s", path, strerror(errno));
@@ -373,14 +363,6 @@ static int make_nodes(struct boot *b, const char *dm_name, dev_t dev, const stru
 	if (symlink(target, path) < 0 && errno != EEXIST)
 		return hi_boot_error(b, "lvm: cannot create %s: %s", path, strerror(errno));
 	return 0;
-}
-
-static uint64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) < 0)
-		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 static int activate(struct boot *b, struct lvm_scan *s, const struct lvm2_lv *lv,
@@ -404,11 +386,11 @@ static int activate(struct boot *b, struct lvm_scan *s, const struct lvm2_lv *lv
 	 * DM_DEV_CREATE sleeps while kthreadd makes the device's kdmflush
 	 * thread, DM_TABLE_LOAD while devtmpfs makes dm-N; what the elapsed
 	 * time has over the CPU went to other threads (make bench). */
-	uint64_t t0 = hi_boottime_ns(), c0 = thread_cpu_ns();
+	uint64_t t0 = hi_boottime_ns(), c0 = hi_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	step = "DM_DEV_CREATE";
 	int rc = hi_dm_create_device(fd, dm_name, uuid, &dev);
 	int err = errno;
-	uint64_t t1 = hi_boottime_ns(), c1 = thread_cpu_ns();
+	uint64_t t1 = hi_boottime_ns(), c1 = hi_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	if (rc == 0) {
 		rc = hi_dm_load_table(fd, dm_name, dt, n, !lv->writable, &step);
 		err = errno;
@@ -416,7 +398,7 @@ static int activate(struct boot *b, struct lvm_scan *s, const struct lvm2_lv *lv
 	s->create_ns[0] = t1 - t0;
 	s->create_ns[1] = c1 - c0;
 	s->load_ns[0] = hi_boottime_ns() - t1;
-	s->load_ns[1] = thread_cpu_ns() - c1;
+	s->load_ns[1] = hi_clock_ns(CLOCK_THREAD_CPUTIME_ID) - c1;
 	close(fd);
 	if (rc < 0) {
 		if (err == EEXIST || err == EBUSY)

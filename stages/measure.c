@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "boot.h"
 #include "config_types.h"
 #include "fsutil.h"
@@ -113,7 +114,7 @@ int hi_measure_cel_append(const struct boot *b, const char *recs, size_t len, ch
 	 * go costs the log, not the boot. */
 	int locked = -1;
 	for (int i = 0; i < MEASURE_LOCK_TRIES && (locked = flock(fd, LOCK_EX | LOCK_NB)) < 0 && errno == EWOULDBLOCK; i++)
-		usleep(MEASURE_LOCK_WAIT_US);
+		hi_sleep_ms(MEASURE_LOCK_WAIT_MS);
 	int rc = -1;
 	if (locked < 0)
 		snprintf(why, whylen, "%s: another writer holds its lock", path);

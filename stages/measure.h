@@ -27,7 +27,7 @@
 #define MEASURE_LOG_MAX       (16 * 1024)
 /* The wait for the systemd log's flock: tries, and the pause between. */
 #define MEASURE_LOCK_TRIES    100
-#define MEASURE_LOCK_WAIT_US  10000
+#define MEASURE_LOCK_WAIT_MS  10
 /* The kernel's boot id (/proc/sys/kernel/random/boot_id) as systemd writes
  * an id128 in the log: 32 hex digits, no dashes. */
 #define MEASURE_BOOT_ID_MAX   33

@@ -232,16 +232,7 @@ void hi_measure_queue_events(struct boot *b, unsigned which)
 
 /* ---- start and finish ------------------------------------------------------------ */
 
-static void deadline_after(struct timespec *ts, clockid_t clock, int ms)
-{
-	clock_gettime(clock, ts);
-	ts->tv_sec += ms / 1000;
-	ts->tv_nsec += (long)(ms % 1000) * 1000000L;
-	if (ts->tv_nsec >= 1000000000L) {
-		ts->tv_sec++;
-		ts->tv_nsec -= 1000000000L;
-	}
-}
+
 
 struct measure_queue *hi_measure_queue_get(void)
 {
@@ -337,7 +328,7 @@ int hi_measure_queue_finish(struct boot *b)
 	pthread_mutex_unlock(&q->lock);
 	/* The thread bounds each command by timeout_ms: the one under way
 	 * has ended by then, with an answer or a timeout. A second more. */
-	deadline_after(&deadline, CLOCK_REALTIME, timeout_ms + 1000);
+	hi_deadline_ts(&deadline, CLOCK_REALTIME, timeout_ms + 1000);
 	uint64_t start_ns = hi_boottime_ns();
 	int rc = pthread_timedjoin_np(q->thread, NULL, &deadline);
 	q->waited_ns = hi_boottime_ns() - start_ns;
@@ -360,7 +351,7 @@ int hi_measure_queue_wait_root(struct boot *b)
 	uint64_t start_ns = hi_boottime_ns();
 	/* Twice the bound of one command: a TPM that never answers is the
 	 * thread's failure to say (within one bound), a slow one is late. */
-	deadline_after(&deadline, CLOCK_MONOTONIC, 2 * timeout_ms);
+	hi_deadline_ts(&deadline, CLOCK_MONOTONIC, 2 * timeout_ms);
 	pthread_mutex_lock(&q->lock);
 	int rc = 0;
 	while (q->n_done < MEASURE_ROOT_EVENT_COUNT && q->rc == 0 && !q->ended && rc != ETIMEDOUT)

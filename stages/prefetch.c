@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "boot.h"
 #include "log.h"
 #include "prefetch.h"
@@ -166,8 +167,7 @@ int hi_stage_prefetch_join(struct boot *b)
 	struct timespec deadline;
 	size_t found = 0, late = 0;
 
-	clock_gettime(CLOCK_REALTIME, &deadline);
-	deadline.tv_sec += PREFETCH_JOIN_MS / 1000;
+	hi_deadline_ts(&deadline, CLOCK_REALTIME, PREFETCH_JOIN_MS);
 	for (size_t i = 0; i < pf.n; i++) {
 		struct prefetch_job *j = &pf.jobs[i];
 		if (!j->started)

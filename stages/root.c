@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include "boot.h"
+#include "clock.h"
+#include "dev_wait.h"
 #include "fsutil.h"
 #include "log.h"
 #include "measure_queue.h"
@@ -21,7 +23,6 @@
 #include "root_resume.h"
 
 #define ROOT_MAX_DEVICES     64
-#define ROOT_PROGRESS_SECS   5
 #define ROOT_FSTYPES_MAX     16
 
 struct seen_dev {
@@ -233,46 +234,25 @@ static void list_seen(struct boot *b, struct root_search *s)
 	}
 }
 
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
-
 static int wait_for_root(struct boot *b, struct root_search *s, const char *spec_text)
 {
 	int timeout = b->cmd.rootwait ? b->cfg.rootwait_timeout : b->cfg.root_timeout;
-	uint64_t start = hi_boottime_ns();
-	uint64_t deadline = start + (uint64_t)timeout * 1000000000u;
-	uint64_t next_progress = start + (uint64_t)ROOT_PROGRESS_SECS * 1000000000u;
-	long poll_ms = ROOT_POLL_MIN_MS;
+	struct dev_wait w;
+	unsigned left;
 
+	hi_dev_wait_begin(&w, timeout * 1000L);
 	for (;;) {
 		int found = find_root(b, s, spec_text);
 		if (found != 0)
 			return found > 0 ? 0 : -1;
-		uint64_t now = hi_boottime_ns();
-		if (now >= deadline) {
-			list_seen(b, s);
-			return hi_boot_error(b, "root device %s did not appear within %d s; check root= against the devices listed above, or add its driver to the initramfs%s",
-					  spec_text, timeout, b->cmd.rootwait ? "" : " (rootwait waits longer)");
-		}
-		if (now >= next_progress) {
-			log_info("waiting for root device %s (%llu s left)", spec_text,
-				 (unsigned long long)((deadline - now) / 1000000000u));
-			next_progress += (uint64_t)ROOT_PROGRESS_SECS * 1000000000u;
-		}
-		sleep_ms(poll_ms);
-		poll_ms = hi_root_poll_next_ms(poll_ms);
+		if (hi_dev_wait_progress(&w, &left))
+			log_info("waiting for root device %s (%u s left)", spec_text, left);
+		if (!hi_dev_wait_next(&w))
+			break;
 	}
-}
-
-long hi_root_poll_next_ms(long ms)
-{
-	if (ms < ROOT_POLL_MIN_MS)
-		return ROOT_POLL_MIN_MS;
-	return ms >= ROOT_POLL_MAX_MS / 2 ? ROOT_POLL_MAX_MS : ms * 2;
+	list_seen(b, s);
+	return hi_boot_error(b, "root device %s did not appear within %d s; check root= against the devices listed above, or add its driver to the initramfs%s",
+			  spec_text, timeout, b->cmd.rootwait ? "" : " (rootwait waits longer)");
 }
 
 int hi_root_kmsg_pick(const char *records, const char *devname, char *out, size_t outlen)
@@ -481,7 +461,7 @@ int hi_stage_root(struct boot *b)
 	}
 	if (b->cmd.rootdelay > 0) {
 		log_info("rootdelay: waiting %d s before looking for root", b->cmd.rootdelay);
-		sleep_ms(b->cmd.rootdelay * 1000L);
+		hi_sleep_ms(b->cmd.rootdelay * 1000L);
 	}
 	if (wait_for_root(b, &s, b->cmd.root) < 0)
 		return -1;

@@ -29,15 +29,6 @@ void hi_root_mount_message(char *out, size_t outlen, const char *dev, const char
  * or -1 after hi_boot_error(). */
 int hi_root_device_wait(struct boot *b, const char *spec_text, char *found, size_t cap);
 
-/* The device wait's poll step: 1, 2, 4, 8, 16, then 20 ms. A disk appears
- * within milliseconds of its driver's probe, so a fixed 20 ms step cost up
- * to 20 ms per miss (arm64 under -icount: the root stage took 45 ms where
- * the control /init mounted 11 ms after the disk appeared); a long wait
- * still polls every 20 ms. */
-#define ROOT_POLL_MIN_MS 1
-#define ROOT_POLL_MAX_MS 20
-long hi_root_poll_next_ms(long ms);
-
 int hi_stage_root(struct boot *b);       /* stages/root.c: wait for and mount root= */
 
 #endif

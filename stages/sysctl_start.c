@@ -146,13 +146,7 @@ int hi_sysctl_early_collect(struct sysctl_early *e)
 	e->collected = true;
 	uint64_t start = hi_boottime_ns();
 	struct timespec deadline;
-	clock_gettime(CLOCK_REALTIME, &deadline);
-	deadline.tv_sec += e->timeout_ms / 1000;
-	deadline.tv_nsec += (long)(e->timeout_ms % 1000) * 1000000L;
-	if (deadline.tv_nsec >= 1000000000L) {
-		deadline.tv_sec++;
-		deadline.tv_nsec -= 1000000000L;
-	}
+	hi_deadline_ts(&deadline, CLOCK_REALTIME, e->timeout_ms);
 	int rc = pthread_timedjoin_np(e->thread, NULL, &deadline);
 	if (rc == 0) {
 		e->joined = true;

@@ -496,9 +496,9 @@ static int device_node(struct boot *b, dev_t dev, char *out, size_t cap)
 	snprintf(out, cap, "%s/dm-%u", b->dev, minor(dev));
 	if (stat(out, &st) == 0 && S_ISBLK(st.st_mode) && st.st_rdev == dev)
 		return 0;
-	snprintf(out, cap, "%s/mapper/%s", b->dev, VERITY_DM_NAME);
-	if (mknod(out, S_IFBLK | 0600, dev) < 0 && errno != EEXIST)
-		return hi_boot_error(b, "cannot create %s: %s", out, strerror(errno));
+	char why[BOOT_PATH_MAX + 64];
+	if (hi_dm_mapper_node(b->dev, VERITY_DM_NAME, dev, out, cap, why, sizeof why) < 0)
+		return hi_boot_error(b, "%s", why);
 	return 0;
 }
 

@@ -6,6 +6,7 @@
 #include <sys/random.h>
 #include <time.h>
 
+#include "clock.h"
 #include "tpm_wire.h"
 
 #define TPM_CC_POLICY_SECRET      0x00000151
@@ -49,13 +50,6 @@ long hi_tpm2_cmd_policy_secret(uint8_t *out, size_t cap, uint32_t auth, uint32_t
 __attribute__((noinline)) static void wipe(void *p, size_t n)
 {
 	explicit_bzero(p, n);
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_BOOTTIME, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
 /* One command; its response code (>= 0), or -1 with why (no answer, or
@@ -186,7 +180,7 @@ static int warm(struct tpm2_warm *w)
 {
 	size_t rlen;
 	char why[160];
-	uint64_t t0 = now_ns();
+	uint64_t t0 = hi_boottime_ns();
 
 	long rc = send_cmd(w, w->xfer, w->ctx, hi_tpm2_cmd_create_primary(w->cmd, sizeof w->cmd, w->alg), &rlen, why,
 			   sizeof why);
@@ -196,19 +190,19 @@ static int warm(struct tpm2_warm *w)
 		w->primary = 0;
 		return fail(w, w->alg == TPM_ALG_ECC ? "CreatePrimary (ECC P-256)" : "CreatePrimary (RSA 2048)", rc, why);
 	}
-	uint64_t t1 = now_ns();
+	uint64_t t1 = hi_boottime_ns();
 	w->primary_ns = t1 - t0;
 	int d = da_mark(w);
-	uint64_t t2 = now_ns();
+	uint64_t t2 = hi_boottime_ns();
 	w->da_ns = t2 - t1;
 	if (d < 0)
 		return -1;
 	w->da_marked = true;
 	salt(w);
-	uint64_t t3 = now_ns();
+	uint64_t t3 = hi_boottime_ns();
 	w->salt_ns = t3 - t2;
 	session(w);
-	w->session_ns = now_ns() - t3;
+	w->session_ns = hi_boottime_ns() - t3;
 	return 0;
 }
 
@@ -265,13 +259,7 @@ int hi_tpm2_warmup_join(struct tpm2_warm *w, int timeout_ms)
 		return w->joined ? 0 : -1;
 	if (w->joined)
 		return 0;
-	clock_gettime(CLOCK_MONOTONIC, &end);
-	end.tv_sec += timeout_ms / 1000;
-	end.tv_nsec += (long)(timeout_ms % 1000) * 1000000;
-	if (end.tv_nsec >= 1000000000) {
-		end.tv_sec++;
-		end.tv_nsec -= 1000000000;
-	}
+	hi_deadline_ts(&end, CLOCK_MONOTONIC, timeout_ms);
 	pthread_mutex_lock(&w->mu);
 	while (!w->done) {
 		/* Once the thread has claimed its results it only lets the TPM

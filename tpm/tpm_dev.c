@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "fsutil.h"
 #include "tpm.h"
 
@@ -189,16 +190,7 @@ static void *job_run(void *arg)
 	return NULL;
 }
 
-static void deadline_in(struct timespec *t, int ms)
-{
-	clock_gettime(CLOCK_MONOTONIC, t);
-	t->tv_sec += ms / 1000;
-	t->tv_nsec += (long)(ms % 1000) * 1000000;
-	if (t->tv_nsec >= 1000000000) {
-		t->tv_sec++;
-		t->tv_nsec -= 1000000000;
-	}
-}
+
 
 int hi_tpm_dev_xfer(void *ctx, const uint8_t *cmd, size_t len, uint8_t *resp, size_t cap, size_t *rlen, char *err,
 		 size_t errlen)
@@ -232,7 +224,7 @@ int hi_tpm_dev_xfer(void *ctx, const uint8_t *cmd, size_t len, uint8_t *resp, si
 		job_free(j);
 		return -1;
 	}
-	deadline_in(&end, d->timeout_ms);
+	hi_deadline_ts(&end, CLOCK_MONOTONIC, d->timeout_ms);
 	pthread_mutex_lock(&j->mu);
 	while (!j->done && rc != ETIMEDOUT)
 		rc = pthread_cond_timedwait(&j->cv, &j->mu, &end);

@@ -207,3 +207,61 @@ stages/x.c: "no TPM at %s/tpm0"
 stages/x.c: "/dev/tpm0"
 prog/y.c: "%s/class/tpm/tpm0/pcr-sha256/%u"' ] || { echo "the scan found: $out"; return 1; }
 }
+
+# The product's C files (what the binary is built of), one path a line.
+product_c() {
+	cd "$REPO" && ls init/*.[ch] crypto/*.[ch] arch/*.[ch] block/*.[ch] tpm/*.[ch] stages/*.[ch] prog/*.[ch]
+}
+
+# Lines of the product's C matching the extended regex $1, comments
+# aside (a line starting with /* or *), as FILE:LINE:TEXT.
+product_grep() {
+	local files
+	mapfile -t files < <(product_c)
+	(cd "$REPO" && grep -nE -- "$1" "${files[@]}" | grep -vE '^[^:]*:[0-9]+:[[:space:]]*(/?\*)') || :
+}
+
+@test "onehome: only init/clock.c reads a clock, sleeps or computes a deadline" {
+	local out
+	# A clock read, a sleep, or the timespec arithmetic of a private
+	# deadline helper (tv_nsec carried into tv_sec).
+	out=$(product_grep '\b(clock_gettime|clock_nanosleep|nanosleep|usleep|sleep)[[:space:]]*\(|tv_nsec[[:space:]]*[-+]=' |
+		grep -v '^init/clock\.c:') || :
+	[[ -z $out ]] || { echo "a clock, sleep or deadline outside init/clock.c (use its hi_clock_ns, hi_deadline_ts, hi_sleep_ms):"$'\n'"$out"; return 1; }
+	# The scan sees one.
+	[[ -n $(cd "$REPO" && grep -nE '\bnanosleep[[:space:]]*\(' init/clock.c) ]]
+	[[ -n $(cd "$REPO" && grep -nE 'tv_nsec[[:space:]]*[-+]=' init/clock.c) ]]
+}
+
+@test "onehome: block/dev_wait.c is the one wait for a device; the other sleeps wait for something else" {
+	local out allowed
+	# Who sleeps: the device wait, and three waits that are not for a
+	# device (the failure action's delay and a halt's forever, rootdelay=,
+	# the event log's lock). A loop polling for a disk anywhere else is a
+	# second device wait: give it block/dev_wait.h's.
+	allowed='block/dev_wait.c
+prog/main.c
+prog/main.c
+stages/measure.c
+stages/root.c'
+	out=$(product_grep '\bhi_sleep_ms[[:space:]]*\(' | grep -v '^init/clock\.[ch]:' | cut -d: -f1 | sort)
+	[ "$out" = "$allowed" ] || { echo "hi_sleep_ms's callers changed:"; diff <(echo "$allowed") <(echo "$out"); return 1; }
+	# The stages that wait for a device use it: root= (and verity's
+	# devices through it), the LUKS volume's device, the LVM PVs.
+	for f in stages/root.c stages/luks.c stages/lvm.c; do
+		grep -q 'hi_dev_wait_next(' "$REPO/$f" || { echo "$f does not wait through block/dev_wait.h"; return 1; }
+	done
+	grep -q 'hi_root_device_wait(' "$REPO/stages/verity.c"
+}
+
+@test "onehome: only block/dm.c makes a /dev/mapper node (the luks, lvm and verity stages call hi_dm_mapper_node)" {
+	local out f
+	# mknod anywhere else is a second home; dm.c makes mapper/control
+	# and mapper/NAME.
+	out=$(product_grep '\bmknod(at)?[[:space:]]*\(' | grep -v '^block/dm\.c:') || :
+	[[ -z $out ]] || { echo "a node made outside block/dm.c (use hi_dm_mapper_node):"$'\n'"$out"; return 1; }
+	[ "$(cd "$REPO" && grep -cE '\bmknod[[:space:]]*\(' block/dm.c)" -eq 2 ]
+	for f in stages/luks.c stages/lvm.c stages/verity.c; do
+		grep -q 'hi_dm_mapper_node(' "$REPO/$f" || { echo "$f makes its mapper node some other way"; return 1; }
+	done
+}

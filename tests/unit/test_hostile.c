@@ -22,6 +22,7 @@
 #include "config_lock.h"
 #include "config_stage.h"
 #include "config_table.h"
+#include "dev_wait.h"
 #include "early.h"
 #include "mounts.h"
 #include "root.h"
@@ -433,19 +434,32 @@ static void test_root_duplicates(void)
 
 /* ---- a root that does not mount: which way the message points ---- */
 
-/* The root device wait polls at 1, 2, 4, 8, 16 ms, then every 20 ms:
- * fast for a disk that appears just after its driver, bounded after. */
+/* The device wait (root=, LUKS, LVM, verity) polls at 1, 2, 4, 8, 16 ms,
+ * then every 20 ms: fast for a disk that appears just after its driver,
+ * bounded after. */
 static void test_root_poll_steps(void)
 {
-	long seq[8], ms = ROOT_POLL_MIN_MS;
+	long seq[8], ms = DEV_WAIT_POLL_MIN_MS;
 	for (int i = 0; i < 8; i++) {
 		seq[i] = ms;
-		ms = hi_root_poll_next_ms(ms);
+		ms = hi_dev_wait_poll_next_ms(ms);
 	}
 	tap_ok(seq[0] == 1 && seq[1] == 2 && seq[2] == 4 && seq[3] == 8 && seq[4] == 16,
-	       "root wait: the first polls after 1, 2, 4, 8, 16 ms");
+	       "device wait: the first polls after 1, 2, 4, 8, 16 ms");
 	tap_ok(seq[5] == 20 && seq[6] == 20 && seq[7] == 20, "  then every 20 ms, never longer");
-	tap_ok(hi_root_poll_next_ms(0) == 1 && hi_root_poll_next_ms(-5) == 1, "  a step below 1 ms starts at 1 ms");
+	tap_ok(hi_dev_wait_poll_next_ms(0) == 1 && hi_dev_wait_poll_next_ms(-5) == 1, "  a step below 1 ms starts at 1 ms");
+	/* A wait whose deadline has passed neither sleeps nor says it is
+	 * still waiting: the caller's pass before it was the last. */
+	struct dev_wait w;
+	unsigned left = 99;
+	hi_dev_wait_begin(&w, 0);
+	tap_ok(!hi_dev_wait_next(&w) && !hi_dev_wait_progress(&w, &left) && left == 99,
+	       "  a wait of 0 ms ends after the first pass, without a progress line");
+	hi_dev_wait_begin(&w, -5);
+	tap_ok(!hi_dev_wait_next(&w), "  a negative timeout is no wait");
+	hi_dev_wait_begin(&w, 60 * 1000);
+	tap_ok(hi_dev_wait_next(&w) && w.poll_ms == 2 && !hi_dev_wait_progress(&w, &left),
+	       "  a long wait sleeps a step and goes on, no progress line in its first seconds");
 }
 
 static void test_mount_message(void)

@@ -7,10 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include "boot.h"
 #include "config.h"
 #include "fixture.h"
+#include "dm.h"
 #include "dm_udev.h"
 #include "lvm.h"
 #include "lvm2.h"
@@ -546,6 +549,36 @@ static void test_udev_db(void)
 	tap_contains(err, "cannot create", "udev db: says what it could not create");
 }
 
+/* The one /dev/mapper node maker, for the luks, lvm and verity stages:
+ * mapper/ made when missing, the node of the device number given, a node
+ * already there kept, a failure said with its path. */
+static void test_mapper_node(void)
+{
+	char why[256], path[512], dev[512];
+	struct stat st;
+	const char *root = fixture_tree("dm-node");
+
+	snprintf(dev, sizeof dev, "%s/dev", root);
+	fixture_mkdir(root, "dev", 0755);
+	if (geteuid() != 0) {
+		tap_ok(1, "mapper node: # SKIP mknod needs root");
+		return;
+	}
+	tap_ok(hi_dm_mapper_node(dev, "root", makedev(253, 7), path, sizeof path, why, sizeof why) == 0 &&
+		       stat(path, &st) == 0 && S_ISBLK(st.st_mode) && st.st_rdev == makedev(253, 7) &&
+		       strstr(path, "/dev/mapper/root"),
+	       "mapper node: mapper/ made and the block node of 253:7 in it");
+	tap_ok(hi_dm_mapper_node(dev, "root", makedev(253, 7), path, sizeof path, why, sizeof why) == 0,
+	       "mapper node: one already there is kept");
+	fixture_put(root, "file", "x");
+	snprintf(dev, sizeof dev, "%s/file", root);
+	tap_ok(hi_dm_mapper_node(dev, "root", makedev(253, 7), path, sizeof path, why, sizeof why) == -1 &&
+		       strstr(why, "cannot create") && strstr(why, "/file/mapper"),
+	       "mapper node: a /dev that is not a directory is said with its path: %s", why);
+	tap_ok(hi_dm_mapper_node(dev, "root", makedev(253, 7), path, 8, why, sizeof why) == -1 &&
+		       strstr(why, "too long"), "mapper node: a path over the buffer is refused");
+}
+
 static void test_spec_mapper(void)
 {
 	char out[64];
@@ -570,5 +603,6 @@ int main(void)
 	test_stage_luks_pv();
 	test_spec_mapper();
 	test_udev_db();
+	test_mapper_node();
 	return tap_done();
 }
