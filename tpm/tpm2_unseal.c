@@ -1,7 +1,7 @@
 #include "tpm2_unseal.h"
 
-#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 
@@ -12,6 +12,7 @@
 #include "tpm2_pcrsig.h"
 #include "tpm2_session.h"
 #include "tpm_wire.h"
+#include "worker.h"
 
 #define TPM_CC_CREATE_PRIMARY     0x00000131
 #define TPM_CC_LOAD               0x00000157
@@ -567,50 +568,71 @@ static int seed_new(uint8_t *out, size_t n)
  * here first, on the caller's thread, as it may wait for the kernel's
  * pool. The salt stays in this static job, wiped after the session key is
  * made from it, on every path. */
+/* The salt (an ECDH or RSA-OAEP to the primary: milliseconds) made on a
+ * thread while the TPM loads the sealed object. The job is the thread's
+ * own copy of what it reads and writes, so a late one, abandoned, never
+ * writes into the unseal's memory; it wipes and frees the job itself. */
+#define TPM2_SALT_JOIN_MS 5000
 struct salt_job {
-	const struct tpm2_primary_pub *pub;
+	struct hi_worker worker;
+	struct tpm2_primary_pub pub;
 	uint8_t seed[32];
 	struct tpm2_salt salt;
 	char why[160];
 	int rc;
-	bool threaded;
-	pthread_t thread;
 };
 
-static void *salt_run(void *arg)
+static void salt_free(void *arg)
+{
+	explicit_bzero(arg, sizeof(struct salt_job));
+	free(arg);
+}
+
+static void salt_run(void *arg)
 {
 	struct salt_job *j = arg;
 
-	j->rc = hi_tpm2_salt_make(j->pub, j->seed, &j->salt, j->why, sizeof j->why);
+	j->rc = hi_tpm2_salt_make(&j->pub, j->seed, &j->salt, j->why, sizeof j->why);
 	explicit_bzero(j->seed, sizeof j->seed);
-	return NULL;
 }
 
-/* 0 with the salt under way (on a thread, or made here if no thread could
- * be started), -1 when the kernel gave no random seed. */
-static int salt_begin(struct salt_job *j, const struct tpm2_primary_pub *pub)
+/* The salt under way (on a thread, or made here if no thread could be
+ * started), or NULL with why: no memory, or no random seed. */
+static struct salt_job *salt_begin(const struct tpm2_primary_pub *pub, char *why, size_t whylen)
 {
-	j->pub = pub;
-	j->threaded = false;
+	struct salt_job *j = calloc(1, sizeof *j);
+
+	if (!j) {
+		snprintf(why, whylen, "no memory for the salt");
+		return NULL;
+	}
+	j->pub = *pub;
 	j->rc = -1;
 	if (seed_new(j->seed, sizeof j->seed) < 0) {
-		snprintf(j->why, sizeof j->why, "no random salt from the kernel");
-		return -1;
+		snprintf(why, whylen, "no random salt from the kernel");
+		salt_free(j);
+		return NULL;
 	}
-	j->threaded = pthread_create(&j->thread, NULL, salt_run, j) == 0;
-	if (!j->threaded)
+	if (hi_worker_start(&j->worker, salt_run, j, 0, salt_free) != 0)
 		salt_run(j);
-	return 0;
+	return j;
 }
 
-/* The salt's result (0 or -1 with why); always joins a started thread. */
-static int salt_end(struct salt_job *j)
+/* The salt into out: 0, or -1 with why. The job is gone after: freed,
+ * or its late thread's. */
+static int salt_end(struct salt_job *j, struct tpm2_salt *out, char *why, size_t whylen)
 {
-	if (j->threaded) {
-		pthread_join(j->thread, NULL);
-		j->threaded = false;
+	if (j->worker.started && hi_worker_join(&j->worker, TPM2_SALT_JOIN_MS) != 0) {
+		snprintf(why, whylen, "not made within %d ms", TPM2_SALT_JOIN_MS);
+		return -1;
 	}
-	return j->rc;
+	int rc = j->rc;
+	if (rc == 0)
+		*out = j->salt;
+	else
+		snprintf(why, whylen, "%s", j->why);
+	salt_free(j);
+	return rc;
 }
 
 /* systemd 252's signed PCR policy in the session: the signing key
@@ -855,7 +877,7 @@ int hi_tpm2_unseal(tpm_xfer_fn xfer, void *ctx, const struct tpm2_unseal_req *q,
 {
 	static struct run r;        /* 8 KiB of buffers: not on PID 1's stack */
 	static struct tpm2_primary_pub pub;
-	static struct salt_job salt;
+	static struct tpm2_salt salt;
 	struct tpm2_sealed sealed;
 	struct tpm2_session s;
 	static struct tpm2_srk srk;
@@ -912,19 +934,18 @@ int hi_tpm2_unseal(tpm_xfer_fn xfer, void *ctx, const struct tpm2_unseal_req *q,
 		}
 		parent = primary;
 	}
-	if (q->session) {                /* the session is made: no salt */
+	struct salt_job *sj = NULL;
+	char salt_why[160] = "";
+	if (q->session)                  /* the session is made: no salt */
 		memset(&salt, 0, sizeof salt);
-		salt.rc = 0;
-	} else if (q->salt) {            /* made beforehand, for this session only */
-		memset(&salt, 0, sizeof salt);
-		salt.salt = *q->salt;
-		salt.rc = 0;
-	} else if (salt_begin(&salt, &pub) < 0) {
-		failed(&r, -1, "StartAuthSession (the salt)", salt.why);
+	else if (q->salt)                /* made beforehand, for this session only */
+		salt = *q->salt;
+	else if (!(sj = salt_begin(&pub, salt_why, sizeof salt_why))) {
+		failed(&r, -1, "StartAuthSession (the salt)", salt_why);
 		goto out;
 	}
 	int sent = tpm_send(&r, hi_tpm2_cmd_load(r.cmd, sizeof r.cmd, parent, &sealed), "Load");
-	int salted = salt_end(&salt);
+	int salted = sj ? salt_end(sj, &salt, salt_why, sizeof salt_why) : 0;
 	if (sent < 0)
 		goto out;
 	rc = hi_tpm2_resp_load(r.resp, r.rlen, &item, name, &namelen, why, sizeof why);
@@ -935,10 +956,10 @@ int hi_tpm2_unseal(tpm_xfer_fn xfer, void *ctx, const struct tpm2_unseal_req *q,
 		goto out;
 	}
 	if (salted < 0) {
-		failed(&r, -1, "StartAuthSession (the salt)", salt.why);
+		failed(&r, -1, "StartAuthSession (the salt)", salt_why);
 		goto out;
 	}
-	int p = policy(&r, q, &key, parent, &salt.salt, &s);
+	int p = policy(&r, q, &key, parent, &salt, &s);
 	if (p != 0) {
 		ret = p > 0 ? TPM2_POLICY_CHANGED : TPM2_ERROR;
 		goto out;

@@ -18,12 +18,12 @@
 #ifndef HARDINIT_TPM2_WARMUP_H
 #define HARDINIT_TPM2_WARMUP_H
 
-#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "tpm.h"
+#include "worker.h"
 #include "tpm2_session.h"
 #include "tpm2_unseal.h"
 
@@ -46,10 +46,7 @@ struct tpm2_warm {
 	tpm_xfer_fn xfer;
 	void *ctx;
 	void (*release)(void *ctx);     /* called by the thread when it no longer needs the TPM */
-	pthread_t thread;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	bool started, claimed, done, abandoned, joined;
+	struct hi_worker worker;         /* the thread; joined, bounded, by hi_tpm2_warmup_join */
 	uint8_t cmd[TPM_CMD_MAX], resp[TPM_CMD_MAX];
 };
 
