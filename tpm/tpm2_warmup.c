@@ -272,3 +272,42 @@ int hi_tpm2_warmup_flush(struct tpm2_warm *w, tpm_xfer_fn xfer, void *ctx, char 
 	explicit_bzero(w->resp, sizeof w->resp);
 	return ret;
 }
+
+static void release_dev(void *ctx)
+{
+	hi_tpm_dev_close(ctx);
+}
+
+int hi_tpm2_warmup_open(struct tpm2_warmup_tpm *u, const char *dev_dir, uint16_t alg, char *why, size_t whylen)
+{
+	if (hi_tpm_dev_open(&u->d, dev_dir, TPM_USE_WARMUP, TPM_DEV_TIMEOUT_MS, u->path, sizeof u->path) < 0) {
+		snprintf(why, whylen, "%s: %s", u->path, strerror(errno));
+		return -1;
+	}
+	if (hi_tpm2_warmup_start(&u->w, alg, hi_tpm_dev_xfer, &u->d, release_dev) < 0) {
+		hi_tpm_dev_close(&u->d);
+		snprintf(why, whylen, "%s", u->w.why);
+		return -1;
+	}
+	return 0;
+}
+
+int hi_tpm2_warmup_close(struct tpm2_warmup_tpm *u, const char *dev_dir, char *why, size_t whylen)
+{
+	int rc = -1;
+
+	why[0] = '\0';
+	if (!u->w.primary) {               /* its salt and session only: nothing to report */
+		hi_tpm2_warmup_flush(&u->w, hi_tpm_dev_xfer, &u->d, why, whylen);
+		return 0;
+	}
+	/* The same node as the warm-up's: TPM_USE_WARMUP's order names one. */
+	if (hi_tpm_dev_open(&u->d, dev_dir, TPM_USE_WARMUP, TPM_DEV_TIMEOUT_MS, u->path, sizeof u->path) < 0)
+		snprintf(why, whylen, "%s: %s", u->path, strerror(errno));
+	else
+		rc = hi_tpm2_warmup_flush(&u->w, hi_tpm_dev_xfer, &u->d, why, whylen);
+	if (u->d.fd >= 0)
+		hi_tpm_dev_close(&u->d);
+	wipe(&u->w.salt, sizeof u->w.salt);
+	return rc;
+}

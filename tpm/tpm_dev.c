@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "fsutil.h"
 #include "tpm.h"
 #include "worker.h"
@@ -86,6 +87,8 @@ int hi_tpm_dev_open(struct tpm_dev *d, const char *dev_dir, enum tpm_use use, in
 	d->stuck = false;
 	d->direct = false;
 	d->fd = -1;
+	d->cmds = 0;
+	d->busy_ns = 0;
 	errno = ENOENT;
 	for (size_t i = 0; i < ORDER_MAX && orders[use][i] && d->fd < 0; i++) {
 		if (!hi_boot_path(path, cap, dev_dir, orders[use][i])) {
@@ -177,10 +180,9 @@ static void job_run(void *arg)
 	j->rc = exchange(j);
 }
 
-int hi_tpm_dev_xfer(void *ctx, const uint8_t *cmd, size_t len, uint8_t *resp, size_t cap, size_t *rlen, char *err,
-		 size_t errlen)
+static int xfer_one(struct tpm_dev *d, const uint8_t *cmd, size_t len, uint8_t *resp, size_t cap, size_t *rlen,
+		    char *err, size_t errlen)
 {
-	struct tpm_dev *d = ctx;
 	struct tpm_job *j;
 
 	*rlen = 0;
@@ -217,5 +219,17 @@ int hi_tpm_dev_xfer(void *ctx, const uint8_t *cmd, size_t len, uint8_t *resp, si
 	}
 	rc = j->rc;
 	job_free(j);
+	return rc;
+}
+
+int hi_tpm_dev_xfer(void *ctx, const uint8_t *cmd, size_t len, uint8_t *resp, size_t cap, size_t *rlen, char *err,
+		 size_t errlen)
+{
+	struct tpm_dev *d = ctx;
+	uint64_t start = hi_boottime_ns();
+	int rc = xfer_one(d, cmd, len, resp, cap, rlen, err, errlen);
+
+	d->busy_ns += hi_boottime_ns() - start;
+	d->cmds++;
 	return rc;
 }
