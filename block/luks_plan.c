@@ -5,11 +5,13 @@
  * untrusted text (tests/unit/test_luks2_stage.c, tests/fuzz/fuzz_luks2.c);
  * the luks stage (stages/luks.c) opens what the plan names. */
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "fsutil.h"
 #include "luks_plan.h"
 
 static int opt_int(const char *v, int max, int *out)
@@ -389,6 +391,31 @@ int hi_luks_plan_resolve(const struct cmdline *cmd, const struct luks_plan *cryp
 			if (global_opts && !v->own_opts)
 				hi_luks_options_parse(global_opts, &v->o, why, sizeof why);
 		}
+	}
+	return 0;
+}
+
+int hi_luks_crypttab_read(const char *config_path, struct luks_plan *ct, char *msg, size_t msglen)
+{
+	char path[LUKS_CRYPTTAB_PATH_MAX], err[LUKS_ERR_MAX];
+	static char text[LUKS_CRYPTTAB_MAX];
+	const char *slash = strrchr(config_path, '/');
+	size_t len = 0;
+
+	memset(ct, 0, sizeof *ct);
+	if (!slash)
+		return 0;
+	snprintf(path, sizeof path, "%.*s/%s", (int)(slash - config_path), config_path, LUKS_CRYPTTAB);
+	int r = hi_fs_read(path, text, sizeof text, &len);
+	if (r < 0 && errno == ENOENT)
+		return 0;
+	if (r < 0) {
+		snprintf(msg, msglen, "luks: cannot read %s: %s; rebuild the initramfs (--crypttab)", path, strerror(errno));
+		return -1;
+	}
+	if (hi_luks_crypttab_parse(text, len, ct, err, sizeof err) < 0) {
+		snprintf(msg, msglen, "luks: %s: %s; fix it and rebuild the initramfs", path, err);
+		return -1;
 	}
 	return 0;
 }

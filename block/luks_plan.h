@@ -75,6 +75,12 @@ int hi_luks_options_parse(const char *text, struct luks_opts *o, char *err, size
  * Returns 0, or -1 with err naming the line. */
 int hi_luks_crypttab_parse(const char *text, size_t len, struct luks_plan *plan, char *err, size_t errlen);
 
+/* The initramfs's crypttab, LUKS_CRYPTTAB beside config_path (its
+ * hardinit.conf), read and parsed into ct; none there is an empty ct.
+ * Returns 0, or -1 with msg the luks stage's whole error line. */
+#define LUKS_CRYPTTAB_PATH_MAX 512
+int hi_luks_crypttab_read(const char *config_path, struct luks_plan *ct, char *msg, size_t msglen);
+
 /* What follows an unlock, whatever opened the volume (passphrase, token):
  * the volume's identity measured into pcr when measure, a failure fatal
  * when required. */

@@ -212,40 +212,6 @@ static int ask(int con, const char *prompt, char *out, size_t cap, int timeout_m
 	return len;
 }
 
-#define LUKS_PCRSIG "tpm2-pcr-signature.json"
-
-/* The signature of a signed PCR policy, where systemd 252 finds it in an
- * initrd: systemd-stub's /.extra/ (from the UKI's .pcrsig section), then
- * RUN/systemd/, then the initramfs's /etc/systemd/ and /usr/lib/systemd/
- * (a builder that embedded one). The initramfs's root is the directory
- * above its /etc (b->config_path's). The file is untrusted: the TPM
- * checks its signature. Its text into buf and its length, or -1 (none). */
-static long read_pcrsig(struct boot *b, char *buf, size_t cap, char *found, size_t foundcap)
-{
-	const char *slash = strrchr(b->config_path, '/');
-	int etc = slash ? (int)(slash - b->config_path) : 0;
-	int root = etc;
-	while (root > 0 && b->config_path[root - 1] != '/')
-		root--;
-	root = root > 0 ? root - 1 : 0;
-	char paths[4][BOOT_PATH_MAX];
-	snprintf(paths[0], sizeof paths[0], "%.*s/.extra/%s", root, b->config_path, LUKS_PCRSIG);
-	snprintf(paths[1], sizeof paths[1], "%s/systemd/%s", b->run, LUKS_PCRSIG);
-	snprintf(paths[2], sizeof paths[2], "%.*s/systemd/%s", etc, b->config_path, LUKS_PCRSIG);
-	snprintf(paths[3], sizeof paths[3], "%.*s/usr/lib/systemd/%s", root, b->config_path, LUKS_PCRSIG);
-	for (int i = 0; i < 4; i++) {
-		size_t len = 0;
-		if (hi_fs_read(paths[i], buf, cap, &len) == 0) {
-			snprintf(found, foundcap, "%s", paths[i]);
-			return (long)len;
-		}
-		if (errno != ENOENT)
-			log_warn("luks: cannot read %s: %s; the signed PCR policy looks for the next file",
-				 paths[i], errno == E2BIG ? "larger than 64 KiB" : strerror(errno));
-	}
-	return -1;
-}
-
 /* ---- the TPM warm-up (tpm/tpm2_warmup.h) --------------------------------
  * Started by the modules stage (hi_luks_warmup_start), whose ~400 ms of
  * module loading keep PID 1 in the kernel, so the warm-up's TPM waits
@@ -389,7 +355,7 @@ static int unlock_tpm2(struct boot *b, const struct luks_volume *v, const struct
 	}
 	static char sig[TPM2_PCRSIG_JSON_MAX + 1];
 	char sigpath[BOOT_PATH_MAX] = "";
-	long siglen = read_pcrsig(b, sig, sizeof sig, sigpath, sizeof sigpath);
+	long siglen = hi_luks_tpm2_pcrsig_read(b->config_path, b->run, sig, sizeof sig, sigpath, sizeof sigpath);
 	uint32_t signed_pcrs = 0;
 	int rc = hi_luks_tpm2_open(h, hi_tpm_dev_xfer, &t, warm, len >= 0 ? pin : NULL, siglen >= 0 ? sig : NULL,
 				siglen >= 0 ? (size_t)siglen : 0, dev_read, dc, hi_afalg_decrypt_sectors, vk, vklen, slot,
@@ -407,22 +373,9 @@ static int unlock_tpm2(struct boot *b, const struct luks_volume *v, const struct
 		   hi_luks_tpm2_unseal_warm() ? ", from the warm-up's primary" : "");
 	hi_report_add(&b->rep, "luks", "unseal_tpm_ms", "info", "%s (%s, %u commands at the TPM)",
 		   hi_clock_format_ms(ms, sizeof ms, t.busy_ns), v->name, t.cmds);
-	size_t n = (size_t)snprintf(how, howcap, "tpm2 (token %d, PCRs", token);
-	for (unsigned i = 0; i < 24 && n < howcap; i++)
-		if (pcrs & 1u << i)
-			n += (size_t)snprintf(how + n, howcap - n, " %u", i);
-	if (n < howcap)
-		n += (size_t)snprintf(how + n, howcap - n, "%s", pcrs ? "" : " none");
-	if (signed_pcrs && n < howcap) {
-		/* systemd 252's signed policy: PolicyAuthorize over these PCRs. */
-		n += (size_t)snprintf(how + n, howcap - n, ", signed policy PCRs");
-		for (unsigned i = 0; i < 24 && n < howcap; i++)
-			if (signed_pcrs & 1u << i)
-				n += (size_t)snprintf(how + n, howcap - n, " %u", i);
+	hi_luks_tpm2_how(how, howcap, token, pcrs, signed_pcrs);
+	if (signed_pcrs)
 		log_info("luks: %s: the signed PCR policy's signature came from %s", v->name, sigpath);
-	}
-	if (n < howcap)
-		snprintf(how + n, howcap - n, ")");
 	return 0;
 }
 
@@ -439,17 +392,12 @@ static int measure_volume(struct boot *b, const struct luks_volume *v, int pcr, 
 
 	memset(&done, 0, sizeof done);
 	int tlen = hi_luks2_identity(v->name, v->uuid, text, sizeof text);
-	struct tpm_dev d;
-	if (hi_tpm_dev_open(&d, b->dev, TPM_USE_EXTEND, TPM_DEV_TIMEOUT_MS, path, sizeof path) < 0) {
-		int absent = errno == ENOENT;
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return absent ? 1 : -1;
-	}
-	long rc = hi_tpm_extend_measure(hi_tpm_dev_xfer, &d, (unsigned)pcr, vk, vklen, text, (size_t)tlen, &done, err, errlen);
+	long rc = hi_tpm_extend_at(b->dev, TPM_DEV_TIMEOUT_MS, (unsigned)pcr, vk, vklen, text, (size_t)tlen, &done, path,
+				   sizeof path, err, errlen);
+	bool absent = rc == 1 && errno == ENOENT;
 	hi_tpm_digests_banks(&done, banks, bankscap);
 	explicit_bzero(&done, sizeof done);
-	hi_tpm_dev_close(&d);
-	return rc == 0 ? 0 : -1;
+	return rc == 0 ? 0 : absent ? 1 : -1;
 }
 
 /* After any unlock (the token or a passphrase, whoever knows it), the
@@ -584,17 +532,60 @@ static void mapper_node(struct boot *b, const char *name, dev_t dev)
 			 why, name);
 }
 
+/* What an unlocked volume is mapped with, and what its report says. */
+struct luks_map {
+	const char *key_desc, *table;
+	uint64_t sectors;
+	const char *node;
+	int slot;
+	const char *how;
+};
+
+/* The volume key into the keyring (and out of vk, wiped here), the
+ * dm-crypt device made with the table naming it, the key dropped, the
+ * node made and the volume reported. 0, or -1 after hi_boot_error. */
+static int map_volume(struct boot *b, int ctl, const struct luks_volume *v, const struct luks_map *m, uint8_t *vk,
+		      size_t vklen)
+{
+	char dmuuid[DM_UUID_LEN], ms[CLOCK_MS_MAX];
+	uint64_t dm_start = hi_boottime_ns();
+	long key = hi_luks2_key_add(m->key_desc, vk, vklen);
+	const char *step;
+	dev_t mapped;
+
+	explicit_bzero(vk, LUKS2_KEY_MAX);
+	hi_luks2_dm_uuid(v->uuid, v->name, dmuuid, sizeof dmuuid);
+	if (key < 0)
+		return hi_boot_error(b, "luks: %s: the kernel keyring refused the volume key: %s; the kernel needs CONFIG_KEYS",
+				  v->name, strerror(errno));
+	struct dm_target crypt = { 0, m->sectors, "crypt", m->table };
+	int made = hi_dm_create_table(ctl, v->name, dmuuid, &crypt, 1, v->o.dm.readonly, &mapped, &step);
+	int saved = errno;
+	hi_luks2_key_drop(key);
+	if (made < 0)
+		return hi_boot_error(b, "luks: %s: device-mapper %s: %s; is dm-crypt (and its cipher) in the initramfs?",
+				  v->name, step, strerror(saved));
+	mapper_node(b, v->name, mapped);
+	/* The key into the keyring, the table loaded, the device resumed and
+	 * its node: what the volume costs past the KDF. */
+	hi_report_add(&b->rep, "luks", "dm_ms", "info", "%s (%s)",
+		   hi_clock_format_ms(ms, sizeof ms, hi_boottime_ns() - dm_start), v->name);
+	log_notice("luks: %s opened (keyslot %d, %s) as /dev/mapper/%s", v->name, m->slot, m->how, v->name);
+	hi_report_add(&b->rep, "luks", v->name, "opened", "UUID %s on %s, keyslot %d, %s, /dev/mapper/%s", v->uuid,
+		   m->node, m->slot, m->how, v->name);
+	return 0;
+}
+
 static int open_volume(struct boot *b, int ctl, const struct luks_volume *v)
 {
 	char node[BOOT_PATH_MAX], note[LUKS2_ERR_MAX], err[LUKS_ERR_MAX], devnum[32], table[LUKS2_TABLE_MAX];
-	char desc[80], dmuuid[DM_UUID_LEN], how[160];
+	char desc[80], how[160];
 	struct luks2_hdr h;
 	struct dev_ctx dc;
-	dev_t dev, mapped;
+	dev_t dev;
 	uint64_t bytes, sectors;
 	size_t vklen = 0;
 	int slot = -1, rc = -1;
-	const char *step;
 
 	dc.fd = wait_device(b, v, node, sizeof node, &dev);
 	if (dc.fd < 0)
@@ -627,34 +618,7 @@ static int open_volume(struct boot *b, int ctl, const struct luks_volume *v)
 	if (unlock(b, v, &h, &dc, vk, &vklen, &slot, how, sizeof how) == 0) {
 		if (measure_unlock(b, v, vk, vklen, how) < 0 || fixate_check(b, v, vk, vklen) < 0)
 			goto wipe;
-		uint64_t dm_start = hi_boottime_ns();
-		long key = hi_luks2_key_add(desc, vk, vklen);
-		explicit_bzero(vk, LUKS2_KEY_MAX);
-		hi_luks2_dm_uuid(v->uuid, v->name, dmuuid, sizeof dmuuid);
-		if (key < 0) {
-			hi_boot_error(b, "luks: %s: the kernel keyring refused the volume key: %s; the kernel needs CONFIG_KEYS",
-				   v->name, strerror(errno));
-		} else {
-			struct dm_target crypt = { 0, sectors, "crypt", table };
-			int made = hi_dm_create_table(ctl, v->name, dmuuid, &crypt, 1, v->o.dm.readonly, &mapped, &step);
-			int saved = errno;
-			hi_luks2_key_drop(key);
-			if (made < 0) {
-				hi_boot_error(b, "luks: %s: device-mapper %s: %s; is dm-crypt (and its cipher) in the initramfs?",
-					   v->name, step, strerror(saved));
-			} else {
-				mapper_node(b, v->name, mapped);
-				/* The key into the keyring, the table loaded, the device
-				 * resumed and its node: what the volume costs past the KDF. */
-				char ms[CLOCK_MS_MAX];
-				hi_report_add(&b->rep, "luks", "dm_ms", "info", "%s (%s)",
-					   hi_clock_format_ms(ms, sizeof ms, hi_boottime_ns() - dm_start), v->name);
-				log_notice("luks: %s opened (keyslot %d, %s) as /dev/mapper/%s", v->name, slot, how, v->name);
-				hi_report_add(&b->rep, "luks", v->name, "opened", "UUID %s on %s, keyslot %d, %s, /dev/mapper/%s",
-					   v->uuid, node, slot, how, v->name);
-				rc = 0;
-			}
-		}
+		rc = map_volume(b, ctl, v, &(struct luks_map){ desc, table, sectors, node, slot, how }, vk, vklen);
 	}
 wipe:
 	explicit_bzero(vk, LUKS2_KEY_MAX);
@@ -664,31 +628,6 @@ out:
 	hi_luks2_hdr_free(&h);
 	close(dc.fd);
 	return rc;
-}
-
-static int read_crypttab(struct boot *b, struct luks_plan *ct, char *msg, size_t msglen)
-{
-	char path[BOOT_PATH_MAX], err[LUKS_ERR_MAX];
-	static char text[LUKS_CRYPTTAB_MAX];
-	const char *slash = strrchr(b->config_path, '/');
-	size_t len = 0;
-
-	memset(ct, 0, sizeof *ct);
-	if (!slash)
-		return 0;
-	snprintf(path, sizeof path, "%.*s/%s", (int)(slash - b->config_path), b->config_path, LUKS_CRYPTTAB);
-	int r = hi_fs_read(path, text, sizeof text, &len);
-	if (r < 0 && errno == ENOENT)
-		return 0;
-	if (r < 0) {
-		snprintf(msg, msglen, "luks: cannot read %s: %s; rebuild the initramfs (--crypttab)", path, strerror(errno));
-		return -1;
-	}
-	if (hi_luks_crypttab_parse(text, len, ct, err, sizeof err) < 0) {
-		snprintf(msg, msglen, "luks: %s: %s; fix it and rebuild the initramfs", path, err);
-		return -1;
-	}
-	return 0;
 }
 
 /* The volumes this boot opens: the crypttab's and the command line's,
@@ -702,7 +641,7 @@ static const struct luks_plan *plan_get(struct boot *b, char *msg, size_t msglen
 	if (b->luks_plan)
 		return b->luks_plan;
 
-	if (b->mode == MODE_INITRAMFS && read_crypttab(b, &ct, msg, msglen) < 0)
+	if (b->mode == MODE_INITRAMFS && hi_luks_crypttab_read(b->config_path, &ct, msg, msglen) < 0)
 		return NULL;
 	if (b->mode != MODE_INITRAMFS)
 		memset(&ct, 0, sizeof ct);
