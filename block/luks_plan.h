@@ -17,6 +17,7 @@
 #define LUKS_UUID_MAX         36
 #define LUKS_TRIES_DEFAULT    3           /* systemd-cryptsetup's tries= default */
 #define LUKS_TRIES_MAX        10
+#define LUKS_TIMEOUT_MAX_S    3600        /* timeout=: the longest prompt */
 #define LUKS_PROMPT_TIMEOUT_S 300         /* one try's wait for a passphrase (timeout=) */
 #define LUKS_DEVICE_WAIT_MS   30000       /* for the volume's device to appear */
 #define LUKS_CRYPTTAB_MAX     16384
