@@ -5,6 +5,9 @@
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/keyctl.h>
 
 #include "luks2.h"
 #include "luks2_dm.h"
@@ -150,4 +153,15 @@ int hi_luks2_dm_table(const struct luks2_hdr *h, const struct luks2_dm_opts *o, 
 		return -1;
 	}
 	return 0;
+}
+
+long hi_luks2_key_add(const char *desc, const uint8_t *vk, size_t len)
+{
+	return syscall(SYS_add_key, "logon", desc, vk, len, KEY_SPEC_THREAD_KEYRING);
+}
+
+void hi_luks2_key_drop(long serial)
+{
+	syscall(SYS_keyctl, KEYCTL_REVOKE, serial);
+	syscall(SYS_keyctl, KEYCTL_UNLINK, serial, KEY_SPEC_THREAD_KEYRING);
 }

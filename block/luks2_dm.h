@@ -25,6 +25,14 @@ int hi_luks2_dm_table(const struct luks2_hdr *h, const struct luks2_dm_opts *o, 
  * table's first word: a space would let the header write the rest. */
 bool hi_luks2_cipher_spec_ok(const char *spec);
 
+/* The volume key into the kernel for dm-crypt to read and nobody else:
+ * a "logon" key (its payload cannot be read from user space) named desc
+ * in this thread's keyring, found by dm-crypt while it loads the table.
+ * Its serial, or -1 with errno. Dropped (revoked and unlinked) once the
+ * table is loaded: no later process finds it. */
+long hi_luks2_key_add(const char *desc, const uint8_t *vk, size_t len);
+void hi_luks2_key_drop(long serial);
+
 /* cryptsetup's names: the key "cryptsetup:UUID-dN" and the dm uuid
  * "CRYPT-LUKS2-<uuid without dashes>-NAME". */
 void hi_luks2_key_desc(const char *uuid, int digest, char *out, size_t cap);

@@ -17,6 +17,7 @@
 #define LUKS_UUID_MAX         36
 #define LUKS_TRIES_DEFAULT    3           /* systemd-cryptsetup's tries= default */
 #define LUKS_TRIES_MAX        10
+#define LUKS_TIMEOUT_MAX_S    3600        /* timeout=: the longest prompt */
 #define LUKS_PROMPT_TIMEOUT_S 300         /* one try's wait for a passphrase (timeout=) */
 #define LUKS_DEVICE_WAIT_MS   30000       /* for the volume's device to appear */
 #define LUKS_CRYPTTAB_MAX     16384
@@ -74,6 +75,12 @@ int hi_luks_options_parse(const char *text, struct luks_opts *o, char *err, size
  * (UUID=... or /dev/disk/by-uuid/...), key file (none or -), options.
  * Returns 0, or -1 with err naming the line. */
 int hi_luks_crypttab_parse(const char *text, size_t len, struct luks_plan *plan, char *err, size_t errlen);
+
+/* The initramfs's crypttab, LUKS_CRYPTTAB beside config_path (its
+ * hardinit.conf), read and parsed into ct; none there is an empty ct.
+ * Returns 0, or -1 with msg the luks stage's whole error line. */
+#define LUKS_CRYPTTAB_PATH_MAX 512
+int hi_luks_crypttab_read(const char *config_path, struct luks_plan *ct, char *msg, size_t msglen);
 
 /* What follows an unlock, whatever opened the volume (passphrase, token):
  * the volume's identity measured into pcr when measure, a failure fatal

@@ -31,6 +31,7 @@
 #define VERITY_SIG_EMBED_PATH "/etc/hardinit/root.roothash.p7s"
 #define VERITY_TABLE_MAX      1024
 #define VERITY_ERR_MAX        256
+#define VERITY_OPTION_MAX     (VERITY_SIG_SOURCE_MAX + 600)   /* one option word, a signature path or base64 in it */
 
 struct verity_params {
 	unsigned hash_type;            /* 1: normal; 0: Chrome OS */
@@ -112,41 +113,13 @@ int hi_verity_table_root_hash(const char *table, char *out, size_t cap);
  * a verity table or an argument is not one hardinit writes. */
 int hi_verity_table_options(const char *table, struct verity_params *p);
 
+/* A yes/no word as systemd reads one (yes, 1, true, on; no, 0, false,
+ * off): 0 with *out, or -1. */
+int hi_verity_bool_word(const char *s, bool *out);
+
 /* The kernel's words for p's options, '+'-joined ("none" when there are
  * none): what the measurement, the report and hardinit audit compare. */
 void hi_verity_options_words(const struct verity_params *p, char *out, size_t cap);
-
-/* ---- the command line against an embedded root hash ------------------------
- * When the initramfs carries a root hash (the builder's --verity-roothash),
- * the kernel command line may not change or weaken verity, whatever
- * lock_cmdline says: each word the verity stage reads is judged here
- * against what the initramfs embeds (one table in verity_sb.c). */
-enum verity_effect {
-	VW_OTHER,          /* not a word the verity stage reads */
-	VW_SAME,           /* says what is embedded: taken, changes nothing */
-	VW_ADDS,           /* fills what the embedded config leaves open: taken */
-	VW_STRENGTHENS,    /* taken */
-	VW_IGNORED,        /* read, but has no effect on a verity root */
-	VW_CHANGES,        /* refused */
-	VW_WEAKENS,        /* refused */
-};
-
-struct verity_anchor {
-	const char *roothash, *data, *hash;   /* the embedded config's; "" when unset */
-	struct verity_params p;               /* its options and corruption mode */
-};
-
-/* Judge one command-line word (value NULL for a bare word). For
- * systemd.verity_root_options= every option word is judged and the worst
- * decides: the word that decided is copied into word. *why is the table's
- * reason (static text). */
-enum verity_effect hi_verity_word_judge(const struct verity_anchor *a, const char *key, const char *value,
-				     char *word, size_t wordcap, const char **why);
-
-static inline bool verity_effect_refused(enum verity_effect e)
-{
-	return e >= VW_CHANGES;
-}
 
 /* What the verity measurement describes after "hardinit:verity-root-hash:"
  * (no white space, so a log line keeps one text field): the root hash,

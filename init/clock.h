@@ -21,8 +21,8 @@ uint64_t hi_boottime_ns(void);
 uint64_t hi_clock_ns(clockid_t id);
 
 /* The time ms milliseconds from now on clock, for the waits that take an
- * absolute one: pthread_cond_timedwait on a condition set to that clock,
- * pthread_timedjoin_np (CLOCK_REALTIME). */
+ * absolute one: pthread_cond_timedwait on a condition set to that clock
+ * (CLOCK_MONOTONIC: a clock set meanwhile moves no deadline). */
 void hi_deadline_ts(struct timespec *ts, clockid_t clock, long ms);
 
 /* Sleeps ms milliseconds, the rest of them again after a signal. */

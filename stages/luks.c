@@ -46,6 +46,7 @@
 #include "luks2_dm.h"
 #include "luks2_hdr.h"
 #include "luks2_keyslot.h"
+#include "luks_scan.h"
 #include "luks_tpm2.h"
 #include "pbkdf2.h"
 #include "sha256.h"
@@ -104,50 +105,6 @@ static int dev_read(void *ctx, uint64_t off, void *buf, size_t len)
 	return hi_fs_pread_all(d->fd, buf, len, off);
 }
 
-void hi_luks_scan(struct boot *b, const char *uuid, struct luks_scan *s)
-{
-	char dir[BOOT_PATH_MAX], node[BOOT_PATH_MAX];
-	DIR *d = opendir(hi_boot_path(dir, sizeof dir, b->sys, "class/block") ? dir : "");
-	struct dirent *e;
-
-	s->n = 0;
-	s->fd = -1;
-	s->more = false;
-	if (!d)
-		return;
-	for (int count = 0; (e = readdir(d)); count++) {
-		if (count == LUKS_SCAN_MAX) {
-			s->more = true;
-			break;
-		}
-		if (e->d_name[0] == '.' || !strncmp(e->d_name, "dm-", 3) || !strncmp(e->d_name, "loop", 4) ||
-		    !strncmp(e->d_name, "ram", 3))
-			continue;
-		if (!hi_boot_path(node, sizeof node, b->dev, e->d_name))
-			continue;
-		int fd = open(node, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		uint8_t hdr[LUKS2_BIN_SIZE];
-		/* The primary's magic: the header the volume is opened by. */
-		if (pread(fd, hdr, sizeof hdr, 0) == (ssize_t)sizeof hdr && hi_luks2_is_luks2(hdr, sizeof hdr) &&
-		    hdr[0] == 'L' && hi_luks2_uuid_is(hdr, sizeof hdr, uuid)) {
-			if (s->n < LUKS_SCAN_NAMES)
-				snprintf(s->name[s->n], sizeof s->name[0], "%s", e->d_name);
-			if (s->n++ == 0) {
-				s->fd = fd;
-				continue;
-			}
-		}
-		close(fd);
-	}
-	closedir(d);
-	if ((s->n != 1 || s->more) && s->fd >= 0) {
-		close(s->fd);
-		s->fd = -1;
-	}
-}
-
 static int cmp_names(const void *a, const void *b)
 {
 	return strcmp(a, b);
@@ -172,7 +129,7 @@ static int wait_device(struct boot *b, const struct luks_volume *v, char *node, 
 
 	hi_dev_wait_begin(&w, LUKS_DEVICE_WAIT_MS);
 	for (;;) {
-		hi_luks_scan(b, v->uuid, &s);
+		hi_luks_scan(b->sys, b->dev, v->uuid, &s);
 		if (s.n > 1) {
 			char list[LUKS_SCAN_NAMES * (BOOT_PATH_MAX / 4)] = "";
 			size_t shown = s.n < LUKS_SCAN_NAMES ? s.n : LUKS_SCAN_NAMES;
@@ -246,20 +203,6 @@ static void say(int fd, const char *text)
 	}
 }
 
-/* The volume key into the kernel for dm-crypt to read and nobody else:
- * a "logon" key (its payload cannot be read from user space) in this
- * thread's keyring, found by dm-crypt while it loads the table. */
-static long key_add(const char *desc, const uint8_t *vk, size_t len)
-{
-	return syscall(SYS_add_key, "logon", desc, vk, len, KEY_SPEC_THREAD_KEYRING);
-}
-
-static void key_drop(long serial)
-{
-	syscall(SYS_keyctl, KEYCTL_REVOKE, serial);
-	syscall(SYS_keyctl, KEYCTL_UNLINK, serial, KEY_SPEC_THREAD_KEYRING);
-}
-
 /* One line from the console with the prompt said first; -1 without one. */
 static int ask(int con, const char *prompt, char *out, size_t cap, int timeout_ms)
 {
@@ -267,62 +210,6 @@ static int ask(int con, const char *prompt, char *out, size_t cap, int timeout_m
 	int len = hi_luks_read_line(con, out, cap, timeout_ms);
 	say(con, "\n");
 	return len;
-}
-
-#define LUKS_PCRSIG "tpm2-pcr-signature.json"
-
-/* The signature of a signed PCR policy, where systemd 252 finds it in an
- * initrd: systemd-stub's /.extra/ (from the UKI's .pcrsig section), then
- * RUN/systemd/, then the initramfs's /etc/systemd/ and /usr/lib/systemd/
- * (a builder that embedded one). The initramfs's root is the directory
- * above its /etc (b->config_path's). The file is untrusted: the TPM
- * checks its signature. Its text into buf and its length, or -1 (none). */
-static long read_pcrsig(struct boot *b, char *buf, size_t cap, char *found, size_t foundcap)
-{
-	const char *slash = strrchr(b->config_path, '/');
-	int etc = slash ? (int)(slash - b->config_path) : 0;
-	int root = etc;
-	while (root > 0 && b->config_path[root - 1] != '/')
-		root--;
-	root = root > 0 ? root - 1 : 0;
-	char paths[4][BOOT_PATH_MAX];
-	snprintf(paths[0], sizeof paths[0], "%.*s/.extra/%s", root, b->config_path, LUKS_PCRSIG);
-	snprintf(paths[1], sizeof paths[1], "%s/systemd/%s", b->run, LUKS_PCRSIG);
-	snprintf(paths[2], sizeof paths[2], "%.*s/systemd/%s", etc, b->config_path, LUKS_PCRSIG);
-	snprintf(paths[3], sizeof paths[3], "%.*s/usr/lib/systemd/%s", root, b->config_path, LUKS_PCRSIG);
-	for (int i = 0; i < 4; i++) {
-		size_t len = 0;
-		if (hi_fs_read(paths[i], buf, cap, &len) == 0) {
-			snprintf(found, foundcap, "%s", paths[i]);
-			return (long)len;
-		}
-		if (errno != ENOENT)
-			log_warn("luks: cannot read %s: %s; the signed PCR policy looks for the next file",
-				 paths[i], errno == E2BIG ? "larger than 64 KiB" : strerror(errno));
-	}
-	return -1;
-}
-
-/* The TPM's share of an unseal, for the report (unseal_tpm_ms): its
- * commands and the time spent in them, the kernel driver's waits and the
- * TPM's own work; the rest of unseal_ms is PID 1's (the salt, the HMACs,
- * the response checks). */
-struct timed_tpm {
-	struct tpm_dev d;
-	unsigned cmds;
-	uint64_t ns;
-};
-
-static int timed_xfer(void *ctx, const uint8_t *cmd, size_t len, uint8_t *resp, size_t cap, size_t *rlen, char *err,
-		      size_t errlen)
-{
-	struct timed_tpm *t = ctx;
-	uint64_t start = hi_boottime_ns();
-	int rc = hi_tpm_dev_xfer(&t->d, cmd, len, resp, cap, rlen, err, errlen);
-
-	t->ns += hi_boottime_ns() - start;
-	t->cmds++;
-	return rc;
 }
 
 /* ---- the TPM warm-up (tpm/tpm2_warmup.h) --------------------------------
@@ -338,16 +225,9 @@ static int timed_xfer(void *ctx, const uint8_t *cmd, size_t len, uint8_t *resp, 
  * PCR_Extend needs none of the TPM's object slots, so the join waits for
  * the first unseal. */
 struct luks_warmup {
-	struct tpm2_warm w;
-	struct tpm_dev d;
-	char path[BOOT_PATH_MAX];
+	struct tpm2_warmup_tpm t;
 	bool taken, usable;
 };
-
-static void warmup_release(void *ctx)
-{
-	hi_tpm_dev_close(ctx);
-}
 
 static const struct luks_plan *plan_get(struct boot *b, char *msg, size_t msglen);
 
@@ -360,17 +240,11 @@ void hi_luks_warmup_start(struct boot *b)
 	/* Only a boot that may unseal a token: one with volumes to open. */
 	if (b->mode != MODE_INITRAMFS || b->luks_warmup || !(plan = plan_get(b, err, sizeof err)) || plan->n == 0)
 		return;
-	u.d.fd = -1;
 	u.taken = u.usable = false;
-	if (hi_tpm_dev_open(&u.d, b->dev, TPM_USE_WARMUP, TPM_DEV_TIMEOUT_MS, u.path, sizeof u.path) < 0) {
-		hi_report_add(&b->rep, "luks", "warmup_ms", "skipped", "no TPM warm-up: %s: %s", u.path, strerror(errno));
-		return;
-	}
 	/* ECC: systemd-cryptenroll 252 makes an ECC P-256 primary when the
 	 * TPM has it; an RSA token takes the whole path. */
-	if (hi_tpm2_warmup_start(&u.w, TPM_ALG_ECC, hi_tpm_dev_xfer, &u.d, warmup_release) < 0) {
-		hi_tpm_dev_close(&u.d);
-		hi_report_add(&b->rep, "luks", "warmup_ms", "skipped", "no TPM warm-up: %s", u.w.why);
+	if (hi_tpm2_warmup_open(&u.t, b->dev, TPM_ALG_ECC, err, sizeof err) < 0) {
+		hi_report_add(&b->rep, "luks", "warmup_ms", "skipped", "no TPM warm-up: %s", err);
 		return;
 	}
 	b->luks_warmup = &u;
@@ -384,31 +258,31 @@ static struct tpm2_warm *warmup_take(struct boot *b)
 	char a[CLOCK_MS_MAX], c[CLOCK_MS_MAX], d[CLOCK_MS_MAX], e[CLOCK_MS_MAX], f[CLOCK_MS_MAX], g[CLOCK_MS_MAX];
 
 	if (!u || u->taken)
-		return u && u->usable ? &u->w : NULL;
+		return u && u->usable ? &u->t.w : NULL;
 	u->taken = true;
 	uint64_t t0 = hi_boottime_ns();
-	int j = hi_tpm2_warmup_join(&u->w, TPM2_WARMUP_JOIN_MS);
+	int j = hi_tpm2_warmup_join(&u->t.w, TPM2_WARMUP_JOIN_MS);
 	uint64_t waited = hi_boottime_ns() - t0;
-	if (j < 0 || u->w.rc < 0) {
-		log_warn("luks: the TPM warm-up through %s %s: %s; the unseal takes its whole path", u->path,
-			 j < 0 ? "was abandoned" : "failed", u->w.why);
-		hi_report_add(&b->rep, "luks", "warmup_ms", "warn", "not used: %s", u->w.why);
+	if (j < 0 || u->t.w.rc < 0) {
+		log_warn("luks: the TPM warm-up through %s %s: %s; the unseal takes its whole path", u->t.path,
+			 j < 0 ? "was abandoned" : "failed", u->t.w.why);
+		hi_report_add(&b->rep, "luks", "warmup_ms", "warn", "not used: %s", u->t.w.why);
 		return NULL;
 	}
 	u->usable = true;
 	hi_report_add(&b->rep, "luks", "warmup_ms", "info",
 		   "%s (off PID 1's path, %s: ECC primary 0x%08x; CreatePrimary %s, SRK auth %s, salt %s, "
 		   "session %s%s)",
-		   hi_clock_format_ms(a, sizeof a, u->w.primary_ns + u->w.da_ns + u->w.salt_ns + u->w.session_ns), u->path,
-		   u->w.primary,
-		   hi_clock_format_ms(c, sizeof c, u->w.primary_ns), hi_clock_format_ms(d, sizeof d, u->w.da_ns),
-		   hi_clock_format_ms(e, sizeof e, u->w.salt_ns), hi_clock_format_ms(g, sizeof g, u->w.session_ns),
-		   u->w.session.handle ? "" : " (none)");
+		   hi_clock_format_ms(a, sizeof a, u->t.w.primary_ns + u->t.w.da_ns + u->t.w.salt_ns + u->t.w.session_ns), u->t.path,
+		   u->t.w.primary,
+		   hi_clock_format_ms(c, sizeof c, u->t.w.primary_ns), hi_clock_format_ms(d, sizeof d, u->t.w.da_ns),
+		   hi_clock_format_ms(e, sizeof e, u->t.w.salt_ns), hi_clock_format_ms(g, sizeof g, u->t.w.session_ns),
+		   u->t.w.session.handle ? "" : " (none)");
 	/* On PID 1's path: what the join waited (nothing when the warm-up was
 	 * done before the luks stage needed it). */
 	hi_report_add(&b->rep, "luks", "warmup_wait_ms", "info", "%s (the luks stage's wait for the warm-up)",
 		   hi_clock_format_ms(f, sizeof f, waited));
-	return &u->w;
+	return &u->t.w;
 }
 
 void hi_luks_warmup_drop(struct boot *b)
@@ -420,33 +294,23 @@ void hi_luks_warmup_drop(struct boot *b)
 		return;
 	b->luks_warmup = NULL;
 	/* Abandoned: its thread flushes and lets go by itself. */
-	if (hi_tpm2_warmup_join(&u->w, TPM2_WARMUP_JOIN_MS) < 0) {
+	if (hi_tpm2_warmup_join(&u->t.w, TPM2_WARMUP_JOIN_MS) < 0) {
 		if (!u->taken)
-			log_warn("luks: the TPM warm-up through %s was abandoned: %s; its thread flushes its primary", u->path,
-				 u->w.why);
-		return;
-	}
-	if (!u->w.primary) {
-		hi_tpm2_warmup_flush(&u->w, hi_tpm_dev_xfer, &u->d, why, sizeof why);
+			log_warn("luks: the TPM warm-up through %s was abandoned: %s; its thread flushes its primary", u->t.path,
+				 u->t.w.why);
 		return;
 	}
 	uint64_t t0 = hi_boottime_ns();
-	uint32_t handle = u->w.primary;
-	/* The same node as the warm-up's: TPM_USE_WARMUP's order names one. */
-	if (hi_tpm_dev_open(&u->d, b->dev, TPM_USE_WARMUP, TPM_DEV_TIMEOUT_MS, u->path, sizeof u->path) < 0)
-		snprintf(why, sizeof why, "%s: %s", u->path, strerror(errno));
-	int rc = u->d.fd < 0 ? -1 : hi_tpm2_warmup_flush(&u->w, hi_tpm_dev_xfer, &u->d, why, sizeof why);
-	if (u->d.fd >= 0)
-		warmup_release(&u->d);
-	explicit_bzero(&u->w.salt, sizeof u->w.salt);
-	if (rc < 0) {
+	uint32_t handle = u->t.w.primary;
+	if (hi_tpm2_warmup_close(&u->t, b->dev, why, sizeof why) < 0) {
 		log_warn("luks: flushing the TPM warm-up's primary 0x%08x failed: %s; it stays loaded until the TPM "
 			 "resets, one transient object slot fewer for the real root", handle, why);
 		hi_report_add(&b->rep, "luks", "warmup_flush_ms", "warn", "0x%08x not flushed: %s", handle, why);
 		return;
 	}
-	hi_report_add(&b->rep, "luks", "warmup_flush_ms", "info", "%s (primary 0x%08x flushed)",
-		   hi_clock_format_ms(ms, sizeof ms, hi_boottime_ns() - t0), handle);
+	if (handle)
+		hi_report_add(&b->rep, "luks", "warmup_flush_ms", "info", "%s (primary 0x%08x flushed)",
+			   hi_clock_format_ms(ms, sizeof ms, hi_boottime_ns() - t0), handle);
 }
 
 /* The systemd-tpm2 tokens through the TPM (TPM_USE_UNSEAL). 0 opened (how
@@ -465,13 +329,13 @@ static int unlock_tpm2(struct boot *b, const struct luks_volume *v, const struct
 	if (!has)
 		return 1;
 	struct tpm2_warm *warm = warmup_take(b);     /* joined first: it holds the TPM until done */
-	struct timed_tpm t = { { -1, TPM_DEV_TIMEOUT_MS, false, false }, 0, 0 };
-	hi_tpm_dev_open(&t.d, b->dev, TPM_USE_UNSEAL, TPM_DEV_TIMEOUT_MS, path, sizeof path);
+	struct tpm_dev t;
+	hi_tpm_dev_open(&t, b->dev, TPM_USE_UNSEAL, TPM_DEV_TIMEOUT_MS, path, sizeof path);
 	/* Its primary is a handle of the TPM itself: usable only through the
 	 * TPM itself (the resource manager knows only its own fd's handles). */
-	if (!t.d.direct)
+	if (!t.direct)
 		warm = NULL;
-	if (t.d.fd < 0) {
+	if (t.fd < 0) {
 		log_warn("luks: %s: it has a TPM2 token but there is no TPM (%s: %s); asking for the passphrase",
 			 v->name, path, strerror(errno));
 		return 1;
@@ -491,14 +355,14 @@ static int unlock_tpm2(struct boot *b, const struct luks_volume *v, const struct
 	}
 	static char sig[TPM2_PCRSIG_JSON_MAX + 1];
 	char sigpath[BOOT_PATH_MAX] = "";
-	long siglen = read_pcrsig(b, sig, sizeof sig, sigpath, sizeof sigpath);
+	long siglen = hi_luks_tpm2_pcrsig_read(b->config_path, b->run, sig, sizeof sig, sigpath, sizeof sigpath);
 	uint32_t signed_pcrs = 0;
-	int rc = hi_luks_tpm2_open(h, timed_xfer, &t, warm, len >= 0 ? pin : NULL, siglen >= 0 ? sig : NULL,
+	int rc = hi_luks_tpm2_open(h, hi_tpm_dev_xfer, &t, warm, len >= 0 ? pin : NULL, siglen >= 0 ? sig : NULL,
 				siglen >= 0 ? (size_t)siglen : 0, dev_read, dc, hi_afalg_decrypt_sectors, vk, vklen, slot,
 				&token, &pcrs, &signed_pcrs, err, sizeof err);
 	explicit_bzero(pin, sizeof pin);
 	munlock(pin, sizeof pin);
-	hi_tpm_dev_close(&t.d);
+	hi_tpm_dev_close(&t);
 	if (rc != 0) {
 		log_warn("luks: %s: the TPM did not unlock it: %s; asking for the passphrase", v->name, err);
 		return 1;
@@ -508,23 +372,10 @@ static int unlock_tpm2(struct boot *b, const struct luks_volume *v, const struct
 		   hi_clock_format_ms(ms, sizeof ms, hi_luks_tpm2_unseal_ns()), v->name, path,
 		   hi_luks_tpm2_unseal_warm() ? ", from the warm-up's primary" : "");
 	hi_report_add(&b->rep, "luks", "unseal_tpm_ms", "info", "%s (%s, %u commands at the TPM)",
-		   hi_clock_format_ms(ms, sizeof ms, t.ns), v->name, t.cmds);
-	size_t n = (size_t)snprintf(how, howcap, "tpm2 (token %d, PCRs", token);
-	for (unsigned i = 0; i < 24 && n < howcap; i++)
-		if (pcrs & 1u << i)
-			n += (size_t)snprintf(how + n, howcap - n, " %u", i);
-	if (n < howcap)
-		n += (size_t)snprintf(how + n, howcap - n, "%s", pcrs ? "" : " none");
-	if (signed_pcrs && n < howcap) {
-		/* systemd 252's signed policy: PolicyAuthorize over these PCRs. */
-		n += (size_t)snprintf(how + n, howcap - n, ", signed policy PCRs");
-		for (unsigned i = 0; i < 24 && n < howcap; i++)
-			if (signed_pcrs & 1u << i)
-				n += (size_t)snprintf(how + n, howcap - n, " %u", i);
+		   hi_clock_format_ms(ms, sizeof ms, t.busy_ns), v->name, t.cmds);
+	hi_luks_tpm2_how(how, howcap, token, pcrs, signed_pcrs);
+	if (signed_pcrs)
 		log_info("luks: %s: the signed PCR policy's signature came from %s", v->name, sigpath);
-	}
-	if (n < howcap)
-		snprintf(how + n, howcap - n, ")");
 	return 0;
 }
 
@@ -541,17 +392,12 @@ static int measure_volume(struct boot *b, const struct luks_volume *v, int pcr, 
 
 	memset(&done, 0, sizeof done);
 	int tlen = hi_luks2_identity(v->name, v->uuid, text, sizeof text);
-	struct tpm_dev d;
-	if (hi_tpm_dev_open(&d, b->dev, TPM_USE_EXTEND, TPM_DEV_TIMEOUT_MS, path, sizeof path) < 0) {
-		int absent = errno == ENOENT;
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return absent ? 1 : -1;
-	}
-	long rc = hi_tpm_extend_measure(hi_tpm_dev_xfer, &d, (unsigned)pcr, vk, vklen, text, (size_t)tlen, &done, err, errlen);
+	long rc = hi_tpm_extend_at(b->dev, TPM_DEV_TIMEOUT_MS, (unsigned)pcr, vk, vklen, text, (size_t)tlen, &done, path,
+				   sizeof path, err, errlen);
+	bool absent = rc == 1 && errno == ENOENT;
 	hi_tpm_digests_banks(&done, banks, bankscap);
 	explicit_bzero(&done, sizeof done);
-	hi_tpm_dev_close(&d);
-	return rc == 0 ? 0 : -1;
+	return rc == 0 ? 0 : absent ? 1 : -1;
 }
 
 /* After any unlock (the token or a passphrase, whoever knows it), the
@@ -686,17 +532,60 @@ static void mapper_node(struct boot *b, const char *name, dev_t dev)
 			 why, name);
 }
 
+/* What an unlocked volume is mapped with, and what its report says. */
+struct luks_map {
+	const char *key_desc, *table;
+	uint64_t sectors;
+	const char *node;
+	int slot;
+	const char *how;
+};
+
+/* The volume key into the keyring (and out of vk, wiped here), the
+ * dm-crypt device made with the table naming it, the key dropped, the
+ * node made and the volume reported. 0, or -1 after hi_boot_error. */
+static int map_volume(struct boot *b, int ctl, const struct luks_volume *v, const struct luks_map *m, uint8_t *vk,
+		      size_t vklen)
+{
+	char dmuuid[DM_UUID_LEN], ms[CLOCK_MS_MAX];
+	uint64_t dm_start = hi_boottime_ns();
+	long key = hi_luks2_key_add(m->key_desc, vk, vklen);
+	const char *step;
+	dev_t mapped;
+
+	explicit_bzero(vk, LUKS2_KEY_MAX);
+	hi_luks2_dm_uuid(v->uuid, v->name, dmuuid, sizeof dmuuid);
+	if (key < 0)
+		return hi_boot_error(b, "luks: %s: the kernel keyring refused the volume key: %s; the kernel needs CONFIG_KEYS",
+				  v->name, strerror(errno));
+	struct dm_target crypt = { 0, m->sectors, "crypt", m->table };
+	int made = hi_dm_create_table(ctl, v->name, dmuuid, &crypt, 1, v->o.dm.readonly, &mapped, &step);
+	int saved = errno;
+	hi_luks2_key_drop(key);
+	if (made < 0)
+		return hi_boot_error(b, "luks: %s: device-mapper %s: %s; is dm-crypt (and its cipher) in the initramfs?",
+				  v->name, step, strerror(saved));
+	mapper_node(b, v->name, mapped);
+	/* The key into the keyring, the table loaded, the device resumed and
+	 * its node: what the volume costs past the KDF. */
+	hi_report_add(&b->rep, "luks", "dm_ms", "info", "%s (%s)",
+		   hi_clock_format_ms(ms, sizeof ms, hi_boottime_ns() - dm_start), v->name);
+	log_notice("luks: %s opened (keyslot %d, %s) as /dev/mapper/%s", v->name, m->slot, m->how, v->name);
+	hi_report_add(&b->rep, "luks", v->name, "opened", "UUID %s on %s, keyslot %d, %s, /dev/mapper/%s", v->uuid,
+		   m->node, m->slot, m->how, v->name);
+	return 0;
+}
+
 static int open_volume(struct boot *b, int ctl, const struct luks_volume *v)
 {
 	char node[BOOT_PATH_MAX], note[LUKS2_ERR_MAX], err[LUKS_ERR_MAX], devnum[32], table[LUKS2_TABLE_MAX];
-	char desc[80], dmuuid[DM_UUID_LEN], how[160];
+	char desc[80], how[160];
 	struct luks2_hdr h;
 	struct dev_ctx dc;
-	dev_t dev, mapped;
+	dev_t dev;
 	uint64_t bytes, sectors;
 	size_t vklen = 0;
 	int slot = -1, rc = -1;
-	const char *step;
 
 	dc.fd = wait_device(b, v, node, sizeof node, &dev);
 	if (dc.fd < 0)
@@ -729,34 +618,7 @@ static int open_volume(struct boot *b, int ctl, const struct luks_volume *v)
 	if (unlock(b, v, &h, &dc, vk, &vklen, &slot, how, sizeof how) == 0) {
 		if (measure_unlock(b, v, vk, vklen, how) < 0 || fixate_check(b, v, vk, vklen) < 0)
 			goto wipe;
-		uint64_t dm_start = hi_boottime_ns();
-		long key = key_add(desc, vk, vklen);
-		explicit_bzero(vk, LUKS2_KEY_MAX);
-		hi_luks2_dm_uuid(v->uuid, v->name, dmuuid, sizeof dmuuid);
-		if (key < 0) {
-			hi_boot_error(b, "luks: %s: the kernel keyring refused the volume key: %s; the kernel needs CONFIG_KEYS",
-				   v->name, strerror(errno));
-		} else {
-			struct dm_target crypt = { 0, sectors, "crypt", table };
-			int made = hi_dm_create_table(ctl, v->name, dmuuid, &crypt, 1, v->o.dm.readonly, &mapped, &step);
-			int saved = errno;
-			key_drop(key);
-			if (made < 0) {
-				hi_boot_error(b, "luks: %s: device-mapper %s: %s; is dm-crypt (and its cipher) in the initramfs?",
-					   v->name, step, strerror(saved));
-			} else {
-				mapper_node(b, v->name, mapped);
-				/* The key into the keyring, the table loaded, the device
-				 * resumed and its node: what the volume costs past the KDF. */
-				char ms[CLOCK_MS_MAX];
-				hi_report_add(&b->rep, "luks", "dm_ms", "info", "%s (%s)",
-					   hi_clock_format_ms(ms, sizeof ms, hi_boottime_ns() - dm_start), v->name);
-				log_notice("luks: %s opened (keyslot %d, %s) as /dev/mapper/%s", v->name, slot, how, v->name);
-				hi_report_add(&b->rep, "luks", v->name, "opened", "UUID %s on %s, keyslot %d, %s, /dev/mapper/%s",
-					   v->uuid, node, slot, how, v->name);
-				rc = 0;
-			}
-		}
+		rc = map_volume(b, ctl, v, &(struct luks_map){ desc, table, sectors, node, slot, how }, vk, vklen);
 	}
 wipe:
 	explicit_bzero(vk, LUKS2_KEY_MAX);
@@ -766,31 +628,6 @@ out:
 	hi_luks2_hdr_free(&h);
 	close(dc.fd);
 	return rc;
-}
-
-static int read_crypttab(struct boot *b, struct luks_plan *ct, char *msg, size_t msglen)
-{
-	char path[BOOT_PATH_MAX], err[LUKS_ERR_MAX];
-	static char text[LUKS_CRYPTTAB_MAX];
-	const char *slash = strrchr(b->config_path, '/');
-	size_t len = 0;
-
-	memset(ct, 0, sizeof *ct);
-	if (!slash)
-		return 0;
-	snprintf(path, sizeof path, "%.*s/%s", (int)(slash - b->config_path), b->config_path, LUKS_CRYPTTAB);
-	int r = hi_fs_read(path, text, sizeof text, &len);
-	if (r < 0 && errno == ENOENT)
-		return 0;
-	if (r < 0) {
-		snprintf(msg, msglen, "luks: cannot read %s: %s; rebuild the initramfs (--crypttab)", path, strerror(errno));
-		return -1;
-	}
-	if (hi_luks_crypttab_parse(text, len, ct, err, sizeof err) < 0) {
-		snprintf(msg, msglen, "luks: %s: %s; fix it and rebuild the initramfs", path, err);
-		return -1;
-	}
-	return 0;
 }
 
 /* The volumes this boot opens: the crypttab's and the command line's,
@@ -804,7 +641,7 @@ static const struct luks_plan *plan_get(struct boot *b, char *msg, size_t msglen
 	if (b->luks_plan)
 		return b->luks_plan;
 
-	if (b->mode == MODE_INITRAMFS && read_crypttab(b, &ct, msg, msglen) < 0)
+	if (b->mode == MODE_INITRAMFS && hi_luks_crypttab_read(b->config_path, &ct, msg, msglen) < 0)
 		return NULL;
 	if (b->mode != MODE_INITRAMFS)
 		memset(&ct, 0, sizeof ct);

@@ -40,6 +40,21 @@ uint64_t hi_luks_tpm2_unseal_ns(void);
 /* Did the last token's unseal start from the warm-up's primary? */
 bool hi_luks_tpm2_unseal_warm(void);
 
+/* The signature file of a signed PCR policy, where systemd 252 finds it
+ * in an initrd: systemd-stub's /.extra/ (from the UKI's .pcrsig section),
+ * then RUN/systemd/, then the initramfs's /etc/systemd/ and
+ * /usr/lib/systemd/ (a builder that embedded one); the initramfs's root is
+ * the directory above config_path's /etc. The file is untrusted: the TPM
+ * checks its signature. Its text into buf and its length, with found its
+ * path, or -1 (none). */
+#define LUKS_PCRSIG "tpm2-pcr-signature.json"
+long hi_luks_tpm2_pcrsig_read(const char *config_path, const char *run, char *buf, size_t cap, char *found,
+			      size_t foundcap);
+
+/* How a token opened the volume, for the log and the report: "tpm2 (token
+ * 0, PCRs 7, signed policy PCRs 11)". */
+void hi_luks_tpm2_how(char *how, size_t howcap, int token, uint32_t pcrs, uint32_t signed_pcrs);
+
 /* Does h have a systemd-tpm2 token that wants a PIN? */
 bool hi_luks_tpm2_wants_pin(const struct luks2_hdr *h);
 

@@ -235,7 +235,7 @@ int hi_stage_measure(struct boot *b)
 		return hi_boot_problem(b, b->cfg.tpm_require, STAGE, "tpm", "no TPM at %s, and [tpm] require = yes; boot with a "
 				   "TPM or set require = no", nodes);
 	}
-	if (!q->started)
+	if (!q->worker.started)
 		return rc;   /* the thread did not start: said, and decided, already */
 	if (rc < 0)
 		return hi_boot_problem(b, b->cfg.tpm_require, STAGE, "tpm", "TPM %s: the measuring thread did not end within "

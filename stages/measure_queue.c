@@ -27,7 +27,6 @@
  * the rest of the boot needs, logs through init/log.c (one lock around
  * each line), and it has ended before the hand-off (the measure stage
  * joins it, bounded). */
-#define _GNU_SOURCE   /* pthread_timedjoin_np */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -148,7 +147,7 @@ static struct measure_event *next_event(struct measure_queue *q)
 	return e;
 }
 
-static void *measure_main(void *arg)
+static void measure_main(void *arg)
 {
 	static uint8_t cmd[TPM_CMD_MAX], resp[TPM_CMD_MAX];
 	struct measure_queue *q = arg;
@@ -194,7 +193,6 @@ out:
 	q->ended = true;
 	pthread_cond_broadcast(&q->progressed);
 	pthread_mutex_unlock(&q->lock);
-	return NULL;
 }
 
 /* ---- the events ---------------------------------------------------------------- */
@@ -242,11 +240,9 @@ struct measure_queue *hi_measure_queue_get(void)
 static int start(struct boot *b)
 {
 	struct measure_queue *q = &queue;
-	pthread_attr_t attr;
-
 	/* Only a test runs boots one after another; one whose thread never
 	 * ended still owns the queue. */
-	if (q->started && !q->joined)
+	if (hi_worker_running(&q->worker))
 		return hi_boot_problem(b, b->cfg.tpm_require, "measure", "tpm", "TPM: the measuring thread of an earlier "
 				    "boot is still running");
 	memset(q, 0, sizeof *q);
@@ -264,18 +260,12 @@ static int start(struct boot *b)
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&q->progressed, &ca);
 	pthread_condattr_destroy(&ca);
-	int rc = pthread_attr_init(&attr);
-	if (rc == 0) {
-		pthread_attr_setstacksize(&attr, MEASURE_STACK_BYTES);
-		rc = pthread_create(&q->thread, &attr, measure_main, q);
-		pthread_attr_destroy(&attr);
-	}
+	int rc = hi_worker_start(&q->worker, measure_main, q, MEASURE_STACK_BYTES, NULL);
 	if (rc != 0) {
 		hi_tpm_dev_close(&q->tpm);
 		return hi_boot_problem(b, b->cfg.tpm_require, "measure", "tpm", "TPM %s: cannot start the measuring thread: %s",
 				    q->dev, strerror(rc));
 	}
-	q->started = true;
 	log_debug("measure: TPM %s, PCR %u: events are extended on a thread as they are queued", q->dev, q->pcr);
 	return 0;
 }
@@ -289,7 +279,7 @@ static int queue_stage(struct boot *b, unsigned which, bool before_root_config)
 		return 0;
 	if (!queue.active && start(b) < 0)
 		return -1;
-	if (queue.started)
+	if (queue.worker.started)
 		hi_measure_queue_events(b, which);
 	return 0;
 }
@@ -308,13 +298,12 @@ int hi_stage_measure_policy(struct boot *b)
 int hi_measure_queue_finish(struct boot *b)
 {
 	struct measure_queue *q = &queue;
-	struct timespec deadline;
 
 	if (!q->active && start(b) < 0)
 		return -1;
 	/* This boot's queue ends here, whatever happens below. */
 	q->active = false;
-	if (!q->started)
+	if (!q->worker.started)
 		return 0;
 	/* Whatever an earlier stage did not queue (a mode without it), in
 	 * the same order, then the last event: the program the hand-off
@@ -328,13 +317,11 @@ int hi_measure_queue_finish(struct boot *b)
 	pthread_mutex_unlock(&q->lock);
 	/* The thread bounds each command by timeout_ms: the one under way
 	 * has ended by then, with an answer or a timeout. A second more. */
-	hi_deadline_ts(&deadline, CLOCK_REALTIME, timeout_ms + 1000);
 	uint64_t start_ns = hi_boottime_ns();
-	int rc = pthread_timedjoin_np(q->thread, NULL, &deadline);
+	int rc = hi_worker_join(&q->worker, timeout_ms + 1000);
 	q->waited_ns = hi_boottime_ns() - start_ns;
 	if (rc != 0)
 		return -1;
-	q->joined = true;
 	/* A stuck fd is left open (hi_tpm_dev_close). */
 	hi_tpm_dev_close(&q->tpm);
 	return 0;
@@ -346,7 +333,7 @@ int hi_measure_queue_wait_root(struct boot *b)
 	struct timespec deadline;
 	char ms[CLOCK_MS_MAX];
 
-	if (!q->active || !q->started || b->mode == MODE_DRY_RUN)
+	if (!q->active || !q->worker.started || b->mode == MODE_DRY_RUN)
 		return 0;
 	uint64_t start_ns = hi_boottime_ns();
 	/* Twice the bound of one command: a TPM that never answers is the

@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 
+#include "worker.h"
 #include "boot.h"
 #include "measure_event.h"
 #include "tpm.h"
@@ -29,12 +30,12 @@ struct measure_event {
 };
 
 struct measure_queue {
-	pthread_t thread;
+	struct hi_worker worker;         /* the thread: started, joined (bounded) by hi_measure_queue_finish */
 	pthread_mutex_t lock;
 	pthread_cond_t changed;          /* an event queued, or the queue closed */
 	pthread_cond_t progressed;       /* an event done, a failure, the thread's end (CLOCK_MONOTONIC) */
 	bool active;                     /* this boot's: from the first stage to the measure stage */
-	bool started, joined, no_tpm;
+	bool no_tpm;
 	struct tpm_dev tpm;              /* TPM_USE_MEASURE's node; .stuck: a command got no answer in time */
 	char dev[BOOT_PATH_MAX + 16];
 	char sys[BOOT_PATH_MAX];         /* b->sys when started: the initial PCR read */

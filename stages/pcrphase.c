@@ -94,15 +94,13 @@ static int extend_phase(struct boot *b, const char *word)
 		log_info("would extend PCR %d with '%s' (systemd-pcrphase)", PCRPHASE_PCR, word);
 		return 0;
 	}
-	struct tpm_dev d;
-	if (hi_tpm_dev_open(&d, b->dev, TPM_USE_EXTEND, MEASURE_TPM_TIMEOUT_MS, path, sizeof path) < 0) {
+	long rc = hi_tpm_extend_at(b->dev, MEASURE_TPM_TIMEOUT_MS, PCRPHASE_PCR, NULL, 0, word, strlen(word), &done,
+				   path, sizeof path, err, sizeof err);
+	if (rc == 1) {
 		/* systemd-pcrphase --graceful: no TPM, nothing to extend. */
-		hi_report_add(&b->rep, STAGE, word, "skipped", "no TPM (%s: %s)", path, strerror(errno));
+		hi_report_add(&b->rep, STAGE, word, "skipped", "no TPM (%s)", err);
 		return 0;
 	}
-	long rc = hi_tpm_extend_measure(hi_tpm_dev_xfer, &d, PCRPHASE_PCR, NULL, 0, word, strlen(word), &done, err,
-				     sizeof err);
-	hi_tpm_dev_close(&d);
 	if (rc != 0)
 		return hi_boot_problem(b, b->cfg.tpm_require, STAGE, word, "pcrphase: extending PCR %d with '%s' failed: "
 				    "TPM %s: %s; a policy over PCR %d will not unseal this boot", PCRPHASE_PCR, word,

@@ -13,7 +13,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/openat2.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -26,6 +25,7 @@
 #include "log.h"
 #include "prefetch.h"
 #include "report.h"
+#include "worker.h"
 
 #define PREFETCH_MAX_PATHS     16
 #define PREFETCH_STACK_BYTES   (64 * 1024)
@@ -45,8 +45,7 @@ static const char *const fixed_paths[] = {
 
 struct prefetch_job {
 	char rel[BOOT_PATH_MAX];
-	pthread_t thread;
-	bool started;
+	struct hi_worker worker;
 	int found;                       /* set by the thread: 1 found, 0 not */
 };
 
@@ -54,7 +53,7 @@ static struct {
 	int root_fd;
 	size_t n;
 	struct prefetch_job jobs[PREFETCH_MAX_PATHS];
-} pf = { -1, 0, { { "", 0, false, 0 } } };
+} pf = { .root_fd = -1 };
 
 /* RESOLVE_IN_ROOT (5.6): absolute symlinks (/sbin/init -> /lib/systemd/systemd)
  * resolve inside the new root, not in the initramfs (nor, after the switch,
@@ -92,7 +91,7 @@ static void warm(int root_fd, int path_fd, const char *rel)
 	close(fd);
 }
 
-static void *prefetch_one(void *arg)
+static void prefetch_one(void *arg)
 {
 	struct prefetch_job *j = arg;
 	int fd = open_in_root(pf.root_fd, j->rel, O_PATH);
@@ -102,7 +101,6 @@ static void *prefetch_one(void *arg)
 		close(fd);
 	}
 	__atomic_store_n(&j->found, fd >= 0, __ATOMIC_RELEASE);
-	return NULL;
 }
 
 static void add_path(const char *path)
@@ -133,8 +131,11 @@ static void collect_paths(const struct boot *b)
 
 int hi_stage_prefetch(struct boot *b)
 {
-	pthread_attr_t attr;
-
+	/* Only a test runs boots one after another; a lookup of an earlier
+	 * one still waiting on its disk keeps its job. */
+	for (size_t i = 0; i < PREFETCH_MAX_PATHS; i++)
+		if (hi_worker_running(&pf.jobs[i].worker))
+			return 0;
 	pf.n = 0;
 	if (pf.root_fd >= 0)
 		close(pf.root_fd);
@@ -147,17 +148,12 @@ int hi_stage_prefetch(struct boot *b)
 		return 0;
 	}
 	collect_paths(b);
-	if (pthread_attr_init(&attr) != 0)
-		return 0;
-	pthread_attr_setstacksize(&attr, PREFETCH_STACK_BYTES);
 	size_t started = 0;
 	for (size_t i = 0; i < pf.n; i++) {
 		struct prefetch_job *j = &pf.jobs[i];
 		j->found = 0;
-		j->started = pthread_create(&j->thread, &attr, prefetch_one, j) == 0;
-		started += j->started;
+		started += hi_worker_start(&j->worker, prefetch_one, j, PREFETCH_STACK_BYTES, NULL) == 0;
 	}
-	pthread_attr_destroy(&attr);
 	log_debug("prefetch: %zu lookups in the new root started on %zu threads", pf.n, started);
 	return 0;
 }
@@ -167,18 +163,17 @@ int hi_stage_prefetch_join(struct boot *b)
 	struct timespec deadline;
 	size_t found = 0, late = 0;
 
-	hi_deadline_ts(&deadline, CLOCK_REALTIME, PREFETCH_JOIN_MS);
+	hi_deadline_ts(&deadline, CLOCK_MONOTONIC, PREFETCH_JOIN_MS);
 	for (size_t i = 0; i < pf.n; i++) {
 		struct prefetch_job *j = &pf.jobs[i];
-		if (!j->started)
+		if (!j->worker.started)
 			continue;
-		if (pthread_timedjoin_np(j->thread, NULL, &deadline) != 0) {
+		if (hi_worker_join_until(&j->worker, &deadline) != 0) {
 			late++;
 			log_warn("prefetch: the lookup of %s in the new root is still waiting after %d ms "
 				 "(a slow or stuck disk); the hand-off will wait for it", j->rel, PREFETCH_JOIN_MS);
 			continue;
 		}
-		j->started = false;
 		found += (size_t)__atomic_load_n(&j->found, __ATOMIC_ACQUIRE);
 	}
 	if (pf.root_fd >= 0)

@@ -9,11 +9,11 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <pthread.h>
 
 #include "boot.h"
 #include "config_types.h"
 #include "sysctl_apply.h"
+#include "worker.h"
 
 #define SYSCTL_EARLY_MAX        8       /* slow writes started early in one boot */
 /* The collection's bound on the child: under loaded TCG a write that waits
@@ -32,9 +32,7 @@ struct sysctl_early_slot {
 };
 
 struct sysctl_early {
-	pthread_t thread;
-	bool started;                   /* a writer thread runs or ran */
-	bool joined;                    /* ... and has ended */
+	struct hi_worker writer;        /* started: a writer runs or ran; joined: it has ended */
 	int timeout_ms;                 /* SYSCTL_EARLY_TIMEOUT_MS; tests shorten it */
 	int proc_fd;                    /* b->proc: still valid after the switch moves it */
 	size_t n;

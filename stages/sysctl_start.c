@@ -3,10 +3,8 @@
  * PID 1 loads modules and mounts root. Nothing is judged here: the sysctl
  * stage collects each result with its read-back, reports it and applies
  * the config's failure rules, before the caps and locks stages run. */
-#define _GNU_SOURCE   /* pthread_timedjoin_np */
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <sys/resource.h>
 #include <stdio.h>
 #include <string.h>
@@ -55,7 +53,7 @@ static int proc_at_write(void *ctx, const char *key, const char *value)
 	return hi_sysctl_write_at(((const struct sysctl_early *)ctx)->proc_fd, key, value);
 }
 
-static void *writer_main(void *arg)
+static void writer_main(void *arg)
 {
 	struct sysctl_early *e = arg;
 	struct sysctl_io io = { proc_at_read, proc_at_write, e };
@@ -75,7 +73,6 @@ static void *writer_main(void *arg)
 		s->took_ns = hi_boottime_ns() - start;
 		__atomic_store_n(&s->done, 1, __ATOMIC_RELEASE);
 	}
-	return NULL;
 }
 
 static size_t pick_slow(struct sysctl_early *e, const struct config *cfg)
@@ -101,11 +98,10 @@ static size_t pick_slow(struct sysctl_early *e, const struct config *cfg)
 int hi_stage_sysctl_start(struct boot *b)
 {
 	struct sysctl_early *e = &early;
-	pthread_attr_t attr;
 
 	/* A writer of an earlier run that never ended (a test's stuck one)
 	 * still owns the old slots: leave them to it. */
-	if (e->started && !e->joined)
+	if (hi_worker_running(&e->writer))
 		return 0;
 	memset(e, 0, sizeof *e);
 	e->proc_fd = -1;
@@ -117,12 +113,7 @@ int hi_stage_sysctl_start(struct boot *b)
 	if (b->mode == MODE_DRY_RUN || b->cfg.read_root_config || pick_slow(e, &b->cfg) == 0)
 		return 0;
 	e->proc_fd = open(b->proc, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	int rc = e->proc_fd < 0 ? errno : pthread_attr_init(&attr);
-	if (rc == 0) {
-		pthread_attr_setstacksize(&attr, SYSCTL_EARLY_STACK_BYTES);
-		rc = pthread_create(&e->thread, &attr, writer_main, e);
-		pthread_attr_destroy(&attr);
-	}
+	int rc = e->proc_fd < 0 ? errno : hi_worker_start(&e->writer, writer_main, e, SYSCTL_EARLY_STACK_BYTES, NULL);
 	if (rc != 0) {
 		log_debug("sysctl_start: cannot start the writer (%s); slow writes stay in the sysctl stage",
 			  strerror(rc));
@@ -132,7 +123,6 @@ int hi_stage_sysctl_start(struct boot *b)
 		e->n = 0;
 		return 0;
 	}
-	e->started = true;
 	log_debug("sysctl_start: %zu slow write%s started early on a thread", e->n, e->n == 1 ? "" : "s");
 	return 0;
 }
@@ -141,15 +131,11 @@ int hi_stage_sysctl_start(struct boot *b)
 
 int hi_sysctl_early_collect(struct sysctl_early *e)
 {
-	if (!e || !e->started || e->collected)
+	if (!e || !e->writer.started || e->collected)
 		return e && e->timed_out ? -1 : 0;
 	e->collected = true;
 	uint64_t start = hi_boottime_ns();
-	struct timespec deadline;
-	hi_deadline_ts(&deadline, CLOCK_REALTIME, e->timeout_ms);
-	int rc = pthread_timedjoin_np(e->thread, NULL, &deadline);
-	if (rc == 0) {
-		e->joined = true;
+	if (hi_worker_join(&e->writer, e->timeout_ms) == 0) {
 		close(e->proc_fd);
 		e->proc_fd = -1;
 	}

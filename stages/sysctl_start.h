@@ -4,7 +4,6 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <pthread.h>
 
 #include "boot.h"
 #include "config_types.h"

@@ -24,6 +24,7 @@
 #include "root.h"
 #include "dm.h"
 #include "verity.h"
+#include "verity_judge.h"
 #include "verity_sb.h"
 
 #define VERITY_DM_NAME   "root"     /* systemd's name: /dev/mapper/root */
@@ -131,7 +132,7 @@ static int resolve_options(struct boot *b, struct verity_setup *v)
 
 /* The root hash the initramfs embeds is the trust anchor of the root:
  * each command-line word the verity stage reads is judged against what the
- * initramfs embeds (verity_word_judge: the table in verity_sb.c), and the
+ * initramfs embeds (hi_verity_word_judge: the table in block/verity_judge.c), and the
  * first that changes or weakens verity fails the boot whatever
  * lock_cmdline says; what is left only says the same, strengthens, or
  * fills what the embedded config leaves open. */

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "clock.h"
+#include "worker.h"
 #include "tpm_wire.h"
 
 #define TPM_CC_POLICY_SECRET      0x00000151
@@ -206,77 +207,43 @@ static int warm(struct tpm2_warm *w)
 	return 0;
 }
 
-static void *run(void *arg)
+static void run(void *arg)
 {
 	struct tpm2_warm *w = arg;
 
 	w->rc = warm(w);
 	if (w->rc < 0)                   /* the primary is of no use now */
 		forget(w, w->xfer, w->ctx);
-	pthread_mutex_lock(&w->mu);
-	bool abandoned = w->abandoned;
-	w->claimed = !abandoned;
-	pthread_mutex_unlock(&w->mu);
-	if (abandoned)                   /* no one will flush them: do it here */
+	if (!hi_worker_claim(&w->worker))   /* abandoned: no one will flush them, do it here */
 		forget(w, w->xfer, w->ctx);
 	if (w->release)
 		w->release(w->ctx);
-	pthread_mutex_lock(&w->mu);
-	w->done = true;
-	pthread_cond_broadcast(&w->cv);
-	pthread_mutex_unlock(&w->mu);
-	return NULL;
 }
 
 int hi_tpm2_warmup_start(struct tpm2_warm *w, uint16_t alg, tpm_xfer_fn xfer, void *ctx, void (*release)(void *ctx))
 {
-	pthread_condattr_t ca;
-
 	memset(w, 0, sizeof *w);
 	w->alg = alg;
 	w->rc = -1;
 	w->xfer = xfer;
 	w->ctx = ctx;
 	w->release = release;
-	pthread_mutex_init(&w->mu, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&w->cv, &ca);
-	pthread_condattr_destroy(&ca);
-	if (pthread_create(&w->thread, NULL, run, w) != 0) {
-		snprintf(w->why, sizeof w->why, "no thread: %s", strerror(errno));
+	int rc = hi_worker_start(&w->worker, run, w, 0, NULL);
+	if (rc != 0) {
+		snprintf(w->why, sizeof w->why, "no thread: %s", strerror(rc));
 		return -1;
 	}
-	w->started = true;
 	return 0;
 }
 
 int hi_tpm2_warmup_join(struct tpm2_warm *w, int timeout_ms)
 {
-	struct timespec end;
-
-	if (!w->started || w->abandoned)
-		return w->joined ? 0 : -1;
-	if (w->joined)
+	if (!w->worker.started || w->worker.abandoned)
+		return w->worker.joined ? 0 : -1;
+	if (hi_worker_join(&w->worker, timeout_ms) == 0)
 		return 0;
-	hi_deadline_ts(&end, CLOCK_MONOTONIC, timeout_ms);
-	pthread_mutex_lock(&w->mu);
-	while (!w->done) {
-		/* Once the thread has claimed its results it only lets the TPM
-		 * go (a close): wait for that without a deadline. */
-		int r = w->claimed ? pthread_cond_wait(&w->cv, &w->mu) : pthread_cond_timedwait(&w->cv, &w->mu, &end);
-		if (r == ETIMEDOUT && !w->done && !w->claimed) {
-			w->abandoned = true;
-			pthread_mutex_unlock(&w->mu);
-			pthread_detach(w->thread);
-			snprintf(w->why, sizeof w->why, "not done within %d ms", timeout_ms);
-			return -1;
-		}
-	}
-	pthread_mutex_unlock(&w->mu);
-	pthread_join(w->thread, NULL);
-	w->joined = true;
-	return 0;
+	snprintf(w->why, sizeof w->why, "not done within %d ms", timeout_ms);
+	return -1;
 }
 
 int hi_tpm2_warmup_flush(struct tpm2_warm *w, tpm_xfer_fn xfer, void *ctx, char *why, size_t whylen)
@@ -286,7 +253,7 @@ int hi_tpm2_warmup_flush(struct tpm2_warm *w, tpm_xfer_fn xfer, void *ctx, char 
 	wipe(&w->salt, sizeof w->salt);
 	w->salted = false;
 	why[0] = '\0';
-	if (!w->joined)
+	if (!w->worker.joined)
 		return 0;
 	flush_handle(w, xfer, ctx, w->session.handle);   /* unused: no unseal took it */
 	wipe(&w->session, sizeof w->session);
@@ -304,4 +271,43 @@ int hi_tpm2_warmup_flush(struct tpm2_warm *w, tpm_xfer_fn xfer, void *ctx, char 
 	w->primary = 0;
 	explicit_bzero(w->resp, sizeof w->resp);
 	return ret;
+}
+
+static void release_dev(void *ctx)
+{
+	hi_tpm_dev_close(ctx);
+}
+
+int hi_tpm2_warmup_open(struct tpm2_warmup_tpm *u, const char *dev_dir, uint16_t alg, char *why, size_t whylen)
+{
+	if (hi_tpm_dev_open(&u->d, dev_dir, TPM_USE_WARMUP, TPM_DEV_TIMEOUT_MS, u->path, sizeof u->path) < 0) {
+		snprintf(why, whylen, "%s: %s", u->path, strerror(errno));
+		return -1;
+	}
+	if (hi_tpm2_warmup_start(&u->w, alg, hi_tpm_dev_xfer, &u->d, release_dev) < 0) {
+		hi_tpm_dev_close(&u->d);
+		snprintf(why, whylen, "%s", u->w.why);
+		return -1;
+	}
+	return 0;
+}
+
+int hi_tpm2_warmup_close(struct tpm2_warmup_tpm *u, const char *dev_dir, char *why, size_t whylen)
+{
+	int rc = -1;
+
+	why[0] = '\0';
+	if (!u->w.primary) {               /* its salt and session only: nothing to report */
+		hi_tpm2_warmup_flush(&u->w, hi_tpm_dev_xfer, &u->d, why, whylen);
+		return 0;
+	}
+	/* The same node as the warm-up's: TPM_USE_WARMUP's order names one. */
+	if (hi_tpm_dev_open(&u->d, dev_dir, TPM_USE_WARMUP, TPM_DEV_TIMEOUT_MS, u->path, sizeof u->path) < 0)
+		snprintf(why, whylen, "%s: %s", u->path, strerror(errno));
+	else
+		rc = hi_tpm2_warmup_flush(&u->w, hi_tpm_dev_xfer, &u->d, why, whylen);
+	if (u->d.fd >= 0)
+		hi_tpm_dev_close(&u->d);
+	wipe(&u->w.salt, sizeof u->w.salt);
+	return rc;
 }

@@ -18,15 +18,17 @@
 #ifndef HARDINIT_TPM2_WARMUP_H
 #define HARDINIT_TPM2_WARMUP_H
 
-#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "tpm.h"
+#include "worker.h"
 #include "tpm2_session.h"
 #include "tpm2_unseal.h"
+#include "tpm_dev.h"
 
+#define TPM2_WARMUP_PATH_MAX 256
 #define TPM2_WARMUP_JOIN_MS 2000    /* a healthy warm-up takes tens of ms against swtpm */
 
 struct tpm2_warm {
@@ -46,10 +48,7 @@ struct tpm2_warm {
 	tpm_xfer_fn xfer;
 	void *ctx;
 	void (*release)(void *ctx);     /* called by the thread when it no longer needs the TPM */
-	pthread_t thread;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	bool started, claimed, done, abandoned, joined;
+	struct hi_worker worker;         /* the thread; joined, bounded, by hi_tpm2_warmup_join */
 	uint8_t cmd[TPM_CMD_MAX], resp[TPM_CMD_MAX];
 };
 
@@ -68,6 +67,25 @@ int hi_tpm2_warmup_join(struct tpm2_warm *w, int timeout_ms);
 /* What a joined warm-up left in the TPM flushed through xfer (an unused
  * session, the primary), its salt and session wiped. 0, or -1 with why (the flush failed). */
 int hi_tpm2_warmup_flush(struct tpm2_warm *w, tpm_xfer_fn xfer, void *ctx, char *why, size_t whylen);
+
+/* The warm-up with the TPM it runs through: TPM_USE_WARMUP's node
+ * (tpm/tpm_dev.c: the TPM itself, so the primary outlives the fd), held
+ * by the thread until it is done. */
+struct tpm2_warmup_tpm {
+	struct tpm2_warm w;             /* the thread's: never on a stack */
+	struct tpm_dev d;
+	char path[TPM2_WARMUP_PATH_MAX];  /* the node opened, for messages */
+};
+
+/* Opens dev_dir's TPM_USE_WARMUP node and starts the warm-up of alg's
+ * primary through it. 0, or -1 with why (no TPM there, or no thread). */
+int hi_tpm2_warmup_open(struct tpm2_warmup_tpm *u, const char *dev_dir, uint16_t alg, char *why, size_t whylen);
+
+/* After hi_tpm2_warmup_join returned 0: what the warm-up left in the TPM
+ * flushed (its unused session, its primary) through the same node opened
+ * again, its salt wiped. 0, or -1 with why (no node, or the flush
+ * failed: the primary stays loaded until the TPM resets). */
+int hi_tpm2_warmup_close(struct tpm2_warmup_tpm *u, const char *dev_dir, char *why, size_t whylen);
 
 /* Encoders of the warm-up's own commands: a trial policy session
  * (unsalted, unbound) and PolicySecret on auth (its empty password) in

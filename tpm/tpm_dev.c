@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +13,7 @@
 #include "clock.h"
 #include "fsutil.h"
 #include "tpm.h"
+#include "worker.h"
 
 /* One command on a thread of its own. The kernel's TPM devices hold the
  * thread that talks to them for as long as the TPM takes, up to the
@@ -27,9 +27,7 @@
  * never writes into the caller's memory; they are wiped before they are
  * freed (an Unseal's answer is in them, encrypted by its session). */
 struct tpm_job {
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	bool done, abandoned;
+	struct hi_worker worker;
 	int fd, rc;
 	size_t len, rlen;
 	char err[160];
@@ -89,6 +87,8 @@ int hi_tpm_dev_open(struct tpm_dev *d, const char *dev_dir, enum tpm_use use, in
 	d->stuck = false;
 	d->direct = false;
 	d->fd = -1;
+	d->cmds = 0;
+	d->busy_ns = 0;
 	errno = ENOENT;
 	for (size_t i = 0; i < ORDER_MAX && orders[use][i] && d->fd < 0; i++) {
 		if (!hi_boot_path(path, cap, dev_dir, orders[use][i])) {
@@ -166,41 +166,24 @@ static int exchange(struct tpm_job *j)
 	return 0;
 }
 
-static void job_free(struct tpm_job *j)
+/* The job's end: by its caller, or by its own thread when abandoned. */
+static void job_free(void *arg)
 {
-	pthread_cond_destroy(&j->cv);
-	pthread_mutex_destroy(&j->mu);
-	explicit_bzero(j, sizeof *j);
-	free(j);
+	explicit_bzero(arg, sizeof(struct tpm_job));
+	free(arg);
 }
 
-static void *job_run(void *arg)
+static void job_run(void *arg)
 {
 	struct tpm_job *j = arg;
-	int rc = exchange(j);
 
-	pthread_mutex_lock(&j->mu);
-	j->rc = rc;
-	j->done = true;
-	bool abandoned = j->abandoned;
-	pthread_cond_signal(&j->cv);
-	pthread_mutex_unlock(&j->mu);
-	if (abandoned)
-		job_free(j);
-	return NULL;
+	j->rc = exchange(j);
 }
 
-
-
-int hi_tpm_dev_xfer(void *ctx, const uint8_t *cmd, size_t len, uint8_t *resp, size_t cap, size_t *rlen, char *err,
-		 size_t errlen)
+static int xfer_one(struct tpm_dev *d, const uint8_t *cmd, size_t len, uint8_t *resp, size_t cap, size_t *rlen,
+		    char *err, size_t errlen)
 {
-	struct tpm_dev *d = ctx;
 	struct tpm_job *j;
-	pthread_condattr_t ca;
-	pthread_t t;
-	struct timespec end;
-	int rc = 0;
 
 	*rlen = 0;
 	if (d->stuck) {
@@ -214,30 +197,17 @@ int hi_tpm_dev_xfer(void *ctx, const uint8_t *cmd, size_t len, uint8_t *resp, si
 	memcpy(j->cmd, cmd, len);
 	j->len = len;
 	j->fd = d->fd;
-	pthread_mutex_init(&j->mu, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&j->cv, &ca);
-	pthread_condattr_destroy(&ca);
-	if (pthread_create(&t, NULL, job_run, j) != 0) {
-		snprintf(err, errlen, "no thread for it: %s", strerror(errno));
+	int rc = hi_worker_start(&j->worker, job_run, j, 0, job_free);
+	if (rc != 0) {
+		snprintf(err, errlen, "no thread for it: %s", strerror(rc));
 		job_free(j);
 		return -1;
 	}
-	hi_deadline_ts(&end, CLOCK_MONOTONIC, d->timeout_ms);
-	pthread_mutex_lock(&j->mu);
-	while (!j->done && rc != ETIMEDOUT)
-		rc = pthread_cond_timedwait(&j->cv, &j->mu, &end);
-	if (!j->done) {
-		j->abandoned = true;      /* the thread frees the job when the kernel lets it go */
-		pthread_mutex_unlock(&j->mu);
-		pthread_detach(t);
-		d->stuck = true;
+	if (hi_worker_join(&j->worker, d->timeout_ms) != 0) {
+		d->stuck = true;          /* the thread frees the job when the kernel lets it go */
 		snprintf(err, errlen, "no answer within %d ms", d->timeout_ms);
 		return -1;
 	}
-	pthread_mutex_unlock(&j->mu);
-	pthread_join(t, NULL);
 	if (j->rc == 0 && j->rlen > cap) {
 		snprintf(err, errlen, "its answer of %zu bytes is over %zu", j->rlen, cap);
 		j->rc = -1;
@@ -249,5 +219,17 @@ int hi_tpm_dev_xfer(void *ctx, const uint8_t *cmd, size_t len, uint8_t *resp, si
 	}
 	rc = j->rc;
 	job_free(j);
+	return rc;
+}
+
+int hi_tpm_dev_xfer(void *ctx, const uint8_t *cmd, size_t len, uint8_t *resp, size_t cap, size_t *rlen, char *err,
+		 size_t errlen)
+{
+	struct tpm_dev *d = ctx;
+	uint64_t start = hi_boottime_ns();
+	int rc = xfer_one(d, cmd, len, resp, cap, rlen, err, errlen);
+
+	d->busy_ns += hi_boottime_ns() - start;
+	d->cmds++;
 	return rc;
 }

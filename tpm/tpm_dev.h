@@ -37,6 +37,10 @@ struct tpm_dev {
 	 * outlives the fd (through tpmrm0 the resource manager flushes it
 	 * with the fd, and no other fd sees it). */
 	bool direct;
+	/* Since the open: the commands sent and the time spent in them (the
+	 * kernel driver's waits and the TPM's own work), for the report. */
+	unsigned cmds;
+	uint64_t busy_ns;
 };
 
 /* The first node of use's order under dev_dir that exists, into path:

@@ -1,5 +1,6 @@
 #include "tpm_extend.h"
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 
 #include "sha256.h"
 #include "sha512.h"
+#include "tpm_dev.h"
 
 /* ---- one hash over the three families ----------------------------------- */
 
@@ -221,4 +223,21 @@ void hi_tpm_digests_banks(const struct tpm_digests *d, char *out, size_t cap)
 	out[0] = '\0';
 	for (size_t i = 0; i < d->n && n < cap; i++)
 		n += (size_t)snprintf(out + n, cap - n, "%s%s", i ? ", " : "", hi_tpm_alg_name(d->d[i].alg));
+}
+
+long hi_tpm_extend_at(const char *dev_dir, int timeout_ms, unsigned pcr, const uint8_t *key, size_t keylen,
+		      const void *data, size_t len, struct tpm_digests *done, char *path, size_t pathcap, char *err,
+		      size_t errlen)
+{
+	struct tpm_dev d;
+
+	if (hi_tpm_dev_open(&d, dev_dir, TPM_USE_EXTEND, timeout_ms, path, pathcap) < 0) {
+		int saved = errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(saved));
+		errno = saved;
+		return 1;
+	}
+	long rc = hi_tpm_extend_measure(hi_tpm_dev_xfer, &d, pcr, key, keylen, data, len, done, err, errlen);
+	hi_tpm_dev_close(&d);
+	return rc;
 }

@@ -34,6 +34,15 @@ size_t hi_tpm_good_banks(const struct tpm_banks *banks, const struct tpm_digest 
 long hi_tpm_extend_measure(tpm_xfer_fn xfer, void *ctx, unsigned pcr, const uint8_t *key, size_t keylen,
 			const void *data, size_t len, struct tpm_digests *done, char *err, size_t errlen);
 
+/* hi_tpm_extend_measure through dev_dir's TPM_USE_EXTEND node
+ * (tpm/tpm_dev.c), opened here and closed after, each command bounded by
+ * timeout_ms; path gets the node. Returns 0 with done; 1 when no node
+ * could be opened (errno kept, err saying which and why); -1 or a TPM
+ * response code > 0 as hi_tpm_extend_measure. */
+long hi_tpm_extend_at(const char *dev_dir, int timeout_ms, unsigned pcr, const uint8_t *key, size_t keylen,
+		      const void *data, size_t len, struct tpm_digests *done, char *path, size_t pathcap, char *err,
+		      size_t errlen);
+
 /* "sha1, sha256": the banks of d, as systemd's log line names them. */
 void hi_tpm_digests_banks(const struct tpm_digests *d, char *out, size_t cap);
 

@@ -265,3 +265,18 @@ stages/root.c'
 		grep -q 'hi_dm_mapper_node(' "$REPO/$f" || { echo "$f makes its mapper node some other way"; return 1; }
 	done
 }
+
+@test "onehome: only init/worker.c starts or joins a thread; every worker goes through its bounded join" {
+	local out f
+	out=$(product_grep '\bpthread_(create|join|timedjoin_np|tryjoin_np|detach)[[:space:]]*\(' |
+		grep -v '^init/worker\.c:') || :
+	[[ -z $out ]] || { echo "a thread started or joined outside init/worker.c (use hi_worker_start, hi_worker_join):"$'\n'"$out"; return 1; }
+	[[ -n $(cd "$REPO" && grep -nE '\bpthread_create[[:space:]]*\(' init/worker.c) ]]
+	# The six kinds: a TPM command, the unseal's warm-up and its salt,
+	# the early sysctl writer, the measuring thread, the prefetch lookups.
+	for f in tpm/tpm_dev.c tpm/tpm2_warmup.c tpm/tpm2_unseal.c stages/sysctl_start.c stages/measure_queue.c \
+		stages/prefetch.c; do
+		grep -q 'hi_worker_start(' "$REPO/$f" && grep -qE 'hi_worker_join(_until)?\(' "$REPO/$f" ||
+			{ echo "$f: its thread is not a worker of init/worker.h, joined bounded"; return 1; }
+	done
+}

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "verity_judge.h"
 #include "verity_sb.h"
 
 static const char root_hash[] = "9b4332f63d3b62e3fa38037cb624dafd1942e3c9a4336e28fc95417d7eca8a2d";

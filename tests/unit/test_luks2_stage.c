@@ -18,6 +18,7 @@
 #include "luks.h"
 #include "luks2_dm.h"
 #include "luks2_hdr.h"
+#include "luks_scan.h"
 #include "sha256.h"
 #include "tap.h"
 
@@ -320,7 +321,7 @@ static void test_scan(void)
 	fixture_mkdir(root, "sys/class/block", 0755);
 	boot_at(&b, root, MODE_INITRAMFS);
 	put_luks_dev(root, "vdb", "254:16\n", U1, sizeof U1);
-	hi_luks_scan(&b, U1, &s);
+	hi_luks_scan(b.sys, b.dev, U1, &s);
 	tap_ok(s.n == 1 && s.fd >= 0 && !strcmp(s.name[0], "vdb"), "scan: the one device carrying the UUID is taken, open");
 	if (s.fd >= 0)
 		close(s.fd);
@@ -330,13 +331,13 @@ static void test_scan(void)
 	memset(field, 0, sizeof field);
 	snprintf(field, sizeof field, "%sX", U1);
 	put_luks_dev(root, "vdb", "254:16\n", field, sizeof field);
-	hi_luks_scan(&b, U1, &s);
+	hi_luks_scan(b.sys, b.dev, U1, &s);
 	tap_ok(s.n == 0 && s.fd < 0, "scan: a header uuid of the UUID plus a character is not a match");
 	/* 40 bytes of text and no NUL in the field: no UUID at all. */
 	memset(field, 'a', sizeof field);
 	memcpy(field, U1, strlen(U1));
 	put_luks_dev(root, "vdb", "254:16\n", field, sizeof field);
-	hi_luks_scan(&b, U1, &s);
+	hi_luks_scan(b.sys, b.dev, U1, &s);
 	tap_ok(s.n == 0 && s.fd < 0, "scan: a uuid field with no end within its 40 bytes is not a match");
 
 	/* More entries than the scan reads, and the one it sees carrying the
@@ -348,7 +349,7 @@ static void test_scan(void)
 		snprintf(name, sizeof name, "sys/class/block/sdq%d", i);
 		fixture_mkdir(root, name, 0755);
 	}
-	hi_luks_scan(&b, U1, &s);
+	hi_luks_scan(b.sys, b.dev, U1, &s);
 	tap_ok(s.more && s.fd < 0, "scan: past LUKS_SCAN_MAX entries the one match seen is not taken");
 	fixture_rmtree(root);
 }

@@ -280,7 +280,7 @@ static void test_in_order(void)
 	fake_start(&t, root, 0);
 	boot_with_tpm(&b, root);
 	tap_ok(hi_stage_measure_root(&b) == 0, "measure_root: the thread starts");
-	tap_ok(hi_measure_queue_get()->started, "  a thread was started");
+	tap_ok(hi_measure_queue_get()->worker.started, "  a thread was started");
 	const struct tpm_dev *dev = &hi_measure_queue_get()->tpm;
 	tap_ok(dev->fd >= 0 && dev->timeout_ms == MEASURE_TPM_TIMEOUT_MS && !strcmp(hi_measure_queue_get()->dev + strlen(root), "/dev/tpmrm0"),
 	       "  the TPM is tpm/tpm_dev.c's, TPM_USE_MEASURE's node, each command bounded by MEASURE_TPM_TIMEOUT_MS (%s)",
@@ -424,7 +424,7 @@ static void test_faulty_tpms(void)
 
 		/* Never answers the config event: the thread's own deadline ends it. */
 		rc = faulty_boot(&b, &t, root, FAKE_SILENT, 3, require);
-		tap_ok(hi_measure_queue_get()->joined && hi_measure_queue_get()->tpm.stuck,
+		tap_ok(hi_measure_queue_get()->worker.joined && hi_measure_queue_get()->tpm.stuck,
 		       "a TPM that never answers (%s): the thread ended by its deadline", how);
 		says(&b, rc, require, "extending PCR 12 with config failed: no answer within " TEST_TIMEOUT_TEXT);
 		if (!require) {
@@ -436,14 +436,14 @@ static void test_faulty_tpms(void)
 		/* Never answers the first root event: the root is not mounted
 		 * unmeasured under require. */
 		rc = faulty_boot(&b, &t, root, FAKE_SILENT, 1, require);
-		tap_ok(hi_measure_queue_get()->joined, "a TPM silent from the first event (%s): the thread ended", how);
+		tap_ok(hi_measure_queue_get()->worker.joined, "a TPM silent from the first event (%s): the thread ended", how);
 		if (require)
 			tap_contains(b.err, "the root is not mounted unmeasured", "  the root stage's wait stops the boot");
 		says(&b, rc, require, "extending PCR 12 with ima-policy failed: no answer within " TEST_TIMEOUT_TEXT);
 
 		/* Never takes the command: the write is bounded too. */
 		rc = faulty_boot(&b, &t, root, FAKE_STALLED, 0, require);
-		tap_ok(hi_measure_queue_get()->joined && hi_measure_queue_get()->tpm.stuck,
+		tap_ok(hi_measure_queue_get()->worker.joined && hi_measure_queue_get()->tpm.stuck,
 		       "a TPM that never takes a command (%s): the thread ended by its deadline", how);
 		says(&b, rc, require, "reading its PCR banks failed: no answer within " TEST_TIMEOUT_TEXT);
 

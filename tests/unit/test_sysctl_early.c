@@ -94,12 +94,12 @@ static void test_started_and_collected(void)
 
 	tap_ok(hi_stage_sysctl_start(&b) == 0, "sysctl_start succeeds");
 	struct sysctl_early *e = b.sysctl_early;
-	tap_ok(e && e->n == 1 && e->started, "only the slow write goes to a writer thread");
+	tap_ok(e && e->n == 1 && e->writer.started, "only the slow write goes to a writer thread");
 	tap_streq(e ? e->slots[0].key : NULL, "kernel.sysrq", "the writer has kernel.sysrq");
 
 	tap_ok(hi_stage_sysctl(&b) == 0, "the sysctl stage succeeds");
 	tap_ok(e->collected && !e->timed_out, "the writer was collected in time");
-	tap_ok(e->joined && e->proc_fd < 0, "the writer thread is joined and its proc fd closed");
+	tap_ok(e->writer.joined && e->proc_fd < 0, "the writer thread is joined and its proc fd closed");
 	tap_streq(status_of("kernel.sysrq"), "applied", "the early write is reported as applied");
 	tap_streq(value_of("kernel.sysrq"), "0", "with its read-back");
 	tap_streq(get("proc/sys/kernel/sysrq"), "0", "the file holds the value");
@@ -178,8 +178,9 @@ static void let_writer_end(struct sysctl_early *e, const char *fifo)
 	fifo_put(fifo, "1\n");
 	fifo_take(fifo);
 	fifo_put(fifo, "0\n");
-	pthread_join(e->thread, NULL);
-	e->joined = true;
+	/* Abandoned, the writer is nobody's to join: wait until it ended. */
+	while (hi_worker_running(&e->writer))
+		usleep(1000);
 }
 
 static void test_timeout(bool required)
@@ -200,7 +201,7 @@ static void test_timeout(bool required)
 	uint64_t took_ms = (hi_boottime_ns() - start) / 1000000;
 	tap_ok(took_ms >= 190 && took_ms < 2000, "%s: the wait is bounded by the timeout (%llu ms)",
 	       what, (unsigned long long)took_ms);
-	tap_ok(e->timed_out && !e->joined, "%s: the stuck writer is reported as timed out", what);
+	tap_ok(e->timed_out && !e->writer.joined, "%s: the stuck writer is reported as timed out", what);
 	if (required) {
 		tap_ok(rc == -1, "a required slow write that does not finish is fatal");
 		tap_contains(b.err, "kernel.sysrq", "the error names the sysctl");
@@ -210,7 +211,7 @@ static void test_timeout(bool required)
 		tap_streq(status_of("kernel.sysrq"), "refused", "reported as refused");
 		tap_streq(status_of("kernel.kptr_restrict"), "applied", "the other writes are still made");
 	}
-	tap_ok(hi_stage_sysctl_start(&b) == 0 && b.sysctl_early->n == e->n && !e->joined,
+	tap_ok(hi_stage_sysctl_start(&b) == 0 && b.sysctl_early->n == e->n && !e->writer.joined,
 	       "%s: a new start leaves the slots of a writer that has not ended alone", what);
 	let_writer_end(e, fifo);
 	tap_ok(e->slots[0].done && e->slots[0].res.outcome == SYSCTL_APPLIED,
@@ -222,7 +223,7 @@ static void test_not_started(void)
 	fresh_boot(MODE_DRY_RUN);
 	add_sysctl("kernel.sysrq", "0", false);
 	hi_stage_sysctl_start(&b);
-	tap_ok(b.sysctl_early && !b.sysctl_early->started, "a dry run starts no writer");
+	tap_ok(b.sysctl_early && !b.sysctl_early->writer.started, "a dry run starts no writer");
 	tap_ok(hi_stage_sysctl(&b) == 0, "dry run stage succeeds");
 	tap_streq(get("proc/sys/kernel/sysrq"), "1", "and writes nothing");
 
@@ -230,7 +231,7 @@ static void test_not_started(void)
 	b.cfg.read_root_config = true;
 	add_sysctl("kernel.sysrq", "0", false);
 	hi_stage_sysctl_start(&b);
-	tap_ok(b.sysctl_early && !b.sysctl_early->started,
+	tap_ok(b.sysctl_early && !b.sysctl_early->writer.started,
 	       "with read_root_config nothing starts before the final config is known");
 	tap_ok(hi_stage_sysctl(&b) == 0, "stage succeeds");
 	tap_streq(status_of("kernel.sysrq"), "applied", "the write is made by the sysctl stage");
@@ -238,7 +239,7 @@ static void test_not_started(void)
 	fresh_boot(MODE_ON_ROOT);
 	add_sysctl("kernel.kptr_restrict", "2", false);
 	hi_stage_sysctl_start(&b);
-	tap_ok(b.sysctl_early && !b.sysctl_early->started, "no slow write, no writer");
+	tap_ok(b.sysctl_early && !b.sysctl_early->writer.started, "no slow write, no writer");
 }
 
 int main(void)

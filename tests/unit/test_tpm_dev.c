@@ -74,6 +74,9 @@ static void test_answer(void)
 	pthread_join(t, NULL);
 	tap_ok(rc == -1 && rlen == 0 && strstr(err, "40 bytes is over 20"), "an answer over the buffer is refused: %s",
 	       err);
+	/* The report's share of the TPM in an unseal (unseal_tpm_ms): every
+	 * command counted, with its time. */
+	tap_ok(d.cmds == 2 && d.busy_ns > 0, "both commands counted, with their time at the TPM (%u)", d.cmds);
 	close(sv[0]);
 	close(sv[1]);
 }

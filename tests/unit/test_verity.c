@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "tap.h"
+#include "verity_judge.h"
 #include "verity_sb.h"
 
 static char dir[] = "/tmp/hardinit-verity-XXXXXX";
