@@ -15,7 +15,6 @@
 
 load lib
 
-OVMF=/usr/share/OVMF
 CMDLINE="root=LABEL=pcrroot console=ttyS0 panic=-1"
 
 probe() {
@@ -36,28 +35,21 @@ probe() {
 }
 
 setup_file() {
-	[[ -f $OVMF/OVMF_CODE_4M.fd ]] || skip "ovmf not installed"
-	command -v swtpm_setup >/dev/null || skip "swtpm_setup is not installed (apt-get install swtpm-tools)"
-	local dir kdir kver d
+	vm_need_ovmf
+	vm_need_swtpm
+	local dir d
 	dir=$(vm_cache_dir)/pcrphase
 	export PDIR=$dir
 	rm -rf "$dir" && mkdir -p "$dir/root"
-	kdir=$(vm_kernel_dir 6.12)
-	kver=$(cat "$kdir/kver")
 	vm_stage_root "$dir/root"
 	probe | vm_probe_script "$dir/root"
 	vm_rootfs "$dir/root.img" "$dir/root" -L pcrroot
-	"$HARDINIT_SRC/initramfs/hardinit-mkinitramfs" --uki "$dir/uki.efi" --kernel "$kdir/boot/vmlinuz-$kver" \
-		--hardinit "$HARDINIT_SRC/build/hardinit" --moddir "$kdir" --kver "$kver" --target virtio \
-		--profile baseline --cmdline "$CMDLINE" >"$dir/build.log"
+	vm_uki "$dir/uki.efi" --profile baseline --cmdline "$CMDLINE" >"$dir/build.log"
 	vm_make_esp "$dir/uki.efi" "$dir/uki.esp"
 	d=$dir/swtpm
-	mkdir -p "$d/state"
-	swtpm_setup --tpm2 --tpmstate "$d/state" --pcr-banks sha1,sha256 --createek --overwrite >"$d/setup.log" 2>&1 ||
-		{ cat "$d/setup.log"; return 1; }
+	vm_swtpm_setup "$d" sha1,sha256 || return 1
 	vm_swtpm_start "$d" || return 1
-	vm_efi_boot "$dir/boot.log" "${UEFI_TIMEOUT:-300}" "" "$OVMF/OVMF_CODE_4M.fd" "$OVMF/OVMF_VARS_4M.fd" \
-		-machine q35 -drive "file=$dir/root.img,if=virtio,format=raw" \
+	vm_ovmf_boot "$dir/boot.log" plain "${UEFI_TIMEOUT:-300}" "" -drive "file=$dir/root.img,if=virtio,format=raw" \
 		-drive "file=$dir/uki.esp,if=virtio,format=raw" "${VM_TPM_ARGS[@]}" || true
 	vm_swtpm_stop
 }
