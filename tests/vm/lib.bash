@@ -20,6 +20,8 @@
 #   vm_initramfs OUT [--kernel VERSION] [hardinit-mkinitramfs args...]
 #                             initramfs with build/hardinit for the 6.12 kernel (or VERSION),
 #                             target virtio, built by initramfs/hardinit-mkinitramfs
+#   vm_uki OUT [--kernel VERSION] [hardinit-mkinitramfs args...]
+#                             the same as a UKI (--uki OUT --kernel that kernel's vmlinuz)
 #   vm_cpio OUT DIR           plain newc cpio of DIR (for hardinit-free harness tests)
 #   vm_selinux_label DIR [FILE_CONTEXTS]
 #                             label DIR for Debian's refpolicy with `setfiles -r`
@@ -31,12 +33,23 @@
 #                             0 when QEMU exited by itself, non-zero on timeout or QEMU error
 #   vm_exit_reason LOG        echo how the guest ended: poweroff, reboot, halt, panic or unknown
 #
+# A TPM (swtpm) and UEFI (OVMF):
+#   vm_need_swtpm, vm_swtpm_setup DIR BANKS, vm_swtpm_start DIR [STATE], vm_swtpm_stop,
+#   vm_swtpm_serve STATE DIR CMD...
+#   VM_OVMF_*, vm_have_ovmf / vm_need_ovmf [plain] [secure], vm_snakeoil_key OUT,
+#   vm_make_esp EFI IMG, vm_ovmf_boot [--console] LOG plain|secure TIMEOUT STOP_TEXT [qemu args],
+#   vm_efi_boot [--console] LOG TIMEOUT STOP_TEXT CODE VARS [qemu args]
+#   vm_eventlog_events PCR    the firmware's log (hex, stdin): "TYPE BANK=HEX..." per event of PCR
+#   vm_pcr_replay BANK [WORD...]  those events (stdin), then WORDs, extended from zeros
+#
 # Reading the guest's report:
 #   vm_section LOG NAME       print the lines between "=== BEGIN NAME ===" and "=== END NAME ===",
 #                             from vm_clean_log (VM_SECTION_RAW=1: only \r stripped); non-zero
 #                             when the section is absent or has no END line
 #   vm_clean_log LOG          the log without \r and without kernel console records
 #                             ("[    1.234567] ..."), rejoining lines a record split
+#   vm_section_value LOG NAME KEY
+#                             the value of the section's first KEY=VALUE line
 #   vm_log_tail LOG [N]       print the last N (40) lines of LOG, \r stripped
 #
 # Assertions (print what was expected and the log tail on failure, return 1):
@@ -44,6 +57,8 @@
 #   vm_assert_section_contains LOG NAME TEXT     (substring of some line)
 #   vm_assert_section_line LOG NAME LINE         (one whole line equals LINE)
 #   vm_assert_section_lacks LOG NAME TEXT
+#   vm_assert_section_value LOG NAME KEY VALUE   (the first KEY= line reads VALUE)
+#   vm_capbnd_without CAP...  the CapBnd of the full set 0..VM_LAST_CAP without CAPs
 #   vm_assert_done LOG        testinit reached "=== TESTINIT DONE ===" and the guest powered off
 #
 # Sharing work between tests of one run:
@@ -450,6 +465,16 @@ vm_section() {
 		}'
 }
 
+# vm_section_value LOG NAME KEY: the value of the first KEY=VALUE line of
+# section NAME (blanks before KEY skipped: a character a probe pushed into
+# the tty is echoed ahead of its line); empty when there is none.
+vm_section_value() {
+	local log=${1:?usage: vm_section_value LOG NAME KEY} name=${2:?} key=${3:?}
+	vm_section "$log" "$name" | awk -v key="$key" '
+		{ sub(/^[ \t]+/, "") }
+		index($0, key "=") == 1 { print substr($0, length(key) + 2); exit }'
+}
+
 vm_log_tail() {
 	local log=${1:?usage: vm_log_tail LOG [N]} n=${2:-$VM_LOG_TAIL_LINES}
 	tr -d '\r' <"$log" 2>/dev/null | tail -n "$n"
@@ -503,6 +528,30 @@ vm_assert_section_lacks() {
 	body=$(vm_section "$log" "$name") || { _vm_fail "$log" "section $name missing"; return 1; }
 	! grep -qF -- "$text" <<<"$body" ||
 		_vm_fail "$log" "expected section $name not to contain: $text"$'\n'"--- section $name ---"$'\n'"$body"
+}
+
+# vm_assert_section_value LOG NAME KEY VALUE: the section's KEY= reads
+# VALUE exactly (vm_section_value).
+vm_assert_section_value() {
+	local log=${1:?} name=${2:?} key=${3:?} want=$4 got
+	got=$(vm_section_value "$log" "$name" "$key")
+	[[ $got == "$want" ]] ||
+		_vm_fail "$log" "$key: guest reads '$got', expected '$want'"$'\n'"--- section $name ---"$'\n'"$(vm_section "$log" "$name")"
+}
+
+# The last capability both Debian kernels know, on both architectures
+# (CAP_CHECKPOINT_RESTORE; doc/design.md).
+VM_LAST_CAP=40
+
+# vm_capbnd_without CAP...: the bounding set a guest's /proc/PID/status
+# shows (CapBnd, 16 hex digits) when the full set 0..VM_LAST_CAP has lost
+# the capabilities CAP (numbers).
+vm_capbnd_without() {
+	local mask=$(((1 << (VM_LAST_CAP + 1)) - 1)) c
+	for c in "$@"; do
+		mask=$((mask & ~(1 << c)))
+	done
+	printf '%016x\n' "$mask"
 }
 
 vm_assert_done() {
@@ -597,7 +646,7 @@ vm_swtpm_setup() {
 vm_swtpm_start() {
 	local d=${1:?usage: vm_swtpm_start DIR [STATE]} state=${2:-$1/state} i
 	command -v swtpm >/dev/null || { echo "swtpm is not installed (scripts/install-deps)"; return 1; }
-	mkdir -p "$state"
+	mkdir -p "$d" "$state"
 	# A socket left by an earlier boot in DIR would pass the wait below.
 	rm -f "$d/sock"
 	swtpm socket --tpm2 --tpmstate dir="$state" --ctrl type=unixio,path="$d/sock" \
@@ -689,6 +738,59 @@ vm_need_ovmf() {
 vm_snakeoil_key() {
 	local out=${1:?usage: vm_snakeoil_key OUT}
 	(umask 077 && openssl pkey -in "$VM_OVMF_SNAKEOIL.key" -passin pass:snakeoil -out "$out")
+}
+
+# vm_eventlog_events PCR: the firmware's event log (binary_bios_measurements
+# as hex text on stdin, as a probe dumps it with od; TCG PC Client
+# crypto-agile format) to one line per event extended into PCR, in order:
+# "TYPE BANK=HEX..." (TYPE in 8 hex digits, one BANK=HEX per bank the log
+# carries). EV_NO_ACTION, never extended, is left out.
+vm_eventlog_events() {
+	python3 -c '
+import struct, sys
+want = int(sys.argv[1])
+data = bytes.fromhex("".join(sys.stdin.read().split()))
+# The first event (SHA-1 format) is the Spec ID event naming the banks.
+_, _, _, size = struct.unpack_from("<II20sI", data, 0)
+spec = data[32:32 + size]
+assert spec[:16].rstrip(b"\0") == b"Spec ID Event03", spec[:16]
+n = struct.unpack_from("<I", spec, 24)[0]
+sizes = dict(struct.unpack_from("<HH", spec, 28 + 4 * i) for i in range(n))
+names = {0x4: "sha1", 0xB: "sha256", 0xC: "sha384", 0xD: "sha512"}
+off = 32 + size
+while off < len(data):
+    pcr, etype, count = struct.unpack_from("<III", data, off)
+    off += 12
+    digests = []
+    for i in range(count):
+        alg = struct.unpack_from("<H", data, off)[0]
+        if alg in names:
+            digests.append("%s=%s" % (names[alg], data[off + 2:off + 2 + sizes[alg]].hex()))
+        off += 2 + sizes[alg]
+    off += 4 + struct.unpack_from("<I", data, off)[0]
+    if pcr == want and etype != 3:
+        print("%08x %s" % (etype, " ".join(digests)))
+' "${1:?usage: vm_eventlog_events PCR}"
+}
+
+# vm_pcr_replay BANK [WORD...]: the PCR (lower-case hex) that the events
+# vm_eventlog_events printed (stdin) leave in BANK, extended in order from
+# zeros, then each WORD extended as systemd measures a word (BANK's hash
+# of its text).
+vm_pcr_replay() {
+	python3 -c '
+import hashlib, sys
+bank = sys.argv[1]
+value = bytes(hashlib.new(bank).digest_size)
+for line in sys.stdin:
+    for field in line.split()[1:]:
+        name, _, digest = field.partition("=")
+        if name == bank:
+            value = hashlib.new(bank, value + bytes.fromhex(digest)).digest()
+for word in sys.argv[2:]:
+    value = hashlib.new(bank, value + hashlib.new(bank, word.encode()).digest()).digest()
+print(value.hex())
+' "${1:?usage: vm_pcr_replay BANK [WORD...]}" "${@:2}"
 }
 
 # vm_make_esp EFI IMG [BOOTNAME]: a FAT ESP image holding EFI as the
