@@ -191,51 +191,12 @@ setup() {
 
 # pcr_of NAME N: the PCR N the guest read in boot NAME (lower-case hex).
 pcr_of() {
-	vm_section "$SDIR/$1.log" WORKS | sed -n "s/^pcr$2=//p" | tr 'A-F' 'a-f'
+	vm_section_value "$SDIR/$1.log" WORKS "pcr$2" | tr 'A-F' 'a-f'
 }
 
 # token_of NAME: the systemd-tpm2 token the guest's cryptsetup exported.
 token_of() {
 	vm_section "$SDIR/$1.log" TOKEN | grep -a '^{'
-}
-
-# pcr7_events: the firmware's event log (hex on stdin, TCG PC Client
-# crypto-agile format) to one line per PCR 7 event that was extended:
-# "TYPE SHA256" (hex), EV_NO_ACTION left out.
-pcr7_events() {
-	python3 -c '
-import struct, sys
-data = bytes.fromhex("".join(sys.stdin.read().split()))
-pcr, etype, _, size = struct.unpack_from("<II20sI", data, 0)
-spec = data[32:32 + size]
-assert spec[:16].rstrip(b"\0") == b"Spec ID Event03", spec[:16]
-n = struct.unpack_from("<I", spec, 24)[0]
-sizes = dict(struct.unpack_from("<HH", spec, 28 + 4 * i) for i in range(n))
-off = 32 + size
-while off < len(data):
-    pcr, etype, count = struct.unpack_from("<III", data, off)
-    off += 12
-    digests = {}
-    for i in range(count):
-        alg = struct.unpack_from("<H", data, off)[0]
-        digests[alg] = data[off + 2:off + 2 + sizes[alg]]
-        off += 2 + sizes[alg]
-    off += 4 + struct.unpack_from("<I", data, off)[0]
-    if pcr == 7 and etype != 3:
-        print("%08x %s" % (etype, digests[0xB].hex()))
-'
-}
-
-# pcr7_replay: those lines (stdin) extended in order from zeros, as the TPM
-# did: the PCR 7 the log accounts for (hex).
-pcr7_replay() {
-	python3 -c '
-import hashlib, sys
-d = bytes(32)
-for line in sys.stdin:
-    d = hashlib.sha256(d + bytes.fromhex(line.split()[1])).digest()
-print(d.hex())
-'
 }
 
 # field NAME: the token's (JSON on stdin) string field NAME.
@@ -289,11 +250,11 @@ policy_hash() {
 	# That PCR 7 is Secure Boot's: the firmware's log replays to it, with
 	# EV_EFI_VARIABLE_DRIVER_CONFIG (SecureBoot, PK, KEK, db, dbx), the
 	# separator, and EV_EFI_VARIABLE_AUTHORITY (the db entry that passed the UKI).
-	vm_section "$log" EVENTLOG | pcr7_events >"$SDIR/pcr7.events"
+	vm_section "$log" EVENTLOG | vm_eventlog_events 7 >"$SDIR/pcr7.events"
 	cat "$SDIR/pcr7.events"
 	[ "$(grep -c '^800000e0 ' "$SDIR/pcr7.events")" -ge 1 ]
 	[ "$(grep -c '^80000001 ' "$SDIR/pcr7.events")" -ge 5 ]
-	[ "$(pcr7_replay <"$SDIR/pcr7.events")" = "$(pcr_of first 7)" ]
+	[ "$(vm_pcr_replay sha256 <"$SDIR/pcr7.events")" = "$(pcr_of first 7)" ]
 	# The policy cryptenroll sealed to: PolicyAuthorize, then PolicyPCR of the
 	# Secure Boot PCR 7 this boot read.
 	[ "$(field tpm2-policy-hash <<<"$tok")" = "$(policy_hash "$(pcr_of first 7)" "$SDIR/pcr.pub")" ]
