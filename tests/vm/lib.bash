@@ -427,13 +427,17 @@ vm_exit_reason() {
 # in the middle of one of testinit's lines, splitting it around the record
 # (the record always ends with its own newline). This joins such lines
 # again and drops the records. Output: \r stripped. (With printk.time=0 the
-# records carry no timestamp and are kept as they are.)
+# records carry no timestamp and are kept as they are.) A console shared
+# with systemd's status lines also carries their "erase to the end of the
+# line" (ESC [ K) ahead of a probe's line: dropped, it is no text of ours.
 _VM_PRINTK='\[ *[0-9]+\.[0-9][0-9][0-9][0-9][0-9][0-9]\] '
 
 vm_clean_log() {
 	local log=${1:?usage: vm_clean_log LOG}
 	tr -d '\r' <"$log" | awk -v re="$_VM_PRINTK" '
+		BEGIN { erase = sprintf("%c", 27) "\\[[0-2]?K" }
 		{
+			gsub(erase, "")
 			line = carry $0
 			if (match(line, re)) {
 				# Before the first record: firmware output without a
