@@ -1,30 +1,40 @@
-# Shared by the arm64 suites (arm64.bats, arm64_debian.bats): reading the
-# guest's ARM64 probe section.
+# Shared by the arm64 suites (arm64.bats, arm64_debian.bats): their
+# hardening config and reading the guest's ARM64 probe section.
 
-LAST_CAP=40   # both arm64 kernels (6.1 and 6.12)
-
-# A key's value in the ARM64 section. Leading blanks are skipped: the
-# character root's TIOCSTI pushes into ttyAMA0 is echoed by the tty onto
-# the console, ahead of the line that reports it.
+# A key's value in the ARM64 section (the character root's TIOCSTI pushes
+# into ttyAMA0 is echoed ahead of the line that reports it:
+# vm_section_value skips it), and the assertion on it.
 guest() {
-	vm_section "$1" ARM64 | sed -n "s|^[[:blank:]]*$2=||p" | head -n1
+	vm_section_value "$1" ARM64 "$2"
 }
 
 expect() {
-	local log=$1 key=$2 want=$3 got
-	got=$(guest "$log" "$key")
-	[[ $got == "$want" ]] || {
-		echo "$key: guest reads '$got', expected '$want'"
-		vm_section "$log" ARM64
-		return 1
-	}
+	vm_assert_section_value "$1" ARM64 "$2" "$3"
 }
 
-# The bounding set's hex mask with the given capabilities dropped.
-capbnd_without() {
-	local mask=$(((1 << (LAST_CAP + 1)) - 1)) c
-	for c in "$@"; do
-		mask=$((mask & ~(1 << c)))
-	done
-	printf '%016x\n' "$mask"
+# arm64_conf: the config both suites boot: every hardening stage whose
+# effect the ARM64 probe reads (NX, ASLR, MDWE, sysctls, the bounding set,
+# TIOCSTI).
+arm64_conf() {
+	cat <<-'EOF'
+		# tests/vm/arm64.bash: the arm64 suites' hardening config.
+		[boot]
+		failure_action = poweroff
+		failure_delay = 0
+		[memory]
+		nx = require
+		aslr = yes
+		mdwe = yes
+		[sysctl]
+		kernel.kptr_restrict = 2
+		kernel.dmesg_restrict = 1
+		fs.protected_fifos = 2
+		[capabilities]
+		drop = cap_sys_rawio
+		drop = cap_perfmon
+		drop = cap_bpf
+		drop = cap_checkpoint_restore
+		[tty]
+		tiocsti = deny-unprivileged
+	EOF
 }

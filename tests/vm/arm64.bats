@@ -115,30 +115,11 @@ setup_file() {
 		echo "=== END ARM64 ==="
 	EOF
 	vm_rootfs "$dir/root.img" "$dir/root"
-	cat >"$dir/test.conf" <<-'EOF'
-		# tests/vm/arm64.bats
-		[boot]
-		failure_action = poweroff
-		failure_delay = 0
-		[memory]
-		nx = require
-		aslr = yes
-		mdwe = yes
-		[sysctl]
-		kernel.kptr_restrict = 2
-		kernel.dmesg_restrict = 1
-		fs.protected_fifos = 2
-		[capabilities]
-		drop = cap_sys_rawio
-		drop = cap_perfmon
-		drop = cap_bpf
-		drop = cap_checkpoint_restore
-		[tty]
-		tiocsti = deny-unprivileged
-		[kernel]
-		warn = vsyscall=none
-		warn = kpti=1
-	EOF
+	{
+		arm64_conf
+		# A word only x86_64 kernels read (skipped here) and one arm64's reads too.
+		printf '%s\n' '[kernel]' 'warn = vsyscall=none' 'warn = kpti=1'
+	} >"$dir/test.conf"
 	local k start
 	for k in 6.1 6.12; do
 		vm_initramfs "$dir/$k.img" --kernel "$k-arm64" --config "$dir/test.conf" >"$dir/$k.build" 2>&1 ||
@@ -210,18 +191,15 @@ verity_selinux_setup() {
 # The signed strict UKI and an unsigned copy, each on its own ESP; the
 # Secure Boot boot of the first and the refusal of the second.
 uki_setup() {
-	local dir=$A_DIR kdir kver name
+	local dir=$A_DIR kdir name
 	kdir=$(vm_kernel_dir "$UKI_KERNEL")
-	kver=$(cat "$kdir/kver")
 	openssl pkey -in "$SNAKEOIL.key" -passin pass:snakeoil -out "$dir/key.pem"
 	chmod 0600 "$dir/key.pem"
-	vm_initramfs "$dir/uki.img" --kernel "$UKI_KERNEL" --profile strict \
-		--uki "$dir/signed.efi" --kernel "$kdir/boot/vmlinuz-$kver" --stub "$kdir/efi/linuxaa64.efi.stub" \
+	vm_uki "$dir/signed.efi" --kernel "$UKI_KERNEL" --profile strict --stub "$kdir/efi/linuxaa64.efi.stub" \
 		--cmdline "$UKI_CMDLINE" --sign-key "$dir/key.pem" --sign-cert "$SNAKEOIL.pem" >"$dir/uki.build" 2>&1 ||
 		{ cat "$dir/uki.build" >&2; return 1; }
 	# The same bytes without the signature: sbsign only appends it.
-	vm_initramfs "$dir/uki.img" --kernel "$UKI_KERNEL" --profile strict \
-		--uki "$dir/unsigned.efi" --kernel "$kdir/boot/vmlinuz-$kver" --stub "$kdir/efi/linuxaa64.efi.stub" \
+	vm_uki "$dir/unsigned.efi" --kernel "$UKI_KERNEL" --profile strict --stub "$kdir/efi/linuxaa64.efi.stub" \
 		--cmdline "$UKI_CMDLINE" >>"$dir/uki.build" 2>&1 || { cat "$dir/uki.build" >&2; return 1; }
 	for name in signed unsigned; do
 		vm_make_esp "$dir/$name.efi" "$dir/$name.esp" BOOTAA64.EFI
@@ -279,7 +257,7 @@ aavmf_boot() {
 	expect "$log" sysctl.vm.mmap_rnd_bits 33
 	expect "$log" sysctl.vm.mmap_rnd_compat_bits 16
 	local want
-	want=$(capbnd_without "${DROPS[@]}")
+	want=$(vm_capbnd_without "${DROPS[@]}")
 	expect "$log" capbnd.pid1 "$want"
 	expect "$log" capbnd.fresh "$want"
 	# NX needs no cpuinfo flag on arm64; the x86-only word is not checked.
@@ -332,7 +310,7 @@ aavmf_boot() {
 	expect "$log" wx.mprotect_w_then_x EACCES
 	expect "$log" sysctl.dev.tty.legacy_tiocsti 0
 	expect "$log" sysctl.vm.mmap_rnd_bits 33
-	expect "$log" capbnd.fresh "$(capbnd_without "${DROPS[@]}")"
+	expect "$log" capbnd.fresh "$(vm_capbnd_without "${DROPS[@]}")"
 	[[ $(guest "$log" alice.tiocsti) == EIO* ]] || { vm_section "$log" ARM64; false; }
 	vm_assert_section_contains "$log" REPORT "memory mdwe applied"
 	vm_assert_section_contains "$log" REPORT "mechanism=sysctl"
@@ -389,8 +367,8 @@ aavmf_boot() {
 	expect "$log" sysctl.fs.protected_fifos 2
 	expect "$log" sysctl.dev.tty.legacy_tiocsti 0
 	# strict drops cap_perfmon, cap_bpf, cap_checkpoint_restore.
-	expect "$log" capbnd.pid1 "$(capbnd_without 38 39 40)"
-	expect "$log" capbnd.fresh "$(capbnd_without 38 39 40)"
+	expect "$log" capbnd.pid1 "$(vm_capbnd_without 38 39 40)"
+	expect "$log" capbnd.fresh "$(vm_capbnd_without 38 39 40)"
 	[[ $(guest "$log" alice.tiocsti) == EIO* ]] || { vm_section "$log" ARM64; false; }
 }
 

@@ -29,27 +29,7 @@ setup_file() {
 	start=$SECONDS
 	img=$(img_debian_systemd_arm64) || return 1
 	echo $((SECONDS - start)) >"$dir/image.seconds"
-	cat >"$dir/test.conf" <<-'EOF'
-		# tests/vm/arm64_debian.bats
-		[boot]
-		failure_action = poweroff
-		failure_delay = 0
-		[memory]
-		nx = require
-		aslr = yes
-		mdwe = yes
-		[sysctl]
-		kernel.kptr_restrict = 2
-		kernel.dmesg_restrict = 1
-		fs.protected_fifos = 2
-		[capabilities]
-		drop = cap_sys_rawio
-		drop = cap_perfmon
-		drop = cap_bpf
-		drop = cap_checkpoint_restore
-		[tty]
-		tiocsti = deny-unprivileged
-	EOF
+	arm64_conf >"$dir/test.conf"
 	vm_initramfs "$dir/debian.img" --kernel "$KERNEL" --config "$dir/test.conf" >"$dir/build.log" 2>&1 ||
 		{ cat "$dir/build.log" >&2; return 1; }
 	start=$SECONDS
@@ -82,7 +62,7 @@ setup_file() {
 	expect "$log" sysctl.kernel.randomize_va_space 2
 	expect "$log" sysctl.vm.mmap_rnd_bits 33
 	expect "$log" sysctl.dev.tty.legacy_tiocsti 0
-	want=$(capbnd_without "${DROPS[@]}")
+	want=$(vm_capbnd_without "${DROPS[@]}")
 	expect "$log" capbnd.pid1 "$want"
 	expect "$log" capbnd.fresh "$want"
 }

@@ -36,7 +36,6 @@ load lib
 load images
 load pcrlock
 
-OVMF=/usr/share/OVMF
 # The measurement PCR: hardinit's default (the strict profile sets no [tpm] pcr).
 PCR=$("$HARDINIT_SRC/build/hardinit" limits | sed -n 's/^TPM_PCR_DEFAULT=//p')
 ATTEST_TIMEOUT=${ATTEST_TIMEOUT:-900}
@@ -153,9 +152,9 @@ attest_image() {
 
 setup_file() {
 	[[ $PCR =~ ^[0-9]+$ ]] || { echo "build/hardinit limits gave no TPM_PCR_DEFAULT: make first" >&2; return 1; }
-	[[ -f $OVMF/OVMF_CODE_4M.fd ]] || skip "ovmf not installed"
-	command -v swtpm_setup >/dev/null || skip "swtpm_setup is not installed (apt-get install swtpm-tools)"
-	local dir kdir kver img pcrlock d
+	vm_need_ovmf
+	vm_need_swtpm
+	local dir img pcrlock d
 	dir=$(vm_cache_dir)/attest
 	export ADIR=$dir
 	rm -rf "$dir" && mkdir -p "$dir"
@@ -163,21 +162,14 @@ setup_file() {
 	img=$(img_debian_systemd permissive) || return 1
 	pcrlock=$(pcrlock_image) || return 1
 	attest_image "$img" "$dir/root.img" "$dir" || return 1
-	kdir=$(vm_kernel_dir 6.12)
-	kver=$(cat "$kdir/kver")
-	"$HARDINIT_SRC/initramfs/hardinit-mkinitramfs" --uki "$dir/uki.efi" --kernel "$kdir/boot/vmlinuz-$kver" \
-		--hardinit "$HARDINIT_SRC/build/hardinit" --moddir "$kdir" --kver "$kver" --target virtio \
-		--profile strict \
+	vm_uki "$dir/uki.efi" --profile strict \
 		--cmdline "root=LABEL=debian-root console=ttyS0 panic=-1 security=selinux systemd.show_status=error" \
 		>"$dir/build.log"
 	vm_make_esp "$dir/uki.efi" "$dir/uki.esp"
 	d=$dir/swtpm
-	mkdir -p "$d/state"
-	swtpm_setup --tpm2 --tpmstate "$d/state" --pcr-banks sha1,sha256 --createek --overwrite >"$d/setup.log" 2>&1 ||
-		{ cat "$d/setup.log"; return 1; }
+	vm_swtpm_setup "$d" sha1,sha256 || return 1
 	vm_swtpm_start "$d" || return 1
-	vm_efi_boot "$dir/boot.log" "$ATTEST_TIMEOUT" "" "$OVMF/OVMF_CODE_4M.fd" "$OVMF/OVMF_VARS_4M.fd" \
-		-machine q35 -drive "file=$dir/root.img,if=virtio,format=raw" \
+	vm_ovmf_boot "$dir/boot.log" plain "$ATTEST_TIMEOUT" "" -drive "file=$dir/root.img,if=virtio,format=raw" \
 		-drive "file=$dir/uki.esp,if=virtio,format=raw" \
 		-drive "file=$pcrlock,if=virtio,format=raw,readonly=on" "${VM_TPM_ARGS[@]}" || true
 	vm_swtpm_stop

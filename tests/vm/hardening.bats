@@ -17,7 +17,6 @@ FAIL="hardinit.boot.failure_action=poweroff"
 # bpf (39) and checkpoint_restore (40, the top of the high word).
 DROPS=(17 38 39 40)
 STRICT_DROPS=(38 39 40)
-LAST_CAP=40   # both Debian kernels (doc/design.md)
 
 setup_file() {
 	local dir
@@ -89,35 +88,21 @@ config_sysctls() {
 	config_sysctls_values "$1" | cut -d' ' -f1
 }
 
-# The guest's raw value of a sysctl, as /probe/run printed it.
+# The guest's raw value of a key, as /probe/run printed it, and the
+# assertion on it.
 guest() {
-	vm_section "$1" HARDEN | sed -n "s|^$2=||p" | head -n1
+	vm_section_value "$1" HARDEN "$2"
 }
 
-# CapBnd with the given caps cleared from a full set 0..LAST_CAP.
-capbnd_without() {
-	local mask=$(((1 << (LAST_CAP + 1)) - 1)) c
-	for c in "$@"; do
-		mask=$((mask & ~(1 << c)))
-	done
-	printf '%016x\n' "$mask"
+expect() {
+	vm_assert_section_value "$1" HARDEN "$2" "$3"
 }
 
 # The usermodehelper form: "LOW HIGH" (the probe collapses the tab).
 umh_without() {
 	local mask
-	mask=$((16#$(capbnd_without "$@")))
+	mask=$((16#$(vm_capbnd_without "$@")))
 	printf '%d %d\n' $((mask & 0xffffffff)) $((mask >> 32))
-}
-
-expect() {
-	local log=$1 key=$2 want=$3 got
-	got=$(guest "$log" "$key")
-	[[ $got == "$want" ]] || {
-		echo "$key: guest reads '$got', expected '$want'"
-		vm_section "$log" HARDEN
-		return 1
-	}
 }
 
 boot_test() {
@@ -145,7 +130,7 @@ boot_test() {
 
 	# The bounding set of PID 1 and of a freshly started process, and the
 	# sets kernel-spawned helpers get: exactly the dropped caps are gone.
-	want=$(capbnd_without "${DROPS[@]}")
+	want=$(vm_capbnd_without "${DROPS[@]}")
 	expect "$log" capbnd.pid1 "$want"
 	expect "$log" capbnd.fresh "$want"
 	expect "$log" capinh.pid1 0000000000000000
@@ -215,7 +200,7 @@ boot_test() {
 	# The rest still holds.
 	expect "$log" sysctl.kernel.kptr_restrict 2
 	expect "$log" sysctl.fs.protected_fifos 2
-	expect "$log" capbnd.fresh "$(capbnd_without "${DROPS[@]}")"
+	expect "$log" capbnd.fresh "$(vm_capbnd_without "${DROPS[@]}")"
 	expect "$log" lock.init_module EPERM
 }
 
@@ -250,7 +235,7 @@ boot_test() {
 	done < <(config_sysctls_values "$HARDINIT_SRC/config/strict.conf")
 	((bad == 0))
 	expect "$log" sysctl.kernel.kexec_load_disabled 1
-	want=$(capbnd_without "${STRICT_DROPS[@]}")
+	want=$(vm_capbnd_without "${STRICT_DROPS[@]}")
 	expect "$log" capbnd.pid1 "$want"
 	expect "$log" capbnd.fresh "$want"
 	expect "$log" umh.bset "$(umh_without "${STRICT_DROPS[@]}")"

@@ -203,6 +203,47 @@ setup_file() {
 	[[ $output == *"--- last 40 lines of $log ---"* ]]
 }
 
+@test "harness: a console's erase-line before a probe's line is dropped; vm_section_value reads a key, its assertion names what it read" {
+	local log=$BATS_TEST_TMPDIR/fake.log
+	# systemd's status line cleared (ESC [ K) where the probe's line starts.
+	printf '%s\r\n' $'\e[K=== BEGIN S ===' "state=running" " pushed=1" "state=late" "=== END S ===" >"$log"
+	[ "$(vm_section_value "$log" S state)" = running ]
+	[ "$(vm_section_value "$log" S pushed)" = 1 ]
+	[ -z "$(vm_section_value "$log" S absent)" ]
+	vm_assert_section_value "$log" S state running
+	run vm_assert_section_value "$log" S state degraded
+	[ "$status" -ne 0 ]
+	[[ $output == *"state: guest reads 'running', expected 'degraded'"* ]]
+	[ "$(vm_capbnd_without 17 38 39 40)" = 0000003ffffdffff ]
+}
+
+@test "harness: vm_eventlog_events lists one PCR's extended events of a crypto-agile log; vm_pcr_replay extends them as the TPM does" {
+	local ev d1 d2 want
+	d1=$(printf a | sha256sum | cut -d' ' -f1)
+	d2=$(printf b | sha256sum | cut -d' ' -f1)
+	# The Spec ID event (SHA-1 format, sha256 only), then PCR 7: one event,
+	# an EV_NO_ACTION; PCR 8: one event; PCR 7: one more.
+	ev=$(python3 - "$d1" "$d2" <<-'PY'
+		import struct, sys
+		spec = b"Spec ID Event03\0" + struct.pack("<IBBBBI", 0, 0, 2, 0, 2, 1) + struct.pack("<HH", 0xB, 32) + b"\0"
+		out = struct.pack("<II20sI", 0, 3, bytes(20), len(spec)) + spec
+		def event(pcr, etype, digest):
+		    return struct.pack("<III", pcr, etype, 1) + struct.pack("<H", 0xB) + digest + struct.pack("<I", 1) + b"x"
+		d1, d2 = bytes.fromhex(sys.argv[1]), bytes.fromhex(sys.argv[2])
+		out += event(7, 0x80000001, d1) + event(7, 3, d2) + event(8, 0xd, d2) + event(7, 4, d2)
+		print(out.hex())
+	PY
+	)
+	run vm_eventlog_events 7 <<<"$ev"
+	[ "$output" = "80000001 sha256=$d1"$'\n'"00000004 sha256=$d2" ]
+	want=$({ printf '%064d' 0; echo "$d1"; } | xxd -r -p | sha256sum | cut -d' ' -f1)
+	want=$({ echo "$want$d2"; } | xxd -r -p | sha256sum | cut -d' ' -f1)
+	[ "$(vm_pcr_replay sha256 <<<"$output")" = "$want" ]
+	# A word after the events: its SHA-256 extended last, as systemd does.
+	want=$({ echo "$want$(printf w | sha256sum | cut -d' ' -f1)"; } | xxd -r -p | sha256sum | cut -d' ' -f1)
+	[ "$(vm_pcr_replay sha256 w <<<"$output")" = "$want" ]
+}
+
 @test "harness: vm_kernel, vm_kver and vm_kernel_dir agree with the unpacked package" {
 	local v dir
 	for v in 6.12 6.1; do

@@ -20,6 +20,8 @@
 #   vm_initramfs OUT [--kernel VERSION] [hardinit-mkinitramfs args...]
 #                             initramfs with build/hardinit for the 6.12 kernel (or VERSION),
 #                             target virtio, built by initramfs/hardinit-mkinitramfs
+#   vm_uki OUT [--kernel VERSION] [hardinit-mkinitramfs args...]
+#                             the same as a UKI (--uki OUT --kernel that kernel's vmlinuz)
 #   vm_cpio OUT DIR           plain newc cpio of DIR (for hardinit-free harness tests)
 #   vm_selinux_label DIR [FILE_CONTEXTS]
 #                             label DIR for Debian's refpolicy with `setfiles -r`
@@ -31,12 +33,23 @@
 #                             0 when QEMU exited by itself, non-zero on timeout or QEMU error
 #   vm_exit_reason LOG        echo how the guest ended: poweroff, reboot, halt, panic or unknown
 #
+# A TPM (swtpm) and UEFI (OVMF):
+#   vm_need_swtpm, vm_swtpm_setup DIR BANKS, vm_swtpm_start DIR [STATE], vm_swtpm_stop,
+#   vm_swtpm_serve STATE DIR CMD...
+#   VM_OVMF_*, vm_have_ovmf / vm_need_ovmf [plain] [secure], vm_snakeoil_key OUT,
+#   vm_make_esp EFI IMG, vm_ovmf_boot [--console] LOG plain|secure TIMEOUT STOP_TEXT [qemu args],
+#   vm_efi_boot [--console] LOG TIMEOUT STOP_TEXT CODE VARS [qemu args]
+#   vm_eventlog_events PCR    the firmware's log (hex, stdin): "TYPE BANK=HEX..." per event of PCR
+#   vm_pcr_replay BANK [WORD...]  those events (stdin), then WORDs, extended from zeros
+#
 # Reading the guest's report:
 #   vm_section LOG NAME       print the lines between "=== BEGIN NAME ===" and "=== END NAME ===",
 #                             from vm_clean_log (VM_SECTION_RAW=1: only \r stripped); non-zero
 #                             when the section is absent or has no END line
 #   vm_clean_log LOG          the log without \r and without kernel console records
 #                             ("[    1.234567] ..."), rejoining lines a record split
+#   vm_section_value LOG NAME KEY
+#                             the value of the section's first KEY=VALUE line
 #   vm_log_tail LOG [N]       print the last N (40) lines of LOG, \r stripped
 #
 # Assertions (print what was expected and the log tail on failure, return 1):
@@ -44,6 +57,8 @@
 #   vm_assert_section_contains LOG NAME TEXT     (substring of some line)
 #   vm_assert_section_line LOG NAME LINE         (one whole line equals LINE)
 #   vm_assert_section_lacks LOG NAME TEXT
+#   vm_assert_section_value LOG NAME KEY VALUE   (the first KEY= line reads VALUE)
+#   vm_capbnd_without CAP...  the CapBnd of the full set 0..VM_LAST_CAP without CAPs
 #   vm_assert_done LOG        testinit reached "=== TESTINIT DONE ===" and the guest powered off
 #
 # Sharing work between tests of one run:
@@ -230,18 +245,45 @@ vm_selinux_label() {
 vm_initramfs() {
 	local out=${1:?usage: vm_initramfs OUT [--kernel VERSION] [builder args...]}
 	shift
-	local version=$VM_DEFAULT_KERNEL kdir kver
+	local version=$VM_DEFAULT_KERNEL
 	if [[ ${1:-} == --kernel ]]; then
 		version=${2:?vm_initramfs: --kernel needs 6.12 or 6.1}
 		shift 2
 	fi
+	_vm_builder "$version" -o "$out" -- "$@"
+}
+
+# vm_uki OUT [--kernel VERSION] [builder args...]: a unified kernel image
+# (the builder's --uki) of the kernel VERSION (6.12) and the initramfs
+# vm_initramfs would build with the same args; pass --cmdline, the profile
+# or config, --sign-key and --sign-cert, --pcrpkey ...
+vm_uki() {
+	local out=${1:?usage: vm_uki OUT [--kernel VERSION] [builder args...]}
+	shift
+	local version=$VM_DEFAULT_KERNEL vmlinuz
+	if [[ ${1:-} == --kernel ]]; then
+		version=${2:?vm_uki: --kernel needs 6.12 or 6.1}
+		shift 2
+	fi
+	vmlinuz=$(vm_kernel "$version") || return 1
+	_vm_builder "$version" --uki "$out" --kernel "$vmlinuz" -- "$@"
+}
+
+# _vm_builder VERSION OUTPUT_ARGS... -- ARGS...: hardinit-mkinitramfs
+# with this tree's hardinit and the modules of the kernel VERSION, for
+# virtio; ARGS last, so that a caller's word overrides the harness's.
+_vm_builder() {
+	local version=$1 kdir kver
+	local -a head=()
+	shift
+	while [[ $1 != -- ]]; do head+=("$1"); shift; done
+	shift
 	local builder=$HARDINIT_SRC/initramfs/hardinit-mkinitramfs
 	[[ -x $builder ]] || { _vm_err "$builder missing"; return 1; }
 	[[ -x $_VM_BUILD/hardinit ]] || { _vm_err "$_VM_BUILD/hardinit missing; run 'make'"; return 1; }
 	kdir=$(vm_kernel_dir "$version") || return 1
 	kver=$(cat "$kdir/kver")
-	"$builder" -o "$out" --hardinit "$_VM_BUILD/hardinit" \
-		--moddir "$kdir" --kver "$kver" --target virtio "$@"
+	"$builder" "${head[@]}" --hardinit "$_VM_BUILD/hardinit" --moddir "$kdir" --kver "$kver" --target virtio "$@"
 }
 
 vm_cpio() {
@@ -385,13 +427,17 @@ vm_exit_reason() {
 # in the middle of one of testinit's lines, splitting it around the record
 # (the record always ends with its own newline). This joins such lines
 # again and drops the records. Output: \r stripped. (With printk.time=0 the
-# records carry no timestamp and are kept as they are.)
+# records carry no timestamp and are kept as they are.) A console shared
+# with systemd's status lines also carries their "erase to the end of the
+# line" (ESC [ K) ahead of a probe's line: dropped, it is no text of ours.
 _VM_PRINTK='\[ *[0-9]+\.[0-9][0-9][0-9][0-9][0-9][0-9]\] '
 
 vm_clean_log() {
 	local log=${1:?usage: vm_clean_log LOG}
 	tr -d '\r' <"$log" | awk -v re="$_VM_PRINTK" '
+		BEGIN { erase = sprintf("%c", 27) "\\[[0-2]?K" }
 		{
+			gsub(erase, "")
 			line = carry $0
 			if (match(line, re)) {
 				# Before the first record: firmware output without a
@@ -421,6 +467,16 @@ vm_section() {
 			if (!found) { print "vm: section " name " not in the log" > "/dev/stderr"; exit 1 }
 			if (!closed) { print "vm: section " name " has no END marker" > "/dev/stderr"; exit 1 }
 		}'
+}
+
+# vm_section_value LOG NAME KEY: the value of the first KEY=VALUE line of
+# section NAME (blanks before KEY skipped: a character a probe pushed into
+# the tty is echoed ahead of its line); empty when there is none.
+vm_section_value() {
+	local log=${1:?usage: vm_section_value LOG NAME KEY} name=${2:?} key=${3:?}
+	vm_section "$log" "$name" | awk -v key="$key" '
+		{ sub(/^[ \t]+/, "") }
+		index($0, key "=") == 1 { print substr($0, length(key) + 2); exit }'
 }
 
 vm_log_tail() {
@@ -476,6 +532,30 @@ vm_assert_section_lacks() {
 	body=$(vm_section "$log" "$name") || { _vm_fail "$log" "section $name missing"; return 1; }
 	! grep -qF -- "$text" <<<"$body" ||
 		_vm_fail "$log" "expected section $name not to contain: $text"$'\n'"--- section $name ---"$'\n'"$body"
+}
+
+# vm_assert_section_value LOG NAME KEY VALUE: the section's KEY= reads
+# VALUE exactly (vm_section_value).
+vm_assert_section_value() {
+	local log=${1:?} name=${2:?} key=${3:?} want=$4 got
+	got=$(vm_section_value "$log" "$name" "$key")
+	[[ $got == "$want" ]] ||
+		_vm_fail "$log" "$key: guest reads '$got', expected '$want'"$'\n'"--- section $name ---"$'\n'"$(vm_section "$log" "$name")"
+}
+
+# The last capability both Debian kernels know, on both architectures
+# (CAP_CHECKPOINT_RESTORE; doc/design.md).
+VM_LAST_CAP=40
+
+# vm_capbnd_without CAP...: the bounding set a guest's /proc/PID/status
+# shows (CapBnd, 16 hex digits) when the full set 0..VM_LAST_CAP has lost
+# the capabilities CAP (numbers).
+vm_capbnd_without() {
+	local mask=$(((1 << (VM_LAST_CAP + 1)) - 1)) c
+	for c in "$@"; do
+		mask=$((mask & ~(1 << c)))
+	done
+	printf '%016x\n' "$mask"
 }
 
 vm_assert_done() {
@@ -544,17 +624,36 @@ vm_build_once() {
 
 # ---- swtpm: a TPM 2.0 for one boot ----------------------------------------
 
-# vm_swtpm_start DIR: swtpm on DIR/state (made when missing; a test that
-# needs another setup, such as swtpm_setup --pcr-banks, runs it there
-# first), its control socket DIR/sock, its log DIR/log. It runs in the
-# background as the test's child: call vm_swtpm_stop from teardown, so it
-# is never left running. Sets SWTPM_PID and VM_TPM_ARGS (QEMU's options
-# for vm_boot's -- part). Returns 1 with one line when it does not start.
-vm_swtpm_start() {
-	local d=$1 i
-	command -v swtpm >/dev/null || { echo "swtpm is not installed (scripts/install-deps)"; return 1; }
+# vm_need_swtpm: the test is skipped unless swtpm and swtpm_setup are
+# installed (swtpm, swtpm-tools; scripts/install-deps).
+vm_need_swtpm() {
+	command -v swtpm >/dev/null && command -v swtpm_setup >/dev/null ||
+		skip "swtpm is not installed (apt-get install swtpm swtpm-tools)"
+}
+
+# vm_swtpm_setup DIR BANKS: DIR/state manufactured as a TPM 2.0 with an EK
+# and only the PCR banks BANKS active (a comma list: sha256, sha1,sha256);
+# its log in DIR/setup.log, printed when it fails.
+vm_swtpm_setup() {
+	local d=${1:?usage: vm_swtpm_setup DIR BANKS} banks=${2:?usage: vm_swtpm_setup DIR BANKS}
 	mkdir -p "$d/state"
-	swtpm socket --tpm2 --tpmstate dir="$d/state" --ctrl type=unixio,path="$d/sock" \
+	swtpm_setup --tpm2 --tpmstate "$d/state" --pcr-banks "$banks" --createek --overwrite >"$d/setup.log" 2>&1 ||
+		{ cat "$d/setup.log"; return 1; }
+}
+
+# vm_swtpm_start DIR [STATE]: swtpm on STATE (default DIR/state; made when
+# missing, else as vm_swtpm_setup or an earlier boot left it), its control
+# socket DIR/sock, its log DIR/log. It runs in the background as the
+# test's child: call vm_swtpm_stop from teardown, so it is never left
+# running. Sets SWTPM_PID and VM_TPM_ARGS (QEMU's options for vm_boot's --
+# part or vm_efi_boot's). Returns 1 with one line when it does not start.
+vm_swtpm_start() {
+	local d=${1:?usage: vm_swtpm_start DIR [STATE]} state=${2:-$1/state} i
+	command -v swtpm >/dev/null || { echo "swtpm is not installed (scripts/install-deps)"; return 1; }
+	mkdir -p "$d" "$state"
+	# A socket left by an earlier boot in DIR would pass the wait below.
+	rm -f "$d/sock"
+	swtpm socket --tpm2 --tpmstate dir="$state" --ctrl type=unixio,path="$d/sock" \
 		--log file="$d/log" --terminate </dev/null >/dev/null 2>&1 &
 	SWTPM_PID=$!
 	for ((i = 0; i < 100; i++)); do
@@ -576,6 +675,128 @@ vm_swtpm_stop() {
 	fi
 }
 
+# vm_swtpm_serve STATE DIR CMD...: swtpm on STATE serving its TPM on the
+# host, on the unix socket DIR/srv (initialised and started up, as a
+# TPM after the firmware: tpm2-tss's swtpm TCTI, --tpm2-device=swtpm:path=
+# DIR/srv, speaks to it), while CMD runs; stopped before it returns. The
+# host's enrollment of a token against the state a boot then uses.
+# Returns CMD's status, 1 with one line when swtpm does not start.
+vm_swtpm_serve() {
+	local state=${1:?usage: vm_swtpm_serve STATE DIR CMD...} d=${2:?usage: vm_swtpm_serve STATE DIR CMD...}
+	local i pid rc=0
+	shift 2
+	mkdir -p "$state" "$d"
+	rm -f "$d/srv" "$d/serve.pid"
+	swtpm socket --tpm2 --tpmstate dir="$state" --server type=unixio,path="$d/srv" \
+		--ctrl type=unixio,path="$d/srv.ctrl" --flags not-need-init,startup-clear \
+		--daemon --pid file="$d/serve.pid" --log file="$d/serve.log" || { echo "swtpm did not start"; return 1; }
+	for ((i = 0; i < 50; i++)); do [[ -S $d/srv ]] && break; sleep 0.1; done
+	pid=$(cat "$d/serve.pid")
+	if [[ -S $d/srv ]]; then
+		"$@" || rc=$?
+	else
+		echo "swtpm did not serve $d/srv: $(cat "$d/serve.log" 2>/dev/null)"
+		rc=1
+	fi
+	kill "$pid"
+	for ((i = 0; i < 50; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+	return "$rc"
+}
+
+# ---- UEFI firmware --------------------------------------------------------
+
+# Debian's ovmf: the 4 MiB builds, plain and with Secure Boot (SMM), their
+# empty variables and the variables with Debian's snakeoil PK, KEK and db
+# enrolled; the snakeoil key (.key, passphrase "snakeoil") and certificate
+# (.pem) sign what that db trusts.
+VM_OVMF_CODE=/usr/share/OVMF/OVMF_CODE_4M.fd
+VM_OVMF_VARS=/usr/share/OVMF/OVMF_VARS_4M.fd
+VM_OVMF_SECURE_CODE=/usr/share/OVMF/OVMF_CODE_4M.secboot.fd
+VM_OVMF_SECURE_VARS=/usr/share/OVMF/OVMF_VARS_4M.snakeoil.fd
+VM_OVMF_SNAKEOIL=/usr/share/ovmf/PkKek-1-snakeoil
+
+# vm_have_ovmf [plain] [secure]: 0 when the firmware files of each mode
+# named are installed (plain when none is named).
+vm_have_ovmf() {
+	local mode f
+	local -a files=()
+	for mode in "${@:-plain}"; do
+		case $mode in
+		plain) files+=("$VM_OVMF_CODE" "$VM_OVMF_VARS") ;;
+		secure) files+=("$VM_OVMF_SECURE_CODE" "$VM_OVMF_SECURE_VARS" "$VM_OVMF_SNAKEOIL.key" "$VM_OVMF_SNAKEOIL.pem") ;;
+		*) _vm_err "vm_have_ovmf: unknown mode '$mode'"; return 2 ;;
+		esac
+	done
+	for f in "${files[@]}"; do
+		[[ -f $f ]] || return 1
+	done
+}
+
+# vm_need_ovmf [plain] [secure]: the test is skipped unless vm_have_ovmf.
+vm_need_ovmf() {
+	vm_have_ovmf "$@" || skip "ovmf not installed (scripts/install-deps)"
+}
+
+# vm_snakeoil_key OUT: the snakeoil private key, unencrypted, in OUT (mode
+# 0600), for the builder's --sign-key beside --sign-cert $VM_OVMF_SNAKEOIL.pem.
+vm_snakeoil_key() {
+	local out=${1:?usage: vm_snakeoil_key OUT}
+	(umask 077 && openssl pkey -in "$VM_OVMF_SNAKEOIL.key" -passin pass:snakeoil -out "$out")
+}
+
+# vm_eventlog_events PCR: the firmware's event log (binary_bios_measurements
+# as hex text on stdin, as a probe dumps it with od; TCG PC Client
+# crypto-agile format) to one line per event extended into PCR, in order:
+# "TYPE BANK=HEX..." (TYPE in 8 hex digits, one BANK=HEX per bank the log
+# carries). EV_NO_ACTION, never extended, is left out.
+vm_eventlog_events() {
+	python3 -c '
+import struct, sys
+want = int(sys.argv[1])
+data = bytes.fromhex("".join(sys.stdin.read().split()))
+# The first event (SHA-1 format) is the Spec ID event naming the banks.
+_, _, _, size = struct.unpack_from("<II20sI", data, 0)
+spec = data[32:32 + size]
+assert spec[:16].rstrip(b"\0") == b"Spec ID Event03", spec[:16]
+n = struct.unpack_from("<I", spec, 24)[0]
+sizes = dict(struct.unpack_from("<HH", spec, 28 + 4 * i) for i in range(n))
+names = {0x4: "sha1", 0xB: "sha256", 0xC: "sha384", 0xD: "sha512"}
+off = 32 + size
+while off < len(data):
+    pcr, etype, count = struct.unpack_from("<III", data, off)
+    off += 12
+    digests = []
+    for i in range(count):
+        alg = struct.unpack_from("<H", data, off)[0]
+        if alg in names:
+            digests.append("%s=%s" % (names[alg], data[off + 2:off + 2 + sizes[alg]].hex()))
+        off += 2 + sizes[alg]
+    off += 4 + struct.unpack_from("<I", data, off)[0]
+    if pcr == want and etype != 3:
+        print("%08x %s" % (etype, " ".join(digests)))
+' "${1:?usage: vm_eventlog_events PCR}"
+}
+
+# vm_pcr_replay BANK [WORD...]: the PCR (lower-case hex) that the events
+# vm_eventlog_events printed (stdin) leave in BANK, extended in order from
+# zeros, then each WORD extended as systemd measures a word (BANK's hash
+# of its text).
+vm_pcr_replay() {
+	python3 -c '
+import hashlib, sys
+bank = sys.argv[1]
+value = bytes(hashlib.new(bank).digest_size)
+for line in sys.stdin:
+    for field in line.split()[1:]:
+        name, _, digest = field.partition("=")
+        if name == bank:
+            value = hashlib.new(bank, value + bytes.fromhex(digest)).digest()
+for word in sys.argv[2:]:
+    value = hashlib.new(bank, value + hashlib.new(bank, word.encode()).digest()).digest()
+print(value.hex())
+' "${1:?usage: vm_pcr_replay BANK [WORD...]}" "${@:2}"
+}
+
 # vm_make_esp EFI IMG [BOOTNAME]: a FAT ESP image holding EFI as the
 # removable-media boot path \EFI\BOOT\BOOTNAME (BOOTX64.EFI; an arm64
 # UKI is BOOTAA64.EFI); made with mtools, no mount.
@@ -588,21 +809,33 @@ vm_make_esp() {
 	mcopy -i "$img" "$efi" "::/EFI/BOOT/$name"
 }
 
-# vm_efi_boot LOG TIMEOUT STOP_TEXT CODE VARS_TEMPLATE QEMU_ARGS...: one
-# firmware boot (OVMF or AAVMF; the machine and CPU options are the
-# caller's) on a fresh copy of the variables, bounded by TIMEOUT. With a
-# STOP_TEXT, QEMU is stopped as soon as the serial log shows it: a
-# firmware that refused an image waits for ever. Returns QEMU's status.
+# vm_efi_boot [--console] LOG TIMEOUT STOP_TEXT CODE VARS_TEMPLATE
+# QEMU_ARGS...: one firmware boot (OVMF or AAVMF; the machine and CPU
+# options are the caller's) on a fresh copy of the variables, bounded by
+# TIMEOUT. With a STOP_TEXT, QEMU is stopped as soon as the serial log
+# shows it: a firmware that refused an image waits for ever. With
+# --console the serial is QEMU's stdio as well (what the caller pipes in
+# is typed on the guest's console), still copied to LOG. Returns QEMU's
+# status.
 vm_efi_boot() {
-	local log=$1 limit=$2 stop=$3 code=$4 vars=$1.vars rc=0
+	local console=0
+	[[ ${1:-} == --console ]] && { console=1; shift; }
+	local log=$1 limit=$2 stop=$3 code=$4 vars=$1.vars rc=0 pid
 	cp "$5" "$vars"
 	shift 5
 	rm -f "$log"
-	timeout -k 5 "$limit" "$VM_QEMU" -accel tcg -m 1024 -nodefaults -nographic -no-reboot \
-		-drive "if=pflash,format=raw,unit=0,readonly=on,file=$code" \
-		-drive "if=pflash,format=raw,unit=1,file=$vars" \
-		-serial "file:$log" "$@" </dev/null &
-	local pid=$!
+	local -a cmd=("$VM_QEMU" -accel tcg -m 1024 -nodefaults -nographic -no-reboot
+		-drive "if=pflash,format=raw,unit=0,readonly=on,file=$code"
+		-drive "if=pflash,format=raw,unit=1,file=$vars")
+	if ((console)); then
+		cmd+=(-chardev "stdio,id=ser0,mux=on,signal=off,logfile=$log" -serial chardev:ser0 -mon chardev=ser0 "$@")
+		# Stdin named: a shell may give an asynchronous command /dev/null.
+		timeout --foreground -k 5 "$limit" "${cmd[@]}" <&0 &
+	else
+		cmd+=(-serial "file:$log" "$@")
+		timeout -k 5 "$limit" "${cmd[@]}" </dev/null &
+	fi
+	pid=$!
 	if [[ -n $stop ]]; then
 		while kill -0 "$pid" 2>/dev/null; do
 			if grep -aqF -- "$stop" "$log" 2>/dev/null; then
@@ -615,4 +848,24 @@ vm_efi_boot() {
 	wait "$pid" || rc=$?
 	rm -f "$vars"
 	return "$rc"
+}
+
+# vm_ovmf_boot [--console] LOG plain|secure TIMEOUT STOP_TEXT QEMU_ARGS...:
+# vm_efi_boot under OVMF on a q35 machine: plain, its code with empty
+# variables (no Secure Boot); secure, the Secure Boot code (SMM, its
+# variable store protected) with the snakeoil keys enrolled.
+vm_ovmf_boot() {
+	local -a console=()
+	[[ ${1:-} == --console ]] && { console=(--console); shift; }
+	local log=$1 mode=$2 limit=$3 stop=$4
+	shift 4
+	case $mode in
+	plain) vm_efi_boot "${console[@]}" "$log" "$limit" "$stop" "$VM_OVMF_CODE" "$VM_OVMF_VARS" -machine q35 "$@" ;;
+	secure)
+		# shellcheck disable=SC2054 # QEMU's options are comma lists
+		vm_efi_boot "${console[@]}" "$log" "$limit" "$stop" "$VM_OVMF_SECURE_CODE" "$VM_OVMF_SECURE_VARS" \
+			-machine q35,smm=on -global driver=cfi.pflash01,property=secure,value=on "$@"
+		;;
+	*) _vm_err "vm_ovmf_boot: unknown mode '$mode'"; return 2 ;;
+	esac
 }

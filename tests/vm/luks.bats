@@ -202,7 +202,7 @@ HANG_PROMPT_S=90
 # The two volumes and the swtpm state they are sealed to, made once:
 # TDIR (the TPM boots' directory).
 tpm_setup() {
-	local dir=$LDIR/tpm i img
+	local dir=$LDIR/tpm
 	TDIR=$dir
 	[[ -f $dir/ready ]] && return 0
 	rm -rf "$dir" && mkdir -p "$dir/state"
@@ -211,18 +211,20 @@ tpm_setup() {
 	cp "$LDIR/luks.img" "$dir/p.img"       # no token: the passphrase alone
 	cryptsetup luksUUID -q --uuid "$UUIDB" "$dir/b.img"
 	printf %s "$PASS" >"$dir/pass"
-	swtpm socket --tpm2 --tpmstate dir="$dir/state" --server type=unixio,path="$dir/srv" \
-		--ctrl type=unixio,path="$dir/srv.ctrl" --flags not-need-init,startup-clear \
-		--daemon --pid file="$dir/enroll.pid" --log file="$dir/enroll.log"
-	for ((i = 0; i < 50; i++)); do [[ -S $dir/srv ]] && break; sleep 0.1; done
-	for img in a b; do
-		timeout 120 systemd-cryptenroll --unlock-key-file="$dir/pass" --tpm2-device="swtpm:path=$dir/srv" \
-			--tpm2-pcrs=15 "$dir/$img.img" >&2 || { kill "$(cat "$dir/enroll.pid")"; return 1; }
-	done
-	kill "$(cat "$dir/enroll.pid")"
-	for ((i = 0; i < 50; i++)); do kill -0 "$(cat "$dir/enroll.pid")" 2>/dev/null || break; sleep 0.1; done
+	vm_swtpm_serve "$dir/state" "$dir" enroll "$dir" a b >&2 || return 1
 	rm -f "$dir/pass"
 	touch "$dir/ready"
+}
+
+# enroll DIR NAME...: systemd-cryptenroll's token (PCR 15) on each
+# DIR/NAME.img, against the TPM vm_swtpm_serve serves on DIR/srv.
+enroll() {
+	local dir=$1 img
+	shift
+	for img in "$@"; do
+		timeout 120 systemd-cryptenroll --unlock-key-file="$dir/pass" --tpm2-device="swtpm:path=$dir/srv" \
+			--tpm2-pcrs=15 "$dir/$img.img" || return 1
+	done
 }
 
 # tpm_boot NAME tpm|none|hang PROMPT DISKS...: one boot (once per NAME)
@@ -234,7 +236,7 @@ tpm_setup() {
 # whether PROMPT came while it was stopped.
 tpm_boot() {
 	tpm_setup >&2 || return 1
-	local log=$TDIR/$1.log d=$TDIR/swtpm-$1 i pid="" mode=$2 prompt=$3 disk
+	local log=$TDIR/$1.log d=$TDIR/swtpm-$1 pid="" mode=$2 prompt=$3 disk
 	local -a qemu=() disks=() append=("root=/dev/mapper/luks-$UUID")
 	[[ -z ${TPM_APPEND:-} ]] || append+=("$TPM_APPEND")
 	shift 3
@@ -244,14 +246,9 @@ tpm_boot() {
 	done
 	if [[ ! -f $log.done ]]; then
 		if [[ $mode == tpm || $mode == hang ]]; then
-			mkdir -p "$d"
-			swtpm socket --tpm2 --tpmstate dir="$TDIR/state" --ctrl type=unixio,path="$d/sock" \
-				--log file="$d/log" --terminate >/dev/null 2>&1 &
-			pid=$!
-			for ((i = 0; i < 100; i++)); do [[ -S $d/sock ]] && break; sleep 0.1; done
-			# shellcheck disable=SC2054 # QEMU's options are comma lists
-			qemu=(-chardev "socket,id=chrtpm,path=$d/sock" -tpmdev emulator,id=tpm0,chardev=chrtpm
-				-device tpm-tis,tpmdev=tpm0)
+			vm_swtpm_start "$d" "$TDIR/state" >&2 || return 1
+			pid=$SWTPM_PID
+			qemu=("${VM_TPM_ARGS[@]}")
 		fi
 		{
 			if [[ $mode == hang ]]; then
@@ -274,8 +271,7 @@ tpm_boot() {
 			--append "${append[*]}" -- "${qemu[@]}" >/dev/null || true
 		if [[ -n $pid ]]; then
 			kill -CONT "$pid" 2>/dev/null || true   # a hang boot's, if it ended stopped
-			kill "$pid" 2>/dev/null || true
-			wait "$pid" 2>/dev/null || true
+			vm_swtpm_stop
 		fi
 		touch "$log.done"
 	fi

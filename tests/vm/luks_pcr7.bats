@@ -33,8 +33,6 @@
 load lib
 load images
 
-OVMF=/usr/share/OVMF
-SNAKEOIL=/usr/share/ovmf/PkKek-1-snakeoil
 PASS='c0rrect horse battery'
 UUID=7a1c2b3a-4e5f-4a6b-8c7d-9e0f1a2b3c47
 PROMPT="Please enter passphrase for disk luks-$UUID"
@@ -122,16 +120,13 @@ debian_root() {
 }
 
 setup_file() {
-	[[ -f $OVMF/OVMF_CODE_4M.secboot.fd && -f $OVMF/OVMF_VARS_4M.snakeoil.fd && -f $SNAKEOIL.key ]] ||
-		skip "ovmf not installed"
-	command -v swtpm_setup >/dev/null || skip "swtpm_setup is not installed (apt-get install swtpm-tools)"
+	vm_need_ovmf plain secure
+	vm_need_swtpm
 	make -s -C "$HARDINIT_SRC" build/tools/luks2-tool >&2 || return 1
-	local dir root kdir kver
+	local dir root
 	dir=$(vm_cache_dir)/luks_pcr7
 	export SDIR=$dir
 	rm -rf "$dir" && mkdir -p "$dir"
-	kdir=$(vm_kernel_dir 6.12)
-	kver=$(cat "$kdir/kver")
 	openssl genrsa -out "$dir/pcr.key" 2048 2>/dev/null
 	openssl rsa -in "$dir/pcr.key" -pubout -out "$dir/pcr.pub" 2>/dev/null
 	root=$dir/root
@@ -142,11 +137,8 @@ setup_file() {
 	rm -rf "$root"
 	vm_luks_image "$dir/plain.img" "$dir/key.bin" "$dir/luks.img" "$UUID" "$PASS" || return 1
 	rm -f "$dir/plain.img" "$dir/key.bin"
-	mkdir -p "$dir/tpm/state"
-	swtpm_setup --tpm2 --tpmstate "$dir/tpm/state" --pcr-banks sha256 --createek --overwrite >"$dir/tpm/setup.log" 2>&1 ||
-		{ cat "$dir/tpm/setup.log"; return 1; }
-	openssl pkey -in "$SNAKEOIL.key" -passin pass:snakeoil -out "$dir/db.key"
-	chmod 0600 "$dir/db.key"
+	vm_swtpm_setup "$dir/tpm" sha256 || return 1
+	vm_snakeoil_key "$dir/db.key" || return 1
 	cat >"$dir/fail.conf" <<-'EOF'
 		[boot]
 		failure_action = poweroff
@@ -154,20 +146,19 @@ setup_file() {
 		root_timeout = 5
 		lock_cmdline = no
 	EOF
-	local -a build=("$HARDINIT_SRC/initramfs/hardinit-mkinitramfs" --kernel "$kdir/boot/vmlinuz-$kver"
-		--hardinit "$HARDINIT_SRC/build/hardinit" --moddir "$kdir" --kver "$kver" --target virtio
-		--config "$dir/fail.conf" --luks --pcrpkey "$dir/pcr.pub" --sign-key "$dir/db.key" --sign-cert "$SNAKEOIL.pem")
+	local -a build=(--config "$dir/fail.conf" --luks --pcrpkey "$dir/pcr.pub" --sign-key "$dir/db.key"
+		--sign-cert "$VM_OVMF_SNAKEOIL.pem")
 	local words="rd.luks.uuid=$UUID root=/dev/mapper/luks-$UUID init=/probe/testinit console=ttyS0 panic=-1"
-	"${build[@]}" --uki "$dir/uki.efi" --cmdline "$words" --pcr-sign-key "$dir/pcr.key" >"$dir/build.log" || return 1
+	vm_uki "$dir/uki.efi" "${build[@]}" --cmdline "$words" --pcr-sign-key "$dir/pcr.key" >"$dir/build.log" || return 1
 	objcopy -O binary --only-section=.pcrsig "$dir/uki.efi" "$dir/uki.pcrsig"
-	"${build[@]}" --uki "$dir/changed.efi" --cmdline "$words quiet" --pcrsig "$dir/uki.pcrsig" >>"$dir/build.log" ||
+	vm_uki "$dir/changed.efi" "${build[@]}" --cmdline "$words quiet" --pcrsig "$dir/uki.pcrsig" >>"$dir/build.log" ||
 		return 1
 	vm_make_esp "$dir/uki.efi" "$dir/uki.esp"
 	vm_make_esp "$dir/changed.efi" "$dir/changed.esp"
 
 	efi_boot first secure uki
 	efi_boot secure secure uki
-	efi_boot sboff off uki
+	efi_boot sboff plain uki
 	efi_boot changed secure changed
 }
 
@@ -175,23 +166,12 @@ teardown_file() {
 	vm_swtpm_stop
 }
 
-# efi_boot NAME secure|off UKI: OVMF boots UKI.esp with swtpm on the
+# efi_boot NAME secure|plain UKI: OVMF boots UKI.esp with swtpm on the
 # suite's state, Secure Boot on (secboot code, snakeoil VARS) or off (plain
 # code, empty VARS); the passphrase prompt, when it shows, is answered.
 efi_boot() {
-	local name=$1 log=$SDIR/$1.log d=$SDIR/tpm
-	local -a fw
-	if [[ $2 == secure ]]; then
-		# shellcheck disable=SC2054 # QEMU's options are comma lists
-		fw=(-machine q35,smm=on -global driver=cfi.pflash01,property=secure,value=on
-			-drive "if=pflash,format=raw,unit=0,readonly=on,file=$OVMF/OVMF_CODE_4M.secboot.fd")
-		cp "$OVMF/OVMF_VARS_4M.snakeoil.fd" "$SDIR/$name.vars"
-	else
-		fw=(-machine q35 -drive "if=pflash,format=raw,unit=0,readonly=on,file=$OVMF/OVMF_CODE_4M.fd")
-		cp "$OVMF/OVMF_VARS_4M.fd" "$SDIR/$name.vars"
-	fi
-	rm -f "$d/sock"
-	vm_swtpm_start "$d" || return 1
+	local log=$SDIR/$1.log
+	vm_swtpm_start "$SDIR/tpm" || return 1
 	rm -f "$log"
 	{
 		if vm_wait_serial "$log" "$PROMPT" "$UEFI_TIMEOUT"; then
@@ -199,13 +179,10 @@ efi_boot() {
 			printf '%s\n' "$PASS"
 		fi
 		vm_wait_serial "$log" "reboot: Power down" "$UEFI_TIMEOUT"
-	} | timeout --foreground -k 5 "$UEFI_TIMEOUT" "$VM_QEMU" -accel tcg -m 1024 -nodefaults -nographic \
-		-no-reboot "${fw[@]}" -drive "if=pflash,format=raw,unit=1,file=$SDIR/$name.vars" \
-		-chardev "stdio,id=ser0,mux=on,signal=off,logfile=$log" -serial chardev:ser0 -mon chardev=ser0 \
+	} | vm_ovmf_boot --console "$log" "$2" "$UEFI_TIMEOUT" "" \
 		-drive "file=$SDIR/luks.img,if=virtio,format=raw" -drive "file=$SDIR/$3.esp,if=virtio,format=raw" \
 		"${VM_TPM_ARGS[@]}" >/dev/null || true
 	vm_swtpm_stop
-	rm -f "$SDIR/$name.vars"
 }
 
 setup() {
@@ -214,51 +191,12 @@ setup() {
 
 # pcr_of NAME N: the PCR N the guest read in boot NAME (lower-case hex).
 pcr_of() {
-	vm_section "$SDIR/$1.log" WORKS | sed -n "s/^pcr$2=//p" | tr 'A-F' 'a-f'
+	vm_section_value "$SDIR/$1.log" WORKS "pcr$2" | tr 'A-F' 'a-f'
 }
 
 # token_of NAME: the systemd-tpm2 token the guest's cryptsetup exported.
 token_of() {
 	vm_section "$SDIR/$1.log" TOKEN | grep -a '^{'
-}
-
-# pcr7_events: the firmware's event log (hex on stdin, TCG PC Client
-# crypto-agile format) to one line per PCR 7 event that was extended:
-# "TYPE SHA256" (hex), EV_NO_ACTION left out.
-pcr7_events() {
-	python3 -c '
-import struct, sys
-data = bytes.fromhex("".join(sys.stdin.read().split()))
-pcr, etype, _, size = struct.unpack_from("<II20sI", data, 0)
-spec = data[32:32 + size]
-assert spec[:16].rstrip(b"\0") == b"Spec ID Event03", spec[:16]
-n = struct.unpack_from("<I", spec, 24)[0]
-sizes = dict(struct.unpack_from("<HH", spec, 28 + 4 * i) for i in range(n))
-off = 32 + size
-while off < len(data):
-    pcr, etype, count = struct.unpack_from("<III", data, off)
-    off += 12
-    digests = {}
-    for i in range(count):
-        alg = struct.unpack_from("<H", data, off)[0]
-        digests[alg] = data[off + 2:off + 2 + sizes[alg]]
-        off += 2 + sizes[alg]
-    off += 4 + struct.unpack_from("<I", data, off)[0]
-    if pcr == 7 and etype != 3:
-        print("%08x %s" % (etype, digests[0xB].hex()))
-'
-}
-
-# pcr7_replay: those lines (stdin) extended in order from zeros, as the TPM
-# did: the PCR 7 the log accounts for (hex).
-pcr7_replay() {
-	python3 -c '
-import hashlib, sys
-d = bytes(32)
-for line in sys.stdin:
-    d = hashlib.sha256(d + bytes.fromhex(line.split()[1])).digest()
-print(d.hex())
-'
 }
 
 # field NAME: the token's (JSON on stdin) string field NAME.
@@ -312,11 +250,11 @@ policy_hash() {
 	# That PCR 7 is Secure Boot's: the firmware's log replays to it, with
 	# EV_EFI_VARIABLE_DRIVER_CONFIG (SecureBoot, PK, KEK, db, dbx), the
 	# separator, and EV_EFI_VARIABLE_AUTHORITY (the db entry that passed the UKI).
-	vm_section "$log" EVENTLOG | pcr7_events >"$SDIR/pcr7.events"
+	vm_section "$log" EVENTLOG | vm_eventlog_events 7 >"$SDIR/pcr7.events"
 	cat "$SDIR/pcr7.events"
 	[ "$(grep -c '^800000e0 ' "$SDIR/pcr7.events")" -ge 1 ]
 	[ "$(grep -c '^80000001 ' "$SDIR/pcr7.events")" -ge 5 ]
-	[ "$(pcr7_replay <"$SDIR/pcr7.events")" = "$(pcr_of first 7)" ]
+	[ "$(vm_pcr_replay sha256 <"$SDIR/pcr7.events")" = "$(pcr_of first 7)" ]
 	# The policy cryptenroll sealed to: PolicyAuthorize, then PolicyPCR of the
 	# Secure Boot PCR 7 this boot read.
 	[ "$(field tpm2-policy-hash <<<"$tok")" = "$(policy_hash "$(pcr_of first 7)" "$SDIR/pcr.pub")" ]

@@ -16,7 +16,6 @@
 
 load lib
 
-OVMF=/usr/share/OVMF
 PASS='c0rrect horse battery'
 UUID=5d1c2b3a-4e5f-4a6b-8c7d-9e0f1a2b3c4d
 
@@ -28,16 +27,14 @@ echo "=== END WORKS ==="
 '
 
 setup_file() {
-	[[ -f $OVMF/OVMF_CODE_4M.fd ]] || skip "ovmf not installed"
-	command -v swtpm_setup >/dev/null || skip "swtpm_setup is not installed (apt-get install swtpm-tools)"
+	vm_need_ovmf
+	vm_need_swtpm
 	command -v systemd-cryptenroll >/dev/null || skip "systemd-cryptenroll is not installed"
 	make -s -C "$HARDINIT_SRC" build/tools/luks2-tool >&2 || return 1
-	local dir root kdir kver i
+	local dir root
 	dir=$(vm_cache_dir)/luks_signed
 	export SDIR=$dir
 	rm -rf "$dir" && mkdir -p "$dir/root"
-	kdir=$(vm_kernel_dir 6.12)
-	kver=$(cat "$kdir/kver")
 	root=$dir/root
 	vm_stage_root "$root"
 	mkdir -p "$root/data"
@@ -50,19 +47,12 @@ setup_file() {
 	# value: PCR 11 through the signature only).
 	openssl genrsa -out "$dir/pcr.key" 2048 2>/dev/null
 	openssl rsa -in "$dir/pcr.key" -pubout -out "$dir/pcr.pub" 2>/dev/null
-	mkdir -p "$dir/tpm/state"
-	swtpm_setup --tpm2 --tpmstate "$dir/tpm/state" --pcr-banks sha256 --createek --overwrite >"$dir/tpm/setup.log" 2>&1 ||
-		{ cat "$dir/tpm/setup.log"; return 1; }
-	swtpm socket --tpm2 --tpmstate dir="$dir/tpm/state" --server type=unixio,path="$dir/tpm/srv" \
-		--ctrl type=unixio,path="$dir/tpm/srv.ctrl" --flags not-need-init,startup-clear \
-		--daemon --pid file="$dir/tpm/enroll.pid" --log file="$dir/tpm/enroll.log"
-	for ((i = 0; i < 50; i++)); do [[ -S $dir/tpm/srv ]] && break; sleep 0.1; done
+	vm_swtpm_setup "$dir/tpm" sha256 || return 1
 	(umask 077 && printf %s "$PASS" >"$dir/pass")
 	local rc=0
-	timeout 120 systemd-cryptenroll --unlock-key-file="$dir/pass" --tpm2-device="swtpm:path=$dir/tpm/srv" \
-		--tpm2-pcrs= --tpm2-public-key="$dir/pcr.pub" --tpm2-public-key-pcrs=11 "$dir/luks.img" >&2 || rc=$?
-	kill "$(cat "$dir/tpm/enroll.pid")"
-	for ((i = 0; i < 50; i++)); do kill -0 "$(cat "$dir/tpm/enroll.pid")" 2>/dev/null || break; sleep 0.1; done
+	vm_swtpm_serve "$dir/tpm/state" "$dir/tpm" timeout 120 systemd-cryptenroll --unlock-key-file="$dir/pass" \
+		--tpm2-device="swtpm:path=$dir/tpm/srv" --tpm2-pcrs= --tpm2-public-key="$dir/pcr.pub" \
+		--tpm2-public-key-pcrs=11 "$dir/luks.img" >&2 || rc=$?
 	rm -f "$dir/pass"
 	((rc == 0)) || return 1
 	cat >"$dir/fail.conf" <<-'EOF'
@@ -72,13 +62,11 @@ setup_file() {
 		root_timeout = 5
 		lock_cmdline = no
 	EOF
-	local -a build=("$HARDINIT_SRC/initramfs/hardinit-mkinitramfs" --kernel "$kdir/boot/vmlinuz-$kver"
-		--hardinit "$HARDINIT_SRC/build/hardinit" --moddir "$kdir" --kver "$kver" --target virtio
-		--config "$dir/fail.conf" --luks --pcrpkey "$dir/pcr.pub")
+	local -a build=(--config "$dir/fail.conf" --luks --pcrpkey "$dir/pcr.pub")
 	local words="rd.luks.uuid=$UUID root=/dev/mapper/luks-$UUID console=ttyS0 panic=-1"
-	"${build[@]}" --uki "$dir/signed.efi" --cmdline "$words" --pcr-sign-key "$dir/pcr.key" >"$dir/build.log" || return 1
+	vm_uki "$dir/signed.efi" "${build[@]}" --cmdline "$words" --pcr-sign-key "$dir/pcr.key" >"$dir/build.log" || return 1
 	objcopy -O binary --only-section=.pcrsig "$dir/signed.efi" "$dir/signed.pcrsig"
-	"${build[@]}" --uki "$dir/changed.efi" --cmdline "$words quiet" --pcrsig "$dir/signed.pcrsig" >>"$dir/build.log" ||
+	vm_uki "$dir/changed.efi" "${build[@]}" --cmdline "$words quiet" --pcrsig "$dir/signed.pcrsig" >>"$dir/build.log" ||
 		return 1
 	vm_make_esp "$dir/signed.efi" "$dir/signed.esp"
 	vm_make_esp "$dir/changed.efi" "$dir/changed.esp"
@@ -97,7 +85,6 @@ efi_boot() {
 	local name=$1 prompt=${2:-} log=$SDIR/$1.log d=$SDIR/swtpm-$1
 	rm -rf "$d" && mkdir -p "$d" && cp -r "$SDIR/tpm/state" "$d/state"
 	vm_swtpm_start "$d" || return 1
-	cp "$OVMF/OVMF_VARS_4M.fd" "$d/vars.fd"
 	rm -f "$log"
 	{
 		if [[ -n $prompt ]] && vm_wait_serial "$log" "$prompt" 600; then
@@ -105,11 +92,7 @@ efi_boot() {
 			printf '%s\n' "$PASS"
 		fi
 		vm_wait_serial "$log" "reboot: Power down" 600
-	} | timeout --foreground -k 5 "${UEFI_TIMEOUT:-600}" "$VM_QEMU" -accel tcg -m 1024 -nodefaults -nographic \
-		-no-reboot -machine q35 \
-		-drive "if=pflash,format=raw,unit=0,readonly=on,file=$OVMF/OVMF_CODE_4M.fd" \
-		-drive "if=pflash,format=raw,unit=1,file=$d/vars.fd" \
-		-chardev "stdio,id=ser0,mux=on,signal=off,logfile=$log" -serial chardev:ser0 -mon chardev=ser0 \
+	} | vm_ovmf_boot --console "$log" plain "${UEFI_TIMEOUT:-600}" "" \
 		-drive "file=$SDIR/luks.img,if=virtio,format=raw" -drive "file=$SDIR/$name.esp,if=virtio,format=raw" \
 		"${VM_TPM_ARGS[@]}" >/dev/null || true
 	vm_swtpm_stop

@@ -15,7 +15,6 @@
 
 load lib
 
-OVMF=/usr/share/OVMF
 CMDLINE="root=LABEL=pcrroot console=ttyS0 panic=-1"
 
 probe() {
@@ -36,28 +35,21 @@ probe() {
 }
 
 setup_file() {
-	[[ -f $OVMF/OVMF_CODE_4M.fd ]] || skip "ovmf not installed"
-	command -v swtpm_setup >/dev/null || skip "swtpm_setup is not installed (apt-get install swtpm-tools)"
-	local dir kdir kver d
+	vm_need_ovmf
+	vm_need_swtpm
+	local dir d
 	dir=$(vm_cache_dir)/pcrphase
 	export PDIR=$dir
 	rm -rf "$dir" && mkdir -p "$dir/root"
-	kdir=$(vm_kernel_dir 6.12)
-	kver=$(cat "$kdir/kver")
 	vm_stage_root "$dir/root"
 	probe | vm_probe_script "$dir/root"
 	vm_rootfs "$dir/root.img" "$dir/root" -L pcrroot
-	"$HARDINIT_SRC/initramfs/hardinit-mkinitramfs" --uki "$dir/uki.efi" --kernel "$kdir/boot/vmlinuz-$kver" \
-		--hardinit "$HARDINIT_SRC/build/hardinit" --moddir "$kdir" --kver "$kver" --target virtio \
-		--profile baseline --cmdline "$CMDLINE" >"$dir/build.log"
+	vm_uki "$dir/uki.efi" --profile baseline --cmdline "$CMDLINE" >"$dir/build.log"
 	vm_make_esp "$dir/uki.efi" "$dir/uki.esp"
 	d=$dir/swtpm
-	mkdir -p "$d/state"
-	swtpm_setup --tpm2 --tpmstate "$d/state" --pcr-banks sha1,sha256 --createek --overwrite >"$d/setup.log" 2>&1 ||
-		{ cat "$d/setup.log"; return 1; }
+	vm_swtpm_setup "$d" sha1,sha256 || return 1
 	vm_swtpm_start "$d" || return 1
-	vm_efi_boot "$dir/boot.log" "${UEFI_TIMEOUT:-300}" "" "$OVMF/OVMF_CODE_4M.fd" "$OVMF/OVMF_VARS_4M.fd" \
-		-machine q35 -drive "file=$dir/root.img,if=virtio,format=raw" \
+	vm_ovmf_boot "$dir/boot.log" plain "${UEFI_TIMEOUT:-300}" "" -drive "file=$dir/root.img,if=virtio,format=raw" \
 		-drive "file=$dir/uki.esp,if=virtio,format=raw" "${VM_TPM_ARGS[@]}" || true
 	vm_swtpm_stop
 }
@@ -70,47 +62,15 @@ setup() {
 	[[ -n ${PDIR:-} && -f $PDIR/boot.log ]] || skip "the UKI boot did not run"
 }
 
-# "sha1=HEX" and "sha256=HEX": PCR 11 replayed from the firmware's event
-# log (TCG PC Client crypto-agile format), then each word extended.
+# "stub_events=N", "sha1=HEX" and "sha256=HEX": PCR 11 replayed from the
+# firmware's event log, then each word extended.
 expected_pcr11() {
-	vm_section "$PDIR/boot.log" EVENTLOG | python3 -c '
-import hashlib, struct, sys
-data = bytes.fromhex("".join(sys.stdin.read().split()))
-# The first event (SHA-1 format) is the Spec ID event naming the banks.
-pcr, etype, _, size = struct.unpack_from("<II20sI", data, 0)
-spec = data[32:32 + size]
-assert spec[:16].rstrip(b"\0") == b"Spec ID Event03", spec[:16]
-n = struct.unpack_from("<I", spec, 24)[0]
-sizes = {}
-for i in range(n):
-    alg, dsize = struct.unpack_from("<HH", spec, 28 + 4 * i)
-    sizes[alg] = dsize
-names = {0x4: "sha1", 0xB: "sha256", 0xC: "sha384", 0xD: "sha512"}
-value = {names[a]: bytes(sizes[a]) for a in sizes if a in names}
-off, stub_events = 32 + size, 0
-while off < len(data):
-    pcr, etype, count = struct.unpack_from("<III", data, off)
-    off += 12
-    digests = {}
-    for i in range(count):
-        alg = struct.unpack_from("<H", data, off)[0]
-        digests[alg] = data[off + 2:off + 2 + sizes[alg]]
-        off += 2 + sizes[alg]
-    esize = struct.unpack_from("<I", data, off)[0]
-    off += 4 + esize
-    if pcr != 11 or etype == 3:          # EV_NO_ACTION is never extended
-        continue
-    stub_events += 1
-    for alg, d in digests.items():
-        if alg in names:
-            value[names[alg]] = hashlib.new(names[alg], value[names[alg]] + d).digest()
-print("stub_events=%d" % stub_events)
-for bank in ("sha1", "sha256"):
-    v = value[bank]
-    for word in (b"enter-initrd", b"leave-initrd"):
-        v = hashlib.new(bank, v + hashlib.new(bank, word).digest()).digest()
-    print("%s=%s" % (bank, v.hex()))
-'
+	local events bank
+	events=$(vm_section "$PDIR/boot.log" EVENTLOG | vm_eventlog_events 11) || return 1
+	echo "stub_events=$(grep -c . <<<"$events")"
+	for bank in sha1 sha256; do
+		echo "$bank=$(vm_pcr_replay "$bank" enter-initrd leave-initrd <<<"$events")"
+	done
 }
 
 @test "pcrphase: on a UKI the report says enter-initrd and leave-initrd went into PCR 11, in both active banks" {
@@ -128,7 +88,7 @@ for bank in ("sha1", "sha256"):
 	# Not vacuous: the stub measured the UKI's sections into PCR 11.
 	[[ $want =~ stub_events=[1-9] ]]
 	for bank in sha1 sha256; do
-		got=$(vm_section "$PDIR/boot.log" PCR11 | sed -n "s/^$bank=//p" | tr 'A-F' 'a-f')
+		got=$(vm_section_value "$PDIR/boot.log" PCR11 "$bank" | tr 'A-F' 'a-f')
 		[[ -n $got && $got == "$(sed -n "s/^$bank=//p" <<<"$want")" ]] || { echo "$bank differs: $got"; false; }
 	done
 }

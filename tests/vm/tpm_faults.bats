@@ -32,7 +32,7 @@ probe() {
 
 setup_file() {
 	[[ $PCR =~ ^[0-9]+$ ]] || { echo "build/hardinit limits gave no TPM_PCR_DEFAULT: make first" >&2; return 1; }
-	command -v swtpm_setup >/dev/null || skip "swtpm_setup is not installed (apt-get install swtpm-tools)"
+	vm_need_swtpm
 	local dir
 	dir=$(vm_cache_dir)/tpm_faults
 	mkdir -p "$dir"
@@ -52,9 +52,7 @@ teardown() {
 
 @test "a TPM without an active SHA-256 bank: a warning naming why, the boot goes on, audit says drift" {
 	local d=$BATS_TEST_TMPDIR/swtpm log=$BATS_TEST_TMPDIR/console.log
-	mkdir -p "$d/state"
-	swtpm_setup --tpm2 --tpmstate "$d/state" --pcr-banks sha1 --createek --overwrite >"$d/setup.log" 2>&1 ||
-		{ cat "$d/setup.log"; false; }
+	vm_swtpm_setup "$d" sha1
 	vm_swtpm_start "$d"
 	vm_boot "$log" --timeout 300 --initrd "$FDIR/initrd.img" --disk "$FDIR/root.img" --append "root=/dev/vda" -- \
 		"${VM_TPM_ARGS[@]}"

@@ -16,8 +16,6 @@
 load lib
 load images
 
-OVMF=/usr/share/OVMF
-SNAKEOIL=/usr/share/ovmf/PkKek-1-snakeoil
 EFI_GLOBAL=8be4df61-93ca-11d2-aa0d-00e098032b8c
 EFI_LOADER=4a67b082-0a4c-41cf-b6c7-440b29bb8c4f
 # Firmware plus a kernel under TCG on a loaded machine: generous. A refused
@@ -27,13 +25,11 @@ REFUSAL_TIMEOUT=${REFUSAL_TIMEOUT:-150}
 BASE_CMDLINE="root=LABEL=testroot console=ttyS0 panic=-1"
 
 setup_file() {
-	local dir kdir kver
-	[[ -f $OVMF/OVMF_CODE_4M.fd && -f $OVMF/OVMF_CODE_4M.secboot.fd ]] || return 0
+	local dir
+	vm_have_ovmf plain secure || return 0
 	dir=$(vm_cache_dir)/uki
 	mkdir -p "$dir"
 	export UDIR=$dir
-	kdir=$(vm_kernel_dir 6.12)
-	kver=$(cat "$kdir/kver")
 
 	rm -rf "$dir/root" && mkdir -p "$dir/root"
 	vm_stage_root "$dir/root"
@@ -55,18 +51,12 @@ setup_file() {
 	EOF
 	vm_rootfs "$dir/root.img" "$dir/root" -L testroot
 
-	openssl pkey -in "$SNAKEOIL.key" -passin pass:snakeoil -out "$dir/key.pem"
-	chmod 0600 "$dir/key.pem"
-	local -a common=(--kernel "$kdir/boot/vmlinuz-$kver" --hardinit "$HARDINIT_SRC/build/hardinit"
-		--moddir "$kdir" --kver "$kver" --target virtio)
-	"$HARDINIT_SRC/initramfs/hardinit-mkinitramfs" --uki "$dir/strict.efi" "${common[@]}" \
-		--profile strict --cmdline "$BASE_CMDLINE" >"$dir/strict.log"
+	vm_snakeoil_key "$dir/key.pem"
+	vm_uki "$dir/strict.efi" --profile strict --cmdline "$BASE_CMDLINE" >"$dir/strict.log"
 	# Baseline bakes no lockdown= word: the lockdown seen is the kernel's own.
-	"$HARDINIT_SRC/initramfs/hardinit-mkinitramfs" --uki "$dir/signed.efi" "${common[@]}" \
-		--profile baseline --cmdline "$BASE_CMDLINE" \
-		--sign-key "$dir/key.pem" --sign-cert "$SNAKEOIL.pem" >"$dir/signed.log"
-	"$HARDINIT_SRC/initramfs/hardinit-mkinitramfs" --uki "$dir/unsigned.efi" "${common[@]}" \
-		--profile baseline --cmdline "$BASE_CMDLINE" >"$dir/unsigned.log"
+	vm_uki "$dir/signed.efi" --profile baseline --cmdline "$BASE_CMDLINE" \
+		--sign-key "$dir/key.pem" --sign-cert "$VM_OVMF_SNAKEOIL.pem" >"$dir/signed.log"
+	vm_uki "$dir/unsigned.efi" --profile baseline --cmdline "$BASE_CMDLINE" >"$dir/unsigned.log"
 	tamper_cmdline "$dir/signed.efi" "$dir/tampered.efi"
 	local name
 	for name in strict signed unsigned tampered; do
@@ -86,44 +76,29 @@ tamper_cmdline() {
 }
 
 
-# uefi_boot LOG secure|plain VARS_TEMPLATE TIMEOUT [STOP_TEXT] -- QEMU ARGS
-# Boots OVMF bounded by TIMEOUT; with STOP_TEXT, stops QEMU as soon as the
-# serial log shows it (the firmware waits for ever after refusing an image).
-uefi_boot() {
-	local log=$1 mode=$2 vars_template=$3 limit=$4 stop=${5:-}
-	shift 5
-	[[ ${1:-} == -- ]] && shift
-	if [[ $mode == secure ]]; then
-		# shellcheck disable=SC2054 # a QEMU option is a comma list
-		vm_efi_boot "$log" "$limit" "$stop" "$OVMF/OVMF_CODE_4M.secboot.fd" "$vars_template" \
-			-machine q35,smm=on -global driver=cfi.pflash01,property=secure,value=on "$@"
-	else
-		vm_efi_boot "$log" "$limit" "$stop" "$OVMF/OVMF_CODE_4M.fd" "$vars_template" -machine q35 "$@"
-	fi
-}
-
+# boot_once LOG ARGS...: vm_ovmf_boot LOG ARGS once for every test reading LOG.
 boot_once() {
 	local log=$1
 	shift
 	[[ -s $log.done ]] && return 0
-	uefi_boot "$log" "$@" || true
+	vm_ovmf_boot "$log" "$@" || true
 	echo "done" >"$log.done"
 }
 
 plain_boot() {
-	boot_once "$UDIR/plain.log" plain "$OVMF/OVMF_VARS_4M.fd" "$UEFI_TIMEOUT" "" -- \
+	boot_once "$UDIR/plain.log" plain "$UEFI_TIMEOUT" "" \
 		-drive "file=$UDIR/root.img,if=virtio,format=raw" \
 		-drive "file=$UDIR/strict.esp,if=virtio,format=raw"
 }
 
 secure_boot() {
-	boot_once "$UDIR/secure.log" secure "$OVMF/OVMF_VARS_4M.snakeoil.fd" "$UEFI_TIMEOUT" "" -- \
+	boot_once "$UDIR/secure.log" secure "$UEFI_TIMEOUT" "" \
 		-drive "file=$UDIR/root.img,if=virtio,format=raw" \
 		-drive "file=$UDIR/signed.esp,if=virtio,format=raw"
 }
 
 setup() {
-	[[ -f $OVMF/OVMF_CODE_4M.secboot.fd && -f $SNAKEOIL.key ]] || skip "ovmf not installed"
+	vm_need_ovmf secure
 	[[ -n ${UDIR:-} && -f $UDIR/strict.esp ]] || skip "UKI images not built"
 }
 
@@ -192,7 +167,7 @@ report_of() {
 	local log=$UDIR/append.log
 	# OVMF loads -kernel through LoadImage (signature checked) and passes
 	# -append as its LoadOptions: the stub must keep its own .cmdline.
-	uefi_boot "$log" secure "$OVMF/OVMF_VARS_4M.snakeoil.fd" "$UEFI_TIMEOUT" "" -- \
+	vm_ovmf_boot "$log" secure "$UEFI_TIMEOUT" "" \
 		-kernel "$UDIR/signed.efi" -append "uki_loader_word=1 init=/bin/sh" \
 		-drive "file=$UDIR/root.img,if=virtio,format=raw" || true
 	vm_assert_done "$log"
@@ -204,7 +179,7 @@ report_of() {
 @test "uefi: without Secure Boot the stub takes a loader's command line over the baked one" {
 	local log=$UDIR/append-plain.log
 	# Why hardinit warns about a UKI without Secure Boot: the words are gone.
-	uefi_boot "$log" plain "$OVMF/OVMF_VARS_4M.fd" "$UEFI_TIMEOUT" "" -- \
+	vm_ovmf_boot "$log" plain "$UEFI_TIMEOUT" "" \
 		-kernel "$UDIR/strict.efi" -append "$BASE_CMDLINE uki_loader_word=1" \
 		-drive "file=$UDIR/root.img,if=virtio,format=raw" || true
 	vm_assert_done "$log"
@@ -214,7 +189,7 @@ report_of() {
 
 @test "secure boot: an unsigned UKI is refused by the firmware (no Linux boot)" {
 	local log=$UDIR/unsigned-sb.log
-	uefi_boot "$log" secure "$OVMF/OVMF_VARS_4M.snakeoil.fd" "$REFUSAL_TIMEOUT" "Access Denied" -- \
+	vm_ovmf_boot "$log" secure "$REFUSAL_TIMEOUT" "Access Denied" \
 		-drive "file=$UDIR/unsigned.esp,if=virtio,format=raw" || true
 	vm_assert_log_contains "$log" "Access Denied"
 	vm_assert_log_lacks "$log" "Linux version"
@@ -225,7 +200,7 @@ report_of() {
 	local log=$UDIR/tampered-sb.log
 	# The same file without Secure Boot would boot: only the signature differs.
 	cmp -s "$UDIR/signed.efi" "$UDIR/tampered.efi" && { echo "tampered copy is unchanged"; false; }
-	uefi_boot "$log" secure "$OVMF/OVMF_VARS_4M.snakeoil.fd" "$REFUSAL_TIMEOUT" "Access Denied" -- \
+	vm_ovmf_boot "$log" secure "$REFUSAL_TIMEOUT" "Access Denied" \
 		-drive "file=$UDIR/tampered.esp,if=virtio,format=raw" || true
 	vm_assert_log_contains "$log" "Access Denied"
 	vm_assert_log_lacks "$log" "Linux version"
@@ -233,18 +208,14 @@ report_of() {
 }
 
 @test "debian/systemd: strict's baked command line reaches multi-user.target with no failed unit" {
-	local log=$UDIR/debian.log img kdir kver
+	local log=$UDIR/debian.log img
 	img=$(img_debian_systemd permissive)
-	kdir=$(vm_kernel_dir 6.12)
-	kver=$(cat "$kdir/kver")
 	# Debian starts AppArmor unless told: the image's SELinux needs the word.
-	"$HARDINIT_SRC/initramfs/hardinit-mkinitramfs" --uki "$UDIR/debian.efi" \
-		--kernel "$kdir/boot/vmlinuz-$kver" --hardinit "$HARDINIT_SRC/build/hardinit" \
-		--moddir "$kdir" --kver "$kver" --target virtio --profile strict \
+	vm_uki "$UDIR/debian.efi" --profile strict \
 		--cmdline "root=LABEL=debian-root console=ttyS0 panic=-1 security=selinux systemd.show_status=error" \
 		>"$UDIR/debian-build.log"
 	vm_make_esp "$UDIR/debian.efi" "$UDIR/debian.esp"
-	uefi_boot "$log" plain "$OVMF/OVMF_VARS_4M.fd" "${DEBIAN_TIMEOUT:-900}" "" -- \
+	vm_ovmf_boot "$log" plain "${DEBIAN_TIMEOUT:-900}" "" \
 		-drive "file=$img,if=virtio,format=raw,snapshot=on" \
 		-drive "file=$UDIR/debian.esp,if=virtio,format=raw" || true
 	vm_assert_log_contains "$log" "=== PROBE DONE ==="

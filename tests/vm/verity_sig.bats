@@ -20,8 +20,6 @@
 load lib
 load images
 
-OVMF=/usr/share/OVMF
-SNAKEOIL=/usr/share/ovmf/PkKek-1-snakeoil
 UEFI_TIMEOUT=${UEFI_TIMEOUT:-300}
 CMDLINE="root=LABEL=vroot console=ttyS0 panic=-1 hardinit.boot.failure_delay=0"
 
@@ -39,7 +37,7 @@ echo "=== END KLOG ==="
 '
 
 setup_file() {
-	[[ -f $OVMF/OVMF_CODE_4M.secboot.fd && -f $OVMF/OVMF_VARS_4M.snakeoil.fd && -f $SNAKEOIL.key ]] || return 0
+	vm_have_ovmf secure || return 0
 	command -v veritysetup >/dev/null || return 0
 	local dir kdir kver size
 	dir=$(vm_cache_dir)/verity_sig
@@ -64,28 +62,25 @@ setup_file() {
 	truncate -s $(((size + 4095) / 4096 * 4096)) "$dir/root.img"
 	veritysetup format "$dir/root.img" "$dir/hash.img" | awk '/^Root hash:/ { print $3 }' >"$dir/roothash"
 
-	openssl pkey -in "$SNAKEOIL.key" -passin pass:snakeoil -out "$dir/db.key"
-	chmod 0600 "$dir/db.key"
+	vm_snakeoil_key "$dir/db.key"
 	openssl req -x509 -newkey rsa:2048 -nodes -keyout "$dir/other.key" -out "$dir/other.pem" \
 		-subj "/CN=not in db" -days 30 2>/dev/null
-	sign "$dir/db.key" "$SNAKEOIL.pem" "$dir/good.p7s"
+	sign "$dir/db.key" "$VM_OVMF_SNAKEOIL.pem" "$dir/good.p7s"
 	sign "$dir/other.key" "$dir/other.pem" "$dir/other.p7s"
 	# One byte of the RSA signature (the DER's last bytes) changed.
 	cp "$dir/good.p7s" "$dir/corrupt.p7s"
 	printf '\x5a' | dd of="$dir/corrupt.p7s" bs=1 seek=$(($(stat -c %s "$dir/good.p7s") - 8)) conv=notrunc status=none
 
-	local -a common=(--kernel "$kdir/boot/vmlinuz-$kver" --hardinit "$HARDINIT_SRC/build/hardinit"
-		--moddir "$kdir" --kver "$kver" --target virtio --profile appliance
-		--sign-key "$dir/db.key" --sign-cert "$SNAKEOIL.pem"
+	local -a common=(--profile appliance --sign-key "$dir/db.key" --sign-cert "$VM_OVMF_SNAKEOIL.pem"
 		--verity-roothash "$(cat "$dir/roothash")" --verity-data LABEL=vroot --verity-hash /dev/vdb)
 	local name
-	"$HARDINIT_SRC/initramfs/hardinit-mkinitramfs" --uki "$dir/good.efi" "${common[@]}" \
+	vm_uki "$dir/good.efi" "${common[@]}" \
 		--verity-roothash-sig "$dir/good.p7s" --cmdline "$CMDLINE dm_verity.require_signatures=1" >"$dir/good.build"
 	for name in other corrupt; do
-		"$HARDINIT_SRC/initramfs/hardinit-mkinitramfs" --uki "$dir/$name.efi" "${common[@]}" \
+		vm_uki "$dir/$name.efi" "${common[@]}" \
 			--verity-roothash-sig "$dir/$name.p7s" --cmdline "$CMDLINE" >"$dir/$name.build"
 	done
-	"$HARDINIT_SRC/initramfs/hardinit-mkinitramfs" --uki "$dir/unsigned.efi" "${common[@]}" \
+	vm_uki "$dir/unsigned.efi" "${common[@]}" \
 		--cmdline "$CMDLINE" >"$dir/unsigned.build"
 	for name in good other corrupt unsigned; do
 		vm_make_esp "$dir/$name.efi" "$dir/$name.esp"
@@ -106,10 +101,7 @@ sign() {
 boot_once() {
 	local name=$1 log=$SDIR/$1.log
 	if [[ ! -f $log.done ]]; then
-		# shellcheck disable=SC2054 # QEMU's options are comma lists
-		vm_efi_boot "$log" "$UEFI_TIMEOUT" "" "$OVMF/OVMF_CODE_4M.secboot.fd" "$OVMF/OVMF_VARS_4M.snakeoil.fd" \
-			-machine q35,smm=on -global driver=cfi.pflash01,property=secure,value=on \
-			-drive "file=$SDIR/root.img,if=virtio,format=raw,readonly=on" \
+		vm_ovmf_boot "$log" secure "$UEFI_TIMEOUT" "" -drive "file=$SDIR/root.img,if=virtio,format=raw,readonly=on" \
 			-drive "file=$SDIR/hash.img,if=virtio,format=raw,readonly=on" \
 			-drive "file=$SDIR/$name.esp,if=virtio,format=raw,readonly=on" || true
 		touch "$log.done"
@@ -118,7 +110,7 @@ boot_once() {
 }
 
 setup() {
-	[[ -f $OVMF/OVMF_CODE_4M.secboot.fd && -f $SNAKEOIL.key ]] || skip "ovmf not installed (scripts/install-deps)"
+	vm_need_ovmf secure
 	command -v veritysetup >/dev/null || skip "veritysetup missing (cryptsetup-bin; scripts/install-deps)"
 	[[ ! -f ${SDIR:-}/nokernel ]] || { cat "$SDIR/nokernel"; false; }
 	[[ -f ${SDIR:-}/ready ]] || { echo "images not built"; false; }
