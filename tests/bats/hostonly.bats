@@ -734,7 +734,7 @@ on_demand() {
 	printf 'TARGET=host\n' >"$T/bad.conf"
 	run "$REPO/hooks/update-hardinit" --show-config -c "$T/bad.conf"
 	[ "$status" -eq 1 ]
-	[[ $output == *"TARGET 'host': use auto, virtio, xen or none"* ]]
+	[[ $output == *"TARGET 'host': use auto, generic, virtio, xen or none"* ]]
 }
 
 # ---- early microcode (--microcode) ------------------------------------------
