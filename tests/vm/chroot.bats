@@ -94,6 +94,8 @@ ch_assert_booted() {
 	MARKER=$(cat /proc/sys/kernel/random/uuid)
 	echo "$MARKER" >"$ROOT/etc/hardinit-chroot-marker"
 	install -m 0755 "$_VM_BUILD/probe/testinit" "$ROOT/sbin/init"
+	# testinit runs the probe script with busybox's sh.
+	install -m 0755 "$(_vm_host_busybox)" "$ROOT/bin/busybox"
 	vm_probe_script "$ROOT" <<-'EOF'
 		#!/bin/sh
 		echo "=== BEGIN CHROOT ==="
