@@ -327,6 +327,7 @@ ho_root_mount() {
 # unusual root (no block device, md, loop) is still refused by the
 # detection, naming the layer.
 HO_NO_LIVE_ROOT=""
+# shellcheck disable=SC2034 # HO_NO_LIVE_ROOT is the builder's, for its line
 ho_live_root() {
 	local root_of=$1 sys=${2%/} proc=${3%/} f want
 	f=$proc/self/mountinfo
