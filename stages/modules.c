@@ -176,6 +176,8 @@ int hi_modules_devices_parse(char *text, const struct module_ref *mods, int n, s
 			     int *line, const char **why)
 {
 	char *save = NULL;
+	const char *last = NULL;   /* the builder writes a module's aliases together */
+	int last_i = -1;
 
 	memset(d, 0, sizeof *d);
 	*line = 0;
@@ -191,7 +193,9 @@ int hi_modules_devices_parse(char *text, const struct module_ref *mods, int n, s
 				*why = "an alias line is: alias PATTERN NAME";
 				return -1;
 			}
-			int i = module_index(mods, n, name, strlen(name));
+			int i = last && strcmp(last, name) == 0 ? last_i : module_index(mods, n, name, strlen(name));
+			last = name;
+			last_i = i;
 			if (i < 0) {
 				*why = "it names a module the list does not have";
 				return -1;
