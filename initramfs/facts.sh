@@ -9,7 +9,7 @@
 # nothing.
 
 # --target / TARGET: the machine the image is for.
-readonly HI_TARGETS="auto virtio xen none"
+readonly HI_TARGETS="auto generic virtio xen none"
 # --compress / COMPRESS: how the archive is compressed. The default for
 # each target is the builder's (hardinit_default_compress).
 readonly HI_COMPRESSORS="zstd gzip none"

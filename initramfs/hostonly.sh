@@ -316,6 +316,37 @@ ho_root_mount() {
 	say "host-only: $HO_ROOT_OF is $HO_ROOT_FS on $HO_ROOT_SRC ($HO_ROOT_DEV)"
 }
 
+# Whether this is a running machine whose root can be read, or a tree
+# being built for another (an image builder's chroot); the builder then
+# makes a generic image. No live root, and HO_NO_LIVE_ROOT says why, when:
+# PROC/self/mountinfo is unreadable (no /proc in the chroot); nothing is
+# mounted at ROOT_OF there (a chroot's / is a directory of the builder's
+# file system, which mountinfo does not show from inside); or
+# SYS/dev/block is missing (no /sys: the root's device cannot be found).
+# A running machine has all three, whatever its root is on, so an
+# unusual root (no block device, md, loop) is still refused by the
+# detection, naming the layer.
+HO_NO_LIVE_ROOT=""
+# shellcheck disable=SC2034 # HO_NO_LIVE_ROOT is the builder's, for its line
+ho_live_root() {
+	local root_of=$1 sys=${2%/} proc=${3%/} f want
+	f=$proc/self/mountinfo
+	if [[ ! -r $f ]]; then
+		HO_NO_LIVE_ROOT="$f is unreadable: no /proc"
+		return 1
+	fi
+	want=$(ho_escape "$root_of")
+	if ! head -n 100000 -- "$f" | awk -v w="$want" '$5 == w { found = 1 } END { exit !found }'; then
+		HO_NO_LIVE_ROOT="nothing is mounted at $root_of in $f: a chroot"
+		return 1
+	fi
+	if [[ ! -d $sys/dev/block ]]; then
+		HO_NO_LIVE_ROOT="$sys/dev/block is missing: no /sys, the root's device cannot be found"
+		return 1
+	fi
+	return 0
+}
+
 # The kernel config's CONFIG_NAME value (y, m) or nothing.
 ho_kconfig() {
 	local f=${OPT_MODDIR:-/}

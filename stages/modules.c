@@ -1,6 +1,8 @@
 /* Modules: load the kernel modules the builder put in the initramfs, in the
  * dependency order it resolved at build time, with finit_module(2). */
+#include <dirent.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -146,10 +148,213 @@ int hi_modules_list_parse(char *list, struct module_ref *mods, size_t cap)
 	return (int)n;
 }
 
+
+/* The list entry named NAME (n bytes; '-' and '_' alike), or -1. */
+static int module_index(const struct module_ref *mods, int n, const char *name, size_t len)
+{
+	for (int i = 0; i < n; i++)
+		if (names_module(name, len, module_name(mods[i].path)))
+			return i;
+	return -1;
+}
+
+/* Next blank-separated word of *s (NUL-terminated in place), or NULL. */
+static char *next_word(char **s)
+{
+	char *w = *s + strspn(*s, " \t");
+
+	if (!*w)
+		return NULL;
+	size_t len = strcspn(w, " \t");
+	*s = w + len;
+	if (**s)
+		*(*s)++ = '\0';
+	return w;
+}
+
+int hi_modules_devices_parse(char *text, const struct module_ref *mods, int n, struct modules_demand *d,
+			     int *line, const char **why)
+{
+	char *save = NULL;
+	const char *last = NULL;   /* the builder writes a module's aliases together */
+	int last_i = -1;
+
+	memset(d, 0, sizeof *d);
+	*line = 0;
+	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		(*line)++;
+		char *rest = l;
+		char *kind = next_word(&rest);
+		if (!kind || kind[0] == '#')
+			continue;
+		if (strcmp(kind, "alias") == 0) {
+			char *pattern = next_word(&rest), *name = next_word(&rest);
+			if (!pattern || !name || next_word(&rest)) {
+				*why = "an alias line is: alias PATTERN NAME";
+				return -1;
+			}
+			int i = last && strcmp(last, name) == 0 ? last_i : module_index(mods, n, name, strlen(name));
+			last = name;
+			last_i = i;
+			if (i < 0) {
+				*why = "it names a module the list does not have";
+				return -1;
+			}
+			if (d->n_aliases == MODULES_ALIASES_MAX) {
+				*why = "more alias lines than MODULES_ALIASES_MAX";
+				return -1;
+			}
+			d->pattern[d->n_aliases] = pattern;
+			d->owner[d->n_aliases++] = i;
+			d->ondemand[i] = 1;
+		} else if (strcmp(kind, "needs") == 0) {
+			char *name = next_word(&rest);
+			int i = name ? module_index(mods, n, name, strlen(name)) : -1;
+			if (i < 0) {
+				*why = "a needs line is: needs NAME DEP..., each a module of the list";
+				return -1;
+			}
+			if (d->needs[i]) {
+				*why = "a second needs line for the same module";
+				return -1;
+			}
+			rest += strspn(rest, " \t");
+			d->needs[i] = rest;
+			d->ondemand[i] = 1;
+			for (char *p = rest; *p;) {
+				size_t len = strcspn(p, " \t");
+				int j = module_index(mods, n, p, len);
+				if (j < 0) {
+					*why = "a needs line names a module the list does not have";
+					return -1;
+				}
+				d->ondemand[j] = 1;
+				p += len;
+				p += strspn(p, " \t");
+			}
+		} else {
+			*why = "a line starts with alias or needs";
+			return -1;
+		}
+	}
+	return (int)d->n_aliases;
+}
+
+static int want(struct modules_demand *d, const struct module_ref *mods, int n, int i)
+{
+	int got = 0;
+
+	if (!d->wanted[i]) {
+		d->wanted[i] = 1;
+		got++;
+	}
+	for (const char *p = d->needs[i] ? d->needs[i] : ""; *p;) {
+		size_t len = strcspn(p, " \t");
+		int j = module_index(mods, n, p, len);
+		if (j >= 0 && !d->wanted[j]) {
+			d->wanted[j] = 1;
+			got++;
+		}
+		p += len;
+		p += strspn(p, " \t");
+	}
+	return got;
+}
+
+int hi_modules_demand_match(struct modules_demand *d, const struct module_ref *mods, int n, const char *modalias)
+{
+	int got = 0;
+
+	for (size_t a = 0; a < d->n_aliases; a++) {
+		const char *p = d->pattern[a];
+		/* The pattern's literal start first: fnmatch over thousands of
+		 * patterns for each device is the cost here. */
+		size_t lit = strcspn(p, "*?[\\");
+		if (strncmp(p, modalias, lit) != 0 || d->wanted[d->owner[a]])
+			continue;
+		if (fnmatch(p, modalias, 0) == 0)
+			got += want(d, mods, n, d->owner[a]);
+	}
+	return got;
+}
+
+/* One pass over SYS/bus/ * /devices/ * /modalias. Returns how many modules
+ * became wanted. */
+static int scan_devices(struct boot *b, struct modules_demand *d, const struct module_ref *mods, int n)
+{
+	char path[BOOT_PATH_MAX + 64], alias[MODULES_MODALIAS_MAX];
+	int got = 0, seen = 0, buses = 0;
+
+	snprintf(path, sizeof path, "%s/bus", b->sys);
+	DIR *bus = opendir(path);
+	if (!bus) {
+		log_warn("modules: cannot read %s: %s; the generic image loads no device driver", path, strerror(errno));
+		return 0;
+	}
+	for (struct dirent *e; (e = readdir(bus)) && buses < MODULES_BUSES_MAX;) {
+		if (e->d_name[0] == '.')
+			continue;
+		buses++;
+		snprintf(path, sizeof path, "%s/bus/%s/devices", b->sys, e->d_name);
+		DIR *devs = opendir(path);
+		if (!devs)
+			continue;
+		int dfd = dirfd(devs);
+		for (struct dirent *v; (v = readdir(devs)) && seen < MODULES_SCAN_MAX;) {
+			if (v->d_name[0] == '.')
+				continue;
+			seen++;
+			char rel[300];
+			if ((size_t)snprintf(rel, sizeof rel, "%s/modalias", v->d_name) >= sizeof rel)
+				continue;
+			int fd = openat(dfd, rel, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+			if (fd < 0)
+				continue;
+			ssize_t len = read(fd, alias, sizeof alias - 1);
+			close(fd);
+			if (len <= 0)
+				continue;
+			alias[len] = '\0';
+			alias[strcspn(alias, "\n")] = '\0';
+			got += hi_modules_demand_match(d, mods, n, alias);
+		}
+		closedir(devs);
+	}
+	closedir(bus);
+	if (seen == MODULES_SCAN_MAX || buses == MODULES_BUSES_MAX)
+		log_warn("modules: more than %d devices or %d buses in %s/bus; the rest were not matched",
+			 MODULES_SCAN_MAX, MODULES_BUSES_MAX, b->sys);
+	return got;
+}
+
+/* The device table of a generic image: 1 read, 0 none (every listed
+ * module loads), -1 failed (the boot's error recorded). */
+static int read_devices(struct boot *b, const struct module_ref *mods, int n, struct modules_demand *d)
+{
+	static char text[MODULES_DEVICES_MAX];
+	char path[BOOT_PATH_MAX + sizeof MODULES_DEVICES_SUFFIX];
+	const char *why = "";
+	int line;
+
+	snprintf(path, sizeof path, "%s%s", b->modules_list, MODULES_DEVICES_SUFFIX);
+	if (hi_fs_read(path, text, sizeof text, NULL) < 0) {
+		if (errno == ENOENT)
+			return 0;
+		return hi_boot_error(b, "cannot read the device table %s: %s; rebuild the initramfs", path,
+				     hi_fs_read_why(errno));
+	}
+	int aliases = hi_modules_devices_parse(text, mods, n, d, &line, &why);
+	if (aliases < 0)
+		return hi_boot_error(b, "device table %s line %d: %s; rebuild the initramfs", path, line, why);
+	return 1;
+}
+
 int hi_stage_modules(struct boot *b)
 {
 	static char list[MODULES_LIST_MAX];
 	static struct module_ref mods[MODULES_MAX];
+	static struct modules_demand demand;
+	static unsigned char tried[MODULES_MAX];
 	int loaded = 0;
 
 	/* The TPM's fixed costs of an unseal, on a thread while the kernel
@@ -161,19 +366,48 @@ int hi_stage_modules(struct boot *b)
 			return 0;
 		}
 		return hi_boot_error(b, "cannot read the module list %s: %s; rebuild the initramfs",
-				  b->modules_list, errno == E2BIG ? "larger than 32 KiB" : strerror(errno));
+				  b->modules_list, errno == E2BIG ? "larger than MODULES_LIST_MAX" : strerror(errno));
 	}
 	int count = hi_modules_list_parse(list, mods, MODULES_MAX);
 	if (count < 0)
 		return hi_boot_error(b, "module list %s has more than %d modules; split the image", b->modules_list, MODULES_MAX);
-	for (int i = 0; i < count; i++) {
-		if (b->mode == MODE_DRY_RUN) {
-			log_info("dry run: would load module %s%s%s", mods[i].path,
-				 mods[i].params[0] ? " " : "", mods[i].params);
-			continue;
+	int table = read_devices(b, mods, count, &demand);
+	if (table < 0)
+		return -1;
+	if (b->mode == MODE_DRY_RUN) {
+		for (int i = 0; i < count; i++)
+			log_info("dry run: would load module %s%s%s%s", mods[i].path, mods[i].params[0] ? " " : "",
+				 mods[i].params, table && demand.ondemand[i] ? " (when a device needs it)" : "");
+		return 0;
+	}
+	memset(tried, 0, sizeof tried);
+	/* Round 0 loads what always loads and the drivers of the devices
+	 * present; each later round the drivers of the devices those drivers
+	 * made, until a round loads no driver. */
+	for (int round = 0; round < MODULES_ROUNDS; round++) {
+		int drivers = 0;
+		if (table)
+			scan_devices(b, &demand, mods, count);
+		for (int i = 0; i < count; i++) {
+			if (tried[i] || (table && demand.ondemand[i] && !demand.wanted[i]))
+				continue;
+			tried[i] = 1;
+			if (table && demand.ondemand[i])
+				drivers++;
+			if (load_module(b, mods[i].path, mods[i].params) > 0)
+				loaded++;
 		}
-		if (load_module(b, mods[i].path, mods[i].params) > 0)
-			loaded++;
+		if (!table || drivers == 0)
+			break;
+	}
+	if (table) {
+		int ondemand = 0, wanted = 0;
+		for (int i = 0; i < count; i++) {
+			ondemand += demand.ondemand[i];
+			wanted += demand.ondemand[i] && demand.wanted[i];
+		}
+		hi_report_add(&b->rep, "modules", "devices", "info", "%d of %d on-demand modules wanted by a device",
+			      wanted, ondemand);
 	}
 	log_debug("modules: %d listed, %d loaded", count, loaded);
 	return 0;

@@ -339,7 +339,7 @@ synopsis_missing() {
 	[ "$n" -ge 25 ]
 	"$HARDINIT" --help | help_offers hardinit | grep -qx 'cmd private-tmp'
 	"$REPO/initramfs/hardinit-mkinitramfs" --help | help_offers hardinit-mkinitramfs |
-		grep -qx 'values --target auto|virtio|xen|none'
+		grep -qx 'values --target auto|generic|virtio|xen|none'
 	"$REPO/hooks/update-hardinit" --help | help_offers update-hardinit | grep -qx -- '--config|-c'
 	run synopsis_missing hardinit "$("$HARDINIT" --help)" "$REPO/man/hardinit.8"
 	echo "$output"
@@ -354,12 +354,12 @@ synopsis_missing() {
 
 @test "docs: the SYNOPSIS check fails on a page that lacks an option, a command or a value" {
 	local page=$BATS_TEST_TMPDIR/x.8
-	sed -e '/^\.RB \[ \\-\\-host\\-only \]$/d' -e 's/^\.BR auto | virtio/.BR virtio/' \
+	sed -e '/^\.RB \[ \\-\\-host\\-only \]$/d' -e 's/^\.BR auto | generic | virtio/.BR virtio/' \
 		"$REPO/man/hardinit-mkinitramfs.8" >"$page"
 	run synopsis_missing hardinit-mkinitramfs "$("$REPO/initramfs/hardinit-mkinitramfs" --help)" "$page"
 	echo "$output"
 	[[ $output == *"x.8: --host-only is not in SYNOPSIS"* ]]
-	[[ $output == *"x.8: SYNOPSIS does not write --target auto|virtio|xen|none as --help does"* ]]
+	[[ $output == *"x.8: SYNOPSIS does not write --target auto|generic|virtio|xen|none as --help does"* ]]
 	sed -e '/^\.B hardinit private-tmp/,/^\.br/d' "$REPO/man/hardinit.8" >"$page"
 	run synopsis_missing hardinit "$("$HARDINIT" --help)" "$page"
 	echo "$output"

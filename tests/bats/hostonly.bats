@@ -609,17 +609,105 @@ vda3_crypt UUID=11111111-2222-3333-4444-555555555555 none luks" ]
 	[[ ! -e $OUT ]]
 }
 
-@test "host-only: no block device behind / (a chroot, an overlay) is refused" {
-	# A chroot: its /proc shows no mount at /.
-	printf '22 28 0:21 / /proc rw - proc proc rw\n' >"$P/self/mountinfo"
-	build --moddir "$GENERIC" -o "$OUT"
-	[ "$status" -eq 1 ]
-	[[ $stderr == *"host-only: nothing is mounted at / in $P/self/mountinfo (a chroot?)"* ]]
+@test "host-only: a root without a block device (an overlay) is refused, not taken for a chroot" {
+	# A running machine (/ mounted, /sys there) whose root is unusual: the
+	# layer is named, no generic image is made.
 	fk_root 0:32 overlay overlay
 	build --moddir "$GENERIC" -o "$OUT"
 	[ "$status" -eq 1 ]
 	[[ $stderr == *"host-only: / is overlay on overlay, without a block device (0:32)"* ]]
+	[[ $output != *"generic image"* ]]
 	[[ ! -e $OUT ]]
+}
+
+# The unpacked image's device table (after load_list).
+devices() {
+	cat "$T/unpacked/etc/hardinit/modules.devices"
+}
+
+# NAME is on demand: a device alias or a needs line names it.
+on_demand() {
+	devices | awk -v m="$1" '($1 == "alias" && $3 == m) || ($1 == "needs" && index(" " $0 " ", " " m " ")) { f = 1 } END { exit !f }' ||
+		{ echo "not on demand: $1" >&2; return 1; }
+}
+
+# NAME is in the image and the device table names it nowhere.
+always_loads() {
+	has "$1" || return 1
+	! devices | awk -v m="$1" '($1 == "alias" && $3 == m) || ($1 == "needs" && index(" " $0 " ", " " m " ")) { f = 1 } END { exit !f }' ||
+		{ echo "on demand, expected always: $1" >&2; return 1; }
+}
+
+@test "host-only: in a chroot (nothing mounted at /) the image is generic: every storage and file system driver, one line saying why" {
+	printf '22 28 0:21 / /proc rw - proc proc rw\n' >"$P/self/mountinfo"
+	build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 0 ]
+	[[ $output == *"generic image: no live root seen (nothing is mounted at / in $P/self/mountinfo: a chroot): every storage and file system driver of kernel $GKVER goes in"* ]]
+	[[ $(grep -c '^generic image: no live root' <<<"$output") -eq 1 ]]
+	LIST=$(load_list)
+	# Controllers of QEMU and of real machines, buses, file systems, md, dm.
+	has virtio_pci; has virtio_blk; has virtio_scsi; has nvme; has ahci; has ata_piix
+	has megaraid_sas; has mpt3sas; has sdhci_pci; has mmc_block; has xhci_pci; has usb_storage; has uas
+	has sd_mod; has ext4; has xfs; has btrfs; has jfs; has raid1; has raid456; has dm_mod; has dm_crypt
+	has dm_verity; has algif_skcipher
+	# Not a way to a root: a fake disk, network block, ISA probing.
+	lacks scsi_debug; lacks nbd; lacks floppy; lacks pata_legacy; lacks iscsi_tcp
+	# The controller drivers load only for a device, with the libraries
+	# only they need; class drivers, file systems and dm always load.
+	on_demand ahci; on_demand nvme; on_demand virtio_pci; on_demand virtio_blk; on_demand libata
+	on_demand megaraid_sas
+	devices | grep -qx 'alias virtio:d00000002v\* virtio_blk'
+	devices | grep -qx 'needs ahci libata libahci\|needs ahci libahci libata'
+	always_loads sd_mod; always_loads ext4; always_loads dm_crypt; always_loads usb_storage
+	always_loads dm_mod; always_loads raid1
+	# A sane size: the modules are uncompressed in this kernel, the image
+	# is zstd; under 16 MiB.
+	(($(stat -c %s "$OUT") < 16 * 1024 * 1024))
+}
+
+@test "host-only: no /proc, or no /sys, is no live root either; a --root-of with nothing mounted is refused" {
+	fk_virtio_blk
+	rm -f "$P/self/mountinfo"
+	build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 0 ]
+	[[ $output == *"generic image: no live root seen ($P/self/mountinfo is unreadable: no /proc)"* ]]
+	fk_root 254:1 ext4 /dev/vda1
+	rm -rf "$S/dev/block"
+	build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 0 ]
+	[[ $output == *"generic image: no live root seen ($S/dev/block is missing: no /sys"* ]]
+	# The user named the mount: no guess.
+	build --moddir "$GENERIC" -o "$OUT.2" --root-of /mnt/target
+	[ "$status" -eq 1 ]
+	[[ $stderr == *"host-only: nothing is mounted at /mnt/target"* ]]
+	[[ ! -e $OUT.2 ]]
+}
+
+@test "host-only: a generic image still refuses what the root's own fstab names and the kernel lacks" {
+	printf '22 28 0:21 / /proc rw - proc proc rw\n' >"$P/self/mountinfo"
+	printf '# <file system> <mount point> <type>\nUUID=1234 / jfs defaults 0 1\n' >"$T/fstab"
+	HARDINIT_FSTAB=$T/fstab build --moddir "$CLOUD61" -o "$OUT"
+	[ "$status" -eq 1 ]
+	[[ $output == *"generic image: $T/fstab mounts / as jfs"* ]]
+	[[ $stderr == *"the root needs file system jfs"*"kernel $(cat "$CLOUD61/kver")"* ]]
+	[[ ! -e $OUT ]]
+	# The generic kernel has it: built.
+	HARDINIT_FSTAB=$T/fstab build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 0 ]
+	LIST=$(load_list)
+	has jfs
+}
+
+@test "builder: --target generic makes the generic image on a running machine too" {
+	fk_virtio_blk
+	fk_root 254:1 ext4 /dev/vda1
+	run --separate-stderr "$BUILDER" --target generic --profile baseline --moddir "$CLOUD612" -o "$OUT"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output != *"no live root"* ]]
+	LIST=$(load_list)
+	has virtio_blk; has sd_mod
+	on_demand virtio_blk
 }
 
 @test "host-only: --root-of picks another mount point; the last mount at a point wins" {
@@ -661,7 +749,7 @@ vda3_crypt UUID=11111111-2222-3333-4444-555555555555 none luks" ]
 	printf 'TARGET=host\n' >"$T/bad.conf"
 	run "$REPO/hooks/update-hardinit" --show-config -c "$T/bad.conf"
 	[ "$status" -eq 1 ]
-	[[ $output == *"TARGET 'host': use auto, virtio, xen or none"* ]]
+	[[ $output == *"TARGET 'host': use auto, generic, virtio, xen or none"* ]]
 }
 
 # ---- early microcode (--microcode) ------------------------------------------
