@@ -91,5 +91,22 @@ bench_table() {
 	bench_table
 	[ "$status" -eq 0 ]
 	echo "$output" | grep -qE '^  strict +no verdict'
-	! echo "$output" | grep -qE '^  [a-z]+ .*: (within|over) 10 ms$'
+	if echo "$output" | grep -qE '^  [a-z]+ .*: (within|over) 10 ms$'; then
+		echo "a verdict without a paced floor"
+		return 1
+	fi
+}
+
+@test "bench: BENCH_FLOORS boots a subset of the floors, never without the paced one" {
+	rounds
+	run env BENCH_FROM_LOGS="$L" BENCH_RUNS=3 BENCH_CASES="strict" BENCH_FLOORS="floor-nice" "$REPO/bench/run"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	echo "$output" | grep -qE '^floor-nice '
+	echo "$output" | grep -qE '^floor-paced '
+	if echo "$output" | grep -qE '^floor '; then
+		echo "floor booted, not asked for"
+		return 1
+	fi
+	echo "$output" | grep -qE '^  strict +\+12\.0 ms over floor-paced \(-20\.0-12\.0, 3 pairs\): over 10 ms$'
 }
