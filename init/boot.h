@@ -90,11 +90,6 @@ struct boot {
 	enum failure_action config_action;
 	int config_delay;
 
-	/* The root stage mounted a disk whose reads end without a thread of
-	 * its own (hi_fs_dev_spins: not dm, loop, md): the prefetch stage may
-	 * wait for its lookups by asking again. */
-	bool root_spins;
-
 	char root_hash[160];   /* hex root hash of the verity root, set by the verity stage; empty when / is not on verity */
 	char root_device[BOOT_PATH_MAX];   /* set by the verity stage: the root stage mounts this, read-only */
 	/* The initramfs's own config carries [verity] roothash (the builder's

@@ -22,8 +22,6 @@
 #include <unistd.h>
 
 #include "boot.h"
-#include "clock.h"
-#include "fsutil.h"
 #include "log.h"
 #include "prefetch.h"
 #include "report.h"
@@ -49,14 +47,13 @@ struct prefetch_job {
 	pthread_t thread;
 	bool started;
 	int found;                       /* set by the thread: 1 found, 0 not */
-	int done;                        /* set by the thread last (release) */
 };
 
 static struct {
 	int root_fd;
 	size_t n;
 	struct prefetch_job jobs[PREFETCH_MAX_PATHS];
-} pf = { -1, 0, { { "", 0, false, 0, 0 } } };
+} pf = { -1, 0, { { "", 0, false, 0 } } };
 
 /* RESOLVE_IN_ROOT (5.6): absolute symlinks (/sbin/init -> /lib/systemd/systemd)
  * resolve inside the new root, not in the initramfs (nor, after the switch,
@@ -104,7 +101,6 @@ static void *prefetch_one(void *arg)
 		close(fd);
 	}
 	__atomic_store_n(&j->found, fd >= 0, __ATOMIC_RELEASE);
-	__atomic_store_n(&j->done, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
 
@@ -134,29 +130,6 @@ static void collect_paths(const struct boot *b)
 	add_path(b->cmd.init ? b->cmd.init : b->cfg.init[0] ? b->cfg.init : "sbin/init");
 }
 
-/* The lookups waited for here, by asking again (init/fsutil.h: a PID 1
- * asleep on the disk loses the CPU to the kernel's self-tests for
- * milliseconds, and the next stages' first reads of the root would sleep
- * on these same blocks). The threads, at PID 1's priority, get the CPU
- * as their reads come in; the self-tests hardly. Bounded by FS_SPIN_NS:
- * a slower disk is then waited for as before, at each stage's read. */
-static void wait_by_asking(struct boot *b)
-{
-	uint64_t start = hi_boottime_ns(), deadline = start + FS_SPIN_NS;
-	size_t done;
-
-	for (;;) {
-		done = 0;
-		for (size_t i = 0; i < pf.n; i++)
-			done += !pf.jobs[i].started || __atomic_load_n(&pf.jobs[i].done, __ATOMIC_ACQUIRE);
-		if (done == pf.n || hi_boottime_ns() >= deadline)
-			break;
-	}
-	char ms[CLOCK_MS_MAX];
-	hi_report_add(&b->rep, "prefetch", "asked", done == pf.n ? "ok" : "info", "%zu of %zu lookups done after %s ms",
-		   done, pf.n, hi_clock_format_ms(ms, sizeof ms, hi_boottime_ns() - start));
-}
-
 int hi_stage_prefetch(struct boot *b)
 {
 	pthread_attr_t attr;
@@ -180,14 +153,11 @@ int hi_stage_prefetch(struct boot *b)
 	for (size_t i = 0; i < pf.n; i++) {
 		struct prefetch_job *j = &pf.jobs[i];
 		j->found = 0;
-		j->done = 0;
 		j->started = pthread_create(&j->thread, &attr, prefetch_one, j) == 0;
 		started += j->started;
 	}
 	pthread_attr_destroy(&attr);
 	log_debug("prefetch: %zu lookups in the new root started on %zu threads", pf.n, started);
-	if (b->root_spins && started > 0)
-		wait_by_asking(b);
 	return 0;
 }
 

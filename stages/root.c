@@ -427,9 +427,6 @@ static int mount_root(struct boot *b, struct root_search *s)
 			hi_report_add(&b->rep, "root", "device", "ok", "%s", src);
 			hi_report_add(&b->rep, "root", "fstype", "ok", "%s", t);
 			hi_report_add(&b->rep, "root", "mode", "ok", "%s", flags & MS_RDONLY ? "ro" : "rw");
-			/* s->found is the kernel's name (/dev/vda, /dev/dm-0). */
-			const char *kname = strrchr(s->found, '/');
-			b->root_spins = !b->root_device[0] && hi_fs_dev_spins(kname ? kname + 1 : s->found);
 			return 0;
 		}
 		last_errno = errno;

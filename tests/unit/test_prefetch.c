@@ -112,29 +112,6 @@ static void test_init_from_config(void)
 	tap_streq(prefetch_value(), "7 looked up, 1 found", "the configured init is looked up, no polydirs when off");
 }
 
-/* On a root disk whose reads end without a thread of its own, the stage
- * waits for its lookups by asking again (bounded) before the next stages
- * read the root; on any other root (dm, loop, md) it leaves them to the
- * join, as before. */
-static void test_asked(void)
-{
-	fresh_boot(MODE_INITRAMFS);
-	put("etc/passwd", "root:x:0:0::/root:/bin/sh\n");
-	b.root_spins = true;
-	tap_ok(hi_stage_prefetch(&b) == 0, "root that spins: prefetch starts");
-	const struct report_item *it = hi_report_find(&b.rep, "prefetch", "asked");
-	tap_ok(it && strcmp(it->status, "ok") == 0 && strncmp(it->value, "9 of 9 lookups done after ", 26) == 0,
-	       "root that spins: every lookup done within the stage (%s %s)", it ? it->status : "-", it ? it->value : "-");
-	hi_stage_prefetch_join(&b);
-	tap_streq(prefetch_value(), "9 looked up, 1 found", "and joined as before");
-
-	fresh_boot(MODE_INITRAMFS);
-	b.root_spins = false;
-	hi_stage_prefetch(&b);
-	tap_ok(hi_report_find(&b.rep, "prefetch", "asked") == NULL, "root that does not spin: nothing waited for in the stage");
-	hi_stage_prefetch_join(&b);
-}
-
 static void test_dry_run(void)
 {
 	fresh_boot(MODE_DRY_RUN);
@@ -154,7 +131,6 @@ int main(void)
 	hi_log_set_console_fd(getenv("TEST_VERBOSE") ? 2 : -1);
 	test_lookups();
 	test_init_from_config();
-	test_asked();
 	test_dry_run();
 	fixture_rmtree(root);
 	return tap_done();
