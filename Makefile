@@ -323,9 +323,12 @@ demo:
 demo-shell:
 	DEMO_SHELL=1 scripts/demo
 
-$(BUILD)/bench/control-init: bench/control-init.c $(BUILD)/include/.stamp
+# The control paces itself with hardinit's own init/boot_pace.c (one home
+# for the pace): it links the core library, of which it keeps that file and
+# what it calls (fsutil, log, report).
+$(BUILD)/bench/control-init: bench/control-init.c $(BUILD)/lib/libhardinit-musl.a $(BUILD)/include/.stamp
 	@mkdir -p $(BUILD)/bench
-	$(MUSLCC) $(MUSLFLAGS) $< -o $@ $(MUSLLDFLAGS)
+	$(MUSLCC) $(MUSLFLAGS) $(FLOOR_init) $< $(BUILD)/lib/libhardinit-musl.a -o $@ $(MUSLLDFLAGS)
 
 # bench/run's arm64 rows: the cross build and its control /init (from amd64).
 bench-cross-%:

@@ -90,6 +90,11 @@ static const struct sb_format {
 };
 
 #define SB_BYTES_MAX (0x12b + 256)
+/* The farthest superblock and the largest swap page (probe_swap) inside
+ * the span a caller may read beforehand. */
+_Static_assert(BTRFS_SB_OFFSET + SB_BYTES_MAX <= PROBE_SPAN_BYTES, "btrfs's superblock past PROBE_SPAN_BYTES");
+#define SWAP_PAGE_MAX 65536
+_Static_assert(SWAP_PAGE_MAX <= PROBE_SPAN_BYTES, "the largest swap page past PROBE_SPAN_BYTES");
 
 static bool magic_matches(const struct sb_format *f, const unsigned char *sb)
 {
@@ -137,7 +142,7 @@ const char *hi_swap_signature(const unsigned char tail[SWAP_SIG_BYTES])
  * three 32-bit words. */
 static int probe_swap(int fd, struct fs_info *out)
 {
-	static const unsigned pages[] = { 4096, 8192, 16384, 65536 };
+	static const unsigned pages[] = { 4096, 8192, 16384, SWAP_PAGE_MAX };
 	unsigned char tail[SWAP_SIG_BYTES], hdr[44];
 
 	for (size_t i = 0; i < sizeof pages / sizeof pages[0]; i++) {

@@ -23,6 +23,11 @@ struct part_info {
  * first page: "swap", "swsuspend" (a hibernated system is in it), or NULL. */
 const char *hi_swap_signature(const unsigned char tail[SWAP_SIG_BYTES]);
 
+/* The first bytes of a device hi_probe_fs can read: every superblock it
+ * knows (btrfs's, at 64 KiB, is the farthest) and a swap area's first page
+ * of the largest size. A caller may bring them in at once beforehand. */
+#define PROBE_SPAN_BYTES (68 * 1024)
+
 /* Identify the file system on fd (also a swap area: type "swap", or
  * "swsuspend" while it holds a hibernated system). Returns 0, or -1 when
  * unknown/unreadable. */

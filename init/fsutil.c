@@ -8,7 +8,11 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
+
+#include <linux/fs.h>   /* RWF_NOWAIT */
 
 /* Fill buf from fd until cap-1 bytes or end of file. */
 static int read_upto(int fd, char *buf, size_t cap, size_t *used)
@@ -391,6 +395,33 @@ int hi_fs_pread_all(int fd, void *buf, size_t len, uint64_t off)
 		done += (size_t)n;
 	}
 	return 0;
+}
+
+int hi_fs_pread_spin(int fd, void *buf, size_t len, uint64_t off, uint64_t spin_ns)
+{
+	uint64_t deadline = hi_boottime_ns() + spin_ns;
+	size_t done = 0;
+
+	while (done < len) {
+		struct iovec iov = { (char *)buf + done, len - done };
+		long n = syscall(SYS_preadv2, fd, &iov, 1, (long)(off + done), 0L, RWF_NOWAIT);
+		if (n > 0) {
+			done += (size_t)n;
+			continue;
+		}
+		if (n == 0)
+			return -1;   /* past the end */
+		if (errno == EINTR || (errno == EAGAIN && hi_boottime_ns() < deadline))
+			continue;
+		/* Not cached in time, or no RWF_NOWAIT for this device or kernel. */
+		return hi_fs_pread_all(fd, (char *)buf + done, len - done, off + done);
+	}
+	return 0;
+}
+
+bool hi_fs_dev_spins(const char *name)
+{
+	return strncmp(name, "dm-", 3) != 0 && strncmp(name, "loop", 4) != 0 && strncmp(name, "md", 2) != 0;
 }
 
 char *hi_boot_path(char *out, size_t outlen, const char *dir, const char *rel)

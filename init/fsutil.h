@@ -4,6 +4,7 @@
 #define HARDINIT_FSUTIL_H
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -73,6 +74,25 @@ int hi_sysctl_write_at(int proc_fd, const char *key, const char *value);
  * superblock, LUKS2 and LVM2 readers), retrying short reads and EINTR.
  * Returns 0, or -1 on an error or end of device before LEN bytes. */
 int hi_fs_pread_all(int fd, void *buf, size_t len, uint64_t off);
+
+/* Waiting for a disk by asking again rather than by sleeping: on one CPU
+ * a PID 1 that sleeps for a disk hands the CPU to whatever kernel thread is
+ * runnable (the crypto self-tests still run then), which gives it back only
+ * at its next preemption point, milliseconds after the data came. The
+ * asking is bounded: after FS_SPIN_NS a read sleeps as before. */
+#define FS_SPIN_NS (20 * 1000000ull)
+
+/* hi_fs_pread_all, each wait for the device by asking again (RWF_NOWAIT)
+ * for up to spin_ns in all, then by a sleeping read. Only for a device
+ * whose reads end without a thread of its own (hi_fs_dev_spins): asking
+ * at nice -20 would take the CPU from that thread. */
+int hi_fs_pread_spin(int fd, void *buf, size_t len, uint64_t off, uint64_t spin_ns);
+
+/* Whether the reads of block device NAME (a /sys/class/block name) end
+ * without a kernel thread of the device's own, so that asking again does
+ * not starve them: not dm (dm-crypt decrypts on one), loop (its worker)
+ * or md. */
+bool hi_fs_dev_spins(const char *name);
 
 /* Compare two sysctl values ignoring whitespace differences. */
 int hi_sysctl_value_equal(const char *a, const char *b);

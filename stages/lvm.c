@@ -13,13 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
-#include <sys/uio.h>
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
-
-#include <linux/fs.h>
 
 #include "boot.h"
 #include "clock.h"
@@ -82,16 +78,10 @@ static int lvm_root_names(const char *root, char *vg, size_t vgcap, char *lv, si
 
 /* The disks are read as lvm2's label scan reads them: the first
  * LVM_SCAN_BYTES of every candidate asked for at once (one request each,
- * all in flight together), then each waited for in turn. A read waits by
- * asking again (RWF_NOWAIT) rather than by sleeping: on one CPU a PID 1
- * that sleeps for a disk hands the CPU to whatever kernel thread is
- * runnable (the crypto self-tests still run then), which gives it back
- * only at its next preemption point, milliseconds after the data came.
- * The asking is bounded: after LVM_SPIN_NS a read sleeps as before. Not
- * on a device whose reads end on a kernel thread (dm-crypt's decryption,
- * loop's worker, md): asking at nice -20 would take the CPU from it. */
+ * all in flight together), then each waited for in turn, by asking again
+ * rather than by sleeping where the device allows it (hi_fs_pread_spin,
+ * hi_fs_dev_spins: init/fsutil.h says why). */
 #define LVM_SCAN_BYTES  (128 * 1024)            /* lvm2's scan size: label, mda header, text */
-#define LVM_SPIN_NS     (20 * 1000000ull)
 
 /* A block device of the scan, opened with its first bytes asked for. */
 struct lvm_dev {
@@ -106,27 +96,10 @@ struct lvm_dev {
 static int fd_read(void *ctx, uint64_t off, void *buf, size_t len)
 {
 	const struct lvm_dev *d = ctx;
-	int fd = d->fd;
-	size_t done = 0;
 
 	if (!d->spin)
-		return hi_fs_pread_all(fd, buf, len, off);
-	uint64_t deadline = hi_boottime_ns() + LVM_SPIN_NS;
-	while (done < len) {
-		struct iovec iov = { (char *)buf + done, len - done };
-		long n = syscall(SYS_preadv2, fd, &iov, 1, (long)(off + done), 0L, RWF_NOWAIT);
-		if (n > 0) {
-			done += (size_t)n;
-			continue;
-		}
-		if (n == 0)
-			return -1;   /* past the end */
-		if (errno == EINTR || (errno == EAGAIN && hi_boottime_ns() < deadline))
-			continue;
-		/* Not cached in time, or no RWF_NOWAIT for this device or kernel. */
-		return hi_fs_pread_all(fd, (char *)buf + done, len - done, off + done);
-	}
-	return 0;
+		return hi_fs_pread_all(d->fd, buf, len, off);
+	return hi_fs_pread_spin(d->fd, buf, len, off, FS_SPIN_NS);
 }
 
 /* As the root stage skips them: devices whose reads can hang or that hold
@@ -272,8 +245,7 @@ static void scan(struct boot *b, struct lvm_scan *s)
 		d->fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (d->fd < 0)
 			continue;
-		d->spin = strncmp(d->name, "dm-", 3) != 0 && strncmp(d->name, "loop", 4) != 0 &&
-			  strncmp(d->name, "md", 2) != 0;
+		d->spin = hi_fs_dev_spins(d->name);
 		d->opened = opened_volume(b, d->name);
 		/* Exactly what is asked for, no readahead behind it: a close
 		 * with pages still in flight would wait for them. */

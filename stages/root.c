@@ -116,6 +116,16 @@ static int probe_dev(struct boot *b, struct seen_dev *d)
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -1;   /* the node may not be there yet: try again */
+	/* The superblocks' span asked for at once and waited for by asking
+	 * again (init/fsutil.h: a PID 1 asleep on the disk loses the CPU to
+	 * the kernel's self-tests for milliseconds); the probe's reads below
+	 * then find it cached. A short device or a failed read leaves them to
+	 * read as before. */
+	if (hi_fs_dev_spins(d->name)) {
+		static char span[PROBE_SPAN_BYTES];
+		posix_fadvise(fd, 0, sizeof span, POSIX_FADV_WILLNEED);
+		(void)hi_fs_pread_spin(fd, span, sizeof span, 0, FS_SPIN_NS);
+	}
 	hi_probe_fs(fd, &d->fs);
 	close(fd);
 	d->probed = 1;

@@ -164,6 +164,33 @@ static void test_sysctl_path(void)
 	tap_ok(hi_sysctl_value_equal("4096\t65536 ", "4096 65536"), "values compared ignoring whitespace");
 }
 
+/* The read that waits by asking again: the same bytes as a plain read,
+ * the end of the device an error, and a file that cannot be asked
+ * without waiting (a pipe: no RWF_NOWAIT, no offsets) a plain error. */
+static void test_pread_spin(void)
+{
+	static unsigned char data[100 * 1024], got[20000];
+	for (size_t i = 0; i < sizeof data; i++)
+		data[i] = (unsigned char)(i * 7 + i / 251);
+	int fd = image("spin", data, sizeof data, 0, sizeof data);
+	tap_ok(fd >= 0 && hi_fs_pread_spin(fd, got, sizeof got, 70000, FS_SPIN_NS) == 0 &&
+	       memcmp(got, data + 70000, sizeof got) == 0, "pread_spin: the bytes at the offset");
+	tap_ok(fd >= 0 && hi_fs_pread_spin(fd, got, sizeof got, sizeof data - 100, FS_SPIN_NS) < 0,
+	       "pread_spin: past the end is an error");
+	tap_ok(fd >= 0 && hi_fs_pread_spin(fd, got, 16, 0, 0) == 0 && memcmp(got, data, 16) == 0,
+	       "pread_spin: no time to ask again still reads");
+	if (fd >= 0)
+		close(fd);
+	int p[2];
+	tap_ok(pipe(p) == 0 && hi_fs_pread_spin(p[0], got, 16, 0, FS_SPIN_NS) < 0, "pread_spin: a pipe is an error, not a wait");
+	close(p[0]);
+	close(p[1]);
+	tap_ok(hi_fs_dev_spins("vda") && hi_fs_dev_spins("sda2") && hi_fs_dev_spins("nvme0n1p1") && hi_fs_dev_spins("xvda"),
+	       "disks' reads end without a thread of their own: asked again");
+	tap_ok(!hi_fs_dev_spins("dm-0") && !hi_fs_dev_spins("loop7") && !hi_fs_dev_spins("md127"),
+	       "dm, loop and md reads end on a kernel thread: not asked again");
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir)) {
@@ -176,6 +203,7 @@ int main(void)
 	test_gpt_mbr();
 	test_real_ext4();
 	test_sysctl_path();
+	test_pread_spin();
 	char cmd[300];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	if (system(cmd) != 0)
