@@ -38,10 +38,8 @@ struct md_scan {
 
 int hi_md_degraded_allowed(const char *value, int present)
 {
-	if (!present)
-		return 0;
 	if (!value)
-		return 1;
+		return present;
 	return !strcmp(value, "true") || !strcmp(value, "yes") || !strcmp(value, "1") || !strcmp(value, "on");
 }
 
