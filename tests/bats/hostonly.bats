@@ -641,7 +641,7 @@ image_has_md_marker() {
 	fk_root 254:1 ext4 /dev/vda1
 	build --moddir "$GENERIC" -o "$OUT"
 	[ "$status" -eq 0 ]
-	! image_has_md_marker
+	run ! image_has_md_marker
 	build --moddir "$GENERIC" -o "$OUT" --modules raid1
 	[ "$status" -eq 0 ]
 	image_has_md_marker
