@@ -12,8 +12,10 @@
 # modules.builtin.modinfo), and a bound `driver` whose `module` is loadable
 # on this kernel must be built into or loadable by the target too.
 # Device-mapper devices are followed through slaves/ (their target types
-# from `dmsetup table`, which only reads); md arrays, loop devices and dm
-# targets hardinit cannot activate are refused. A LUKS2 dm-crypt device
+# from `dmsetup table`, which only reads); so are md arrays, whose level
+# (SYS/block/mdN/md/level) names the personality module the md stage
+# needs; an md array of another level or with external (firmware RAID)
+# metadata, loop devices and dm targets hardinit cannot activate are refused. A LUKS2 dm-crypt device
 # under the root (root on LUKS, LVM on LUKS) is known by its dm uuid (its
 # LUKS UUID) and slaves/ (its backing device); its table's cipher spec
 # (never the key field) names the crypto modules it needs; its line of
@@ -39,11 +41,15 @@ readonly HO_MAX_ATTR=4096      # bytes read from one sysfs or proc attribute
 # dm target types hardinit activates, and the module each needs
 # (dm-linear and dm-stripe are part of dm-mod).
 declare -gA HO_DM_TARGETS=([linear]=dm_mod [striped]=dm_mod [verity]="dm_mod dm_verity" [crypt]="dm_mod dm_crypt")
+# md levels the md stage assembles, and each one's personality module.
+declare -gA HO_MD_LEVELS=([linear]=linear [raid0]=raid0 [raid1]=raid1 [raid10]=raid10
+	[raid4]=raid456 [raid5]=raid456 [raid6]=raid456)
 readonly HO_MAX_CRYPTTAB=256   # lines read from crypttab
 readonly HO_MAX_BLOCK=4096     # entries of /sys/dev/block looked at for resume='s device
 
 HO_NEEDS=()
 HO_CRYPT_NAMES=()
+HO_MD=""   # the md arrays under the root: the builder then tells the boot to assemble
 declare -gA HO_CRYPT_UUID=() HO_CRYPT_BACK=()
 HO_ROOT_DEV=""
 HO_ROOT_FS=""
@@ -248,6 +254,28 @@ ho_dm() {
 	done
 }
 
+# An md array: its personality module and md-mod, then its members.
+ho_md() {
+	local disk=$1 depth=$2 dname=${1##*/} level meta slave majmin
+	level=$(ho_attr "$disk/md/level" || echo unknown)
+	meta=$(ho_attr "$disk/md/metadata_version" || echo unknown)
+	case $meta in
+	1.0 | 1.1 | 1.2 | 0.90) ;;
+	*) die "host-only: the root is on md array $dname with metadata '$meta' (external metadata is firmware RAID: IMSM, DDF); hardinit assembles md 1.x and 0.90 arrays only: keep initramfs-tools for this machine" ;;
+	esac
+	[[ -n ${HO_MD_LEVELS[$level]:-} ]] ||
+		die "host-only: the root is on md array $dname of level '$level'; hardinit assembles linear, raid0, raid1, raid10 and raid4/5/6 arrays: keep initramfs-tools for this machine"
+	ho_need "md array $dname" md_mod
+	ho_need "md $level personality of $dname" "${HO_MD_LEVELS[$level]}"
+	HO_MD+="${HO_MD:+ }$dname"
+	say "host-only: $dname is md $level (metadata $meta) over $(cd "$disk/slaves" 2>/dev/null && echo * || echo nothing)"
+	for slave in "$disk"/slaves/*; do
+		[[ -e $slave ]] || continue
+		majmin=$(ho_attr "$slave/dev") || die "host-only: $(ho_rel "$slave")/dev is unreadable"
+		ho_block "$majmin" $((depth + 1))
+	done
+}
+
 # The block device MAJ:MIN and everything under it.
 ho_block() {
 	local majmin=$1 depth=$2 link path disk dname level
@@ -268,8 +296,8 @@ ho_block() {
 	[[ -f $path/partition ]] && disk=${path%/*}
 	dname=${disk##*/}
 	if [[ -d $disk/md ]]; then
-		level=$(ho_attr "$disk/md/level" || echo unknown)
-		die "host-only: the root is on md RAID array $dname ($level); hardinit cannot assemble md arrays: keep initramfs-tools for this machine, or put / on a partition or LVM"
+		ho_md "$disk" "$depth"
+		return 0
 	fi
 	[[ ! -d $disk/loop ]] ||
 		die "host-only: the root is on loop device $dname; hardinit cannot set up loop devices; use --target or --modules for the disk that holds its file"

@@ -17,6 +17,7 @@
 #include "log.h"
 #include "luks.h"
 #include "lvm.h"
+#include "md.h"
 #include "measure.h"
 #include "measure_queue.h"
 #include "memory.h"
@@ -58,6 +59,9 @@ static const struct stage_entry stage_table[] = {
 	/* Before the verity table and the SELinux policy: IMA measures both
 	 * as critical data only under a policy loaded before them. */
 	{ "ima",        hi_stage_ima,        M_ALL },
+	/* After modules (md-mod and the personalities), before luks, lvm and
+	 * root: a LUKS volume, an LVM PV or the root itself may be the array. */
+	{ "md",         hi_stage_md,         M_INITRAMFS | M_DRY_RUN },
 	/* Before root (and verity): root, or what holds it, may be encrypted. */
 	{ "luks",       hi_stage_luks,       M_INITRAMFS | M_DRY_RUN },
 	/* After modules (the disk drivers), before root: the root stage

@@ -2,7 +2,7 @@
 # Host-only detection (hardinit-mkinitramfs --host-only, initramfs/hostonly.sh)
 # against fake /sys and /proc trees shaped as Linux lays them out
 # (virtio-blk, NVMe, AHCI+sd, virtio-scsi, xen-blkfront, a partition on
-# each, device-mapper on top, md refused), resolved against Debian's real
+# each, device-mapper and md RAID on top), resolved against Debian's real
 # kernels unpacked by scripts/fetch-kernel: the generic 6.1 (its disk
 # drivers and ext4 are modules) and the 6.1 and 6.12 cloud kernels, none
 # of them the kernel this host runs. The image is checked by unpacking it
@@ -591,21 +591,85 @@ vda3_crypt UUID=11111111-2222-3333-4444-555555555555 none luks" ]
 	has dm_verity; has dm_mod; has virtio_blk
 }
 
-@test "host-only: md RAID under the root is refused (also below LVM)" {
+# fk_md NAME MAJ:MIN LEVEL METADATA SLAVE-MAJ:MIN...: an md array over the
+# slaves, as the kernel shows one (md/level, md/metadata_version, slaves/).
+fk_md() {
+	local name=$1 majmin=$2 level=$3 meta=$4 s d
+	shift 4
+	d=$S/devices/virtual/block/$name
+	fk_blk "virtual/block/$name" "$majmin"
+	mkdir -p "$d/md" "$d/slaves"
+	echo "$level" >"$d/md/level"
+	echo "$meta" >"$d/md/metadata_version"
+	for s in "$@"; do
+		s=$(readlink -f "$S/dev/block/$s")
+		ln -sfn "$s" "$d/slaves/${s##*/}"
+	done
+}
+
+# The image's md marker (the md stage runs only when it is there).
+image_has_md_marker() {
+	zstd -dcq "$OUT" | cpio -t --quiet 2>/dev/null | grep -qxF etc/hardinit/md
+}
+
+@test "host-only: an ext4 root on md RAID1: md_mod, raid1 and the members' drivers in the image, with the md marker" {
 	fk_virtio_blk
-	fk_blk virtual/block/md0 9:0
-	mkdir -p "$S/devices/virtual/block/md0/md"
-	echo raid1 >"$S/devices/virtual/block/md0/md/level"
+	fk_md md0 9:0 raid1 1.2 254:1 254:2
+	fk_root 9:0 ext4 /dev/md0
+	build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 0 ]
+	[[ $output == *"host-only: md0 is md raid1 (metadata 1.2) over vda1 vda2"* ]]
+	LIST=$(load_list)
+	has md_mod; has raid1; has virtio_blk; has ext4
+	lacks raid456
+	image_has_md_marker
+}
+
+@test "host-only: each md level names its personality module (raid5 is raid456), LVM on RAID1 too" {
+	fk_virtio_blk
+	fk_md md1 9:1 raid5 1.2 254:1 254:2
+	fk_root 9:1 ext4 /dev/md1
+	build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 0 ]
+	LIST=$(load_list)
+	has raid456; has md_mod; lacks raid1
+	fk_md md0 9:0 raid1 1.2 254:1 254:2
+	fk_dm vg0-root LVM-x 253:0 9:0
+	fk_root 253:0 ext4 /dev/mapper/vg0-root
+	fk_dmsetup "0 100 linear 9:0 2048"
+	build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 0 ]
+	LIST=$(load_list)
+	has raid1; has md_mod; has dm_mod
+	image_has_md_marker
+}
+
+@test "host-only: a root without md has no md marker; --modules raid1 gives one" {
+	fk_virtio_blk
+	fk_root 254:1 ext4 /dev/vda1
+	build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 0 ]
+	run ! image_has_md_marker
+	build --moddir "$GENERIC" -o "$OUT" --modules raid1
+	[ "$status" -eq 0 ]
+	image_has_md_marker
+}
+
+@test "host-only: md arrays hardinit cannot assemble are refused by level and metadata (also below LVM)" {
+	fk_virtio_blk
+	fk_md md0 9:0 multipath 1.2 254:1
 	fk_root 9:0 ext4 /dev/md0
 	build --moddir "$GENERIC" -o "$OUT"
 	[ "$status" -eq 1 ]
-	[[ $stderr == "hardinit-mkinitramfs: host-only: the root is on md RAID array md0 (raid1); hardinit cannot assemble md arrays: keep initramfs-tools for this machine, or put / on a partition or LVM" ]]
+	[[ $stderr == "hardinit-mkinitramfs: host-only: the root is on md array md0 of level 'multipath'; hardinit assembles linear, raid0, raid1, raid10 and raid4/5/6 arrays: keep initramfs-tools for this machine" ]]
+	echo raid1 >"$S/devices/virtual/block/md0/md/level"
+	echo external:imsm >"$S/devices/virtual/block/md0/md/metadata_version"
 	fk_dm vg0-root LVM-x 253:0 9:0
 	fk_root 253:0 ext4 /dev/mapper/vg0-root
 	fk_dmsetup "0 100 linear 9:0 2048"
 	build --moddir "$GENERIC" -o "$OUT"
 	[ "$status" -eq 1 ]
-	[[ $stderr == *"md RAID array md0 (raid1)"* ]]
+	[[ $stderr == *"the root is on md array md0 with metadata 'external:imsm' (external metadata is firmware RAID: IMSM, DDF)"* ]]
 	[[ ! -e $OUT ]]
 }
 
