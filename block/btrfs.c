@@ -11,11 +11,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "root_probe.h"
 
-#define SB_FSID          0x20
-#define SB_MAGIC         0x40
-#define SB_MAGIC_TEXT    "_BHRfS_M"
 #define SB_NUM_DEVICES   0x88
 #define SB_DEV_ITEM      0xc9   /* struct btrfs_dev_item: devid first */
 
@@ -31,38 +27,39 @@ static uint64_t le64(const unsigned char *p)
 int hi_btrfs_sb_parse(const unsigned char *sb, size_t len, struct btrfs_sb *out)
 {
 	memset(out, 0, sizeof *out);
-	if (len < BTRFS_SB_READ_BYTES || memcmp(sb + SB_MAGIC, SB_MAGIC_TEXT, 8) != 0)
+	if (len < BTRFS_SB_READ_BYTES || memcmp(sb + BTRFS_SB_MAGIC, BTRFS_MAGIC, 8) != 0)
 		return -1;
 	uint64_t devid = le64(sb + SB_DEV_ITEM), n = le64(sb + SB_NUM_DEVICES);
 	/* devids count from 1; a replaced device's may exceed num_devices
 	 * (btrfs replace keeps the new devid), so only the count is bounded. */
 	if (devid == 0 || n == 0 || n > BTRFS_MEMBERS_MAX)
 		return -1;
-	hi_format_uuid(sb + SB_FSID, 0, out->fsid);
+	memcpy(out->fsid, sb + BTRFS_SB_FSID, sizeof out->fsid);
 	out->devid = devid;
 	out->num_devices = n;
 	return 0;
 }
 
-void hi_btrfs_members_init(struct btrfs_members *set, const struct btrfs_sb *sb)
+void hi_btrfs_members_init(struct btrfs_members *set, const char *fsid, uint64_t num_devices)
 {
 	memset(set, 0, sizeof *set);
-	snprintf(set->fsid, sizeof set->fsid, "%s", sb->fsid);
-	set->num_devices = sb->num_devices;
+	snprintf(set->fsid, sizeof set->fsid, "%s", fsid);
+	set->num_devices = num_devices;
 }
 
-int hi_btrfs_members_add(struct btrfs_members *set, const struct btrfs_sb *sb, const char *node)
+int hi_btrfs_members_add(struct btrfs_members *set, const char *fsid, uint64_t devid, uint64_t num_devices,
+			 const char *node)
 {
-	if (strcmp(sb->fsid, set->fsid) != 0 || sb->num_devices != set->num_devices)
+	if (strcmp(fsid, set->fsid) != 0 || num_devices != set->num_devices || devid == 0)
 		return 1;
 	for (size_t i = 0; i < set->n; i++)
-		if (set->m[i].devid == sb->devid)
+		if (set->m[i].devid == devid)
 			return strcmp(set->m[i].node, node) == 0 ? 0 : -1;
 	if (set->n >= BTRFS_MEMBERS_MAX)
 		return 1;   /* more devids than members: not one file system */
 	if (strlen(node) >= sizeof set->m[0].node)
 		return -2;
-	set->m[set->n].devid = sb->devid;
+	set->m[set->n].devid = devid;
 	snprintf(set->m[set->n].node, sizeof set->m[0].node, "%s", node);
 	set->n++;
 	return 0;

@@ -10,12 +10,17 @@
 #include <stdint.h>
 
 #define BTRFS_SB_OFFSET      0x10000   /* the primary superblock, on every member */
-#define BTRFS_SB_READ_BYTES  (0x12b + 256)   /* up to the end of the label */
+#define BTRFS_SB_FSID        0x20      /* struct btrfs_super_block's fields */
+#define BTRFS_SB_MAGIC       0x40
+#define BTRFS_MAGIC          "_BHRfS_M"
+#define BTRFS_SB_LABEL       0x12b
+#define BTRFS_LABEL_BYTES    256
+#define BTRFS_SB_READ_BYTES  (BTRFS_SB_LABEL + BTRFS_LABEL_BYTES)   /* up to the end of the label */
 #define BTRFS_MEMBERS_MAX    64        /* members of one file system the boot waits for */
 #define BTRFS_CONTROL_NAME   "btrfs-control"   /* under /dev: the misc device */
 
 struct btrfs_sb {
-	char fsid[40];            /* the file system's UUID (blkid's UUID=) */
+	unsigned char fsid[16];   /* the file system's UUID (blkid's UUID=) */
 	uint64_t devid;           /* this member's number, from 1 */
 	uint64_t num_devices;     /* members of the file system */
 };
@@ -28,7 +33,7 @@ int hi_btrfs_sb_parse(const unsigned char *sb, size_t len, struct btrfs_sb *out)
 
 /* The members of one file system seen so far, each with its device node. */
 struct btrfs_members {
-	char fsid[40];
+	char fsid[40];            /* as the probe formats it (block/root_probe.h) */
 	uint64_t num_devices;
 	size_t n;
 	struct {
@@ -37,14 +42,15 @@ struct btrfs_members {
 	} m[BTRFS_MEMBERS_MAX];
 };
 
-/* Start a set for the file system of sb. */
-void hi_btrfs_members_init(struct btrfs_members *set, const struct btrfs_sb *sb);
+/* Start a set for the file system fsid of num_devices members. */
+void hi_btrfs_members_init(struct btrfs_members *set, const char *fsid, uint64_t num_devices);
 
-/* Add the member sb found on node. Returns 0 added, 1 another file system
- * (or a member count that differs), -1 a second device with a devid
- * already in the set (a copied disk: not a member to choose silently),
- * -2 a node name too long. */
-int hi_btrfs_members_add(struct btrfs_members *set, const struct btrfs_sb *sb, const char *node);
+/* Add the member devid of fsid (of num_devices members) found on node.
+ * Returns 0 added, 1 another file system (or a member count that
+ * differs), -1 a second device with a devid already in the set (a copied
+ * disk: not a member to choose silently), -2 a node name too long. */
+int hi_btrfs_members_add(struct btrfs_members *set, const char *fsid, uint64_t devid, uint64_t num_devices,
+			 const char *node);
 
 /* 1 when every devid from 1 to num_devices is in the set. */
 int hi_btrfs_members_complete(const struct btrfs_members *set);

@@ -99,7 +99,8 @@ static const struct sb_format {
 } sb_formats[] = {
 	{ "ext", ext_type, NULL, EXT_SB_OFFSET, 256, 0x38, NULL, EXT_MAGIC, 2, 0x68, 0x78, 16 },
 	{ "xfs", NULL, NULL, 0, 128, 0, "XFSB", 0, 4, 32, 108, 12 },
-	{ "btrfs", NULL, btrfs_members, BTRFS_SB_OFFSET, BTRFS_SB_READ_BYTES, 0x40, "_BHRfS_M", 0, 8, 0x20, 0x12b, 256 },
+	{ "btrfs", NULL, btrfs_members, BTRFS_SB_OFFSET, BTRFS_SB_READ_BYTES, BTRFS_SB_MAGIC, BTRFS_MAGIC, 0, 8,
+	  BTRFS_SB_FSID, BTRFS_SB_LABEL, BTRFS_LABEL_BYTES },
 	{ "jfs", NULL, NULL, JFS_SB_OFFSET, 168, 0, "JFS1", 0, 4, 136, 152, 16 },
 	{ "erofs", NULL, NULL, EROFS_SB_OFFSET, 0x50, 0, NULL, EROFS_MAGIC, 4, 0x30, 0x40, 16 },
 	/* squashfs has neither UUID nor label: found by path or devnum only. */

@@ -187,14 +187,6 @@ static int choose_between(struct boot *b, struct root_search *s, struct seen_dev
 	return 1;
 }
 
-static void btrfs_sb_of(const struct fs_info *fs, struct btrfs_sb *sb)
-{
-	memset(sb, 0, sizeof *sb);
-	snprintf(sb->fsid, sizeof sb->fsid, "%s", fs->uuid);
-	sb->devid = fs->devid;
-	sb->num_devices = fs->num_devices;
-}
-
 /* The devices that match are members of one btrfs (they share its UUID):
  * not duplicates, but one root. It is mounted once every member is there
  * and registered with the control device (BTRFS_IOC_SCAN_DEV), since the
@@ -205,20 +197,17 @@ static void btrfs_sb_of(const struct fs_info *fs, struct btrfs_sb *sb)
 static int btrfs_root(struct boot *b, struct root_search *s, struct seen_dev **m, size_t n)
 {
 	char control[BOOT_PATH_MAX + 32], node[BOOT_PATH_MAX + 40], list[512];
-	struct btrfs_sb sb;
 
 	s->btrfs.n = 0;
 	if (strcmp(m[0]->fs.type, "btrfs") != 0 || m[0]->fs.num_devices < 2)
 		return 2;
-	btrfs_sb_of(&m[0]->fs, &sb);
-	hi_btrfs_members_init(&s->btrfs, &sb);
+	hi_btrfs_members_init(&s->btrfs, m[0]->fs.uuid, m[0]->fs.num_devices);
 	qsort(m, n, sizeof m[0], cmp_dev_names);
 	for (size_t i = 0; i < n; i++) {
 		if (strcmp(m[i]->fs.type, "btrfs") != 0)
 			return 2;
-		btrfs_sb_of(&m[i]->fs, &sb);
 		snprintf(node, sizeof node, "%s/%s", b->dev, m[i]->name);
-		if (hi_btrfs_members_add(&s->btrfs, &sb, node) != 0)
+		if (hi_btrfs_members_add(&s->btrfs, m[i]->fs.uuid, m[i]->fs.devid, m[i]->fs.num_devices, node) != 0)
 			return 2;   /* another file system, or one devid twice */
 	}
 	if (!hi_btrfs_members_complete(&s->btrfs))

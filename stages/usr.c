@@ -99,7 +99,7 @@ int hi_stage_usr(struct boot *b)
 		int err = errno;
 		free(text);
 		if (err == ENOENT) {
-			hi_report_add(&b->rep, "usr", "mount", "skip", "no /etc/fstab in the root");
+			hi_report_add(&b->rep, "usr", "mount", "absent", "no /etc/fstab in the root");
 			return 0;
 		}
 		/* The root's own file, and /usr may be on it: a boot that goes
@@ -110,7 +110,7 @@ int hi_stage_usr(struct boot *b)
 	int found = hi_fstab_find(text, USR_POINT, &l);
 	free(text);
 	if (!found) {
-		hi_report_add(&b->rep, "usr", "mount", "skip", "/usr is on the root");
+		hi_report_add(&b->rep, "usr", "mount", "absent", "/usr is on the root");
 		return 0;
 	}
 	if (hi_fstab_device_spec(l.spec, spec, sizeof spec) < 0)
