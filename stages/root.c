@@ -226,7 +226,7 @@ static int btrfs_root(struct boot *b, struct root_search *s, struct seen_dev **m
 		return 0;
 	hi_btrfs_members_found(&s->btrfs, list, sizeof list);
 	hi_report_add(&b->rep, "root", "btrfs_devices", "ok", "%llu: %s", (unsigned long long)s->btrfs.num_devices, list);
-	log_info("btrfs root %s: all %llu devices registered (%s)", s->btrfs.fsid,
+	log_notice("btrfs root %s: all %llu devices registered (%s)", s->btrfs.fsid,
 		 (unsigned long long)s->btrfs.num_devices, list);
 	snprintf(s->found, sizeof s->found, "%s", s->btrfs.m[0].node);
 	s->found_fs = m[0]->fs;
