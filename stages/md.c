@@ -18,6 +18,8 @@
 #include <unistd.h>
 
 #include "boot.h"
+#include "clock.h"
+#include "dev_wait.h"
 #include "fsutil.h"
 #include "log.h"
 #include "md.h"
@@ -139,13 +141,6 @@ static int all_complete(const struct md_scan *s)
 	return s->n_arrays > 0;
 }
 
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
-
 /* "vda1 in slot 0, vdb1 in slot 1" into out. */
 static void list_members(const struct md_scan *s, const struct md_array *a, char *out, size_t cap)
 {
@@ -258,17 +253,15 @@ int hi_stage_md(struct boot *b)
 	}
 	int timeout = b->cmd.rootwait ? b->cfg.rootwait_timeout : b->cfg.root_timeout;
 	uint64_t start = hi_boottime_ns();
-	uint64_t deadline = start + (uint64_t)timeout * 1000000000u;
-	long poll_ms = ROOT_POLL_MIN_MS;
+	struct dev_wait w;
 
 	/* Until every array seen has all its slots, bounded as root= is: a
 	 * slow disk is waited for before anything runs degraded. */
+	hi_dev_wait_begin(&w, timeout * 1000L);
 	for (;;) {
 		scan(b, &s);
-		if (all_complete(&s) || hi_boottime_ns() >= deadline)
+		if (all_complete(&s) || !hi_dev_wait_next(&w))
 			break;
-		sleep_ms(poll_ms);
-		poll_ms = hi_root_poll_next_ms(poll_ms);
 	}
 	if (s.n_bad)
 		log_warn("md: a damaged md superblock was skipped: %s", s.bad);

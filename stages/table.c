@@ -33,6 +33,7 @@
 #include "sysctl_start.h"
 #include "table.h"
 #include "tty.h"
+#include "usr.h"
 #include "verity.h"
 
 enum { M_INITRAMFS = 1, M_ON_ROOT = 2, M_DRY_RUN = 4, M_ALL = 7 };
@@ -77,6 +78,9 @@ static const struct stage_entry stage_table[] = {
 	 * config is read: see hardinit(8)). */
 	{ "measure_root", hi_stage_measure_root, M_INITRAMFS | M_ON_ROOT },
 	{ "root",       hi_stage_root,       M_INITRAMFS | M_DRY_RUN },
+	/* A separate /usr, from the root's fstab: the real init lives on it
+	 * (merged /usr); before prefetch, whose lookups cross into /usr. */
+	{ "usr",        hi_stage_usr,        M_INITRAMFS | M_DRY_RUN },
 	/* The later stages' reads from the root, looked up in parallel. */
 	{ "prefetch",   hi_stage_prefetch,   M_INITRAMFS | M_ON_ROOT },
 	/* Leaving the initrd closes PCR 11 to its unseals: before the switch. */
