@@ -55,8 +55,13 @@ int hi_btrfs_members_add(struct btrfs_members *set, const char *fsid, uint64_t d
 	for (size_t i = 0; i < set->n; i++)
 		if (set->m[i].devid == devid)
 			return strcmp(set->m[i].node, node) == 0 ? 0 : -1;
-	if (set->n >= BTRFS_MEMBERS_MAX)
-		return 1;   /* more devids than members: not one file system */
+	/* More devices than the superblocks count: one of them is not a
+	 * member (a planted device with the root's fsid and a devid of its
+	 * own, or an old member never wiped), and the kernel would take the
+	 * one with the newest generation for the whole file system. Not one
+	 * file system: the duplicate check decides. */
+	if (set->n >= set->num_devices || set->n >= BTRFS_MEMBERS_MAX)
+		return 1;
 	if (strlen(node) >= sizeof set->m[0].node)
 		return -2;
 	set->m[set->n].devid = devid;

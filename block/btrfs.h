@@ -47,7 +47,8 @@ void hi_btrfs_members_init(struct btrfs_members *set, const char *fsid, uint64_t
 
 /* Add the member devid of fsid (of num_devices members) found on node.
  * Returns 0 added, 1 another file system (or a member count that
- * differs), -1 a second device with a devid already in the set (a copied
+ * differs, or a device past the count the set already has), -1 a second
+ * device with a devid already in the set (a copied
  * disk: not a member to choose silently), -2 a node name too long. */
 int hi_btrfs_members_add(struct btrfs_members *set, const char *fsid, uint64_t devid, uint64_t num_devices,
 			 const char *node);

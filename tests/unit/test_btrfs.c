@@ -73,6 +73,10 @@ static void test_members(void)
 	tap_ok(hi_btrfs_members_add(&set, fs, 2, 3, "/dev/vdb1") == 0 && hi_btrfs_members_complete(&set), "3 of 3: complete");
 	hi_btrfs_members_found(&set, text, sizeof text);
 	tap_streq(text, "devid 1 on /dev/vda1, devid 3 on /dev/vdc1, devid 2 on /dev/vdb1", "  the members found");
+	/* A fourth device with the fsid and a devid of its own: the set is
+	 * full, so it is no member (the kernel would mount the newest). */
+	tap_ok(hi_btrfs_members_add(&set, fs, 4, 3, "/dev/sdz1") == 1 && set.n == 3,
+	       "a device past the members' count: not one file system");
 	hi_btrfs_members_found(&set, text, 20);
 	tap_ok(strlen(text) < 20, "  found: bounded by the buffer");
 
@@ -171,6 +175,13 @@ static void test_root_stage(void)
 	fake_member("vdc1", 1, 2);
 	tap_ok(root_boot(1) < 0, "a copy of devid 1 beside the members: refused");
 	tap_contains(b.err, "matches 3 devices", "  as duplicates, every match named");
+
+	/* A planted device with the root's fsid, the same count and a devid
+	 * of its own (devids can pass the count after a replace): a third
+	 * device of a two-device btrfs is not registered beside the two. */
+	fake_member("vdc1", 3, 2);
+	tap_ok(root_boot(1) < 0, "a third device claiming the two-device root: refused");
+	tap_contains(b.err, "matches 3 devices", "  as duplicates, not registered as a member");
 
 	/* One device of its own: mounted as before, nothing registered. */
 	drop_member("vdb1");
