@@ -60,6 +60,10 @@ unsigned hi_md_plan(const struct md_member *m, unsigned n, struct md_array *arra
 			 * added, as the kernel would refuse the second. */
 			if (!fresh || s->role == MD_SB_ROLE_FAULTY || s->role == MD_SB_ROLE_JOURNAL || (slot && held[s->role])) {
 				a->stale[a->n_stale++] = i;
+				if (!fresh)
+					a->n_behind++;
+				else if (slot && held[s->role])
+					a->n_dup++;
 				continue;
 			}
 			if (slot) {
@@ -80,7 +84,7 @@ unsigned hi_md_plan(const struct md_member *m, unsigned n, struct md_array *arra
 
 int hi_md_complete(const struct md_array *a)
 {
-	return a->n_active == a->sb.raid_disks;
+	return a->n_active == a->sb.raid_disks && a->n_behind == 0 && a->n_dup == 0;
 }
 
 int hi_md_can_degrade(const struct md_array *a)

@@ -32,13 +32,18 @@ struct md_array {
 	unsigned n_stale;
 	unsigned n_active;                    /* distinct slots below raid_disks among the fresh */
 	unsigned first_missing;               /* the lowest slot no fresh member holds; raid_disks: none */
+	unsigned n_behind;                    /* of the stale: behind in events, another history of the array */
+	unsigned n_dup;                       /* of the stale: fresh, in a slot a member already holds */
 };
 
 /* The n members grouped into at most cap arrays, in the order first seen.
  * Returns the number of arrays. */
 unsigned hi_md_plan(const struct md_member *m, unsigned n, struct md_array *arrays, unsigned cap);
 
-/* 1 when every slot is held. */
+/* 1 when every slot is held and no member was left out for its event
+ * count or its slot: a member behind is another history of the array
+ * (a disk that missed writes, or the real one when a planted disk claims
+ * a newer event count), so the array runs only as a degraded one would. */
 int hi_md_complete(const struct md_array *a);
 
 /* 1 when the kernel can run the array with the slots it has: raid1 with

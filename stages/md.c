@@ -161,7 +161,15 @@ static void list_stale(const struct md_scan *s, const struct md_array *a, char *
 	out[0] = '\0';
 	if (!a->n_stale)
 		return;
-	const struct md_member *m = &s->members[a->stale[0]];
+	/* A member behind or in a held slot says more than a faulty one. */
+	unsigned pick = a->stale[0];
+	for (unsigned i = 0; i < a->n_stale; i++)
+		if (s->members[a->stale[i]].sb.role != MD_SB_ROLE_FAULTY &&
+		    s->members[a->stale[i]].sb.role != MD_SB_ROLE_JOURNAL) {
+			pick = a->stale[i];
+			break;
+		}
+	const struct md_member *m = &s->members[pick];
 	if (m->sb.role == MD_SB_ROLE_FAULTY || m->sb.role == MD_SB_ROLE_JOURNAL)
 		snprintf(out, cap, "; %s left out: marked %s", m->name, m->sb.role == MD_SB_ROLE_FAULTY ? "faulty" : "journal");
 	else if (m->sb.events + MD_EVENT_MARGIN < a->sb.events)
@@ -199,6 +207,17 @@ static int run_array(struct boot *b, struct md_scan *s, const struct md_array *a
 	list_stale(s, a, stale, sizeof stale);
 	const char *label = a->sb.name[0] ? a->sb.name : uuid;
 	int complete = hi_md_complete(a);
+	/* Two members in one slot: which one runs would be the order the
+	 * disks appear in, a planted one's as well as the real one's. */
+	if (a->n_dup)
+		return hi_boot_error(b, "md: array %s (%s, %s): two members claim one slot (%s)%s; which one would run depends on the order the disks appear: remove the disk that is not the array's, or clear its superblock (mdadm --zero-superblock)",
+				  label, uuid, level, members[0] ? members : "none", stale);
+	/* Every slot held, but a member with the array's UUID is behind: a
+	 * disk that missed writes, or the real member beside a planted disk
+	 * claiming a newer event count. Only the word takes the newest. */
+	if (!complete && !degraded_ok && a->first_missing >= a->sb.raid_disks)
+		return hi_boot_error(b, "md: array %s (%s, %s) has its %u slots held (%s)%s: another history of the array is present (a member that missed writes, or a disk planted with a newer event count); remove the disk that is not the array's, or add " MD_DEGRADED_WORD "=true to the kernel command line to run the newest as mdadm would",
+				  label, uuid, level, a->sb.raid_disks, members[0] ? members : "none", stale);
 	if (!complete && !degraded_ok)
 		return hi_boot_error(b, "md: array %s (%s, %s) has %u of %u members after %d s (%s), slot %u missing%s; attach the missing disk, or add " MD_DEGRADED_WORD "=true to the kernel command line to boot it degraded",
 				  label, uuid, level, a->n_active, a->sb.raid_disks, timeout, members[0] ? members : "none", a->first_missing, stale);

@@ -244,6 +244,18 @@ static void test_plan(void)
 	member(&m[1], "vdb1", 0, 100, 1, 2);
 	tap_ok(hi_md_plan(m, 2, a, 2) == 1 && a[0].n_member == 1 && a[0].n_stale == 1,
 	       "plan: a second member claiming one slot is left out");
+	tap_ok(!hi_md_complete(&a[0]) && a[0].n_dup == 1,
+	       "plan: ... and the array is not whole: which one holds the slot is the disks' order");
+
+	/* A planted disk with the array's UUID, one slot of one and a newer
+	 * event count: the real members fall behind. The slots it holds are
+	 * all there are, yet the array is not whole: the real one is present
+	 * with another history. */
+	member(&m[0], "sdz1", 0, 200, 1, 1);
+	member(&m[1], "vda1", 0, 100, 1, 2);
+	member(&m[2], "vdb1", 1, 100, 1, 2);
+	tap_ok(hi_md_plan(m, 3, a, 2) == 1 && a[0].n_active == 1 && a[0].sb.raid_disks == 1 && a[0].n_behind == 2 &&
+	       !hi_md_complete(&a[0]), "plan: a planted member with newer events does not make a whole array of itself");
 }
 
 static void put_member(const char *root, const char *name, const char *devnum, uint32_t dev_number, uint64_t events)
@@ -259,6 +271,19 @@ static void put_member(const char *root, const char *name, const char *devnum, u
 	snprintf(rel, sizeof rel, "sys/class/block/%s/size", name);
 	snprintf(num, sizeof num, "%u\n", DEV_BYTES / 512);
 	fixture_put(root, rel, num);
+}
+
+/* A device gone: its node and its sysfs directory. */
+static void drop_member(const char *root, const char *name)
+{
+	char rel[128], path[1024];
+
+	snprintf(rel, sizeof rel, "dev/%s", name);
+	fixture_path(path, sizeof path, root, rel);
+	fixture_rm_path(path);
+	snprintf(rel, sizeof rel, "sys/class/block/%s", name);
+	fixture_path(path, sizeof path, root, rel);
+	fixture_rm_path(path);
 }
 
 static int run_stage(const char *root, const char *cmdline, struct boot *b)
@@ -291,6 +316,23 @@ static void test_stage(void)
 	put_member(root, "vdb1", "254:17\n", 1, 80);
 	tap_ok(run_stage(root, "root=/dev/md0", &b) == -1, "stage: a member behind in events does not count");
 	tap_contains(b.err, "vdb1 left out: its event count 80 is behind the array's 100", "stage: ... and says so");
+
+	/* Two planted members with the array's UUID and a newer event
+	 * count hold both slots; the real vda1 and vdb1 fall behind. */
+	put_member(root, "vdb1", "254:17\n", 1, 100);
+	put_member(root, "sdy1", "8:1\n", 0, 200);
+	put_member(root, "sdz1", "8:17\n", 1, 200);
+	tap_ok(run_stage(root, "root=/dev/md0", &b) == -1, "stage: planted members with newer events do not replace the array");
+	tap_contains(b.err, "has its 2 slots held", "stage: ... the slots are held");
+	tap_contains(b.err, "another history of the array is present", "stage: ... but the real members are there too");
+	tap_contains(b.err, "event count 100 is behind the array's 200", "stage: ... named");
+	/* Same events: two members in slot 0, the first seen would run. */
+	put_member(root, "sdy1", "8:1\n", 0, 100);
+	drop_member(root, "sdz1");
+	tap_ok(run_stage(root, "root=/dev/md0 bootdegraded=true", &b) == -1, "stage: two members in one slot are refused");
+	tap_contains(b.err, "two members claim one slot", "stage: ... even with bootdegraded=true");
+	drop_member(root, "sdy1");
+	put_member(root, "vdb1", "254:17\n", 1, 80);
 
 	fixture_put(root, "sys/class/block/vdb1/holders/md9", "");
 	tap_ok(run_stage(root, "root=/dev/md0", &b) == -1 && strstr(b.err, "vdb1") == NULL,
