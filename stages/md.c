@@ -240,6 +240,36 @@ static int run_array(struct boot *b, struct md_scan *s, const struct md_array *a
 	return 0;
 }
 
+/* root=/dev/md/NAME or /dev/mdN names an array by what its superblock
+ * asks for: two arrays asking the same (a planted one with the real one's
+ * name, or a second Debian install's HOST:0) would leave the root to
+ * whichever came first. Returns -1 after boot_error then. */
+static int names_unique(struct boot *b, const struct md_scan *s)
+{
+	const char *root = b->cmd.root;
+
+	if (!root || strncmp(root, "/dev/md", 7) != 0)
+		return 0;
+	for (unsigned i = 0; i < s->n_arrays; i++)
+		for (unsigned j = i + 1; j < s->n_arrays; j++) {
+			const struct md_sb *x = &s->arrays[i].sb, *y = &s->arrays[j].sb;
+			char nx[MD_SB_NAME_MAX], ny[MD_SB_NAME_MAX], ux[MD_SB_UUID_TEXT], uy[MD_SB_UUID_TEXT];
+			uint32_t mx = hi_md_sb_minor(x);
+
+			hi_md_sb_dev_name(x, nx, sizeof nx);
+			hi_md_sb_dev_name(y, ny, sizeof ny);
+			if (!(nx[0] && !strcmp(nx, ny)) && !(mx != MD_SB_NO_MINOR && mx == hi_md_sb_minor(y)))
+				continue;
+			hi_md_sb_uuid_format(x->uuid, ux);
+			hi_md_sb_uuid_format(y->uuid, uy);
+			return hi_boot_error(b, "md: arrays %s and %s both ask for the name %s: root=%s would be whichever "
+					     "came first; remove the disks of the one that is not the root's, or give root= "
+					     "the file system's UUID=",
+					     ux, uy, nx[0] ? nx : ny, root);
+		}
+	return 0;
+}
+
 int hi_md_spec_node(const struct boot *b, const char *spec, char *out, size_t cap)
 {
 	char path[BOOT_PATH_MAX + BOOT_PATH_MAX], link[64];
@@ -290,6 +320,8 @@ int hi_stage_md(struct boot *b)
 		hi_report_add(&b->rep, "md", "arrays", "warn", "none found");
 		return 0;
 	}
+	if (names_unique(b, &s) < 0)
+		return -1;
 	for (unsigned i = 0; i < s.n_arrays; i++)
 		if (run_array(b, &s, &s.arrays[i], degraded_ok, timeout) < 0)
 			return -1;

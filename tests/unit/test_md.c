@@ -258,12 +258,17 @@ static void test_plan(void)
 	       !hi_md_complete(&a[0]), "plan: a planted member with newer events does not make a whole array of itself");
 }
 
+/* A member of another array: its UUID's first byte xor'd with this. */
+static uint8_t other_uuid;
+
 static void put_member(const char *root, const char *name, const char *devnum, uint32_t dev_number, uint64_t events)
 {
 	char rel[128], num[32];
 
 	memset(disk, 0, sizeof disk);
 	make_v1(disk + 4096, 8, "debian:0", 1, 2, dev_number, events);
+	disk[4096 + 16] ^= other_uuid;
+	seal_v1(disk + 4096);
 	snprintf(rel, sizeof rel, "dev/%s", name);
 	fixture_put_bytes(root, rel, disk, sizeof disk);
 	snprintf(rel, sizeof rel, "sys/class/block/%s/dev", name);
@@ -331,7 +336,20 @@ static void test_stage(void)
 	drop_member(root, "sdz1");
 	tap_ok(run_stage(root, "root=/dev/md0 bootdegraded=true", &b) == -1, "stage: two members in one slot are refused");
 	tap_contains(b.err, "two members claim one slot", "stage: ... even with bootdegraded=true");
+	/* Another whole array named as the real one (debian:0, so md0 and
+	 * /dev/md/0): a root named by the array's name is refused. */
+	other_uuid = 1;
+	put_member(root, "sdy1", "8:1\n", 0, 300);
+	put_member(root, "sdz1", "8:17\n", 1, 300);
+	other_uuid = 0;
+	tap_ok(run_stage(root, "root=/dev/md0", &b) == -1, "stage: two arrays asking for md0, root=/dev/md0: refused");
+	tap_contains(b.err, "both ask for the name 0: root=/dev/md0 would be whichever came first", "stage: ... saying why");
+	tap_ok(run_stage(root, "root=/dev/md/0", &b) == -1 && strstr(b.err, "both ask for the name 0"),
+	       "stage: ... and root=/dev/md/0");
+	tap_ok(run_stage(root, "root=UUID=0d0d0d0d-0000-0000-0000-000000000000", &b) == -1 &&
+	       !strstr(b.err, "both ask for"), "stage: root=UUID= is the root stage's duplicate check, not this");
 	drop_member(root, "sdy1");
+	drop_member(root, "sdz1");
 	put_member(root, "vdb1", "254:17\n", 1, 80);
 
 	fixture_put(root, "sys/class/block/vdb1/holders/md9", "");
