@@ -19,6 +19,7 @@
 
 #include "boot.h"
 #include "clock.h"
+#include "cmdline_lock.h"
 #include "dev_wait.h"
 #include "fsutil.h"
 #include "log.h"
@@ -207,6 +208,9 @@ static int run_array(struct boot *b, struct md_scan *s, const struct md_array *a
 	list_stale(s, a, stale, sizeof stale);
 	const char *label = a->sb.name[0] ? a->sb.name : uuid;
 	int complete = hi_md_complete(a);
+	const char *word_hint = b->cfg.lock_cmdline ?
+		"boot with lock_cmdline = no (" MD_DEGRADED_WORD "= is refused under the lock)" :
+		"add " MD_DEGRADED_WORD "=true to the kernel command line";
 	/* Two members in one slot: which one runs would be the order the
 	 * disks appear in, a planted one's as well as the real one's. */
 	if (a->n_dup)
@@ -216,11 +220,11 @@ static int run_array(struct boot *b, struct md_scan *s, const struct md_array *a
 	 * disk that missed writes, or the real member beside a planted disk
 	 * claiming a newer event count. Only the word takes the newest. */
 	if (!complete && !degraded_ok && a->first_missing >= a->sb.raid_disks)
-		return hi_boot_error(b, "md: array %s (%s, %s) has its %u slots held (%s)%s: another history of the array is present (a member that missed writes, or a disk planted with a newer event count); remove the disk that is not the array's, or add " MD_DEGRADED_WORD "=true to the kernel command line to run the newest as mdadm would",
-				  label, uuid, level, a->sb.raid_disks, members[0] ? members : "none", stale);
+		return hi_boot_error(b, "md: array %s (%s, %s) has its %u slots held (%s)%s: another history of the array is present (a member that missed writes, or a disk planted with a newer event count); remove the disk that is not the array's, or %s to run the newest as mdadm would",
+				  label, uuid, level, a->sb.raid_disks, members[0] ? members : "none", stale, word_hint);
 	if (!complete && !degraded_ok)
-		return hi_boot_error(b, "md: array %s (%s, %s) has %u of %u members after %d s (%s), slot %u missing%s; attach the missing disk, or add " MD_DEGRADED_WORD "=true to the kernel command line to boot it degraded",
-				  label, uuid, level, a->n_active, a->sb.raid_disks, timeout, members[0] ? members : "none", a->first_missing, stale);
+		return hi_boot_error(b, "md: array %s (%s, %s) has %u of %u members after %d s (%s), slot %u missing%s; attach the missing disk, or %s to boot it degraded",
+				  label, uuid, level, a->n_active, a->sb.raid_disks, timeout, members[0] ? members : "none", a->first_missing, stale, word_hint);
 	if (!complete && !hi_md_can_degrade(a))
 		return hi_boot_error(b, "md: array %s (%s, %s) has %u of %u members (%s)%s, too few to run even degraded; attach the missing disks",
 				  label, uuid, level, a->n_active, a->sb.raid_disks, members[0] ? members : "none", stale);
@@ -296,6 +300,10 @@ int hi_stage_md(struct boot *b)
 		return 0;
 	const char *word = hi_cmdline_get(&b->cmd, MD_DEGRADED_WORD, &present);
 	int degraded_ok = hi_md_degraded_allowed(word, present);
+	/* Under the lock the word is refused (the config stage said so):
+	 * it is what lets a planted newer history of an array run. */
+	if (degraded_ok && b->cfg.lock_cmdline && hi_kernel_word_refused(MD_DEGRADED_WORD, word))
+		degraded_ok = 0;
 	if (b->mode == MODE_DRY_RUN) {
 		log_info("dry run: would assemble the md arrays on the disks%s", degraded_ok ? ", degraded if need be" : "");
 		return 0;

@@ -360,6 +360,21 @@ static void test_stage(void)
 	 * temporary tree has no md driver, so the assembly itself fails. */
 	tap_ok(run_stage(root, "root=/dev/md0 bootdegraded=true", &b) == -1 && !strstr(b.err, "bootdegraded"),
 	       "stage: bootdegraded=true takes a degraded RAID1 to the assembly");
+	/* Under lock_cmdline the word is refused: the array stays refused. */
+	boot_at(&b, root, MODE_INITRAMFS);
+	fixture_path(b.md_marker, sizeof b.md_marker, root, "etc/hardinit/md");
+	b.cfg.root_timeout = 1;
+	b.cfg.lock_cmdline = true;
+	{
+		char err[256];
+		const char *text = "root=/dev/md0 bootdegraded=true";
+		if (hi_cmdline_parse(&b.cmd, text, strlen(text), err, sizeof err) < 0)
+			fixture_die("cmdline", err);
+	}
+	tap_ok(hi_stage_md(&b) == -1 && strstr(b.err, "slot 1 missing"),
+	       "stage: under lock_cmdline, bootdegraded=true does not run a degraded array");
+	tap_contains(b.err, "boot with lock_cmdline = no (bootdegraded= is refused under the lock)",
+		     "stage: ... and the line says what would");
 
 	b.mode = MODE_DRY_RUN;
 	b.err[0] = '\0';
