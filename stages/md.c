@@ -35,8 +35,9 @@ struct md_scan {
 	struct md_member members[MD_MAX_MEMBERS];
 	unsigned n_members, n_devs, n_bad;
 	char bad[MD_DEV_NAME_MAX + MD_SB_ERR_MAX + 4];   /* the first damaged superblock, for the log */
-	struct md_array arrays[MD_MAX_ARRAYS];
+	struct md_array arrays[MD_MAX_ARRAYS + 1];   /* one more: past the bound is seen */
 	unsigned n_arrays;
+	int more;   /* a bound was reached: a member may have gone unread */
 };
 
 int hi_md_degraded_allowed(const char *value, int present)
@@ -88,9 +89,12 @@ static void scan_device(struct boot *b, struct md_scan *s, const char *name)
 	char path[BOOT_PATH_MAX + MD_DEV_NAME_MAX + 8], buf[32], why[MD_SB_ERR_MAX];
 	unsigned maj, min;
 
-	if (s->n_members >= MD_MAX_MEMBERS || strlen(name) >= MD_DEV_NAME_MAX || has_entries(b, name, "holders") ||
-	    has_entries(b, name, ""))
+	if (strlen(name) >= MD_DEV_NAME_MAX || has_entries(b, name, "holders") || has_entries(b, name, ""))
 		return;
+	if (s->n_members >= MD_MAX_MEMBERS) {
+		s->more = 1;
+		return;
+	}
 	if (hi_boot_sys_block_attr(b, name, "size", buf, sizeof buf) < 0)
 		return;
 	uint64_t bytes = strtoull(buf, NULL, 10) * 512u;
@@ -119,19 +123,28 @@ static void scan(struct boot *b, struct md_scan *s)
 	struct dirent *e;
 
 	s->n_members = s->n_devs = s->n_bad = 0;
+	s->more = 0;
 	s->bad[0] = '\0';
 	snprintf(path, sizeof path, "%s/class/block", b->sys);
 	DIR *dir = opendir(path);
 	if (dir) {
-		while ((e = readdir(dir)) != NULL && s->n_devs < MD_MAX_DEVICES) {
+		while ((e = readdir(dir)) != NULL) {
 			if (skip_name(e->d_name))
 				continue;
+			if (s->n_devs == MD_MAX_DEVICES) {
+				s->more = 1;
+				break;
+			}
 			s->n_devs++;
 			scan_device(b, s, e->d_name);
 		}
 		closedir(dir);
 	}
-	s->n_arrays = hi_md_plan(s->members, s->n_members, s->arrays, MD_MAX_ARRAYS);
+	s->n_arrays = hi_md_plan(s->members, s->n_members, s->arrays, MD_MAX_ARRAYS + 1);
+	if (s->n_arrays > MD_MAX_ARRAYS) {
+		s->n_arrays = MD_MAX_ARRAYS;
+		s->more = 1;
+	}
 }
 
 static int all_complete(const struct md_scan *s)
@@ -320,6 +333,13 @@ int hi_stage_md(struct boot *b)
 		if (all_complete(&s) || !hi_dev_wait_next(&w))
 			break;
 	}
+	/* Past a bound the real members may be the ones unread, and a
+	 * planted array the only one seen (disks of many partitions, or many
+	 * md superblocks, ahead of them): nothing is assembled. */
+	if (s.more)
+		return hi_boot_error(b, "md: more than %d block devices, %d md members or %d arrays; hardinit cannot "
+				     "see every member of the arrays, so it assembles none: remove the disks the "
+				     "machine does not boot from", MD_MAX_DEVICES, MD_MAX_MEMBERS, MD_MAX_ARRAYS);
 	if (s.n_bad)
 		log_warn("md: a damaged md superblock was skipped: %s", s.bad);
 	if (!s.n_arrays) {

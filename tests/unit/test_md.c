@@ -382,6 +382,57 @@ static void test_stage(void)
 	fixture_rmtree(root);
 }
 
+/* n md members, each of an array of its own (the first UUID byte i), a
+ * 1.2 superblock in the first 8 KiB of its node. */
+static void put_arrays(const char *root, unsigned n)
+{
+	char rel[128], num[32];
+
+	for (unsigned i = 0; i < n; i++) {
+		memset(disk, 0, 8192);
+		make_v1(disk + 4096, 8, "other:x", 1, 1, 0, 10);
+		disk[4096 + 16] = (uint8_t)i;
+		disk[4096 + 17] = (uint8_t)(i >> 8);
+		seal_v1(disk + 4096);
+		snprintf(rel, sizeof rel, "dev/sdp%u", i);
+		fixture_put_bytes(root, rel, disk, 8192);
+		snprintf(rel, sizeof rel, "sys/class/block/sdp%u/dev", i);
+		snprintf(num, sizeof num, "8:%u\n", i);
+		fixture_put(root, rel, num);
+		snprintf(rel, sizeof rel, "sys/class/block/sdp%u/size", i);
+		snprintf(num, sizeof num, "%u\n", DEV_BYTES / 512);
+		fixture_put(root, rel, num);
+	}
+}
+
+/* Past each bound the real members could be the ones left unread and a
+ * planted array the only one seen: the stage assembles nothing. */
+static void test_bounds(void)
+{
+	static struct boot b;
+	char rel[128];
+	const char *root = fixture_tree("md-bounds");
+
+	fixture_put(root, "etc/hardinit/md", "");
+	put_arrays(root, MD_MAX_ARRAYS + 1);
+	tap_ok(run_stage(root, "root=/dev/md0", &b) == -1 && strstr(b.err, "cannot see every member"),
+	       "bounds: one array more than MD_MAX_ARRAYS is refused");
+	put_arrays(root, MD_MAX_MEMBERS + 1);
+	tap_ok(run_stage(root, "root=/dev/md0", &b) == -1 && strstr(b.err, "cannot see every member"),
+	       "bounds: one member more than MD_MAX_MEMBERS is refused");
+	fixture_rmtree(root);
+
+	root = fixture_tree("md-bounds");
+	fixture_put(root, "etc/hardinit/md", "");
+	for (unsigned i = 0; i <= 256; i++) {
+		snprintf(rel, sizeof rel, "sys/class/block/sdq%u", i);
+		fixture_mkdir(root, rel, 0755);
+	}
+	tap_ok(run_stage(root, "root=/dev/md0", &b) == -1 && strstr(b.err, "more than 256 block devices"),
+	       "bounds: more block devices than the scan reads are refused");
+	fixture_rmtree(root);
+}
+
 static void test_spec_node(void)
 {
 	static struct boot b;
@@ -407,6 +458,7 @@ int main(void)
 	test_names();
 	test_plan();
 	test_stage();
+	test_bounds();
 	test_spec_node();
 	return tap_done();
 }
