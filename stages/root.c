@@ -23,7 +23,7 @@
 #include "root_probe.h"
 #include "root_resume.h"
 
-#define ROOT_MAX_DEVICES     64
+#define ROOT_MAX_DEVICES     256   /* block devices compared; past it the boot stops */
 #define ROOT_FSTYPES_MAX     16
 
 struct seen_dev {
@@ -39,6 +39,7 @@ struct root_search {
 	char found[BOOT_PATH_MAX];   /* device node of the root */
 	struct fs_info found_fs;
 	struct btrfs_members btrfs;  /* a btrfs root's members seen so far (n 0: none) */
+	int more;                    /* more devices than ROOT_MAX_DEVICES: some went uncompared */
 };
 
 /* A holder of NAME is a running md array (sys/class/block/NAME/holders/mdN). */
@@ -93,8 +94,12 @@ static struct seen_dev *seen(struct root_search *s, const char *name)
 	for (size_t i = 0; i < s->n_devs; i++)
 		if (strcmp(s->devs[i].name, name) == 0)
 			return &s->devs[i];
-	if (s->n_devs >= ROOT_MAX_DEVICES || strlen(name) >= sizeof s->devs[0].name)
+	if (strlen(name) >= sizeof s->devs[0].name)
 		return NULL;
+	if (s->n_devs >= ROOT_MAX_DEVICES) {
+		s->more = 1;
+		return NULL;
+	}
 	struct seen_dev *d = &s->devs[s->n_devs++];
 	memset(d, 0, sizeof *d);
 	snprintf(d->name, sizeof d->name, "%s", name);
@@ -286,6 +291,12 @@ static int find_root(struct boot *b, struct root_search *s, const char *spec_tex
 			m[n++] = d;
 	}
 	closedir(dir);
+	/* A device not compared could be the real root, behind a disk of
+	 * many partitions planted with one that matches: no match is taken. */
+	if (s->more)
+		return hi_boot_error(b, "more than %d block devices; hardinit cannot check that only one matches "
+				     "root=%s, so it mounts none: remove the disks the machine does not boot from",
+				     ROOT_MAX_DEVICES, spec_text);
 	if (n == 0)
 		return 0;
 	int btrfs = btrfs_root(b, s, m, n);
