@@ -262,7 +262,7 @@ stages/root.c'
 	out=$(product_grep '\bmknod(at)?[[:space:]]*\(' | grep -v -e '^block/dm\.c:' -e '^block/md_assemble\.c:') || :
 	[[ -z $out ]] || { echo "a node made outside block/dm.c (use hi_dm_mapper_node):"$'\n'"$out"; return 1; }
 	[ "$(cd "$REPO" && grep -cE '\bmknod[[:space:]]*\(' block/dm.c)" -eq 2 ]
-	! grep -q 'mapper' "$REPO/block/md_assemble.c"
+	run ! grep -q 'mapper' "$REPO/block/md_assemble.c"
 	for f in stages/luks.c stages/lvm.c stages/verity.c; do
 		grep -q 'hi_dm_mapper_node(' "$REPO/$f" || { echo "$f makes its mapper node some other way"; return 1; }
 	done

@@ -9,7 +9,8 @@
  * MD_SB_MAX_DISKS raid disks, data inside the device; its /dev/md/ name
  * is one path component; the plan of it with a stale and a second copy
  * holds no more active slots than raid disks and names a missing slot
- * within them. */
+ * within them, and is never whole with a member left out for its event
+ * count or its slot. */
 #include <stdint.h>
 #include <string.h>
 
@@ -65,6 +66,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	unsigned n = hi_md_plan(m, 3, a, 2);
 	if (n != 1 || a[0].n_active > a[0].sb.raid_disks || a[0].first_missing > a[0].sb.raid_disks ||
 	    a[0].n_member + a[0].n_stale != 3)
+		__builtin_trap();
+	/* A member left out for its events or its slot never leaves a whole
+	 * array: a planted newer history must not pass as one. */
+	if (a[0].n_behind + a[0].n_dup > a[0].n_stale || (hi_md_complete(&a[0]) && a[0].n_behind + a[0].n_dup))
 		__builtin_trap();
 	(void)hi_md_can_degrade(&a[0]);
 	(void)hi_md_level_name(a[0].sb.level);
