@@ -10,8 +10,8 @@
  *
  * Invariants: a parse that succeeds gives devid >= 1 and 1 <= count <=
  * BTRFS_MEMBERS_MAX, the fsid the superblock's 16 bytes; a failed one
- * leaves all zero. The set never holds more than BTRFS_MEMBERS_MAX nor two
- * of one devid, every member its fsid and count; complete means as many
+ * leaves all zero. The set never holds more than BTRFS_MEMBERS_MAX, more
+ * than its count (a device past it is not a member), nor two of one devid, every member its fsid and count; complete means as many
  * members as the count; the texts of found and missing members are
  * NUL-terminated inside buffers of any size. */
 #include <stdint.h>
@@ -67,7 +67,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		node[len] = '\0';
 		size_t before = set.n;
 		int rc = hi_btrfs_members_add(&set, fsids[p[0] & 1], devid, num, node);
-		if (rc < -2 || rc > 1 || (rc != 0 && set.n != before) || set.n > BTRFS_MEMBERS_MAX)
+		if (rc < -2 || rc > 1 || (rc != 0 && set.n != before) || set.n > BTRFS_MEMBERS_MAX ||
+		    set.n > set.num_devices)
 			abort();
 	}
 	for (size_t i = 0; i < set.n; i++)
