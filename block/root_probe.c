@@ -7,17 +7,19 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "btrfs.h"
 #include "fsutil.h"
 
 /* On-disk offsets, from the file systems' own headers: ext4's struct
- * ext4_super_block, xfs_sb, btrfs_super_block, squashfs_super_block and
- * the UEFI specification's GPT header and entry. */
+ * ext4_super_block, xfs_sb, btrfs_super_block, jfs_superblock,
+ * squashfs_super_block and the UEFI specification's GPT header and
+ * entry. */
 #define EXT_SB_OFFSET        1024
 #define EXT_MAGIC            0xEF53
 #define EXT_COMPAT_JOURNAL   0x4
 #define EXT_INCOMPAT_EXT3    0x1e     /* filetype, recover, journal_dev, meta_bg */
 #define EXT_RO_COMPAT_EXT2   0x7      /* sparse_super, large_file, btree_dir */
-#define BTRFS_SB_OFFSET      0x10000
+#define JFS_SB_OFFSET        0x8000
 #define EROFS_SB_OFFSET      1024
 #define EROFS_MAGIC          0xE0F5E1E2
 #define SQUASHFS_MAGIC       0x73717368
@@ -67,12 +69,26 @@ static const char *ext_type(const unsigned char *sb)
 	return compat & EXT_COMPAT_JOURNAL ? "ext3" : "ext2";
 }
 
+/* A btrfs member: which device of how many; a superblock whose member
+ * fields are out of range is not taken for btrfs. */
+static int btrfs_members(const unsigned char *sb, struct fs_info *out)
+{
+	struct btrfs_sb b;
+
+	if (hi_btrfs_sb_parse(sb, BTRFS_SB_READ_BYTES, &b) < 0)
+		return -1;
+	out->devid = b.devid;
+	out->num_devices = b.num_devices;
+	return 0;
+}
+
 /* The file systems found by one superblock: where it is, its magic (a
  * byte string, or a little-endian number of magic_width bytes), where its
  * UUID (-1: none) and label are. Tried in this order. */
 static const struct sb_format {
 	const char *type;
 	const char *(*type_of)(const unsigned char *sb);   /* NULL: type */
+	int (*members)(const unsigned char *sb, struct fs_info *out);   /* NULL: one device */
 	uint64_t offset;
 	size_t bytes, magic_at;
 	const char *magic;             /* NULL: magic_le */
@@ -81,15 +97,17 @@ static const struct sb_format {
 	long uuid_at;
 	size_t label_at, label_len;
 } sb_formats[] = {
-	{ "ext", ext_type, EXT_SB_OFFSET, 256, 0x38, NULL, EXT_MAGIC, 2, 0x68, 0x78, 16 },
-	{ "xfs", NULL, 0, 128, 0, "XFSB", 0, 4, 32, 108, 12 },
-	{ "btrfs", NULL, BTRFS_SB_OFFSET, 0x12b + 256, 0x40, "_BHRfS_M", 0, 8, 0x20, 0x12b, 256 },
-	{ "erofs", NULL, EROFS_SB_OFFSET, 0x50, 0, NULL, EROFS_MAGIC, 4, 0x30, 0x40, 16 },
+	{ "ext", ext_type, NULL, EXT_SB_OFFSET, 256, 0x38, NULL, EXT_MAGIC, 2, 0x68, 0x78, 16 },
+	{ "xfs", NULL, NULL, 0, 128, 0, "XFSB", 0, 4, 32, 108, 12 },
+	{ "btrfs", NULL, btrfs_members, BTRFS_SB_OFFSET, BTRFS_SB_READ_BYTES, BTRFS_SB_MAGIC, BTRFS_MAGIC, 0, 8,
+	  BTRFS_SB_FSID, BTRFS_SB_LABEL, BTRFS_LABEL_BYTES },
+	{ "jfs", NULL, NULL, JFS_SB_OFFSET, 168, 0, "JFS1", 0, 4, 136, 152, 16 },
+	{ "erofs", NULL, NULL, EROFS_SB_OFFSET, 0x50, 0, NULL, EROFS_MAGIC, 4, 0x30, 0x40, 16 },
 	/* squashfs has neither UUID nor label: found by path or devnum only. */
-	{ "squashfs", NULL, 0, 4, 0, NULL, SQUASHFS_MAGIC, 4, -1, 0, 0 },
+	{ "squashfs", NULL, NULL, 0, 4, 0, NULL, SQUASHFS_MAGIC, 4, -1, 0, 0 },
 };
 
-#define SB_BYTES_MAX (0x12b + 256)
+#define SB_BYTES_MAX BTRFS_SB_READ_BYTES
 /* The farthest superblock and the largest swap page (probe_swap) inside
  * the span a caller may read beforehand. */
 _Static_assert(BTRFS_SB_OFFSET + SB_BYTES_MAX <= PROBE_SPAN_BYTES, "btrfs's superblock past PROBE_SPAN_BYTES");
@@ -109,6 +127,8 @@ static int probe_sb(int fd, const struct sb_format *f, struct fs_info *out)
 	unsigned char sb[SB_BYTES_MAX];
 
 	if (f->bytes > sizeof sb || hi_fs_pread_all(fd, sb, f->bytes, f->offset) < 0 || !magic_matches(f, sb))
+		return -1;
+	if (f->members && f->members(sb, out) < 0)
 		return -1;
 	snprintf(out->type, sizeof out->type, "%s", f->type_of ? f->type_of(sb) : f->type);
 	if (f->uuid_at >= 0)

@@ -7,9 +7,10 @@
 #include <stddef.h>
 
 struct fs_info {
-	char type[16];    /* ext2, ext3, ext4, xfs, btrfs, squashfs, erofs, swap, swsuspend */
+	char type[16];    /* ext2, ext3, ext4, xfs, btrfs, jfs, squashfs, erofs, swap, swsuspend */
 	char uuid[40];    /* lower-case 8-4-4-4-12, empty when the fs has none */
 	char label[256];
+	unsigned long long devid, num_devices;   /* btrfs: this member, and how many */
 };
 
 struct part_info {

@@ -28,6 +28,8 @@ enum boot_mode {
 #define BOOT_MODULES_LIST  "/etc/hardinit/modules"
 #define BOOT_IMA_POLICY    "/etc/hardinit/ima-policy"
 #define BOOT_IMA_CERTS     "/etc/hardinit/ima-certs"
+/* Present when the builder put md RAID in the image: the md stage runs. */
+#define BOOT_MD_MARKER     "/etc/hardinit/md"
 #define BOOT_ERR_MAX  512
 
 struct boot {
@@ -43,6 +45,7 @@ struct boot {
 	char newroot[BOOT_PATH_MAX];
 	char config_path[BOOT_PATH_MAX];   /* /etc/hardinit.conf of the initramfs */
 	char modules_list[BOOT_PATH_MAX];  /* the builder's ordered module list */
+	char md_marker[BOOT_PATH_MAX];     /* the builder's word that the image carries md */
 
 	struct cmdline cmd;
 	struct config cfg;

@@ -59,6 +59,13 @@ const struct kernel_word hi_kernel_words[] = {
 	/* Which volumes the luks stage opens (block/luks_plan.c reads the
 	 * words itself): off, the initramfs's crypttab and the options it
 	 * gives each volume are gone. */
+	/* The md stage reads it: an array with a member left out runs. */
+	{ "bootdegraded", false, "false", KWORD_IGNORED,
+	  "runs an md array with a member left out: a missing disk, or the real member behind a disk planted "
+	  "with the array's UUID and a newer event count; hardinit alone reads it" },
+	{ "bootdegraded", true, NULL, KWORD_IGNORED,
+	  "runs an md array with a member left out: a missing disk, or the real member behind a disk planted "
+	  "with the array's UUID and a newer event count; hardinit alone reads it" },
 	{ "rd.luks", false, NULL, KWORD_FATAL,
 	  "no opens none of the crypttab's volumes; the command line's own then name what is opened, with its options" },
 	{ "luks", false, NULL, KWORD_FATAL,

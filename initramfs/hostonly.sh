@@ -12,8 +12,10 @@
 # modules.builtin.modinfo), and a bound `driver` whose `module` is loadable
 # on this kernel must be built into or loadable by the target too.
 # Device-mapper devices are followed through slaves/ (their target types
-# from `dmsetup table`, which only reads); md arrays, loop devices and dm
-# targets hardinit cannot activate are refused. A LUKS2 dm-crypt device
+# from `dmsetup table`, which only reads); so are md arrays, whose level
+# (SYS/block/mdN/md/level) names the personality module the md stage
+# needs; an md array of another level or with external (firmware RAID)
+# metadata, loop devices and dm targets hardinit cannot activate are refused. A LUKS2 dm-crypt device
 # under the root (root on LUKS, LVM on LUKS) is known by its dm uuid (its
 # LUKS UUID) and slaves/ (its backing device); its table's cipher spec
 # (never the key field) names the crypto modules it needs; its line of
@@ -31,6 +33,7 @@ HO_PROC=/proc
 HO_ROOT_OF=/
 HO_DMSETUP=${HARDINIT_DMSETUP:-dmsetup}
 HO_CRYPTTAB=${HARDINIT_CRYPTTAB:-}   # default: ROOT_OF/etc/crypttab
+HO_FSTAB=${HARDINIT_FSTAB:-}         # default: ROOT_OF/etc/fstab
 readonly HO_MAX_DEPTH=16       # nesting of block devices (dm on dm on ...)
 readonly HO_MAX_DEVICES=64     # block devices visited under the root
 readonly HO_MAX_WALK=32        # sysfs directories from a device up to SYS/devices
@@ -39,14 +42,21 @@ readonly HO_MAX_ATTR=4096      # bytes read from one sysfs or proc attribute
 # dm target types hardinit activates, and the module each needs
 # (dm-linear and dm-stripe are part of dm-mod).
 declare -gA HO_DM_TARGETS=([linear]=dm_mod [striped]=dm_mod [verity]="dm_mod dm_verity" [crypt]="dm_mod dm_crypt")
+# md levels the md stage assembles, and each one's personality module.
+declare -gA HO_MD_LEVELS=([linear]=linear [raid0]=raid0 [raid1]=raid1 [raid10]=raid10
+	[raid4]=raid456 [raid5]=raid456 [raid6]=raid456)
 readonly HO_MAX_CRYPTTAB=256   # lines read from crypttab
+readonly HO_MAX_FSTAB=1024     # lines read from fstab
 readonly HO_MAX_BLOCK=4096     # entries of /sys/dev/block looked at for resume='s device
 
 HO_NEEDS=()
 HO_CRYPT_NAMES=()
+HO_MD=""   # the md arrays under the root: the builder then tells the boot to assemble
 declare -gA HO_CRYPT_UUID=() HO_CRYPT_BACK=()
-HO_ROOT_DEV=""
 HO_ROOT_FS=""
+HO_ROOT_DEVS=()
+HO_M_DEV="" HO_M_FS="" HO_M_SRC="" HO_M_FSROOT=""
+HO_M_DEVS=()
 HO_NDEV=0
 declare -gA HO_SEEN=()
 
@@ -248,6 +258,28 @@ ho_dm() {
 	done
 }
 
+# An md array: its personality module and md-mod, then its members.
+ho_md() {
+	local disk=$1 depth=$2 dname=${1##*/} level meta slave majmin
+	level=$(ho_attr "$disk/md/level" || echo unknown)
+	meta=$(ho_attr "$disk/md/metadata_version" || echo unknown)
+	case $meta in
+	1.0 | 1.1 | 1.2 | 0.90) ;;
+	*) die "host-only: the root is on md array $dname with metadata '$meta' (external metadata is firmware RAID: IMSM, DDF); hardinit assembles md 1.x and 0.90 arrays only: keep initramfs-tools for this machine" ;;
+	esac
+	[[ -n ${HO_MD_LEVELS[$level]:-} ]] ||
+		die "host-only: the root is on md array $dname of level '$level'; hardinit assembles linear, raid0, raid1, raid10 and raid4/5/6 arrays: keep initramfs-tools for this machine"
+	ho_need "md array $dname" md_mod
+	ho_need "md $level personality of $dname" "${HO_MD_LEVELS[$level]}"
+	HO_MD+="${HO_MD:+ }$dname"
+	say "host-only: $dname is md $level (metadata $meta) over $(cd "$disk/slaves" 2>/dev/null && echo * || echo nothing)"
+	for slave in "$disk"/slaves/*; do
+		[[ -e $slave ]] || continue
+		majmin=$(ho_attr "$slave/dev") || die "host-only: $(ho_rel "$slave")/dev is unreadable"
+		ho_block "$majmin" $((depth + 1))
+	done
+}
+
 # The block device MAJ:MIN and everything under it.
 ho_block() {
 	local majmin=$1 depth=$2 link path disk dname level
@@ -268,8 +300,8 @@ ho_block() {
 	[[ -f $path/partition ]] && disk=${path%/*}
 	dname=${disk##*/}
 	if [[ -d $disk/md ]]; then
-		level=$(ho_attr "$disk/md/level" || echo unknown)
-		die "host-only: the root is on md RAID array $dname ($level); hardinit cannot assemble md arrays: keep initramfs-tools for this machine, or put / on a partition or LVM"
+		ho_md "$disk" "$depth"
+		return 0
 	fi
 	[[ ! -d $disk/loop ]] ||
 		die "host-only: the root is on loop device $dname; hardinit cannot set up loop devices; use --target or --modules for the disk that holds its file"
@@ -291,29 +323,127 @@ ho_escape() {
 	printf '%s' "${s//$'\n'/\\012}"
 }
 
-# The mount at HO_ROOT_OF (the last one: it hides those below it).
-ho_root_mount() {
-	local f=$HO_PROC/self/mountinfo want line rest mp majmin fstype src n=0
-	want=$(ho_escape "$HO_ROOT_OF")
+# The mount at POINT (the last one: it hides those below it) into
+# HO_M_DEV, HO_M_FS, HO_M_SRC and HO_M_FSROOT (the directory of the file
+# system mounted there: a btrfs subvolume's path). Returns 1 when nothing
+# is mounted there.
+ho_mount_at() {
+	local f=$HO_PROC/self/mountinfo want line rest mp majmin fsroot fstype src n=0
+	want=$(ho_escape "$1")
 	[[ -r $f ]] || die "host-only: $f is unreadable; run on the machine itself with /proc mounted"
-	HO_ROOT_DEV=""
+	HO_M_DEV="" HO_M_FS="" HO_M_SRC="" HO_M_FSROOT=""
 	while IFS= read -r -n "$HO_MAX_ATTR" line; do
 		n=$((n + 1))
 		((n <= 100000)) || break
-		read -r _ _ majmin _ mp _ <<<"$line"
+		read -r _ _ majmin fsroot mp _ <<<"$line"
 		[[ $mp == "$want" ]] || continue
 		rest=${line#* - }
 		read -r fstype src _ <<<"$rest"
-		HO_ROOT_DEV=$majmin
-		HO_ROOT_FS=$fstype
-		HO_ROOT_SRC=$src
+		HO_M_DEV=$majmin HO_M_FS=$fstype HO_M_SRC=$src HO_M_FSROOT=$fsroot
 	done <"$f"
-	[[ -n $HO_ROOT_DEV ]] ||
-		die "host-only: nothing is mounted at $HO_ROOT_OF in $f (a chroot?); build on the machine itself, or use --target or --modules"
-	[[ $HO_ROOT_DEV =~ ^[0-9]+:[0-9]+$ ]] || die "host-only: bad device '$HO_ROOT_DEV' for $HO_ROOT_OF in $f"
-	[[ ${HO_ROOT_DEV%%:*} != 0 ]] ||
-		die "host-only: $HO_ROOT_OF is $HO_ROOT_FS on $HO_ROOT_SRC, without a block device ($HO_ROOT_DEV); hardinit mounts a root from a block device: use --target or --modules"
-	say "host-only: $HO_ROOT_OF is $HO_ROOT_FS on $HO_ROOT_SRC ($HO_ROOT_DEV)"
+	[[ -n $HO_M_DEV ]] || return 1
+	[[ $HO_M_DEV =~ ^[0-9]+:[0-9]+$ ]] || die "host-only: bad device '$HO_M_DEV' for $1 in $f"
+}
+
+# A btrfs mount shows an anonymous device (0:NN, one per subvolume), not
+# its disks: those are the members listed in SYS/fs/btrfs/FSID/devices/
+# (links to their block directories), FSID the file system one of whose
+# members is the mount's source (/dev/vda1; a link such as /dev/mapper/NAME
+# is followed to its kernel name). Every member's MAJ:MIN goes into
+# HO_M_DEVS.
+ho_btrfs_members() {
+	local point=$1 src=$2 name fsid found="" d n=0 majmin names=()
+	HO_M_DEVS=()
+	name=${src##*/}
+	if ! compgen -G "$HO_SYS/fs/btrfs/*/devices/$name" >/dev/null && [[ -e $src ]]; then
+		name=$(readlink -f -- "$src")
+		name=${name##*/}
+	fi
+	for fsid in "$HO_SYS"/fs/btrfs/*/; do
+		fsid=${fsid%/}
+		[[ -e $fsid/devices/$name ]] || continue
+		[[ -z $found ]] ||
+			die "host-only: $point is btrfs on $src, and $name is a member of two btrfs file systems in $HO_SYS/fs/btrfs (${found##*/}, ${fsid##*/}); is $HO_SYS a sysfs?"
+		found=$fsid
+	done
+	[[ -n $found ]] ||
+		die "host-only: $point is btrfs on $src, but no $HO_SYS/fs/btrfs/*/devices/ lists $name; run on the machine itself with /sys mounted, or use --target or --modules"
+	for d in "$found"/devices/*; do
+		[[ -e $d ]] || continue
+		n=$((n + 1))
+		((n <= HO_MAX_DEVICES)) ||
+			die "host-only: btrfs ${found##*/} has more than HO_MAX_DEVICES ($HO_MAX_DEVICES) devices"
+		majmin=$(ho_attr "$d/dev") || die "host-only: $(ho_rel "$d")/dev is unreadable; is $HO_SYS a sysfs?"
+		HO_M_DEVS+=("$majmin")
+		names+=("${d##*/}")
+	done
+	((n)) || die "host-only: btrfs ${found##*/} lists no devices in $(ho_rel "$found")/devices; is $HO_SYS a sysfs?"
+	say "host-only: $point is btrfs ${found##*/} over ${names[*]}${HO_M_FSROOT:+, subvolume $HO_M_FSROOT}"
+}
+
+# The block devices behind the mount at POINT found by ho_mount_at, into
+# HO_M_DEVS.
+ho_mount_devices() {
+	local point=$1
+	HO_M_DEVS=("$HO_M_DEV")
+	if [[ ${HO_M_DEV%%:*} == 0 && $HO_M_FS == btrfs ]]; then
+		ho_btrfs_members "$point" "$HO_M_SRC"
+		return 0
+	fi
+	[[ ${HO_M_DEV%%:*} != 0 ]] ||
+		die "host-only: $point is $HO_M_FS on $HO_M_SRC, without a block device ($HO_M_DEV); hardinit mounts a root from a block device: use --target or --modules"
+	say "host-only: $point is $HO_M_FS on $HO_M_SRC ($HO_M_DEV)"
+}
+
+# The mount at HO_ROOT_OF and the block devices under it.
+ho_root_mount() {
+	ho_mount_at "$HO_ROOT_OF" ||
+		die "host-only: nothing is mounted at $HO_ROOT_OF in $HO_PROC/self/mountinfo (a chroot?); build on the machine itself, or use --target or --modules"
+	HO_ROOT_FS=$HO_M_FS
+	ho_mount_devices "$HO_ROOT_OF"
+	HO_ROOT_DEVS=("${HO_M_DEVS[@]}")
+	if [[ $HO_ROOT_FS == btrfs && $HO_M_FSROOT != / ]]; then
+		# Debian's GRUB entries pass it (10_linux, and 15_hardinit alike).
+		say "host-only: the boot mounts btrfs subvolume ${HO_M_FSROOT#/} as / when the command line says rootflags=subvol=${HO_M_FSROOT#/}"
+	fi
+}
+
+# A separate /usr (Debian 12 is merged-/usr: /sbin/init lives there): the
+# usr stage mounts it from the root's /etc/fstab before the hand-off, so
+# its line must be there and name the device as the boot finds it without
+# udev; its devices' drivers and its file system go in as the root's do.
+# A partition or btrfs only: the boot activates device-mapper (LVM,
+# LUKS) for the root alone, and md and loop not at all.
+ho_usr() {
+	local point=${HO_ROOT_OF%/}/usr tab=${HO_FSTAB:-${HO_ROOT_OF%/}/etc/fstab} line n=0 f1 f2 spec="" majmin path disk
+	ho_mount_at "$point" || return 0
+	ho_mount_devices "$point"
+	for majmin in "${HO_M_DEVS[@]}"; do
+		path=$(readlink -f -- "$HO_SYS/dev/block/$majmin")
+		disk=$path
+		[[ ! -f $path/partition ]] || disk=${path%/*}
+		[[ ! -d $disk/dm && ! -d $disk/md && ! -d $disk/loop ]] ||
+			die "host-only: /usr is on ${disk##*/}, a device-mapper, md or loop device; hardinit mounts a separate /usr from a partition or btrfs only: keep initramfs-tools for this machine, or move /usr onto the root's file system"
+		ho_block "$majmin" 0
+	done
+	[[ -f $tab && -r $tab ]] ||
+		die "host-only: /usr is a separate mount ($HO_M_FS on $HO_M_SRC), but $tab is missing or unreadable; the boot mounts /usr from its line there: add one (fstab(5))"
+	while IFS= read -r -n "$HO_MAX_ATTR" line || [[ -n $line ]]; do
+		n=$((n + 1))
+		((n <= HO_MAX_FSTAB)) || die "host-only: $tab has more than HO_MAX_FSTAB ($HO_MAX_FSTAB) lines"
+		read -r f1 f2 _ <<<"$line"
+		[[ $f1 != \#* && ($f2 == /usr || $f2 == /usr/) ]] && spec=$f1
+	done <"$tab"
+	[[ -n $spec ]] ||
+		die "host-only: /usr is a separate mount ($HO_M_FS on $HO_M_SRC), but $tab has no /usr line; the boot mounts /usr from it: add one (fstab(5))"
+	case $spec in
+	UUID=* | LABEL=* | PARTUUID=* | PARTLABEL=* | /dev/disk/by-uuid/* | /dev/disk/by-label/* | \
+		/dev/disk/by-partuuid/* | /dev/disk/by-partlabel/*) ;;
+	/dev/disk/* | /dev/mapper/* | /dev/*/*/* | [!/]*)
+		die "host-only: $tab names the device of /usr as $spec, which the boot cannot find without udev; write UUID=... there (blkid prints it)" ;;
+	esac
+	ho_fs "$HO_M_FS"
+	say "host-only: /usr is mounted by the boot from $tab ($spec, $HO_M_FS)"
 }
 
 # Whether this is a running machine whose root can be read, or a tree
@@ -491,14 +621,15 @@ ho_resume() {
 
 # ho_detect ROOT_OF SYSFS PROC
 ho_detect() {
-	local nreq=${#REQUESTED[@]} platform
+	local nreq=${#REQUESTED[@]} platform majmin
 	HO_ROOT_OF=$1 HO_SYS=${2%/} HO_PROC=${3%/}
 	say "host-only: reading $HO_PROC and $HO_SYS for kernel $KVER"
 	ho_root_mount
-	ho_block "$HO_ROOT_DEV" 0
+	for majmin in "${HO_ROOT_DEVS[@]}"; do ho_block "$majmin" 0; done
 	ho_resume
 	ho_crypttab
 	ho_fs "$HO_ROOT_FS"
+	ho_usr
 	ho_console
 	platform=$(ho_attr "$HO_SYS/hypervisor/type" || true)
 	[[ -z $platform ]] || say "host-only: platform: $platform guest"

@@ -360,6 +360,7 @@ static int cmd_limits(void)
 	printf("CONFIG_PATH=%s\n", BOOT_CONFIG_PATH);
 	printf("MAX_CONFIG_BYTES=%d\n", CONFIG_MAX_FILE_BYTES);
 	printf("MODULES_LIST=%s\n", BOOT_MODULES_LIST);
+	printf("MD_MARKER=%s\n", BOOT_MD_MARKER);
 	printf("MAX_MODULES=%d\n", MODULES_MAX);
 	printf("MAX_LIST_BYTES=%d\n", MODULES_LIST_MAX);
 	printf("MODULES_DEVICES=%s%s\n", BOOT_MODULES_LIST, MODULES_DEVICES_SUFFIX);

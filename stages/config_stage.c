@@ -176,7 +176,8 @@ static int lock_kernel_words(struct boot *b)
 			return hi_boot_error(b, "config: the kernel's %s refused under the lock (lock_cmdline = yes): %s; "
 					  "remove the word from the boot loader's command line or change the config",
 					  word, k->why);
-		/* KWORD_IGNORED: init= is the one hardinit alone reads. */
+		/* KWORD_IGNORED: words hardinit alone reads; init= is taken
+		 * out here, bootdegraded= the md stage judges by this table. */
 		if (strcmp(k->key, "init") == 0)
 			b->cmd.init = NULL;
 		log_warn("config: the kernel's %s refused under the lock (lock_cmdline = yes): it %s; "

@@ -28,6 +28,7 @@
 
 #include "fsutil.h"
 #include "boot.h"
+#include "fstab.h"
 #include "mounts_mountinfo.h"
 #include "selinux_label.h"
 #include "log.h"
@@ -147,34 +148,18 @@ int hi_poly_parent_for(const struct ns_conf *c, const char *polydir,
 /* The longest mount point of fstab, other than /, that path lies under. */
 bool hi_fstab_mount_point_for(const char *fstab, const char *path, char *best, size_t bestlen)
 {
-	char line[1024];
+	struct fstab_line l;
 	bool found = false;
 	size_t best_len = 0;
 
-	for (const char *l = fstab; l && *l;) {
-		const char *nl = strchr(l, '\n');
-		size_t len = nl ? (size_t)(nl - l) : strlen(l);
-		char *save = NULL;
-		if (len < sizeof line) {
-			memcpy(line, l, len);
-			line[len] = '\0';
-			char *spec = strtok_r(line, " \t", &save);
-			char *file = strtok_r(NULL, " \t", &save);
-			char *type = strtok_r(NULL, " \t", &save);
-			if (spec && file && type && spec[0] != '#' && file[0] == '/' &&
-			    strcmp(type, "swap") != 0) {
-				hi_unescape_octal(file);
-				hi_strip_trailing_slashes(file);
-				size_t fl = strlen(file);
-				if (strcmp(file, "/") != 0 && strncmp(path, file, fl) == 0 &&
-				    (path[fl] == '/' || path[fl] == '\0') && fl > best_len &&
-				    hi_copy_str(best, bestlen, file) == 0) {
-					best_len = fl;
-					found = true;
-				}
-			}
+	for (const char *c = fstab; hi_fstab_next(&c, &l);) {
+		size_t fl = strlen(l.file);
+		if (l.file[0] == '/' && strcmp(l.type, "swap") != 0 && strcmp(l.file, "/") != 0 &&
+		    strncmp(path, l.file, fl) == 0 && (path[fl] == '/' || path[fl] == '\0') && fl > best_len &&
+		    hi_copy_str(best, bestlen, l.file) == 0) {
+			best_len = fl;
+			found = true;
 		}
-		l = nl ? nl + 1 : NULL;
 	}
 	return found;
 }

@@ -9,7 +9,6 @@
 #include "boot.h"
 #include "mounts_nsconf.h"
 
-#define FSTAB_MAX_BYTES        (64 * 1024)
 #define TMPFILES_MAX_BYTES     (8 * 1024)
 
 /* Where the drop-in for systemd-tmpfiles goes, under b->run. */

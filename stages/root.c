@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "boot.h"
+#include "btrfs.h"
 #include "clock.h"
 #include "dev_wait.h"
 #include "fsutil.h"
@@ -22,7 +23,7 @@
 #include "root_probe.h"
 #include "root_resume.h"
 
-#define ROOT_MAX_DEVICES     64
+#define ROOT_MAX_DEVICES     256   /* block devices compared; past it the boot stops */
 #define ROOT_FSTYPES_MAX     16
 
 struct seen_dev {
@@ -37,18 +38,46 @@ struct root_search {
 	size_t n_devs;
 	char found[BOOT_PATH_MAX];   /* device node of the root */
 	struct fs_info found_fs;
+	struct btrfs_members btrfs;  /* a btrfs root's members seen so far (n 0: none) */
+	int more;                    /* more devices than ROOT_MAX_DEVICES: some went uncompared */
 };
 
+/* A holder of NAME is a running md array (sys/class/block/NAME/holders/mdN). */
+static int in_md_array(struct boot *b, const char *name)
+{
+	char path[BOOT_PATH_MAX + 96];
+	struct dirent *e;
+	int found = 0;
+
+	snprintf(path, sizeof path, "%s/class/block/%s/holders", b->sys, name);
+	DIR *d = opendir(path);
+	if (!d)
+		return 0;
+	while (!found && (e = readdir(d)) != NULL)
+		found = strncmp(e->d_name, "md", 2) == 0;
+	closedir(d);
+	return found;
+}
+
 /* Devices whose probe can hang or that never hold a root: optical and
- * floppy drives, RAM disks, unconfigured loop, nbd and zram devices. */
+ * floppy drives, RAM disks, unconfigured loop, nbd and zram devices, an
+ * md device that runs no array (the md stage's are running). */
 static int skip_device(struct boot *b, const char *name)
 {
-	static const char *const prefixes[] = { "sr", "fd", "ram", "zram", "nbd", "md", "mtdblock" };
+	static const char *const prefixes[] = { "sr", "fd", "ram", "zram", "nbd", "mtdblock" };
 	char path[BOOT_PATH_MAX + 64], buf[32];
 
 	for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
 		if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
 			return 1;
+	if (strncmp(name, "md", 2) == 0 &&
+	    (hi_boot_sys_block_attr(b, name, "md/array_state", buf, sizeof buf) < 0 || !strcmp(buf, "clear") ||
+	     !strcmp(buf, "inactive")))
+		return 1;
+	/* An md member with its superblock at the end (1.0, 0.90) shows the
+	 * array's file system at its start: the array is the root, not it. */
+	if (hi_boot_sys_block_attr(b, name, "md/array_state", buf, sizeof buf) < 0 && in_md_array(b, name))
+		return 1;
 	if (strncmp(name, "loop", 4) == 0) {
 		snprintf(path, sizeof path, "%s/class/block/%s/loop/backing_file", b->sys, name);
 		if (access(path, F_OK) != 0)
@@ -65,8 +94,12 @@ static struct seen_dev *seen(struct root_search *s, const char *name)
 	for (size_t i = 0; i < s->n_devs; i++)
 		if (strcmp(s->devs[i].name, name) == 0)
 			return &s->devs[i];
-	if (s->n_devs >= ROOT_MAX_DEVICES || strlen(name) >= sizeof s->devs[0].name)
+	if (strlen(name) >= sizeof s->devs[0].name)
 		return NULL;
+	if (s->n_devs >= ROOT_MAX_DEVICES) {
+		s->more = 1;
+		return NULL;
+	}
 	struct seen_dev *d = &s->devs[s->n_devs++];
 	memset(d, 0, sizeof *d);
 	snprintf(d->name, sizeof d->name, "%s", name);
@@ -196,6 +229,52 @@ static int choose_between(struct boot *b, struct root_search *s, struct seen_dev
 	return 1;
 }
 
+/* The devices that match are members of one btrfs (they share its UUID):
+ * not duplicates, but one root. It is mounted once every member is there
+ * and registered with the control device (BTRFS_IOC_SCAN_DEV), since the
+ * kernel's mount scans only the device it is given, and the kernel agrees
+ * all are there (BTRFS_IOC_DEVICES_READY). Returns 1 found, 0 not yet
+ * (s->btrfs says what is missing), -1 after boot_error, 2 not one btrfs
+ * (the caller's duplicate check decides). */
+static int btrfs_root(struct boot *b, struct root_search *s, struct seen_dev **m, size_t n)
+{
+	char control[BOOT_PATH_MAX + 32], node[BOOT_PATH_MAX + 40], list[512];
+
+	s->btrfs.n = 0;
+	if (strcmp(m[0]->fs.type, "btrfs") != 0 || m[0]->fs.num_devices < 2)
+		return 2;
+	hi_btrfs_members_init(&s->btrfs, m[0]->fs.uuid, m[0]->fs.num_devices);
+	qsort(m, n, sizeof m[0], cmp_dev_names);
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(m[i]->fs.type, "btrfs") != 0)
+			return 2;
+		snprintf(node, sizeof node, "%s/%s", b->dev, m[i]->name);
+		if (hi_btrfs_members_add(&s->btrfs, m[i]->fs.uuid, m[i]->fs.devid, m[i]->fs.num_devices, node) != 0)
+			return 2;   /* another file system, or one devid twice */
+	}
+	if (!hi_btrfs_members_complete(&s->btrfs))
+		return 0;
+	snprintf(control, sizeof control, "%s/%s", b->dev, BTRFS_CONTROL_NAME);
+	for (size_t i = 0; i < s->btrfs.n; i++)
+		if (hi_btrfs_register(control, s->btrfs.m[i].node) < 0)
+			return hi_boot_error(b, "cannot register %s, a device of the btrfs root %s, with %s: %s; is the "
+					     "btrfs module in the initramfs (hardinit-mkinitramfs --modules btrfs)?",
+					     s->btrfs.m[i].node, s->btrfs.fsid, control, strerror(errno));
+	int ready = hi_btrfs_ready(control, s->btrfs.m[0].node);
+	if (ready < 0)
+		return hi_boot_error(b, "cannot ask %s whether the btrfs root %s has all its devices: %s", control,
+				     s->btrfs.fsid, strerror(errno));
+	if (!ready)
+		return 0;
+	hi_btrfs_members_found(&s->btrfs, list, sizeof list);
+	hi_report_add(&b->rep, "root", "btrfs_devices", "ok", "%llu: %s", (unsigned long long)s->btrfs.num_devices, list);
+	log_notice("btrfs root %s: all %llu devices registered (%s)", s->btrfs.fsid,
+		 (unsigned long long)s->btrfs.num_devices, list);
+	snprintf(s->found, sizeof s->found, "%s", s->btrfs.m[0].node);
+	s->found_fs = m[0]->fs;
+	return 1;
+}
+
 /* One pass over the block devices the kernel has registered so far; every
  * one is compared, so a second match is seen. Returns 1 found, 0 not yet,
  * -1 after boot_error (duplicates refused). */
@@ -222,8 +301,17 @@ static int find_root(struct boot *b, struct root_search *s, const char *spec_tex
 			m[n++] = d;
 	}
 	closedir(dir);
+	/* A device not compared could be the real root, behind a disk of
+	 * many partitions planted with one that matches: no match is taken. */
+	if (s->more)
+		return hi_boot_error(b, "more than %d block devices; hardinit cannot check that only one matches "
+				     "root=%s, so it mounts none: remove the disks the machine does not boot from",
+				     ROOT_MAX_DEVICES, spec_text);
 	if (n == 0)
 		return 0;
+	int btrfs = btrfs_root(b, s, m, n);
+	if (btrfs != 2)
+		return btrfs;
 	if (n > 1)
 		return choose_between(b, s, m, n, spec_text);
 	snprintf(s->found, sizeof s->found, "%s/%s", b->dev, m[0]->name);
@@ -244,6 +332,26 @@ static void list_seen(struct boot *b, struct root_search *s)
 	}
 }
 
+/* The wait ended with some of a multi-device btrfs root's members: which
+ * appeared, which did not, or that the kernel did not count them all. */
+static int btrfs_members_missing(struct boot *b, struct root_search *s, const char *spec_text, int timeout)
+{
+	char have[512], missing[256];
+
+	hi_btrfs_members_found(&s->btrfs, have, sizeof have);
+	hi_btrfs_members_missing(&s->btrfs, missing, sizeof missing);
+	if (hi_btrfs_members_complete(&s->btrfs))
+		return hi_boot_error(b, "the btrfs root %s (%s) has %llu devices, all here (%s), but "
+				     "within %d s the kernel did not count them all registered "
+				     "(BTRFS_IOC_DEVICES_READY); see the kernel log (dmesg)",
+				     s->btrfs.fsid, spec_text, (unsigned long long)s->btrfs.num_devices,
+				     have, timeout);
+	return hi_boot_error(b, "the btrfs root %s (%s) has %llu devices; within %d s only %s appeared, "
+			     "not %s: attach the missing disk, or check its driver is in the initramfs",
+			     s->btrfs.fsid, spec_text, (unsigned long long)s->btrfs.num_devices, timeout,
+			     have, missing);
+}
+
 static int wait_for_root(struct boot *b, struct root_search *s, const char *spec_text)
 {
 	int timeout = b->cmd.rootwait ? b->cfg.rootwait_timeout : b->cfg.root_timeout;
@@ -261,6 +369,8 @@ static int wait_for_root(struct boot *b, struct root_search *s, const char *spec
 			break;
 	}
 	list_seen(b, s);
+	if (s->btrfs.n)
+		return btrfs_members_missing(b, s, spec_text, timeout);
 	return hi_boot_error(b, "root device %s did not appear within %d s; check root= against the devices listed above, or add its driver to the initramfs%s",
 			  spec_text, timeout, b->cmd.rootwait ? "" : " (rootwait waits longer)");
 }
@@ -392,7 +502,7 @@ static int mount_root(struct boot *b, struct root_search *s)
 	else if (s->found_fs.type[0])
 		snprintf(types, sizeof types, "%s", s->found_fs.type);
 	else
-		return hi_boot_error(b, "cannot tell the file system on %s (ext2/3/4, xfs, btrfs, erofs, squashfs are recognised); add rootfstype=", s->found);
+		return hi_boot_error(b, "cannot tell the file system on %s (ext2/3/4, xfs, btrfs, jfs, erofs, squashfs are recognised); add rootfstype=", s->found);
 	/* What protects the root is measured before it is mounted. */
 	if (hi_measure_queue_wait_root(b) < 0)
 		return -1;

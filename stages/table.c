@@ -17,6 +17,7 @@
 #include "log.h"
 #include "luks.h"
 #include "lvm.h"
+#include "md.h"
 #include "measure.h"
 #include "measure_queue.h"
 #include "memory.h"
@@ -32,6 +33,7 @@
 #include "sysctl_start.h"
 #include "table.h"
 #include "tty.h"
+#include "usr.h"
 #include "verity.h"
 
 enum { M_INITRAMFS = 1, M_ON_ROOT = 2, M_DRY_RUN = 4, M_ALL = 7 };
@@ -58,6 +60,9 @@ static const struct stage_entry stage_table[] = {
 	/* Before the verity table and the SELinux policy: IMA measures both
 	 * as critical data only under a policy loaded before them. */
 	{ "ima",        hi_stage_ima,        M_ALL },
+	/* After modules (md-mod and the personalities), before luks, lvm and
+	 * root: a LUKS volume, an LVM PV or the root itself may be the array. */
+	{ "md",         hi_stage_md,         M_INITRAMFS | M_DRY_RUN },
 	/* Before root (and verity): root, or what holds it, may be encrypted. */
 	{ "luks",       hi_stage_luks,       M_INITRAMFS | M_DRY_RUN },
 	/* After modules (the disk drivers), before root: the root stage
@@ -73,6 +78,9 @@ static const struct stage_entry stage_table[] = {
 	 * config is read: see hardinit(8)). */
 	{ "measure_root", hi_stage_measure_root, M_INITRAMFS | M_ON_ROOT },
 	{ "root",       hi_stage_root,       M_INITRAMFS | M_DRY_RUN },
+	/* A separate /usr, from the root's fstab: the real init lives on it
+	 * (merged /usr); before prefetch, whose lookups cross into /usr. */
+	{ "usr",        hi_stage_usr,        M_INITRAMFS | M_DRY_RUN },
 	/* The later stages' reads from the root, looked up in parallel. */
 	{ "prefetch",   hi_stage_prefetch,   M_INITRAMFS | M_ON_ROOT },
 	/* Leaving the initrd closes PCR 11 to its unseals: before the switch. */

@@ -2,7 +2,7 @@
 # Host-only detection (hardinit-mkinitramfs --host-only, initramfs/hostonly.sh)
 # against fake /sys and /proc trees shaped as Linux lays them out
 # (virtio-blk, NVMe, AHCI+sd, virtio-scsi, xen-blkfront, a partition on
-# each, device-mapper on top, md refused), resolved against Debian's real
+# each, device-mapper and md RAID on top), resolved against Debian's real
 # kernels unpacked by scripts/fetch-kernel: the generic 6.1 (its disk
 # drivers and ext4 are modules) and the 6.1 and 6.12 cloud kernels, none
 # of them the kernel this host runs. The image is checked by unpacking it
@@ -591,21 +591,196 @@ vda3_crypt UUID=11111111-2222-3333-4444-555555555555 none luks" ]
 	has dm_verity; has dm_mod; has virtio_blk
 }
 
-@test "host-only: md RAID under the root is refused (also below LVM)" {
+# fk_md NAME MAJ:MIN LEVEL METADATA SLAVE-MAJ:MIN...: an md array over the
+# slaves, as the kernel shows one (md/level, md/metadata_version, slaves/).
+fk_md() {
+	local name=$1 majmin=$2 level=$3 meta=$4 s d
+	shift 4
+	d=$S/devices/virtual/block/$name
+	fk_blk "virtual/block/$name" "$majmin"
+	mkdir -p "$d/md" "$d/slaves"
+	echo "$level" >"$d/md/level"
+	echo "$meta" >"$d/md/metadata_version"
+	for s in "$@"; do
+		s=$(readlink -f "$S/dev/block/$s")
+		ln -sfn "$s" "$d/slaves/${s##*/}"
+	done
+}
+
+# The image's md marker (the md stage runs only when it is there).
+image_has_md_marker() {
+	zstd -dcq "$OUT" | cpio -t --quiet 2>/dev/null | grep -qxF etc/hardinit/md
+}
+
+@test "host-only: an ext4 root on md RAID1: md_mod, raid1 and the members' drivers in the image, with the md marker" {
 	fk_virtio_blk
-	fk_blk virtual/block/md0 9:0
-	mkdir -p "$S/devices/virtual/block/md0/md"
-	echo raid1 >"$S/devices/virtual/block/md0/md/level"
+	fk_md md0 9:0 raid1 1.2 254:1 254:2
+	fk_root 9:0 ext4 /dev/md0
+	build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 0 ]
+	[[ $output == *"host-only: md0 is md raid1 (metadata 1.2) over vda1 vda2"* ]]
+	LIST=$(load_list)
+	has md_mod; has raid1; has virtio_blk; has ext4
+	lacks raid456
+	image_has_md_marker
+}
+
+@test "host-only: each md level names its personality module (raid5 is raid456), LVM on RAID1 too" {
+	fk_virtio_blk
+	fk_md md1 9:1 raid5 1.2 254:1 254:2
+	fk_root 9:1 ext4 /dev/md1
+	build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 0 ]
+	LIST=$(load_list)
+	has raid456; has md_mod; lacks raid1
+	fk_md md0 9:0 raid1 1.2 254:1 254:2
+	fk_dm vg0-root LVM-x 253:0 9:0
+	fk_root 253:0 ext4 /dev/mapper/vg0-root
+	fk_dmsetup "0 100 linear 9:0 2048"
+	build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 0 ]
+	LIST=$(load_list)
+	has raid1; has md_mod; has dm_mod
+	image_has_md_marker
+}
+
+@test "host-only: a root without md has no md marker; --modules raid1 gives one" {
+	fk_virtio_blk
+	fk_root 254:1 ext4 /dev/vda1
+	build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 0 ]
+	run ! image_has_md_marker
+	build --moddir "$GENERIC" -o "$OUT" --modules raid1
+	[ "$status" -eq 0 ]
+	image_has_md_marker
+}
+
+@test "host-only: md arrays hardinit cannot assemble are refused by level and metadata (also below LVM)" {
+	fk_virtio_blk
+	fk_md md0 9:0 multipath 1.2 254:1
 	fk_root 9:0 ext4 /dev/md0
 	build --moddir "$GENERIC" -o "$OUT"
 	[ "$status" -eq 1 ]
-	[[ $stderr == "hardinit-mkinitramfs: host-only: the root is on md RAID array md0 (raid1); hardinit cannot assemble md arrays: keep initramfs-tools for this machine, or put / on a partition or LVM" ]]
+	[[ $stderr == "hardinit-mkinitramfs: host-only: the root is on md array md0 of level 'multipath'; hardinit assembles linear, raid0, raid1, raid10 and raid4/5/6 arrays: keep initramfs-tools for this machine" ]]
+	echo raid1 >"$S/devices/virtual/block/md0/md/level"
+	echo external:imsm >"$S/devices/virtual/block/md0/md/metadata_version"
 	fk_dm vg0-root LVM-x 253:0 9:0
 	fk_root 253:0 ext4 /dev/mapper/vg0-root
 	fk_dmsetup "0 100 linear 9:0 2048"
 	build --moddir "$GENERIC" -o "$OUT"
 	[ "$status" -eq 1 ]
-	[[ $stderr == *"md RAID array md0 (raid1)"* ]]
+	[[ $stderr == *"the root is on md array md0 with metadata 'external:imsm' (external metadata is firmware RAID: IMSM, DDF)"* ]]
+	[[ ! -e $OUT ]]
+}
+
+# fk_btrfs FSID MEMBER...: a btrfs file system's SYS/fs/btrfs entry, its
+# devices/ linking to the members' block directories, as the kernel lists
+# them.
+fk_btrfs() {
+	local fsid=$1 m
+	shift
+	mkdir -p "$S/fs/btrfs/$fsid/devices"
+	for m in "$@"; do
+		ln -s "$(readlink -f "$S/dev/block/$m")" "$S/fs/btrfs/$fsid/devices/$(basename "$(readlink -f "$S/dev/block/$m")")"
+	done
+}
+
+# fk_mount LINE: one more mountinfo line (after the root's).
+fk_mount() {
+	printf '%s\n' "$1" >>"$P/self/mountinfo"
+}
+
+@test "host-only: a btrfs root on subvolume @rootfs: the partition behind the anonymous 0:NN, btrfs and its soft dependencies" {
+	fk_virtio_blk
+	fk_btrfs 2b4c9f6e-0d2c-4d8e-9a57-3f0b1c2d3e4f 254:1
+	printf '28 1 0:27 /@rootfs / ro,relatime shared:1 - btrfs /dev/vda1 rw,space_cache=v2,subvolid=256,subvol=/@rootfs\n' >"$P/self/mountinfo"
+	build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 0 ]
+	[[ $output == *"host-only: / is btrfs 2b4c9f6e-0d2c-4d8e-9a57-3f0b1c2d3e4f over vda1, subvolume /@rootfs"* ]]
+	[[ $output == *"host-only: the boot mounts btrfs subvolume @rootfs as / when the command line says rootflags=subvol=@rootfs"* ]]
+	[[ $output == *"host-only: vda at /devices/pci0000:00/0000:00:04.0/virtio1/block/vda/vda1"* ]]
+	LIST=$(load_list)
+	has btrfs; has raid6_pq; has libcrc32c; has crc32c_generic; has virtio_blk; has virtio_pci
+	lacks ext4
+}
+
+@test "host-only: btrfs over two disks: every member's controller (virtio and AHCI) is in the image" {
+	fk_virtio_blk
+	fk_ahci
+	fk_btrfs 2b4c9f6e-0d2c-4d8e-9a57-3f0b1c2d3e4f 254:1 8:1
+	fk_root 0:27 btrfs /dev/vda1
+	build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 0 ]
+	[[ $output == *"host-only: / is btrfs 2b4c9f6e-0d2c-4d8e-9a57-3f0b1c2d3e4f over sda1 vda1"* ]]
+	LIST=$(load_list)
+	has btrfs; has virtio_blk; has ahci; has sd_mod
+	# The mount's source need not be the first member.
+	fk_root 0:27 btrfs /dev/sda1
+	build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 0 ]
+	LIST=$(load_list)
+	has virtio_blk; has ahci
+}
+
+@test "host-only: a btrfs root whose source no SYS/fs/btrfs entry lists is refused with one line, nothing written" {
+	fk_virtio_blk
+	fk_btrfs 2b4c9f6e-0d2c-4d8e-9a57-3f0b1c2d3e4f 254:2
+	fk_root 0:27 btrfs /dev/vda1
+	build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 1 ]
+	[[ $stderr == "hardinit-mkinitramfs: host-only: / is btrfs on /dev/vda1, but no $S/fs/btrfs/*/devices/ lists vda1; run on the machine itself with /sys mounted, or use --target or --modules" ]]
+	[[ ! -e $OUT ]]
+}
+
+@test "host-only: XFS and JFS roots: their modules (and xfs's libcrc32c) from the fs- aliases" {
+	fk_virtio_blk
+	fk_root 254:1 xfs /dev/vda1
+	build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 0 ]
+	LIST=$(load_list)
+	has xfs; has libcrc32c; has virtio_blk; lacks ext4
+	fk_root 254:1 jfs /dev/vda1
+	build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 0 ]
+	LIST=$(load_list)
+	has jfs; lacks xfs
+}
+
+@test "host-only: a separate /usr (XFS on vda2) listed in the root's fstab: its file system joins the root's" {
+	fk_virtio_blk
+	fk_root 254:1 ext4 /dev/vda1
+	fk_mount '30 28 254:2 / /usr ro,relatime shared:2 - xfs /dev/vda2 rw,attr2,inode64'
+	printf '# /etc/fstab\nUUID=0a1b / ext4 errors=remount-ro 0 1\nUUID=5e6f7a8b-0000-4000-8000-000000000001 /usr xfs defaults 0 2\n' >"$T/fstab"
+	HARDINIT_FSTAB=$T/fstab build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 0 ]
+	[[ $output == *"host-only: /usr is xfs on /dev/vda2 (254:2)"* ]]
+	[[ $output == *"host-only: /usr is mounted by the boot from $T/fstab (UUID=5e6f7a8b-0000-4000-8000-000000000001, xfs)"* ]]
+	LIST=$(load_list)
+	has xfs; has ext4; has virtio_blk
+}
+
+@test "host-only: a separate /usr the boot cannot mount is refused with one line, nothing written" {
+	fk_virtio_blk
+	fk_root 254:1 ext4 /dev/vda1
+	fk_mount '30 28 254:2 / /usr ro,relatime shared:2 - xfs /dev/vda2 rw'
+	# No /usr line in the fstab.
+	printf 'UUID=0a1b / ext4 defaults 0 1\n# UUID=5e6f /usr xfs defaults 0 2\n' >"$T/fstab"
+	HARDINIT_FSTAB=$T/fstab build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 1 ]
+	[[ $stderr == "hardinit-mkinitramfs: host-only: /usr is a separate mount (xfs on /dev/vda2), but $T/fstab has no /usr line; the boot mounts /usr from it: add one (fstab(5))" ]]
+	# A device name only udev makes.
+	printf '/dev/disk/by-id/virtio-usr-part2 /usr xfs defaults 0 2\n' >"$T/fstab"
+	HARDINIT_FSTAB=$T/fstab build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 1 ]
+	[[ $stderr == *"names the device of /usr as /dev/disk/by-id/virtio-usr-part2, which the boot cannot find without udev"* ]]
+	# /usr on an LV.
+	fk_dm vg0-usr LVM-x 253:0 254:2
+	fk_root 254:1 ext4 /dev/vda1
+	fk_mount '30 28 253:0 / /usr ro,relatime shared:2 - ext4 /dev/mapper/vg0-usr rw'
+	printf '/dev/mapper/vg0-usr /usr ext4 defaults 0 2\n' >"$T/fstab"
+	HARDINIT_FSTAB=$T/fstab build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 1 ]
+	[[ $stderr == "hardinit-mkinitramfs: host-only: /usr is on dm-0, a device-mapper, md or loop device; hardinit mounts a separate /usr from a partition or btrfs only: keep initramfs-tools for this machine, or move /usr onto the root's file system" ]]
 	[[ ! -e $OUT ]]
 }
 

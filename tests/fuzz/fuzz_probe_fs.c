@@ -1,5 +1,5 @@
 /* libFuzzer target for the superblock probes of block/root_probe.c
- * (probe_fs: ext2/3/4, xfs, btrfs, erofs, squashfs, swap). A disk's contents
+ * (probe_fs: ext2/3/4, xfs, btrfs, jfs, erofs, squashfs, swap). A disk's contents
  * are whoever's plugged it in: none of it may crash PID 1 or make it
  * report a malformed UUID or label.
  *

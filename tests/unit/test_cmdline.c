@@ -141,6 +141,10 @@ static void test_kernel_words(void)
 
 	k = hi_kernel_word_refused("init", "/bin/sh");
 	tap_ok(k && k->action == KWORD_IGNORED, "init= is refused and ignored: hardinit alone reads it");
+	k = hi_kernel_word_refused("bootdegraded", "true");
+	tap_ok(k && k->action == KWORD_IGNORED && hi_kernel_word_refused("bootdegraded", NULL) &&
+	       !hi_kernel_word_refused("bootdegraded", "false"),
+	       "bootdegraded=true and the bare word are refused and ignored: an md array would run with a member left out");
 	k = hi_kernel_word_refused("enforcing", "0");
 	tap_ok(k && k->action == KWORD_FATAL, "enforcing=0 refuses the boot: the kernel applied it");
 	tap_ok(!hi_kernel_word_refused("enforcing", "1"), "enforcing=1 is allowed");

@@ -418,6 +418,22 @@ static void test_root_duplicates(void)
 	dup_boot(ROOT_DUP_REFUSE, "LABEL=other");
 	tap_ok(hi_stage_root(&b) < 0 && strstr(b.err, "cannot create"), "one match: no refusal (%s)", b.err);
 
+	/* More block devices than the stage compares (a disk of many
+	 * partitions planted beside the real one): the one match seen is
+	 * not taken, since the real root may be among those not compared. */
+	char rel[64];
+	for (int i = 0; i < 300; i++) {
+		snprintf(rel, sizeof rel, "dup/sys/class/block/sdq%d", i);
+		mkd(rel);
+	}
+	dup_boot(ROOT_DUP_REFUSE, "LABEL=other");
+	tap_ok(hi_stage_root(&b) < 0 && strstr(b.err, "block devices; hardinit cannot check that only one matches"),
+	       "past the device bound: no root taken (%s)", b.err);
+	for (int i = 0; i < 300; i++) {
+		snprintf(rel, sizeof rel, "dup/sys/class/block/sdq%d", i);
+		rmdir(at(rel));
+	}
+
 	struct config c;
 	char err[CONFIG_ERR_MAX];
 	hi_config_defaults(&c);

@@ -62,10 +62,35 @@ static void test_other_fs(void)
 	memcpy(btrfs + 0x40, "_BHRfS_M", 8);
 	memset(btrfs + 0x20, 0x01, 16);
 	memcpy(btrfs + 0x12b, "broot", 5);
+	btrfs[0xc9] = 2;     /* dev_item.devid */
+	btrfs[0x88] = 3;     /* num_devices */
 	fd = image("btrfs", btrfs, sizeof btrfs, 0x10000, 0x20000);
 	tap_ok(fd >= 0 && hi_probe_fs(fd, &fi) == 0 && strcmp(fi.type, "btrfs") == 0, "btrfs recognised");
 	tap_streq(fi.uuid, "01010101-0101-0101-0101-010101010101", "btrfs fsid");
 	tap_streq(fi.label, "broot", "btrfs label");
+	tap_ok(fi.devid == 2 && fi.num_devices == 3, "btrfs member: devid 2 of 3 devices (%llu of %llu)",
+	       fi.devid, fi.num_devices);
+	close(fd);
+	/* Member fields the kernel never writes: not taken for a btrfs. */
+	btrfs[0xc9] = 0;
+	fd = image("btrfs0", btrfs, sizeof btrfs, 0x10000, 0x20000);
+	tap_ok(fd >= 0 && hi_probe_fs(fd, &fi) < 0, "btrfs with devid 0: unknown");
+	close(fd);
+	btrfs[0xc9] = 1;
+	btrfs[0x88] = 0;
+	btrfs[0x89] = 1;     /* 256 devices, past BTRFS_MEMBERS_MAX */
+	fd = image("btrfsN", btrfs, sizeof btrfs, 0x10000, 0x20000);
+	tap_ok(fd >= 0 && hi_probe_fs(fd, &fi) < 0, "btrfs claiming 256 devices: unknown");
+	close(fd);
+
+	/* JFS (jfs_mkfs), as the installer offers it: at 32 KiB. */
+	unsigned char jfs[168] = { 'J', 'F', 'S', '1' };
+	memset(jfs + 136, 0x5a, 16);
+	memcpy(jfs + 152, "jroot", 5);
+	fd = image("jfs", jfs, sizeof jfs, 0x8000, 0x10000);
+	tap_ok(fd >= 0 && hi_probe_fs(fd, &fi) == 0 && strcmp(fi.type, "jfs") == 0, "jfs recognised");
+	tap_streq(fi.uuid, "5a5a5a5a-5a5a-5a5a-5a5a-5a5a5a5a5a5a", "jfs UUID");
+	tap_streq(fi.label, "jroot", "jfs label");
 	close(fd);
 
 	unsigned char sq[4] = { 'h', 's', 'q', 's' };

@@ -1,0 +1,68 @@
+/* md arrays assembled without mdadm (block/md_assemble.c): the members
+ * found grouped by array UUID, a member whose event count is behind left
+ * out as mdadm leaves it, whether what is left can run; then the kernel's
+ * md ioctls (SET_ARRAY_INFO, ADD_NEW_DISK, RUN_ARRAY) on a new /dev/mdN,
+ * reached through the /dev and /sys paths the caller gives. */
+#ifndef HARDINIT_BLOCK_MD_ASSEMBLE_H
+#define HARDINIT_BLOCK_MD_ASSEMBLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "md_sb.h"
+
+#define MD_MAX_MEMBERS   64      /* md members seen in one scan */
+#define MD_MAX_ARRAYS    16      /* arrays assembled in one boot */
+#define MD_DEV_NAME_MAX  64      /* a kernel block device name: vda1 */
+#define MD_EVENT_MARGIN  1       /* mdadm's: a clean shutdown may leave one member one event behind */
+#define MD_AUTO_MINOR    127     /* mdadm's first pick for an array without a number, then downwards */
+#define MD_MAX_MINOR     511
+
+struct md_member {
+	char name[MD_DEV_NAME_MAX];
+	unsigned major, minor;
+	struct md_sb sb;
+};
+
+struct md_array {
+	struct md_sb sb;                      /* its freshest member's superblock */
+	unsigned member[MD_MAX_MEMBERS];      /* members to add: fresh, active or spare */
+	unsigned n_member;
+	unsigned stale[MD_MAX_MEMBERS];       /* left out: behind in events, or faulty */
+	unsigned n_stale;
+	unsigned n_active;                    /* distinct slots below raid_disks among the fresh */
+	unsigned first_missing;               /* the lowest slot no fresh member holds; raid_disks: none */
+	unsigned n_behind;                    /* of the stale: behind in events, another history of the array */
+	unsigned n_dup;                       /* of the stale: fresh, in a slot a member already holds */
+};
+
+/* The n members grouped into at most cap arrays, in the order first seen.
+ * Returns the number of arrays. */
+unsigned hi_md_plan(const struct md_member *m, unsigned n, struct md_array *arrays, unsigned cap);
+
+/* 1 when every slot is held and no member was left out for its event
+ * count or its slot: a member behind is another history of the array
+ * (a disk that missed writes, or the real one when a planted disk claims
+ * a newer event count), so the array runs only as a degraded one would. */
+int hi_md_complete(const struct md_array *a);
+
+/* 1 when the kernel can run the array with the slots it has: raid1 with
+ * one, raid4/5 with one missing, raid6 with two, raid10 with at least
+ * half (the kernel checks the layout itself); linear and raid0 never. */
+int hi_md_can_degrade(const struct md_array *a);
+
+/* The level as mdadm prints it: raid1, linear, ... (static text). */
+const char *hi_md_level_name(int32_t level);
+
+/* The minor for the array: the one its superblock names when that is
+ * free under sys_dir/block, else MD_AUTO_MINOR downwards; -1 when none. */
+int hi_md_pick_minor(const char *sys_dir, const struct md_sb *sb);
+
+/* Assemble a as md<minor>: the node dev_dir/md<minor> made (through the
+ * md module's new_array, else mknod), the superblock version set, each
+ * member added, the array run; on a failure the half-made array is
+ * stopped. Returns 0 with node set, or -1 with why. */
+int hi_md_assemble(const char *dev_dir, const char *sys_dir, const struct md_array *a, const struct md_member *m,
+		   int minor, char *node, size_t nodecap, char *why, size_t whylen);
+
+#endif

@@ -1,0 +1,209 @@
+/* Unit tests: block/btrfs.c, the btrfs superblock's member fields, the set
+ * of members the root stage waits for, and the control device's ioctls
+ * refused by a file that is not it; the root stage over a btrfs of two
+ * devices in a temporary tree (dev/NAME files holding member superblocks),
+ * stopped before any mount(2): its control device is a plain file. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "boot.h"
+#include "btrfs.h"
+#include "fixture.h"
+#include "log.h"
+#include "root.h"
+#include "tap.h"
+
+/* A superblock of fsid byte f, member devid of n devices. */
+static void sb_bytes(unsigned char *sb, unsigned char f, unsigned devid, unsigned n)
+{
+	memset(sb, 0, BTRFS_SB_READ_BYTES);
+	memcpy(sb + 0x40, "_BHRfS_M", 8);
+	memset(sb + 0x20, f, 16);
+	sb[0xc9] = (unsigned char)devid;
+	sb[0x88] = (unsigned char)n;
+}
+
+static void test_parse(void)
+{
+	unsigned char sb[BTRFS_SB_READ_BYTES];
+	struct btrfs_sb b;
+
+	sb_bytes(sb, 0x11, 1, 2);
+	tap_ok(hi_btrfs_sb_parse(sb, sizeof sb, &b) == 0, "a member's superblock parses");
+	tap_ok(b.fsid[0] == 0x11 && b.fsid[15] == 0x11, "  fsid");
+	tap_ok(b.devid == 1 && b.num_devices == 2, "  devid 1 of 2");
+	tap_ok(hi_btrfs_sb_parse(sb, sizeof sb - 1, &b) < 0, "a short read is refused");
+	sb[0x40] = 'X';
+	tap_ok(hi_btrfs_sb_parse(sb, sizeof sb, &b) < 0 && b.fsid[0] == 0 && b.devid == 0, "no magic: refused, nothing kept");
+	sb_bytes(sb, 0x11, 0, 2);
+	tap_ok(hi_btrfs_sb_parse(sb, sizeof sb, &b) < 0, "devid 0 refused");
+	sb_bytes(sb, 0x11, 1, 0);
+	tap_ok(hi_btrfs_sb_parse(sb, sizeof sb, &b) < 0, "no devices refused");
+	sb_bytes(sb, 0x11, 1, BTRFS_MEMBERS_MAX + 1);
+	tap_ok(hi_btrfs_sb_parse(sb, sizeof sb, &b) < 0, "more devices than BTRFS_MEMBERS_MAX refused");
+	sb_bytes(sb, 0x11, 1, 1);
+	sb[0x8f] = 0x80;   /* the count's top byte */
+	tap_ok(hi_btrfs_sb_parse(sb, sizeof sb, &b) < 0, "a 64-bit count is not truncated into range");
+}
+
+static void test_members(void)
+{
+	struct btrfs_members set;
+	const char *fs = "22222222-2222-2222-2222-222222222222";
+	char text[256];
+
+	hi_btrfs_members_init(&set, fs, 3);
+	tap_ok(hi_btrfs_members_add(&set, fs, 1, 3, "/dev/vda1") == 0, "first member added");
+	tap_ok(hi_btrfs_members_add(&set, fs, 1, 3, "/dev/vda1") == 0 && set.n == 1, "  the same node again: one member");
+	tap_ok(!hi_btrfs_members_complete(&set), "1 of 3: not complete");
+	hi_btrfs_members_missing(&set, text, sizeof text);
+	tap_streq(text, "devid 2, devid 3", "  names the missing devids");
+	tap_ok(hi_btrfs_members_add(&set, "33333333-3333-3333-3333-333333333333", 2, 3, "/dev/vdz") == 1,
+	       "another file system's device: not a member");
+	tap_ok(hi_btrfs_members_add(&set, fs, 2, 2, "/dev/vdz") == 1, "a device counting other members: not one");
+	tap_ok(hi_btrfs_members_add(&set, fs, 0, 3, "/dev/vdz") == 1, "devid 0: not a member");
+	tap_ok(hi_btrfs_members_add(&set, fs, 3, 3, "/dev/vdc1") == 0, "devid 3 added");
+	hi_btrfs_members_missing(&set, text, sizeof text);
+	tap_streq(text, "devid 2", "  devid 2 missing");
+	tap_ok(hi_btrfs_members_add(&set, fs, 3, 3, "/dev/vdd1") == -1, "devid 3 on a second device: a copy, refused");
+	tap_ok(hi_btrfs_members_add(&set, fs, 2, 3, "/dev/vdb1") == 0 && hi_btrfs_members_complete(&set), "3 of 3: complete");
+	hi_btrfs_members_found(&set, text, sizeof text);
+	tap_streq(text, "devid 1 on /dev/vda1, devid 3 on /dev/vdc1, devid 2 on /dev/vdb1", "  the members found");
+	/* A fourth device with the fsid and a devid of its own: the set is
+	 * full, so it is no member (the kernel would mount the newest). */
+	tap_ok(hi_btrfs_members_add(&set, fs, 4, 3, "/dev/sdz1") == 1 && set.n == 3,
+	       "a device past the members' count: not one file system");
+	hi_btrfs_members_found(&set, text, 20);
+	tap_ok(strlen(text) < 20, "  found: bounded by the buffer");
+
+	/* A file system of many devices, one seen: the message stays bounded. */
+	hi_btrfs_members_init(&set, fs, BTRFS_MEMBERS_MAX);
+	hi_btrfs_members_add(&set, fs, 1, BTRFS_MEMBERS_MAX, "/dev/sda");
+	hi_btrfs_members_missing(&set, text, 64);
+	tap_ok(strlen(text) < 64 && strstr(text, "devid 2, ") == text && strstr(text, " more"),
+	       "  missing: the first devids, then how many more (%s)", text);
+	hi_btrfs_members_missing(&set, text, 8);
+	tap_ok(strlen(text) < 8, "  missing: bounded by a tiny buffer");
+	char long_node[100];
+	memset(long_node, 'n', sizeof long_node - 1);
+	long_node[sizeof long_node - 1] = '\0';
+	tap_ok(hi_btrfs_members_add(&set, fs, 2, BTRFS_MEMBERS_MAX, long_node) == -2, "a node name too long is refused");
+}
+
+static void test_control(void)
+{
+	char path[] = "/tmp/hardinit-btrfs-XXXXXX";
+	int fd = mkstemp(path);
+
+	tap_ok(fd >= 0, "a plain file");
+	if (fd >= 0)
+		close(fd);
+	errno = 0;
+	tap_ok(hi_btrfs_register(path, "/dev/vda1") < 0 && errno == ENOTTY, "SCAN_DEV on a file that is not the control device: refused (ENOTTY)");
+	tap_ok(hi_btrfs_ready(path, "/dev/vda1") < 0, "DEVICES_READY likewise");
+	unlink(path);
+	tap_ok(hi_btrfs_register(path, "/dev/vda1") < 0 && errno == ENOENT, "no control device: ENOENT");
+}
+
+static char base[] = "/tmp/hardinit-btrfs-root-XXXXXX";
+static struct boot b;
+
+/* sys/class/block/NAME and dev/NAME holding a member of the btrfs of
+ * fsid byte 0x55: devid of n. */
+static void fake_member(const char *name, unsigned devid, unsigned n)
+{
+	unsigned char sb[BTRFS_SB_READ_BYTES];
+	char rel[64], path[600];
+
+	snprintf(rel, sizeof rel, "sys/class/block/%s/size", name);
+	fixture_put(base, rel, "8192\n");
+	fixture_mkdir(base, "dev", 0755);
+	snprintf(path, sizeof path, "%s/dev/%s", base, name);
+	sb_bytes(sb, 0x55, devid, n);
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0 || ftruncate(fd, 2 * BTRFS_SB_OFFSET) < 0 ||
+	    pwrite(fd, sb, sizeof sb, BTRFS_SB_OFFSET) != (ssize_t)sizeof sb)
+		fixture_die("cannot write", path);
+	close(fd);
+}
+
+static void drop_member(const char *name)
+{
+	char rel[64];
+
+	snprintf(rel, sizeof rel, "%s/sys/class/block/%s", base, name);
+	fixture_rmtree(rel);
+	snprintf(rel, sizeof rel, "%s/dev/%s", base, name);
+	unlink(rel);
+}
+
+static int root_boot(int timeout)
+{
+	boot_at(&b, base, MODE_INITRAMFS);
+	b.cfg.root_timeout = timeout;
+	b.cmd.root = "UUID=55555555-5555-5555-5555-555555555555";
+	/* The control device is a plain file: the register fails with
+	 * ENOTTY, which shows how far the stage got, before any mount. */
+	fixture_put(base, "dev/" BTRFS_CONTROL_NAME, "");
+	return hi_stage_root(&b);
+}
+
+static void test_root_stage(void)
+{
+	if (!mkdtemp(base))
+		fixture_die("mkdtemp", base);
+	fake_member("vdb1", 2, 2);
+	fake_member("vda1", 1, 2);
+	tap_ok(root_boot(1) < 0, "btrfs over vda1 and vdb1, root=UUID=: stops at the control device here");
+	tap_ok(!strstr(b.err, "matches 2 devices"), "  the two members are one root, not duplicates (%s)", b.err);
+	tap_contains(b.err, "cannot register ", "  every member is registered before the mount");
+	tap_contains(b.err, "/dev/" BTRFS_CONTROL_NAME ": Inappropriate ioctl", "  through the control device");
+
+	drop_member("vdb1");
+	tap_ok(root_boot(0) < 0, "only devid 1 present: the bounded wait ends");
+	tap_contains(b.err, "the btrfs root 55555555-5555-5555-5555-555555555555 (UUID=55555555-5555-5555-5555-555555555555) has 2 devices",
+		     "  one line naming the file system");
+	tap_contains(b.err, "only devid 1 on ", "  what appeared");
+	tap_contains(b.err, "/dev/vda1 appeared, not devid 2: attach the missing disk", "  and what is missing");
+
+	/* devid 1 twice (a copied disk) beside devid 2: duplicates. */
+	fake_member("vdb1", 2, 2);
+	fake_member("vdc1", 1, 2);
+	tap_ok(root_boot(1) < 0, "a copy of devid 1 beside the members: refused");
+	tap_contains(b.err, "matches 3 devices", "  as duplicates, every match named");
+
+	/* A planted device with the root's fsid, the same count and a devid
+	 * of its own (devids can pass the count after a replace): a third
+	 * device of a two-device btrfs is not registered beside the two. */
+	fake_member("vdc1", 3, 2);
+	tap_ok(root_boot(1) < 0, "a third device claiming the two-device root: refused");
+	tap_contains(b.err, "matches 3 devices", "  as duplicates, not registered as a member");
+
+	/* One device of its own: mounted as before, nothing registered. */
+	drop_member("vdb1");
+	drop_member("vdc1");
+	fake_member("vda1", 1, 1);
+	boot_at(&b, base, MODE_INITRAMFS);
+	b.cfg.root_timeout = 1;
+	b.cmd.root = "UUID=55555555-5555-5555-5555-555555555555";
+	/* Under a directory that does not exist: the stage's mkdir fails
+	 * before any mount(2) is tried on the host. */
+	snprintf(b.newroot, sizeof b.newroot, "%s/none/root", base);
+	tap_ok(hi_stage_root(&b) < 0 && strstr(b.err, "cannot create"),
+	       "a one-device btrfs goes straight to the mount (%s)", b.err);
+	fixture_rmtree(base);
+}
+
+int main(void)
+{
+	hi_log_set_kmsg_enabled(0);
+	test_parse();
+	test_members();
+	test_control();
+	test_root_stage();
+	return tap_done();
+}

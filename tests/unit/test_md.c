@@ -1,0 +1,464 @@
+/* md RAID (block/md_sb.c, block/md_assemble.c, stages/md.c): superblocks
+ * built here byte by byte with the kernel's layout (linux/raid/md_p.h),
+ * their checks, the grouping of members and mdadm's event rule, and the
+ * stage's refusal of a degraded array against a temporary tree;
+ * tests/vm/hostonly_md.bats checks the same code against arrays Debian's
+ * mdadm made. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "boot.h"
+#include "fixture.h"
+#include "md.h"
+#include "md_assemble.h"
+#include "md_sb.h"
+#include "tap.h"
+
+#define DEV_BYTES (1024u * 1024u)   /* each member: 1 MiB */
+
+static const uint8_t UUID_A[16] = { 0x5a, 0x1b, 0x2c, 0x3d, 0x4e, 0x5f, 0x60, 0x71,
+				    0x82, 0x93, 0xa4, 0xb5, 0xc6, 0xd7, 0xe8, 0xf9 };
+
+static void put16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
+static void put32(uint8_t *p, uint32_t v) { for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i)); }
+static void put64(uint8_t *p, uint64_t v) { put32(p, (uint32_t)v); put32(p + 4, (uint32_t)(v >> 32)); }
+static uint32_t get32(const uint8_t *p) { return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24; }
+
+/* The kernel's calc_sb_1_csum, written out: words summed in 64 bits with
+ * the checksum field zero, a trailing half word, the carries folded once. */
+static void seal_v1(uint8_t *sb)
+{
+	uint32_t max_dev = get32(sb + 220);
+	size_t len = 256 + 2 * max_dev, i;
+	uint64_t sum = 0;
+	put32(sb + 216, 0);
+	for (i = 0; i + 4 <= len; i += 4)
+		sum += get32(sb + i);
+	if (i < len)
+		sum += (uint64_t)(sb[i] | sb[i + 1] << 8);
+	put32(sb + 216, (uint32_t)((sum & 0xffffffffu) + (sum >> 32)));
+}
+
+/* A 1.x superblock as mdadm --create writes it for one member. */
+static void make_v1(uint8_t *sb, uint64_t super_sector, const char *name, uint32_t level, uint32_t raid_disks,
+		    uint32_t dev_number, uint64_t events)
+{
+	memset(sb, 0, 4096);
+	put32(sb, 0xa92b4efc);
+	put32(sb + 4, 1);
+	memcpy(sb + 16, UUID_A, 16);
+	memcpy(sb + 32, name, strlen(name));
+	put32(sb + 72, level);
+	put32(sb + 92, raid_disks);
+	put64(sb + 128, super_sector == 0 || super_sector == 8 ? 64 : 0);   /* data_offset */
+	put64(sb + 136, 1024);                                              /* data_size */
+	put64(sb + 144, super_sector);
+	put32(sb + 160, dev_number);
+	put64(sb + 200, events);
+	put64(sb + 208, UINT64_MAX);                                        /* in sync */
+	put32(sb + 220, raid_disks);
+	for (uint32_t d = 0; d < raid_disks; d++)
+		put16(sb + 256 + 2 * d, (uint16_t)d);
+	seal_v1(sb);
+}
+
+struct mem { const uint8_t *data; size_t size; };
+
+static int mem_read(void *ctx, uint64_t off, void *buf, size_t len)
+{
+	const struct mem *m = ctx;
+	if (off > m->size || len > m->size - off)
+		return -1;
+	memcpy(buf, m->data + off, len);
+	return 0;
+}
+
+static uint8_t disk[DEV_BYTES];
+
+static void test_parse_v12(void)
+{
+	struct md_sb sb;
+	char why[MD_SB_ERR_MAX] = "", uuid[MD_SB_UUID_TEXT], name[MD_SB_NAME_MAX];
+	uint8_t *p = disk + 4096;
+
+	memset(disk, 0, sizeof disk);
+	make_v1(p, 8, "debian:0", 1, 2, 1, 42);
+	tap_ok(hi_md_sb_parse(p, 4096, MD_SB_1_2, DEV_BYTES, &sb, why, sizeof why) == 1, "1.2: parsed (%s)", why);
+	tap_ok(sb.major == 1 && sb.minor == 2 && sb.level == 1 && sb.raid_disks == 2 && sb.role == 1 && sb.events == 42 &&
+	       sb.data_offset == 64 && sb.data_size == 1024 && sb.in_sync, "1.2: version, level, disks, role, events, data");
+	tap_streq(sb.name, "debian:0", "1.2: the set name");
+	hi_md_sb_uuid_format(sb.uuid, uuid);
+	tap_streq(uuid, "5a1b2c3d:4e5f6071:8293a4b5:c6d7e8f9", "1.2: the UUID as mdadm prints it");
+	hi_md_sb_dev_name(&sb, name, sizeof name);
+	tap_streq(name, "0", "1.2: /dev/md/0 for debian:0, as mdadm names it");
+	tap_ok(hi_md_sb_minor(&sb) == 0, "1.2: the name 0 is md0");
+
+	struct mem m = { disk, sizeof disk };
+	tap_ok(hi_md_sb_read(mem_read, &m, DEV_BYTES, &sb, why, sizeof why) == 1 && sb.kind == MD_SB_1_2,
+	       "read: the 1.2 superblock 4 KiB in is found");
+
+	p[100] ^= 1;
+	tap_ok(hi_md_sb_parse(p, 4096, MD_SB_1_2, DEV_BYTES, &sb, why, sizeof why) == -1, "1.2: a flipped bit is refused");
+	tap_contains(why, "checksum", "1.2: ... by its checksum");
+	p[100] ^= 1;
+	make_v1(p, 0, "debian:0", 1, 2, 1, 42);
+	tap_ok(hi_md_sb_parse(p, 4096, MD_SB_1_2, DEV_BYTES, &sb, why, sizeof why) == -1,
+	       "1.2: a superblock written for another place (a copy) is refused");
+	tap_contains(why, "written for sector 0, found at sector 8", "1.2: ... saying where");
+	make_v1(p, 8, "debian:0", 1, 300, 1, 42);
+	tap_ok(hi_md_sb_parse(p, 4096, MD_SB_1_2, DEV_BYTES, &sb, why, sizeof why) == -1, "1.2: 300 raid disks are refused");
+	put32(p + 220, 5000);
+	tap_ok(hi_md_sb_parse(p, 4096, MD_SB_1_2, DEV_BYTES, &sb, why, sizeof why) == -1,
+	       "1.2: more roles than the 4 KiB read holds are refused");
+	make_v1(p, 8, "debian:0", 1, 2, 1, 42);
+	put64(p + 136, 4096);   /* data_size past the end */
+	seal_v1(p);
+	tap_ok(hi_md_sb_parse(p, 4096, MD_SB_1_2, DEV_BYTES, &sb, why, sizeof why) == -1, "1.2: data past the end is refused");
+	make_v1(p, 8, "debian:0", 1, 2, 7, 42);   /* dev_number past max_dev */
+	tap_ok(hi_md_sb_parse(p, 4096, MD_SB_1_2, DEV_BYTES, &sb, why, sizeof why) == 1 && sb.role == MD_SB_ROLE_SPARE,
+	       "1.2: a device number without a role is a spare");
+	memset(p, 0, 4096);
+	tap_ok(hi_md_sb_parse(p, 4096, MD_SB_1_2, DEV_BYTES, &sb, why, sizeof why) == 0, "no magic: no superblock");
+	tap_ok(hi_md_sb_read(mem_read, &m, DEV_BYTES, &sb, why, sizeof why) == 0, "read: an empty disk is no member");
+}
+
+static void test_parse_v10_v090(void)
+{
+	struct md_sb sb;
+	char why[MD_SB_ERR_MAX] = "", name[MD_SB_NAME_MAX];
+	struct mem m = { disk, sizeof disk };
+	uint64_t sectors = DEV_BYTES / 512;
+
+	memset(disk, 0, sizeof disk);
+	uint64_t at = ((sectors - 16) & ~7ull);
+	tap_ok(hi_md_sb_offset(MD_SB_1_0, DEV_BYTES) == at * 512, "1.0: 8 KiB from the end, 4 KiB aligned");
+	make_v1(disk + at * 512, at, "web:root", 10, 4, 2, 7);
+	tap_ok(hi_md_sb_read(mem_read, &m, DEV_BYTES, &sb, why, sizeof why) == 1 && sb.kind == MD_SB_1_0 && sb.minor == 0 &&
+	       sb.level == 10 && sb.role == 2, "read: a 1.0 superblock at the end is found (%s)", why);
+	hi_md_sb_dev_name(&sb, name, sizeof name);
+	tap_streq(name, "root", "1.0: /dev/md/root for web:root");
+	tap_ok(hi_md_sb_minor(&sb) == MD_SB_NO_MINOR, "1.0: a name that is no number asks for no minor");
+
+	/* 0.90: 1024 words, this disk's descriptor at word 992. */
+	memset(disk, 0, sizeof disk);
+	uint64_t off = hi_md_sb_offset(MD_SB_0_90, DEV_BYTES);
+	tap_ok(off == ((sectors & ~127ull) - 128) * 512, "0.90: 64 KiB from the 64 KiB-aligned end");
+	uint8_t *p = disk + off;
+	put32(p, 0xa92b4efc);
+	put32(p + 4 * 2, 90);
+	put32(p + 4 * 5, 0x11223344);
+	put32(p + 4 * 13, 0x55667788);
+	put32(p + 4 * 7, 1);         /* raid1 */
+	put32(p + 4 * 8, 256);       /* KiB */
+	put32(p + 4 * 10, 2);
+	put32(p + 4 * 11, 3);        /* md3 */
+	put32(p + 4 * 33, 1);        /* clean */
+	put32(p + 4 * 39, 9);        /* events */
+	put32(p + 4 * 995, 1);       /* slot 1 */
+	put32(p + 4 * 996, 6);       /* active, sync */
+	uint64_t sum = 0;
+	for (int i = 0; i < 1024; i++)
+		sum += get32(p + 4 * i);
+	put32(p + 4 * 38, (uint32_t)((sum & 0xffffffffu) + (sum >> 32)));
+	tap_ok(hi_md_sb_read(mem_read, &m, DEV_BYTES, &sb, why, sizeof why) == 1 && sb.kind == MD_SB_0_90 && sb.major == 0 &&
+	       sb.minor == 90 && sb.role == 1 && sb.events == 9 && sb.preferred_minor == 3 && sb.in_sync,
+	       "read: a 0.90 superblock is found, its slot, events and preferred minor (%s)", why);
+	tap_ok(hi_md_sb_minor(&sb) == 3, "0.90: the preferred minor is md3");
+	put32(p + 4 * 996, 1);       /* faulty */
+	sum = 0;
+	put32(p + 4 * 38, 0);
+	for (int i = 0; i < 1024; i++)
+		sum += get32(p + 4 * i);
+	put32(p + 4 * 38, (uint32_t)((sum & 0xffffffffu) + (sum >> 32)));
+	tap_ok(hi_md_sb_read(mem_read, &m, DEV_BYTES, &sb, why, sizeof why) == 1 && sb.role == MD_SB_ROLE_FAULTY,
+	       "0.90: a faulty member says so");
+	p[4 * 39] = 10;
+	tap_ok(hi_md_sb_read(mem_read, &m, DEV_BYTES, &sb, why, sizeof why) == -1, "0.90: a changed word fails the checksum");
+}
+
+static void test_names(void)
+{
+	struct md_sb sb;
+	char name[MD_SB_NAME_MAX];
+	uint8_t u[16];
+
+	memset(&sb, 0, sizeof sb);
+	sb.major = 1;
+	snprintf(sb.name, sizeof sb.name, "host:../etc");
+	hi_md_sb_dev_name(&sb, name, sizeof name);
+	tap_streq(name, "", "a name that is no path component makes no /dev/md/ link");
+	snprintf(sb.name, sizeof sb.name, "127");
+	tap_ok(hi_md_sb_minor(&sb) == 127, "a name without a host: 127 is md127");
+	snprintf(sb.name, sizeof sb.name, "h:007");
+	tap_ok(hi_md_sb_minor(&sb) == MD_SB_NO_MINOR, "007 is no minor mdadm would take");
+	tap_ok(hi_md_sb_uuid_parse("5a1b2c3d:4e5f6071:8293a4b5:c6d7e8f9", u) == 0 && !memcmp(u, UUID_A, 16),
+	       "UUID text back to bytes");
+	tap_ok(hi_md_sb_uuid_parse("5a1b2c3d", u) == -1, "a short UUID is refused");
+	tap_ok(hi_md_degraded_allowed("true", 0) && hi_md_degraded_allowed("1", 0) && hi_md_degraded_allowed(NULL, 1) &&
+	       !hi_md_degraded_allowed("false", 0) && !hi_md_degraded_allowed(NULL, 0),
+	       "bootdegraded=true, =1 and the bare word allow; =false and none do not");
+}
+
+static void member(struct md_member *m, const char *name, uint32_t role, uint64_t events, int level, unsigned raid_disks)
+{
+	memset(m, 0, sizeof *m);
+	snprintf(m->name, sizeof m->name, "%s", name);
+	m->sb.major = 1;
+	m->sb.minor = 2;
+	memcpy(m->sb.uuid, UUID_A, 16);
+	m->sb.level = level;
+	m->sb.raid_disks = raid_disks;
+	m->sb.role = role;
+	m->sb.events = events;
+}
+
+static void test_plan(void)
+{
+	struct md_member m[4];
+	struct md_array a[2];
+
+	member(&m[0], "vda1", 0, 100, 1, 2);
+	member(&m[1], "vdb1", 1, 100, 1, 2);
+	tap_ok(hi_md_plan(m, 2, a, 2) == 1 && hi_md_complete(&a[0]) && a[0].n_member == 2, "plan: two members, one array, whole");
+	member(&m[1], "vdb1", 1, 99, 1, 2);
+	tap_ok(hi_md_plan(m, 2, a, 2) == 1 && hi_md_complete(&a[0]) && a[0].n_stale == 0,
+	       "plan: one event behind is kept (mdadm's margin: a clean shutdown)");
+	member(&m[1], "vdb1", 1, 90, 1, 2);
+	tap_ok(hi_md_plan(m, 2, a, 2) == 1 && !hi_md_complete(&a[0]) && a[0].n_stale == 1 && a[0].first_missing == 1 &&
+	       a[0].sb.events == 100, "plan: ten events behind is left out, its slot missing");
+	tap_ok(hi_md_can_degrade(&a[0]), "plan: raid1 runs with one member");
+	member(&m[0], "vda1", 0, 100, 0, 2);
+	member(&m[1], "vdb1", 1, 90, 0, 2);
+	hi_md_plan(m, 2, a, 2);
+	tap_ok(!hi_md_can_degrade(&a[0]), "plan: raid0 never runs without a member");
+	member(&m[0], "vda1", 0, 100, 1, 2);
+	member(&m[1], "vdb1", MD_SB_ROLE_FAULTY, 100, 1, 2);
+	member(&m[2], "vdc1", MD_SB_ROLE_SPARE, 100, 1, 2);
+	member(&m[3], "vdd1", 1, 100, 1, 2);
+	m[3].sb.uuid[0] ^= 1;   /* another array */
+	tap_ok(hi_md_plan(m, 4, a, 2) == 2 && a[0].n_member == 2 && a[0].n_stale == 1 && a[0].n_active == 1 &&
+	       a[1].n_member == 1, "plan: a faulty member is left out, a spare added, another UUID another array");
+	tap_ok(hi_md_plan(m, 4, a, 1) == 1, "plan: no more arrays than asked for");
+	member(&m[1], "vdb1", 0, 100, 1, 2);
+	tap_ok(hi_md_plan(m, 2, a, 2) == 1 && a[0].n_member == 1 && a[0].n_stale == 1,
+	       "plan: a second member claiming one slot is left out");
+	tap_ok(!hi_md_complete(&a[0]) && a[0].n_dup == 1,
+	       "plan: ... and the array is not whole: which one holds the slot is the disks' order");
+
+	/* A planted disk with the array's UUID, one slot of one and a newer
+	 * event count: the real members fall behind. The slots it holds are
+	 * all there are, yet the array is not whole: the real one is present
+	 * with another history. */
+	member(&m[0], "sdz1", 0, 200, 1, 1);
+	member(&m[1], "vda1", 0, 100, 1, 2);
+	member(&m[2], "vdb1", 1, 100, 1, 2);
+	tap_ok(hi_md_plan(m, 3, a, 2) == 1 && a[0].n_active == 1 && a[0].sb.raid_disks == 1 && a[0].n_behind == 2 &&
+	       !hi_md_complete(&a[0]), "plan: a planted member with newer events does not make a whole array of itself");
+}
+
+/* A member of another array: its UUID's first byte xor'd with this. */
+static uint8_t other_uuid;
+
+static void put_member(const char *root, const char *name, const char *devnum, uint32_t dev_number, uint64_t events)
+{
+	char rel[128], num[32];
+
+	memset(disk, 0, sizeof disk);
+	make_v1(disk + 4096, 8, "debian:0", 1, 2, dev_number, events);
+	disk[4096 + 16] ^= other_uuid;
+	seal_v1(disk + 4096);
+	snprintf(rel, sizeof rel, "dev/%s", name);
+	fixture_put_bytes(root, rel, disk, sizeof disk);
+	snprintf(rel, sizeof rel, "sys/class/block/%s/dev", name);
+	fixture_put(root, rel, devnum);
+	snprintf(rel, sizeof rel, "sys/class/block/%s/size", name);
+	snprintf(num, sizeof num, "%u\n", DEV_BYTES / 512);
+	fixture_put(root, rel, num);
+}
+
+/* A device gone: its node and its sysfs directory. */
+static void drop_member(const char *root, const char *name)
+{
+	char rel[128], path[1024];
+
+	snprintf(rel, sizeof rel, "dev/%s", name);
+	fixture_path(path, sizeof path, root, rel);
+	fixture_rm_path(path);
+	snprintf(rel, sizeof rel, "sys/class/block/%s", name);
+	fixture_path(path, sizeof path, root, rel);
+	fixture_rm_path(path);
+}
+
+static int run_stage(const char *root, const char *cmdline, struct boot *b)
+{
+	char err[256];
+
+	boot_at(b, root, MODE_INITRAMFS);
+	fixture_path(b->md_marker, sizeof b->md_marker, root, "etc/hardinit/md");
+	b->cfg.root_timeout = 1;
+	if (hi_cmdline_parse(&b->cmd, cmdline, strlen(cmdline), err, sizeof err) < 0)
+		fixture_die("cmdline", err);
+	return hi_stage_md(b);
+}
+
+static void test_stage(void)
+{
+	static struct boot b;
+	const char *root = fixture_tree("md-stage");
+
+	fixture_mkdir(root, "sys/class/block", 0755);
+	put_member(root, "vda1", "254:1\n", 0, 100);
+	tap_ok(run_stage(root, "root=/dev/md0", &b) == 0 && !b.err[0], "stage: no marker in the image: nothing done");
+	fixture_put(root, "etc/hardinit/md", "");
+
+	tap_ok(run_stage(root, "root=/dev/md0", &b) == -1, "stage: one member of a RAID1 of two is refused");
+	tap_contains(b.err, "array debian:0 (5a1b2c3d:4e5f6071:8293a4b5:c6d7e8f9, raid1) has 1 of 2 members", "stage: names the array");
+	tap_contains(b.err, "vda1 in slot 0), slot 1 missing", "stage: ... what it has and the missing slot");
+	tap_contains(b.err, "add bootdegraded=true to the kernel command line", "stage: ... and what to do");
+
+	put_member(root, "vdb1", "254:17\n", 1, 80);
+	tap_ok(run_stage(root, "root=/dev/md0", &b) == -1, "stage: a member behind in events does not count");
+	tap_contains(b.err, "vdb1 left out: its event count 80 is behind the array's 100", "stage: ... and says so");
+
+	/* Two planted members with the array's UUID and a newer event
+	 * count hold both slots; the real vda1 and vdb1 fall behind. */
+	put_member(root, "vdb1", "254:17\n", 1, 100);
+	put_member(root, "sdy1", "8:1\n", 0, 200);
+	put_member(root, "sdz1", "8:17\n", 1, 200);
+	tap_ok(run_stage(root, "root=/dev/md0", &b) == -1, "stage: planted members with newer events do not replace the array");
+	tap_contains(b.err, "has its 2 slots held", "stage: ... the slots are held");
+	tap_contains(b.err, "another history of the array is present", "stage: ... but the real members are there too");
+	tap_contains(b.err, "event count 100 is behind the array's 200", "stage: ... named");
+	/* Same events: two members in slot 0, the first seen would run. */
+	put_member(root, "sdy1", "8:1\n", 0, 100);
+	drop_member(root, "sdz1");
+	tap_ok(run_stage(root, "root=/dev/md0 bootdegraded=true", &b) == -1, "stage: two members in one slot are refused");
+	tap_contains(b.err, "two members claim one slot", "stage: ... even with bootdegraded=true");
+	/* Another whole array named as the real one (debian:0, so md0 and
+	 * /dev/md/0): a root named by the array's name is refused. */
+	other_uuid = 1;
+	put_member(root, "sdy1", "8:1\n", 0, 300);
+	put_member(root, "sdz1", "8:17\n", 1, 300);
+	other_uuid = 0;
+	tap_ok(run_stage(root, "root=/dev/md0", &b) == -1, "stage: two arrays asking for md0, root=/dev/md0: refused");
+	tap_contains(b.err, "both ask for the name 0: root=/dev/md0 would be whichever came first", "stage: ... saying why");
+	tap_ok(run_stage(root, "root=/dev/md/0", &b) == -1 && strstr(b.err, "both ask for the name 0"),
+	       "stage: ... and root=/dev/md/0");
+	tap_ok(run_stage(root, "root=UUID=0d0d0d0d-0000-0000-0000-000000000000", &b) == -1 &&
+	       !strstr(b.err, "both ask for"), "stage: root=UUID= is the root stage's duplicate check, not this");
+	drop_member(root, "sdy1");
+	drop_member(root, "sdz1");
+	put_member(root, "vdb1", "254:17\n", 1, 80);
+
+	fixture_put(root, "sys/class/block/vdb1/holders/md9", "");
+	tap_ok(run_stage(root, "root=/dev/md0", &b) == -1 && strstr(b.err, "vdb1") == NULL,
+	       "stage: a device already held (a running array's member) is not read");
+
+	/* With the word, the degraded array goes to the kernel: here the
+	 * temporary tree has no md driver, so the assembly itself fails. */
+	tap_ok(run_stage(root, "root=/dev/md0 bootdegraded=true", &b) == -1 && !strstr(b.err, "bootdegraded"),
+	       "stage: bootdegraded=true takes a degraded RAID1 to the assembly");
+	/* Under lock_cmdline the word is refused: the array stays refused. */
+	boot_at(&b, root, MODE_INITRAMFS);
+	fixture_path(b.md_marker, sizeof b.md_marker, root, "etc/hardinit/md");
+	b.cfg.root_timeout = 1;
+	b.cfg.lock_cmdline = true;
+	{
+		char err[256];
+		const char *text = "root=/dev/md0 bootdegraded=true";
+		if (hi_cmdline_parse(&b.cmd, text, strlen(text), err, sizeof err) < 0)
+			fixture_die("cmdline", err);
+	}
+	tap_ok(hi_stage_md(&b) == -1 && strstr(b.err, "slot 1 missing"),
+	       "stage: under lock_cmdline, bootdegraded=true does not run a degraded array");
+	tap_contains(b.err, "boot with lock_cmdline = no (bootdegraded= is refused under the lock)",
+		     "stage: ... and the line says what would");
+
+	b.mode = MODE_DRY_RUN;
+	b.err[0] = '\0';
+	tap_ok(hi_stage_md(&b) == 0 && !b.err[0], "stage: a dry run only says");
+	fixture_rmtree(root);
+}
+
+/* n md members, each of an array of its own (the first UUID byte i), a
+ * 1.2 superblock in the first 8 KiB of its node. */
+static void put_arrays(const char *root, unsigned n)
+{
+	char rel[128], num[32];
+
+	for (unsigned i = 0; i < n; i++) {
+		memset(disk, 0, 8192);
+		make_v1(disk + 4096, 8, "other:x", 1, 1, 0, 10);
+		disk[4096 + 16] = (uint8_t)i;
+		disk[4096 + 17] = (uint8_t)(i >> 8);
+		seal_v1(disk + 4096);
+		snprintf(rel, sizeof rel, "dev/sdp%u", i);
+		fixture_put_bytes(root, rel, disk, 8192);
+		snprintf(rel, sizeof rel, "sys/class/block/sdp%u/dev", i);
+		snprintf(num, sizeof num, "8:%u\n", i);
+		fixture_put(root, rel, num);
+		snprintf(rel, sizeof rel, "sys/class/block/sdp%u/size", i);
+		snprintf(num, sizeof num, "%u\n", DEV_BYTES / 512);
+		fixture_put(root, rel, num);
+	}
+}
+
+/* Past each bound the real members could be the ones left unread and a
+ * planted array the only one seen: the stage assembles nothing. */
+static void test_bounds(void)
+{
+	static struct boot b;
+	char rel[128];
+	const char *root = fixture_tree("md-bounds");
+
+	fixture_put(root, "etc/hardinit/md", "");
+	put_arrays(root, MD_MAX_ARRAYS + 1);
+	tap_ok(run_stage(root, "root=/dev/md0", &b) == -1 && strstr(b.err, "cannot see every member"),
+	       "bounds: one array more than MD_MAX_ARRAYS is refused");
+	put_arrays(root, MD_MAX_MEMBERS + 1);
+	tap_ok(run_stage(root, "root=/dev/md0", &b) == -1 && strstr(b.err, "cannot see every member"),
+	       "bounds: one member more than MD_MAX_MEMBERS is refused");
+	fixture_rmtree(root);
+
+	root = fixture_tree("md-bounds");
+	fixture_put(root, "etc/hardinit/md", "");
+	for (unsigned i = 0; i <= 256; i++) {
+		snprintf(rel, sizeof rel, "sys/class/block/sdq%u", i);
+		fixture_mkdir(root, rel, 0755);
+	}
+	tap_ok(run_stage(root, "root=/dev/md0", &b) == -1 && strstr(b.err, "more than 256 block devices"),
+	       "bounds: more block devices than the scan reads are refused");
+	fixture_rmtree(root);
+}
+
+static void test_spec_node(void)
+{
+	static struct boot b;
+	char out[BOOT_PATH_MAX], link[512];
+	const char *root = fixture_tree("md-spec");
+
+	boot_at(&b, root, MODE_INITRAMFS);
+	fixture_mkdir(root, "dev/md", 0755);
+	fixture_path(link, sizeof link, root, "dev/md/root");
+	if (symlink("../md127", link) < 0)
+		fixture_die("symlink", link);
+	tap_ok(hi_md_spec_node(&b, "/dev/md/root", out, sizeof out) == 1, "root=/dev/md/NAME: found");
+	tap_streq(out, "/dev/md127", "root=/dev/md/NAME: the node the root stage matches");
+	tap_ok(hi_md_spec_node(&b, "/dev/md/none", out, sizeof out) == 0 && hi_md_spec_node(&b, "/dev/md0", out, sizeof out) == 0,
+	       "root=/dev/md/NAME without a link, and /dev/md0: left as they are");
+	fixture_rmtree(root);
+}
+
+int main(void)
+{
+	test_parse_v12();
+	test_parse_v10_v090();
+	test_names();
+	test_plan();
+	test_stage();
+	test_bounds();
+	test_spec_node();
+	return tap_done();
+}
