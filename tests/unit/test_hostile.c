@@ -424,9 +424,11 @@ static void test_root_duplicates(void)
 		put("dup/sys/class/block/md0/md/array_state", "clean\n");
 		mkd("dup/sys/class/block/vdd/holders");
 		mkd("dup/sys/class/block/vdd/holders/md0");
+		dup_boot(ROOT_DUP_REFUSE, "/dev/md0");
+		tap_ok(hi_stage_root(&b) < 0 && strstr(b.err, "cannot create"), "md: root=/dev/md0, running, is found (%s)", b.err);
 		dup_boot(ROOT_DUP_REFUSE, "LABEL=raid");
 		tap_ok(hi_stage_root(&b) < 0 && strstr(b.err, "cannot create"),
-		       "md: the running array is found, its member not counted twice (%s)", b.err);
+		       "md: the running array is found by its label, its member not counted twice (%s)", b.err);
 		put("dup/sys/class/block/md0/md/array_state", "inactive\n");
 		dup_boot(ROOT_DUP_REFUSE, "LABEL=raid");
 		tap_ok(hi_stage_root(&b) < 0 && strstr(b.err, "did not appear"),
