@@ -31,7 +31,7 @@
 #include "lvm2.h"
 #include "lvm2_label.h"
 #include "lvm2_meta.h"
-#include "md.h"
+#include "md_assemble.h"
 
 #define LVM_MAX_DEVICES   256    /* block devices looked at per scan */
 #define LVM_MAX_TARGETS   64     /* segments of the root LV (one ioctl buffer) */
@@ -155,7 +155,7 @@ static int cannot_be_pv(struct boot *b, const char *name)
 	/* md_component_detection: a member of a running array (a 1.0 or
 	 * 0.90 member shows the array's PV label at its start) is not a PV;
 	 * the array is. */
-	if (hi_md_member(b, name))
+	if (hi_md_member(b->sys, name))
 		return 1;
 	return strncmp(name, "dm-", 3) == 0 && hi_boot_sys_block_attr(b, name, "dm/uuid", buf, sizeof buf) == 0 &&
 	       strncmp(buf, "LVM-", 4) == 0;

@@ -226,22 +226,6 @@ static int run_array(struct boot *b, struct md_scan *s, const struct md_array *a
 	return 0;
 }
 
-int hi_md_member(const struct boot *b, const char *name)
-{
-	char path[BOOT_PATH_MAX + MD_DEV_NAME_MAX + 32];
-	struct dirent *e;
-	int found = 0;
-
-	snprintf(path, sizeof path, "%s/class/block/%s/holders", b->sys, name);
-	DIR *d = opendir(path);
-	if (!d)
-		return 0;
-	while (!found && (e = readdir(d)) != NULL)
-		found = strncmp(e->d_name, "md", 2) == 0;
-	closedir(d);
-	return found;
-}
-
 int hi_md_spec_node(const struct boot *b, const char *spec, char *out, size_t cap)
 {
 	char path[BOOT_PATH_MAX + BOOT_PATH_MAX], link[64];

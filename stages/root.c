@@ -15,7 +15,7 @@
 #include "boot.h"
 #include "fsutil.h"
 #include "log.h"
-#include "md.h"
+#include "md_assemble.h"
 #include "measure_queue.h"
 #include "root.h"
 #include "root_probe.h"
@@ -56,7 +56,7 @@ static int skip_device(struct boot *b, const char *name)
 		return 1;
 	/* An md member with its superblock at the end (1.0, 0.90) shows the
 	 * array's file system at its start: the array is the root, not it. */
-	if (hi_boot_sys_block_attr(b, name, "md/array_state", buf, sizeof buf) < 0 && hi_md_member(b, name))
+	if (hi_boot_sys_block_attr(b, name, "md/array_state", buf, sizeof buf) < 0 && hi_md_member(b->sys, name))
 		return 1;
 	if (strncmp(name, "loop", 4) == 0) {
 		snprintf(path, sizeof path, "%s/class/block/%s/loop/backing_file", b->sys, name);
