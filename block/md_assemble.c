@@ -4,6 +4,7 @@
  * The choice of members is mdadm's: the freshest event count wins, one
  * behind is kept (a clean shutdown leaves that), further behind is left
  * out; faulty members are left out. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -136,6 +137,23 @@ static int minor_free(const char *sys_dir, int minor)
 		return 0;
 	state[strcspn(state, "\n")] = '\0';
 	return strcmp(state, "clear") == 0;
+}
+
+int hi_md_member(const char *sys_dir, const char *name)
+{
+	char path[512];
+	struct dirent *e;
+	int found = 0;
+
+	if ((size_t)snprintf(path, sizeof path, "%s/class/block/%s/holders", sys_dir, name) >= sizeof path)
+		return 0;
+	DIR *d = opendir(path);
+	if (!d)
+		return 0;
+	while (!found && (e = readdir(d)) != NULL)
+		found = strncmp(e->d_name, "md", 2) == 0;
+	closedir(d);
+	return found;
 }
 
 int hi_md_pick_minor(const char *sys_dir, const struct md_sb *sb)

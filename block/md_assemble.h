@@ -54,6 +54,12 @@ int hi_md_can_degrade(const struct md_array *a);
 /* The level as mdadm prints it: raid1, linear, ... (static text). */
 const char *hi_md_level_name(int32_t level);
 
+/* 1 when a running md array holds the block device NAME (its
+ * sys_dir/class/block/NAME/holders/ names an mdN): a member, whose own
+ * start may show what lies on the array (1.0 and 0.90 keep their
+ * superblock at the end), so the root and lvm stages read the array. */
+int hi_md_member(const char *sys_dir, const char *name);
+
 /* The minor for the array: the one its superblock names when that is
  * free under sys_dir/block, else MD_AUTO_MINOR downwards; -1 when none. */
 int hi_md_pick_minor(const char *sys_dir, const struct md_sb *sb);

@@ -29,6 +29,7 @@
 #include "lvm2.h"
 #include "lvm2_label.h"
 #include "lvm2_meta.h"
+#include "md_assemble.h"
 
 #define LVM_MAX_DEVICES   256    /* block devices looked at per scan */
 #define LVM_MAX_TARGETS   64     /* segments of the root LV (one ioctl buffer) */
@@ -115,7 +116,8 @@ static int skip_name(const char *name)
 }
 
 /* What lvm2's default filters leave out without reading it: an empty
- * device (a loop device without a file, a drive without a medium), an LV
+ * device (a loop device without a file, a drive without a medium), an md
+ * array's member, an LV
  * (scan_lvs = 0: an active LV is not a PV of its own VG), and a whole disk
  * whose partitions are listed (filter-partitioned): its PVs are those. */
 static int cannot_be_pv(struct boot *b, const char *name)
@@ -123,6 +125,11 @@ static int cannot_be_pv(struct boot *b, const char *name)
 	char buf[LVM2_NAME_MAX];
 
 	if (hi_boot_sys_block_attr(b, name, "size", buf, sizeof buf) < 0 || strtoull(buf, NULL, 10) == 0)
+		return 1;
+	/* md_component_detection: a member of a running array (a 1.0 or
+	 * 0.90 member shows the array's PV label at its start) is not a PV;
+	 * the array is. */
+	if (hi_md_member(b->sys, name))
 		return 1;
 	return strncmp(name, "dm-", 3) == 0 && hi_boot_sys_block_attr(b, name, "dm/uuid", buf, sizeof buf) == 0 &&
 	       strncmp(buf, "LVM-", 4) == 0;

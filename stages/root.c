@@ -18,6 +18,7 @@
 #include "dev_wait.h"
 #include "fsutil.h"
 #include "log.h"
+#include "md_assemble.h"
 #include "measure_queue.h"
 #include "root.h"
 #include "root_probe.h"
@@ -42,23 +43,6 @@ struct root_search {
 	int more;                    /* more devices than ROOT_MAX_DEVICES: some went uncompared */
 };
 
-/* A holder of NAME is a running md array (sys/class/block/NAME/holders/mdN). */
-static int in_md_array(struct boot *b, const char *name)
-{
-	char path[BOOT_PATH_MAX + 96];
-	struct dirent *e;
-	int found = 0;
-
-	snprintf(path, sizeof path, "%s/class/block/%s/holders", b->sys, name);
-	DIR *d = opendir(path);
-	if (!d)
-		return 0;
-	while (!found && (e = readdir(d)) != NULL)
-		found = strncmp(e->d_name, "md", 2) == 0;
-	closedir(d);
-	return found;
-}
-
 /* Devices whose probe can hang or that never hold a root: optical and
  * floppy drives, RAM disks, unconfigured loop, nbd and zram devices, an
  * md device that runs no array (the md stage's are running). */
@@ -76,7 +60,7 @@ static int skip_device(struct boot *b, const char *name)
 		return 1;
 	/* An md member with its superblock at the end (1.0, 0.90) shows the
 	 * array's file system at its start: the array is the root, not it. */
-	if (hi_boot_sys_block_attr(b, name, "md/array_state", buf, sizeof buf) < 0 && in_md_array(b, name))
+	if (hi_boot_sys_block_attr(b, name, "md/array_state", buf, sizeof buf) < 0 && hi_md_member(b->sys, name))
 		return 1;
 	if (strncmp(name, "loop", 4) == 0) {
 		snprintf(path, sizeof path, "%s/class/block/%s/loop/backing_file", b->sys, name);

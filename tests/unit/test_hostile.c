@@ -433,6 +433,23 @@ static void test_root_duplicates(void)
 		snprintf(rel, sizeof rel, "dup/sys/class/block/sdq%d", i);
 		rmdir(at(rel));
 	}
+	/* md: a running array is a root candidate; a member of one is not
+	 * (a 1.0 or 0.90 member shows the array's file system at its start),
+	 * nor is an md device that runs nothing. */
+	if (fake_disk("md0", "raid") == 0 && fake_disk("vdd", "raid") == 0) {
+		put("dup/sys/class/block/md0/md/array_state", "clean\n");
+		mkd("dup/sys/class/block/vdd/holders");
+		mkd("dup/sys/class/block/vdd/holders/md0");
+		dup_boot(ROOT_DUP_REFUSE, "/dev/md0");
+		tap_ok(hi_stage_root(&b) < 0 && strstr(b.err, "cannot create"), "md: root=/dev/md0, running, is found (%s)", b.err);
+		dup_boot(ROOT_DUP_REFUSE, "LABEL=raid");
+		tap_ok(hi_stage_root(&b) < 0 && strstr(b.err, "cannot create"),
+		       "md: the running array is found by its label, its member not counted twice (%s)", b.err);
+		put("dup/sys/class/block/md0/md/array_state", "inactive\n");
+		dup_boot(ROOT_DUP_REFUSE, "LABEL=raid");
+		tap_ok(hi_stage_root(&b) < 0 && strstr(b.err, "did not appear"),
+		       "md: an inactive array is not probed, nor the member it holds (%s)", b.err);
+	}
 
 	struct config c;
 	char err[CONFIG_ERR_MAX];

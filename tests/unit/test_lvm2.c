@@ -451,6 +451,13 @@ static void test_stage(void)
 	fixture_put(root, "sys/class/block/dm-3/dm/uuid", "LVM-v45ImqrYFdDwNmzSXuOt557zbiE71NU6Bf06guFFf8yAJBfjNakuAsSXDjdiiNLR\n");
 
 	put_pv(root, "vdb", "254:16\n", meta, PV_ID);
+	/* A running md array's member: the array is read, not it. */
+	fixture_mkdir(root, "sys/class/block/vdb/holders/md0", 0755);
+	tap_ok(run_stage(root, "/dev/mapper/test--vg-lin--root", MODE_INITRAMFS, &b) == -1 &&
+	       strstr(b.err, "which no disk holds") != NULL, "stage: a PV label on an md member is not read (%s)", b.err);
+	fixture_path(link, sizeof link, root, "sys/class/block/vdb/holders/md0");
+	if (rmdir(link) < 0)
+		fixture_die("rmdir", link);
 	tap_ok(run_stage(root, "/dev/mapper/test--vg-lin--root", MODE_INITRAMFS, &b) == -1, "stage: one PV of two");
 	tap_contains(b.err, "volume group test-vg is missing PV ZZZZZZ-0123-4567-89ab-cdef-GHIJ-KLmnop (pv1 of 2",
 		     "stage: names the missing PV's id");

@@ -16,7 +16,7 @@
 #
 # Runs in file order. No md device is ever made on the host.
 
-# budget: 620 s
+# budget: 600 s
 
 bats_require_minimum_version 1.5.0
 
@@ -170,8 +170,8 @@ _ho_md_setup() {
 	if vm_section "$log" mdmake | grep 'step-failed'; then return 1; fi
 	vm_assert_section_line "$log" mdmake "detail Version 1.2"
 	vm_assert_section_line "$log" mdmake "detail Name debian:0"
-	vm_section "$log" mdmake | grep -qE '^examine Resync Offset [0-9]+ sectors' || { vm_section "$log" mdmake; false; }
-	vm_assert_section_contains "$log" mdmake "host-only: md0 is md raid1 (metadata 1.2) over vdb vdc"
+	# mdadm's word for a 1.x superblock whose resync is not done.
+	vm_assert_section_line "$log" mdmake "examine State active"
 	vm_assert_section_contains "$log" mdmake "update-hardinit: kernel $GKVER: built /boot/hardinit.img-$GKVER"
 	size=$(vm_section "$log" mdmake | sed -n 's/^image-size=//p')
 	[[ $size =~ ^[0-9]+$ ]]
