@@ -178,15 +178,15 @@ arm64_fail() {
 		cold=$((cold + ${c:-0}))
 	done
 	[[ -z $missing ]] || { echo "no '# budget: N s' line in:$missing"; false; }
-	# A make check on a machine whose caches were emptied must end within 45
-	# minutes on two cores: about 5 for the install and the build, then the
-	# VM files in two lanes with the host lane beside them. The budgets (a
-	# warm run's seconds with some room) over two lanes must leave the cold
-	# builds room in what is left; the warm run's own 30 minutes is the
-	# summary's to show (tests/run-suites warns past HARDINIT_GATE_TARGET).
-	((total / 2 <= 35 * 60)) || { echo "the VM files' budgets add up to $total s, over 2 x 35 minutes"; false; }
-	# With the cold seconds of every cache entry (the `# cold: N s GLOB`
-	# lines), two lanes must still end within the 40 minutes left.
-	(((total + cold) / 2 <= 40 * 60)) ||
-		{ echo "budgets and cold seconds add up to $((total + cold)) s, over 2 x 40 minutes"; false; }
+	# CI stops at 90 minutes. A make check on a machine whose caches were
+	# emptied must end well inside it: about 10 minutes for the install
+	# and the build, then the VM files in two lanes with the host lane
+	# beside them, their cold seconds (the `# cold: N s GLOB` lines)
+	# included, within 60, leaving 20 for a slower machine. The budgets (a
+	# warm run's seconds with some room) alone must fit 45 minutes of two
+	# lanes. The goals, 30 minutes warm and 45 cold, are the summary's to
+	# show: tests/run-suites warns past HARDINIT_GATE_TARGET.
+	((total / 2 <= 45 * 60)) || { echo "the VM files' budgets add up to $total s, over 2 x 45 minutes"; false; }
+	(((total + cold) / 2 <= 60 * 60)) ||
+		{ echo "budgets and cold seconds add up to $((total + cold)) s, over 2 x 60 minutes"; false; }
 }
