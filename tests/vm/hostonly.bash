@@ -117,6 +117,24 @@ _ho_base_image() {
 	printf '%s\n' "$out"
 }
 
+# _ho_debs NAME PACKAGE...: the Debian 12 packages a layout's guest lacks
+# (lvm2, mdadm, btrfs-progs...), as the guest's own apt would fetch them,
+# downloaded by apt once into the shared cache under debs/NAME; prints
+# that directory.
+_ho_debs() {
+	local dir=${HARDINIT_CACHE:-/var/cache/hardinit}/debs/$1
+	shift
+	if [[ ! -f $dir/done ]]; then
+		(
+			flock 9
+			[[ -f $dir/done ]] && exit 0
+			rm -f "$dir"/*.deb
+			cd "$dir" && apt-get download -q "$@" >&2 && touch "$dir/done"
+		) 9>"$(mkdir -p "$dir" && echo "$dir/.lock")" || { echo "apt-get download of $* failed" >&2; return 1; }
+	fi
+	printf '%s\n' "$dir"
+}
+
 _ho_setup() {
 	DEB=$(vm_deb) || return 1
 	GKDIR=$(vm_kernel_dir 6.1-generic) || return 1

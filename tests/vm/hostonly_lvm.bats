@@ -36,22 +36,6 @@ setup_file() {
 # lvmbuild (root on hvg/root: lvm2 and the .deb installed, the hook's
 # host-only build; then the hook in a chroot whose / is the thin LV).
 
-# The lvm2 packages the guest lacks (Debian 12's, as the guest's own apt
-# would fetch them), downloaded by apt once into the shared cache.
-_ho_lvm_debs() {
-	local dir=${HARDINIT_CACHE:-/var/cache/hardinit}/debs/lvm2
-	if [[ ! -f $dir/done ]]; then
-		(
-			flock 9
-			[[ -f $dir/done ]] && exit 0
-			rm -f "$dir"/*.deb
-			cd "$dir" && apt-get download -q lvm2 dmeventd libdevmapper-event1.02.1 liblvm2cmd2.03 \
-				libaio1 libedit2 libbsd0 >&2 && touch "$dir/done"
-		) 9>"$(mkdir -p "$dir" && echo "$dir/.lock")" || { echo "apt-get download of lvm2 failed" >&2; return 1; }
-	fi
-	printf '%s\n' "$dir"
-}
-
 # The step script for both LVM boots; LMB is the root LV's size in MiB.
 _ho_lvm_steps() {
 	cat <<STEP
@@ -133,7 +117,7 @@ _ho_lvm_setup() {
 	PV1=$BATS_FILE_TMPDIR/pv1.img PV2=$BATS_FILE_TMPDIR/pv2.img EXPORT=$BATS_FILE_TMPDIR/export.img
 	[[ ! -f $BATS_FILE_TMPDIR/lvm.ready ]] || return 0
 	base=$(_ho_base_image) || return 1
-	debs=$(_ho_lvm_debs) || return 1
+	debs=$(_ho_debs lvm2 lvm2 dmeventd libdevmapper-event1.02.1 liblvm2cmd2.03 libaio1 libedit2 libbsd0) || return 1
 	cp --sparse=always "$base" "$LROOT"
 	# As small as it gets, plus room for the packages and the image.
 	e2fsck -fy "$LROOT" >/dev/null 2>&1

@@ -35,21 +35,6 @@ setup_file() {
 # maker puts the image the postinst built, since the host never assembles
 # the array).
 
-# Debian 12's mdadm, as the guest's own apt would fetch it, downloaded by
-# apt once into the shared cache (its dependencies are in the guest).
-_ho_md_debs() {
-	local dir=${HARDINIT_CACHE:-/var/cache/hardinit}/debs/mdadm
-	if [[ ! -f $dir/done ]]; then
-		(
-			flock 9
-			[[ -f $dir/done ]] && exit 0
-			rm -f "$dir"/*.deb
-			cd "$dir" && apt-get download -q mdadm >&2 && touch "$dir/done"
-		) 9>"$(mkdir -p "$dir" && echo "$dir/.lock")" || { echo "apt-get download of mdadm failed" >&2; return 1; }
-	fi
-	printf '%s\n' "$dir"
-}
-
 # The fixed UUID of the file system on the array (root=UUID=, the fstab).
 MD_FS_UUID=3d1f7c2e-8a4b-4c5d-9e6f-0a1b2c3d4e5f
 # Where mdadm --create --data-offset puts the data on each member (MiB).
@@ -112,7 +97,7 @@ _ho_md_setup() {
 	M1=$BATS_FILE_TMPDIR/m1.img M2=$BATS_FILE_TMPDIR/m2.img
 	[[ ! -f $BATS_FILE_TMPDIR/md.ready ]] || return 0
 	base=$(_ho_base_image) || return 1
-	debs=$(_ho_md_debs) || return 1
+	debs=$(_ho_debs mdadm mdadm) || return 1
 	cp --sparse=always "$base" "$MROOT"
 	e2fsck -fy "$MROOT" >/dev/null 2>&1
 	resize2fs -M "$MROOT" >/dev/null 2>&1 || { echo "resize2fs -M $MROOT failed" >&2; return 1; }
