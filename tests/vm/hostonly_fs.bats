@@ -6,7 +6,7 @@
 # One maker boot installs Debian's own btrfs-progs and xfsprogs and makes
 # two layouts on four more disks: a btrfs over two disks (raid1) with the
 # root on the subvolume @rootfs, as the installer names it; an XFS root
-# with a separate /usr (ext4) on a second partition, listed in its fstab.
+# with a separate /usr (ext4) on another disk, listed in its fstab.
 # Into each it copies the guest's root, then installs the .deb with its
 # shipped config in a chroot of it, whose /proc/self/mountinfo shows that
 # layout at / (and /usr): the postinst builds the host-only image there.
@@ -71,7 +71,7 @@ build() {
 	echo "installed $tag at $(cut -d' ' -f1 /proc/uptime) s"
 	img=$dir/boot/hardinit.img-$KVER
 	echo "$tag-image-size=$(stat -c %s "$img")"
-	dd if="$img" of=/dev/vdf bs=64k seek="$seek" conv=fsync status=none
+	dd if="$img" of=/dev/vdg bs=64k seek="$seek" conv=fsync status=none
 	for d in run dev sys proc; do umount "$dir/$d"; done
 }
 # The guest's root onto DIR, without the debs, the documentation and the
@@ -96,7 +96,7 @@ copy_root() {
 case $1 in
 fsmake)
 	mkdir -p /src /mnt/top /mnt/a /mnt/b
-	mount -o ro /dev/vde /src || echo "step-failed: mount src"
+	mount -o ro /dev/vdf /src || echo "step-failed: mount src"
 	# Unpacked, not installed: dpkg's triggers cost minutes under TCG, and
 	# nothing but the tools is wanted.
 	for f in /src/root/fs/*.deb; do dpkg-deb -x "$f" / || echo "step-failed: dpkg-deb -x $f"; done
@@ -117,20 +117,18 @@ fsmake)
 	printf 'UUID=%s / btrfs defaults,subvol=@rootfs 0 0\n' "$(blkid -s UUID -o value /dev/vdb)" >/mnt/a/etc/fstab
 	build /mnt/a btrfs 0
 	umount /mnt/a
-	# vdd: an XFS root, and /usr on ext4 beside it.
-	printf 'label: gpt\nsize=300MiB, name=root\nname=usr\n' | sfdisk -q /dev/vdd >/dev/null 2>&1 ||
-		echo "step-failed: sfdisk"
+	# vdd: an XFS root, and vde its /usr, on ext4 (whole disks: Debian
+	# 12's sfdisk is in the fdisk package, which the guest lacks).
+	run mkfs.xfs -q -f -L hxfs /dev/vdd
+	run mkfs.ext4 -q -F -L husr /dev/vde
 	udevadm settle
-	run mkfs.xfs -q -f -L hxfs /dev/vdd1
-	run mkfs.ext4 -q -F -L husr /dev/vdd2
-	udevadm settle
-	echo "xfs-uuid=$(blkid -s UUID -o value /dev/vdd1)"
-	run mount /dev/vdd1 /mnt/b
+	echo "xfs-uuid=$(blkid -s UUID -o value /dev/vdd)"
+	run mount /dev/vdd /mnt/b
 	mkdir -p /mnt/b/usr
-	run mount /dev/vdd2 /mnt/b/usr
+	run mount /dev/vde /mnt/b/usr
 	copy_root /mnt/b
 	printf 'UUID=%s / xfs defaults 0 1\nUUID=%s /usr ext4 defaults 0 2\n' \
-		"$(blkid -s UUID -o value /dev/vdd1)" "$(blkid -s UUID -o value /dev/vdd2)" >/mnt/b/etc/fstab
+		"$(blkid -s UUID -o value /dev/vdd)" "$(blkid -s UUID -o value /dev/vde)" >/mnt/b/etc/fstab
 	build /mnt/b xfs 512
 	umount /mnt/b/usr /mnt/b
 	sync
@@ -149,7 +147,8 @@ STEP
 _ho_fs_setup() {
 	local base debs blocks bsize mb
 	SRC=$BATS_FILE_TMPDIR/fs-src.img EXPORT=$BATS_FILE_TMPDIR/fs-export.img
-	B1=$BATS_FILE_TMPDIR/btrfs1.img B2=$BATS_FILE_TMPDIR/btrfs2.img XD=$BATS_FILE_TMPDIR/xfs.img
+	B1=$BATS_FILE_TMPDIR/btrfs1.img B2=$BATS_FILE_TMPDIR/btrfs2.img
+	XD=$BATS_FILE_TMPDIR/xfs.img UD=$BATS_FILE_TMPDIR/usr.img
 	[[ ! -f $BATS_FILE_TMPDIR/fs.ready ]] || return 0
 	base=$(_ho_base_image) || return 1
 	debs=$(_ho_fs_debs) || return 1
@@ -174,11 +173,12 @@ _ho_fs_setup() {
 	debugfs -w -R "write $BATS_FILE_TMPDIR/steps /root/hostonly-steps" "$DISK" >/dev/null 2>&1
 	debugfs -R "cat /root/hostonly-steps" "$SRC" 2>/dev/null | grep -qx "KVER=$GKVER" ||
 		{ echo "debugfs could not write the steps into $SRC" >&2; return 1; }
-	rm -f "$B1" "$B2" "$XD" "$EXPORT"
-	# raid1 keeps a copy on each; the XFS disk holds the root's 300 MiB
-	# partition (XFS's smallest) and /usr.
+	rm -f "$B1" "$B2" "$XD" "$UD" "$EXPORT"
+	# raid1 keeps a copy on each; the XFS root without /usr fits XFS's
+	# smallest, 300 MB.
 	truncate -s "$((mb + 256))M" "$B1" "$B2"
-	truncate -s "$((mb + 400))M" "$XD"
+	truncate -s 400M "$XD"
+	truncate -s "$((mb + 64))M" "$UD"
 	truncate -s 64M "$EXPORT"
 	touch "$BATS_FILE_TMPDIR/fs.ready"
 }
@@ -206,14 +206,15 @@ _ho_fs_value() {
 	HO_TIMEOUT=$((HO_TIMEOUT * 2)) _ho_boot "$log" "$BOOTSTRAP" /dev/vda none fsmake persist \
 		-drive "file=$DISK,if=virtio,format=raw,snapshot=on" \
 		-drive "file=$B1,if=virtio,format=raw" -drive "file=$B2,if=virtio,format=raw" \
-		-drive "file=$XD,if=virtio,format=raw" -drive "file=$SRC,if=virtio,format=raw,readonly=on" \
+		-drive "file=$XD,if=virtio,format=raw" -drive "file=$UD,if=virtio,format=raw" \
+		-drive "file=$SRC,if=virtio,format=raw,readonly=on" \
 		-drive "file=$EXPORT,if=virtio,format=raw"
 	vm_assert_section_line "$log" fsmake "mkfs-tools=/usr/sbin/mkfs.btrfs /usr/sbin/mkfs.xfs"
 	vm_assert_section_line "$log" fsmake "step-exit=0"
 	if vm_section "$log" fsmake | grep 'step-failed'; then return 1; fi
 	vm_section "$log" fsmake | grep -qx 'btrfs-root=/dev/vdb\[/@rootfs\] btrfs'
-	vm_assert_section_line "$log" fsmake "xfs-root=/dev/vdd1 xfs"
-	vm_assert_section_line "$log" fsmake "xfs-usr=/dev/vdd2 ext4"
+	vm_assert_section_line "$log" fsmake "xfs-root=/dev/vdd xfs"
+	vm_assert_section_line "$log" fsmake "xfs-usr=/dev/vde ext4"
 	vm_assert_section_line "$log" fsmake "btrfs-install-exit=0"
 	vm_assert_section_line "$log" fsmake "xfs-install-exit=0"
 	vm_assert_section_contains "$log" fsmake "update-hardinit: kernel $GKVER: built /boot/hardinit.img-$GKVER"
@@ -264,12 +265,12 @@ _ho_fs_value() {
 	[[ -s $img ]] || { echo "the maker test runs first (file order)" >&2; false; }
 	log=$BATS_FILE_TMPDIR/boot-xfs.log
 	_ho_boot "$log" "$img" "UUID=$(_ho_fs_value xfs-uuid)" none fsrun snapshot \
-		-drive "file=$XD,if=virtio,format=raw"
-	vm_assert_log_contains "$log" "mounted /usr /dev/vda2 (ext4) on /root/usr read-only"
-	vm_assert_section_line "$log" REPORT "usr device ok /dev/vda2"
+		-drive "file=$XD,if=virtio,format=raw" -drive "file=$UD,if=virtio,format=raw"
+	vm_assert_log_contains "$log" "mounted /usr /dev/vdb (ext4) on /root/usr read-only"
+	vm_assert_section_line "$log" REPORT "usr device ok /dev/vdb"
 	vm_assert_section_line "$log" REPORT "usr mode ok ro"
-	vm_assert_section_line "$log" STATE "root=/dev/vda1 xfs"
-	vm_assert_section_line "$log" fsrun "usr=/dev/vda2 ext4"
+	vm_assert_section_line "$log" STATE "root=/dev/vda xfs"
+	vm_assert_section_line "$log" fsrun "usr=/dev/vdb ext4"
 	vm_assert_section_line "$log" fsrun "init=/usr/lib/systemd/systemd"
 	for m in xfs ext4; do vm_assert_section_line "$log" MODULES "$m"; done
 	echo "# host-only XFS image $(stat -c %s "$img") bytes" >&3
