@@ -403,7 +403,7 @@ ho_root_mount() {
 	ho_mount_devices "$HO_ROOT_OF"
 	HO_ROOT_DEVS=("${HO_M_DEVS[@]}")
 	if [[ $HO_ROOT_FS == btrfs && $HO_M_FSROOT != / ]]; then
-		# Debian's GRUB entries pass it (10_linux, and 15_hardinit alike).
+		# Debian's own GRUB entries pass it (10_linux).
 		say "host-only: the boot mounts btrfs subvolume ${HO_M_FSROOT#/} as / when the command line says rootflags=subvol=${HO_M_FSROOT#/}"
 	fi
 }

@@ -213,28 +213,39 @@ static int choose_between(struct boot *b, struct root_search *s, struct seen_dev
 	return 1;
 }
 
-/* The devices that match are members of one btrfs (they share its UUID):
- * not duplicates, but one root. It is mounted once every member is there
- * and registered with the control device (BTRFS_IOC_SCAN_DEV), since the
- * kernel's mount scans only the device it is given, and the kernel agrees
- * all are there (BTRFS_IOC_DEVICES_READY). Returns 1 found, 0 not yet
- * (s->btrfs says what is missing), -1 after boot_error, 2 not one btrfs
- * (the caller's duplicate check decides). */
+/* The devices that match are one btrfs (they share its UUID), whose
+ * members are every device seen with that UUID (root=UUID= matches them
+ * all, root=/dev/vda1 one): not duplicates, but one root. It is mounted
+ * once every member is there and registered with the control device
+ * (BTRFS_IOC_SCAN_DEV), since the kernel's mount scans only the device it
+ * is given, and the kernel agrees all are there (BTRFS_IOC_DEVICES_READY).
+ * Returns 1 found, 0 not yet (s->btrfs says what is missing), -1 after
+ * boot_error, 2 not one btrfs of several devices, or one devid on two
+ * devices (the caller's duplicate check decides). */
 static int btrfs_root(struct boot *b, struct root_search *s, struct seen_dev **m, size_t n)
 {
 	char control[BOOT_PATH_MAX + 32], node[BOOT_PATH_MAX + 40], list[512];
+	struct seen_dev *members[ROOT_MAX_DEVICES];
+	size_t n_members = 0;
 
 	s->btrfs.n = 0;
-	if (strcmp(m[0]->fs.type, "btrfs") != 0 || m[0]->fs.num_devices < 2)
-		return 2;
-	hi_btrfs_members_init(&s->btrfs, m[0]->fs.uuid, m[0]->fs.num_devices);
-	qsort(m, n, sizeof m[0], cmp_dev_names);
-	for (size_t i = 0; i < n; i++) {
-		if (strcmp(m[i]->fs.type, "btrfs") != 0)
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(m[i]->fs.type, "btrfs") != 0 || strcmp(m[i]->fs.uuid, m[0]->fs.uuid) != 0 ||
+		    m[i]->fs.num_devices < 2)
 			return 2;
-		snprintf(node, sizeof node, "%s/%s", b->dev, m[i]->name);
-		if (hi_btrfs_members_add(&s->btrfs, m[i]->fs.uuid, m[i]->fs.devid, m[i]->fs.num_devices, node) != 0)
-			return 2;   /* another file system, or one devid twice */
+	for (size_t i = 0; i < s->n_devs; i++)
+		if (s->devs[i].probed && !strcmp(s->devs[i].fs.type, "btrfs") && !strcmp(s->devs[i].fs.uuid, m[0]->fs.uuid))
+			members[n_members++] = &s->devs[i];
+	qsort(members, n_members, sizeof members[0], cmp_dev_names);
+	qsort(m, n, sizeof m[0], cmp_dev_names);
+	hi_btrfs_members_init(&s->btrfs, m[0]->fs.uuid, m[0]->fs.num_devices);
+	for (size_t i = 0; i < n_members; i++) {
+		snprintf(node, sizeof node, "%s/%s", b->dev, members[i]->name);
+		if (hi_btrfs_members_add(&s->btrfs, members[i]->fs.uuid, members[i]->fs.devid,
+					 members[i]->fs.num_devices, node) < 0) {
+			s->btrfs.n = 0;
+			return 2;   /* one devid twice (a copied disk), or a node too long */
+		}
 	}
 	if (!hi_btrfs_members_complete(&s->btrfs))
 		return 0;
@@ -244,7 +255,8 @@ static int btrfs_root(struct boot *b, struct root_search *s, struct seen_dev **m
 			return hi_boot_error(b, "cannot register %s, a device of the btrfs root %s, with %s: %s; is the "
 					     "btrfs module in the initramfs (hardinit-mkinitramfs --modules btrfs)?",
 					     s->btrfs.m[i].node, s->btrfs.fsid, control, strerror(errno));
-	int ready = hi_btrfs_ready(control, s->btrfs.m[0].node);
+	snprintf(node, sizeof node, "%s/%s", b->dev, m[0]->name);
+	int ready = hi_btrfs_ready(control, node);
 	if (ready < 0)
 		return hi_boot_error(b, "cannot ask %s whether the btrfs root %s has all its devices: %s", control,
 				     s->btrfs.fsid, strerror(errno));
@@ -253,8 +265,8 @@ static int btrfs_root(struct boot *b, struct root_search *s, struct seen_dev **m
 	hi_btrfs_members_found(&s->btrfs, list, sizeof list);
 	hi_report_add(&b->rep, "root", "btrfs_devices", "ok", "%llu: %s", (unsigned long long)s->btrfs.num_devices, list);
 	log_notice("btrfs root %s: all %llu devices registered (%s)", s->btrfs.fsid,
-		 (unsigned long long)s->btrfs.num_devices, list);
-	snprintf(s->found, sizeof s->found, "%s", s->btrfs.m[0].node);
+		   (unsigned long long)s->btrfs.num_devices, list);
+	snprintf(s->found, sizeof s->found, "%s", node);
 	s->found_fs = m[0]->fs;
 	return 1;
 }

@@ -163,6 +163,13 @@ static void test_root_stage(void)
 	tap_contains(b.err, "cannot register ", "  every member is registered before the mount");
 	tap_contains(b.err, "/dev/" BTRFS_CONTROL_NAME ": Inappropriate ioctl", "  through the control device");
 
+	/* root= naming one member's path: the other is found by its UUID. */
+	boot_at(&b, base, MODE_INITRAMFS);
+	b.cfg.root_timeout = 1;
+	b.cmd.root = "/dev/vdb1";
+	tap_ok(hi_stage_root(&b) < 0 && strstr(b.err, "cannot register "),
+	       "root=/dev/vdb1: its fellow member found by UUID, both registered (%s)", b.err);
+
 	drop_member("vdb1");
 	tap_ok(root_boot(0) < 0, "only devid 1 present: the bounded wait ends");
 	tap_contains(b.err, "the btrfs root 55555555-5555-5555-5555-555555555555 (UUID=55555555-5555-5555-5555-555555555555) has 2 devices",
