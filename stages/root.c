@@ -241,10 +241,14 @@ static int btrfs_root(struct boot *b, struct root_search *s, struct seen_dev **m
 	hi_btrfs_members_init(&s->btrfs, m[0]->fs.uuid, m[0]->fs.num_devices);
 	for (size_t i = 0; i < n_members; i++) {
 		snprintf(node, sizeof node, "%s/%s", b->dev, members[i]->name);
+		/* Not one file system: one devid twice (a copied disk), more
+		 * devices than the superblocks count (a planted one with a devid
+		 * of its own), counts that differ, or a node too long. The
+		 * duplicate check decides. */
 		if (hi_btrfs_members_add(&s->btrfs, members[i]->fs.uuid, members[i]->fs.devid,
-					 members[i]->fs.num_devices, node) < 0) {
+					 members[i]->fs.num_devices, node) != 0) {
 			s->btrfs.n = 0;
-			return 2;   /* one devid twice (a copied disk), or a node too long */
+			return 2;
 		}
 	}
 	if (!hi_btrfs_members_complete(&s->btrfs))
