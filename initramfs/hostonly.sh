@@ -448,6 +448,10 @@ ho_root_mount() {
 ho_usr() {
 	local point=${HO_ROOT_OF%/}/usr tab=${HO_FSTAB:-${HO_ROOT_OF%/}/etc/fstab} line n=0 f1 f2 spec="" majmin path disk
 	ho_mount_at "$point" || return 0
+	# The image's verity root hash covers / alone; the boot refuses an
+	# unchecked /usr holding the real init.
+	[[ -z ${VERITY_ROOTHASH:-} ]] ||
+		die "host-only: /usr is a separate mount ($HO_M_FS on $HO_M_SRC), but --verity-roothash covers / alone: the real init would run from an unchecked device; move /usr onto the verity root"
 	ho_mount_devices "$point"
 	for majmin in "${HO_M_DEVS[@]}"; do
 		path=$(readlink -f -- "$HO_SYS/dev/block/$majmin")

@@ -792,6 +792,17 @@ fk_mount() {
 	has xfs; has ext4; has virtio_blk
 }
 
+@test "host-only: a separate /usr beside --verity-roothash is refused: the hash covers / alone, /usr holds the real init" {
+	fk_virtio_blk
+	fk_root 254:1 ext4 /dev/vda1
+	fk_mount '30 28 254:2 / /usr ro,relatime shared:2 - xfs /dev/vda2 rw,attr2,inode64'
+	printf 'UUID=0a1b / ext4 errors=remount-ro 0 1\nUUID=5e6f7a8b-0000-4000-8000-000000000001 /usr xfs defaults 0 2\n' >"$T/fstab"
+	HARDINIT_FSTAB=$T/fstab build --moddir "$GENERIC" -o "$OUT" --verity-roothash "$(printf "%064d" 0)" --verity-data /dev/vda1 --verity-hash /dev/vda3
+	[ "$status" -ne 0 ]
+	[[ $stderr == *"host-only: /usr is a separate mount (xfs on /dev/vda2), but --verity-roothash covers / alone: the real init would run from an unchecked device; move /usr onto the verity root" ]]
+	[ ! -e "$OUT" ]
+}
+
 @test "host-only: a separate /usr the boot cannot mount is refused with one line, nothing written" {
 	fk_virtio_blk
 	fk_root 254:1 ext4 /dev/vda1
