@@ -267,19 +267,19 @@ ho_dm() {
 # bytes are swapped back. Without md/uuid (an older kernel) the boot
 # assembles every array it finds, as before the marker named any.
 ho_md_uuid() {
-	local disk=$1 meta=$2 raw hex out="" w i u
+	local disk=$1 meta=$2 raw hex out="" w i u swap=""
 	raw=$(ho_attr "$disk/md/uuid") || raw=""
 	hex=${raw//-/}
 	if [[ ! $hex =~ ^[0-9a-fA-F]{32}$ ]]; then
+		# shellcheck disable=SC2034 # the builder's, for the marker
 		HO_MD_UUID_UNKNOWN=${disk##*/}
 		return 0
 	fi
 	hex=${hex,,}
+	[[ $meta == 0.90 && $(printf '\1\0' | od -An -tx2 | tr -d ' ') == 0001 ]] && swap=1
 	for ((i = 0; i < 32; i += 8)); do
 		w=${hex:i:8}
-		if [[ $meta == 0.90 && $(printf '\1\0' | od -An -tx2 | tr -d ' ') == 0001 ]]; then
-			w=${w:6:2}${w:4:2}${w:2:2}${w:0:2}
-		fi
+		[[ -z $swap ]] || w=${w:6:2}${w:4:2}${w:2:2}${w:0:2}
 		out+=${out:+:}$w
 	done
 	for u in "${HO_MD_UUIDS[@]}"; do
