@@ -242,3 +242,38 @@ int hi_md_assemble(const char *dev_dir, const char *sys_dir, const struct md_arr
 	close(fd);
 	return 0;
 }
+
+int hi_md_check_run(const char *sys_dir, const struct md_array *a, int minor, int degraded_ok, char *why,
+		    size_t whylen)
+{
+	char path[512], text[32], *end;
+
+	/* linear and raid0 have no md/degraded: they never run degraded. */
+	if (a->sb.level != 1 && a->sb.level != 4 && a->sb.level != 5 && a->sb.level != 6 && a->sb.level != 10)
+		return 0;
+	snprintf(path, sizeof path, "%s/block/md%d/md/degraded", sys_dir, minor);
+	if (hi_fs_read(path, text, sizeof text, NULL) < 0) {
+		if (degraded_ok)
+			return 0;
+		return snprintf(why, whylen, "cannot read %s (%s), so whether the kernel runs it degraded is unknown", path,
+				strerror(errno)), -1;
+	}
+	errno = 0;
+	unsigned long n = strtoul(text, &end, 10);
+	if (errno || end == text || (*end && *end != '\n'))
+		return snprintf(why, whylen, "%s reads '%.16s', not a count", path, text), -1;
+	if (n == 0 || degraded_ok)
+		return 0;
+	return snprintf(why, whylen, "the kernel runs it with %lu of %u members missing (%s) where hardinit counted %u held: "
+			"a member's role table disagrees with the others (a disk planted as a spare?)",
+			n, a->sb.raid_disks, path, a->n_active), -1;
+}
+
+void hi_md_stop(const char *node)
+{
+	int fd = open(node, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	ioctl(fd, STOP_ARRAY, 0);
+	close(fd);
+}

@@ -71,4 +71,17 @@ int hi_md_pick_minor(const char *sys_dir, const struct md_sb *sb);
 int hi_md_assemble(const char *dev_dir, const char *sys_dir, const struct md_array *a, const struct md_member *m,
 		   int minor, char *node, size_t nodecap, char *why, size_t whylen);
 
+/* After RUN_ARRAY, the kernel's own count of missing members
+ * (sys_dir/block/md<minor>/md/degraded): the kernel reads the role tables
+ * itself, and a planted spare with a forged newer one can make it run the
+ * array degraded where hardinit counted every slot held. Returns 0 when
+ * the kernel runs it whole (or the level has no redundancy to lose), -1
+ * with why when it runs degraded, or its count cannot be read, and
+ * degraded_ok is 0. */
+int hi_md_check_run(const char *sys_dir, const struct md_array *a, int minor, int degraded_ok, char *why,
+		    size_t whylen);
+
+/* STOP_ARRAY on node: a run array refused after all. */
+void hi_md_stop(const char *node);
+
 #endif

@@ -52,6 +52,8 @@ readonly HO_MAX_BLOCK=4096     # entries of /sys/dev/block looked at for resume=
 HO_NEEDS=()
 HO_CRYPT_NAMES=()
 HO_MD=""   # the md arrays under the root: the builder then tells the boot to assemble
+HO_MD_UUIDS=()      # their UUIDs as mdadm prints them: the boot assembles only these
+HO_MD_UUID_UNKNOWN="" # an array whose UUID sysfs does not show: the boot assembles every array
 declare -gA HO_CRYPT_UUID=() HO_CRYPT_BACK=()
 HO_ROOT_FS=""
 HO_ROOT_DEVS=()
@@ -258,6 +260,34 @@ ho_dm() {
 	done
 }
 
+# The array's UUID (md/uuid, the kernel's 8-4-4-4-12 of its bytes) as
+# mdadm prints it, the form the md stage reads from the marker. 0.90 keeps
+# the UUID as four host-endian words the kernel copies as bytes, while
+# mdadm prints each word's value: on a little-endian host each word's
+# bytes are swapped back. Without md/uuid (an older kernel) the boot
+# assembles every array it finds, as before the marker named any.
+ho_md_uuid() {
+	local disk=$1 meta=$2 raw hex out="" w i u swap=""
+	raw=$(ho_attr "$disk/md/uuid") || raw=""
+	hex=${raw//-/}
+	if [[ ! $hex =~ ^[0-9a-fA-F]{32}$ ]]; then
+		# shellcheck disable=SC2034 # the builder's, for the marker
+		HO_MD_UUID_UNKNOWN=${disk##*/}
+		return 0
+	fi
+	hex=${hex,,}
+	[[ $meta == 0.90 && $(printf '\1\0' | od -An -tx2 | tr -d ' ') == 0001 ]] && swap=1
+	for ((i = 0; i < 32; i += 8)); do
+		w=${hex:i:8}
+		[[ -z $swap ]] || w=${w:6:2}${w:4:2}${w:2:2}${w:0:2}
+		out+=${out:+:}$w
+	done
+	for u in "${HO_MD_UUIDS[@]}"; do
+		[[ $u != "$out" ]] || return 0
+	done
+	HO_MD_UUIDS+=("$out")
+}
+
 # An md array: its personality module and md-mod, then its members.
 ho_md() {
 	local disk=$1 depth=$2 dname=${1##*/} level meta slave majmin
@@ -272,6 +302,7 @@ ho_md() {
 	ho_need "md array $dname" md_mod
 	ho_need "md $level personality of $dname" "${HO_MD_LEVELS[$level]}"
 	HO_MD+="${HO_MD:+ }$dname"
+	ho_md_uuid "$disk" "$meta"
 	say "host-only: $dname is md $level (metadata $meta) over $(cd "$disk/slaves" 2>/dev/null && echo * || echo nothing)"
 	for slave in "$disk"/slaves/*; do
 		[[ -e $slave ]] || continue
@@ -417,6 +448,10 @@ ho_root_mount() {
 ho_usr() {
 	local point=${HO_ROOT_OF%/}/usr tab=${HO_FSTAB:-${HO_ROOT_OF%/}/etc/fstab} line n=0 f1 f2 spec="" majmin path disk
 	ho_mount_at "$point" || return 0
+	# The image's verity root hash covers / alone; the boot refuses an
+	# unchecked /usr holding the real init.
+	[[ -z ${VERITY_ROOTHASH:-} ]] ||
+		die "host-only: /usr is a separate mount ($HO_M_FS on $HO_M_SRC), but --verity-roothash covers / alone: the real init would run from an unchecked device; move /usr onto the verity root"
 	ho_mount_devices "$point"
 	for majmin in "${HO_M_DEVS[@]}"; do
 		path=$(readlink -f -- "$HO_SYS/dev/block/$majmin")

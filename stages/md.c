@@ -1,12 +1,14 @@
 /* md RAID: when the builder put md in the image (BOOT_MD_MARKER), the
- * arrays on the disks assembled as mdadm --assemble --scan would, without
+ * arrays the marker names by UUID (the root's; none named: every array
+ * on the disks) assembled as mdadm --assemble --scan would, without
  * mdadm: every block device's md superblock read (block/md_sb.c), the
  * members grouped by array UUID and the stale ones left out, each array
  * run through the md ioctls (block/md_assemble.c) as /dev/mdN with
  * mdadm's /dev/md/NAME link. The wait for the members is bounded as the
  * root's; an array still missing a member after it runs degraded only
  * with Debian's bootdegraded=true, else the boot stops with one line
- * naming the missing slot. The root stage then finds the array. */
+ * naming the missing slot, as it does when the kernel, after the run,
+ * counts a member missing. The root stage then finds the array. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +32,7 @@
 
 #define MD_MAX_DEVICES  256     /* block devices looked at per scan */
 #define MD_NODE_MAX     (BOOT_PATH_MAX + 16)
+#define MD_MARKER_BYTES (MD_MAX_ARRAYS * (MD_SB_UUID_TEXT + 1) + 1)   /* a UUID a line, one per array */
 
 struct md_scan {
 	struct md_member members[MD_MAX_MEMBERS];
@@ -38,7 +41,42 @@ struct md_scan {
 	struct md_array arrays[MD_MAX_ARRAYS + 1];   /* one more: past the bound is seen */
 	unsigned n_arrays;
 	int more;   /* a bound was reached: a member may have gone unread */
+	uint8_t want[MD_MAX_ARRAYS][MD_SB_UUID_LEN];   /* the marker's arrays; none: every array */
+	unsigned n_want;
+	unsigned n_foreign;   /* members of arrays the marker does not name, left alone */
+	char foreign[MD_DEV_NAME_MAX + MD_SB_UUID_TEXT + 4];   /* the first of them, for the log */
 };
+
+/* The arrays the builder named (their UUIDs, one a line): the root's.
+ * Only these are assembled, so a stick with one member of some other
+ * array neither stops the boot nor gets an array run; an empty marker (a
+ * generic image) names none: every array found. */
+static int read_marker(struct boot *b, struct md_scan *s)
+{
+	char text[MD_MARKER_BYTES], *line, *save = NULL;
+
+	s->n_want = 0;
+	if (hi_fs_read(b->md_marker, text, sizeof text, NULL) < 0)
+		return hi_boot_error(b, "md: cannot read %s: %s; rebuild the image with hardinit-mkinitramfs", b->md_marker,
+				     errno == E2BIG ? "more arrays than MD_MAX_ARRAYS" : strerror(errno));
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (s->n_want == MD_MAX_ARRAYS || hi_md_sb_uuid_parse(line, s->want[s->n_want]) < 0)
+			return hi_boot_error(b, "md: %s: '%.40s' is not an md array UUID (or more than %d lines); rebuild the image with hardinit-mkinitramfs",
+					     b->md_marker, line, MD_MAX_ARRAYS);
+		s->n_want++;
+	}
+	return 0;
+}
+
+static int wanted(const struct md_scan *s, const uint8_t uuid[MD_SB_UUID_LEN])
+{
+	if (!s->n_want)
+		return 1;
+	for (unsigned i = 0; i < s->n_want; i++)
+		if (!memcmp(s->want[i], uuid, MD_SB_UUID_LEN))
+			return 1;
+	return 0;
+}
 
 int hi_md_degraded_allowed(const char *value, int present)
 {
@@ -111,6 +149,13 @@ static void scan_device(struct boot *b, struct md_scan *s, const char *name)
 		snprintf(s->bad, sizeof s->bad, "%s: %s", name, why);
 	if (rc <= 0)
 		return;
+	if (!wanted(s, m->sb.uuid)) {
+		char uuid[MD_SB_UUID_TEXT];
+		hi_md_sb_uuid_format(m->sb.uuid, uuid);
+		if (s->n_foreign++ == 0)
+			snprintf(s->foreign, sizeof s->foreign, "%s of %s", name, uuid);
+		return;
+	}
 	snprintf(m->name, sizeof m->name, "%s", name);
 	m->major = maj;
 	m->minor = min;
@@ -122,7 +167,7 @@ static void scan(struct boot *b, struct md_scan *s)
 	char path[BOOT_PATH_MAX + 16];
 	struct dirent *e;
 
-	s->n_members = s->n_devs = s->n_bad = 0;
+	s->n_members = s->n_devs = s->n_bad = s->n_foreign = 0;
 	s->more = 0;
 	s->bad[0] = '\0';
 	snprintf(path, sizeof path, "%s/class/block", b->sys);
@@ -152,7 +197,7 @@ static int all_complete(const struct md_scan *s)
 	for (unsigned i = 0; i < s->n_arrays; i++)
 		if (!hi_md_complete(&s->arrays[i]))
 			return 0;
-	return s->n_arrays > 0;
+	return s->n_arrays > 0 && s->n_arrays >= s->n_want;
 }
 
 /* "vda1 in slot 0, vdb1 in slot 1" into out. */
@@ -245,6 +290,13 @@ static int run_array(struct boot *b, struct md_scan *s, const struct md_array *a
 	if (hi_md_assemble(b->dev, b->sys, a, s->members, minor, node, sizeof node, why, sizeof why) < 0)
 		return hi_boot_error(b, "md: array %s (%s, %s, %s): %s; the kernel log (md:) says why, and the image needs the %s module (hardinit-mkinitramfs --modules %s)",
 				  label, uuid, level, members, why, level, a->sb.level == 5 || a->sb.level == 4 || a->sb.level == 6 ? "raid456" : level);
+	/* The kernel's count of what is missing, not hardinit's: a forged
+	 * role table can make them differ. */
+	if (hi_md_check_run(b->sys, a, minor, degraded_ok, why, sizeof why) < 0) {
+		hi_md_stop(node);
+		return hi_boot_error(b, "md: array %s (%s, %s, %s) stopped: %s; remove the disk that is not the array's, or %s to boot it degraded",
+				  label, uuid, level, members, why, word_hint);
+	}
 	if (devname[0])
 		make_link(b, devname, minor);
 	if (!complete)
@@ -311,6 +363,8 @@ int hi_stage_md(struct boot *b)
 
 	if (access(b->md_marker, F_OK) != 0)
 		return 0;
+	if (read_marker(b, &s) < 0)
+		return -1;
 	const char *word = hi_cmdline_get(&b->cmd, MD_DEGRADED_WORD, &present);
 	int degraded_ok = hi_md_degraded_allowed(word, present);
 	/* Under the lock the word is refused (the config stage said so):
@@ -342,6 +396,9 @@ int hi_stage_md(struct boot *b)
 				     "machine does not boot from", MD_MAX_DEVICES, MD_MAX_MEMBERS, MD_MAX_ARRAYS);
 	if (s.n_bad)
 		log_warn("md: a damaged md superblock was skipped: %s", s.bad);
+	if (s.n_foreign)
+		log_warn("md: %u md member(s) of arrays the image does not name left alone (%s); the image assembles only the root's arrays",
+			 s.n_foreign, s.foreign);
 	if (!s.n_arrays) {
 		log_warn("md: no md array found on %u block devices within %d s; the root stage looks for root= without one",
 			 s.n_devs, timeout);

@@ -113,6 +113,12 @@ int hi_stage_usr(struct boot *b)
 		hi_report_add(&b->rep, "usr", "mount", "absent", "/usr is on the root");
 		return 0;
 	}
+	/* The image's verity root hash covers / alone: a separate /usr
+	 * holds the real init and its libraries on a device nothing checks. */
+	if (b->verity_anchored)
+		return hi_boot_error(b, "/usr (%s in the root's /etc/fstab) is a separate file system, but the image's "
+				     "verity root hash covers / alone: the real init would run from an unchecked device; "
+				     "move /usr onto the verity root", l.spec);
 	if (hi_fstab_device_spec(l.spec, spec, sizeof spec) < 0)
 		return hi_boot_error(b, "the device of /usr in the root's /etc/fstab is too long");
 	if (b->mode == MODE_DRY_RUN) {

@@ -609,7 +609,7 @@ fk_md() {
 
 # The image's md marker (the md stage runs only when it is there).
 image_has_md_marker() {
-	zstd -dcq "$OUT" | cpio -t --quiet 2>/dev/null | grep -qxF etc/hardinit/md
+	image_cpio "$OUT" | cpio -t --quiet 2>/dev/null | grep -qxF etc/hardinit/md
 }
 
 @test "host-only: an ext4 root on md RAID1: md_mod, raid1 and the members' drivers in the image, with the md marker" {
@@ -642,6 +642,39 @@ image_has_md_marker() {
 	LIST=$(load_list)
 	has raid1; has md_mod; has dm_mod
 	image_has_md_marker
+}
+
+# The marker's content, the arrays the boot assembles.
+md_marker_text() {
+	image_cpio "$OUT" | (cd "$T" && rm -rf mdx && mkdir mdx && cd mdx && cpio -id --quiet etc/hardinit/md 2>/dev/null)
+	cat "$T/mdx/etc/hardinit/md"
+}
+
+@test "host-only: the md marker names the root's arrays by UUID (mdadm's form, 0.90's words as mdadm reads them), so the boot leaves foreign arrays alone" {
+	fk_virtio_blk
+	fk_md md0 9:0 raid1 1.2 254:1 254:2
+	echo 5a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9 >"$S/devices/virtual/block/md0/md/uuid"
+	fk_root 9:0 ext4 /dev/md0
+	build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 0 ]
+	[[ $(md_marker_text) == "5a1b2c3d:4e5f6071:8293a4b5:c6d7e8f9" ]]
+	[[ $output == *"; only 5a1b2c3d:4e5f6071:8293a4b5:c6d7e8f9)"* ]]
+	# LVM over two arrays, one of them 0.90: both, each once.
+	fk_md md1 9:1 raid1 0.90 254:1 254:2
+	echo 01020304-0506-0708-090a-0b0c0d0e0f10 >"$S/devices/virtual/block/md1/md/uuid"
+	fk_dm vg0-root LVM-x 253:0 9:0 9:1
+	fk_root 253:0 ext4 /dev/mapper/vg0-root
+	fk_dmsetup "0 100 linear 9:0 2048"
+	build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 0 ]
+	[[ $(md_marker_text | sort) == $'04030201:08070605:0c0b0a09:100f0e0d\n5a1b2c3d:4e5f6071:8293a4b5:c6d7e8f9' ]]
+	# A kernel without md/uuid: an empty marker, every array assembled.
+	rm "$S/devices/virtual/block/md0/md/uuid"
+	fk_root 9:0 ext4 /dev/md0
+	build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 0 ]
+	[[ -z $(md_marker_text) ]]
+	[[ $output == *"note: md0 shows no md/uuid"*"the boot assembles every md array it finds"* ]]
 }
 
 @test "host-only: a root without md has no md marker; --modules raid1 gives one" {
@@ -757,6 +790,17 @@ fk_mount() {
 	[[ $output == *"host-only: /usr is mounted by the boot from $T/fstab (UUID=5e6f7a8b-0000-4000-8000-000000000001, xfs)"* ]]
 	LIST=$(load_list)
 	has xfs; has ext4; has virtio_blk
+}
+
+@test "host-only: a separate /usr beside --verity-roothash is refused: the hash covers / alone, /usr holds the real init" {
+	fk_virtio_blk
+	fk_root 254:1 ext4 /dev/vda1
+	fk_mount '30 28 254:2 / /usr ro,relatime shared:2 - xfs /dev/vda2 rw,attr2,inode64'
+	printf 'UUID=0a1b / ext4 errors=remount-ro 0 1\nUUID=5e6f7a8b-0000-4000-8000-000000000001 /usr xfs defaults 0 2\n' >"$T/fstab"
+	HARDINIT_FSTAB=$T/fstab build --moddir "$GENERIC" -o "$OUT" --verity-roothash "$(printf "%064d" 0)" --verity-data /dev/vda1 --verity-hash /dev/vda3
+	[ "$status" -ne 0 ]
+	[[ $stderr == *"host-only: /usr is a separate mount (xfs on /dev/vda2), but --verity-roothash covers / alone: the real init would run from an unchecked device; move /usr onto the verity root" ]]
+	[ ! -e "$OUT" ]
 }
 
 @test "host-only: a separate /usr the boot cannot mount is refused with one line, nothing written" {

@@ -346,8 +346,12 @@ static void test_stage(void)
 	tap_contains(b.err, "both ask for the name 0: root=/dev/md0 would be whichever came first", "stage: ... saying why");
 	tap_ok(run_stage(root, "root=/dev/md/0", &b) == -1 && strstr(b.err, "both ask for the name 0"),
 	       "stage: ... and root=/dev/md/0");
+	/* Here the first array is whole and goes to the assembly: a regular
+	 * file where its node would be stops it (no mknod, no ioctl). */
+	fixture_put(root, "dev/md0", "");
 	tap_ok(run_stage(root, "root=UUID=0d0d0d0d-0000-0000-0000-000000000000", &b) == -1 &&
-	       !strstr(b.err, "both ask for"), "stage: root=UUID= is the root stage's duplicate check, not this");
+	       !strstr(b.err, "both ask for") && strstr(b.err, "exists and is not block device"),
+	       "stage: root=UUID= is the root stage's duplicate check, not this");
 	drop_member(root, "sdy1");
 	drop_member(root, "sdz1");
 	put_member(root, "vdb1", "254:17\n", 1, 80);
@@ -437,6 +441,67 @@ static void test_bounds(void)
 	fixture_rmtree(root);
 }
 
+/* The marker names the root's array: a foreign array on another disk,
+ * one member of two (a USB stick, an old RAID disk), is neither waited
+ * for nor assembled, nor does its name (the root's debian:0) count. */
+static void test_marker(void)
+{
+	static struct boot b;
+	const char *root = fixture_tree("md-marker");
+
+	fixture_mkdir(root, "sys/class/block", 0755);
+	put_member(root, "vda1", "254:1\n", 0, 100);
+	put_member(root, "vdb1", "254:17\n", 1, 100);
+	other_uuid = 1;
+	put_member(root, "sdz1", "8:17\n", 0, 300);
+	other_uuid = 0;
+	fixture_put(root, "dev/md0", "");   /* the assembly stops at a regular file: no ioctl */
+	fixture_put(root, "etc/hardinit/md", "5a1b2c3d:4e5f6071:8293a4b5:c6d7e8f9\n");
+	tap_ok(run_stage(root, "root=/dev/md0", &b) == -1, "marker: the named array goes to the assembly");
+	tap_contains(b.err, "md: array debian:0 (5a1b2c3d:4e5f6071:8293a4b5:c6d7e8f9, raid1, vda1 in slot 0, vdb1 in slot 1): /",
+		     "marker: ... the named array alone, whole");
+	tap_ok(!strstr(b.err, "5b1b2c3d") && !strstr(b.err, "sdz1") && !strstr(b.err, "both ask"),
+	       "marker: the foreign incomplete array is left alone, not waited for");
+	/* An empty marker (a generic image): every array, as before. */
+	fixture_put(root, "etc/hardinit/md", "");
+	tap_ok(run_stage(root, "root=/dev/md0", &b) == -1 && strstr(b.err, "both ask for the name 0"),
+	       "marker: empty, every array found is assembled");
+	/* The named array missing a member is still waited for and refused. */
+	drop_member(root, "vdb1");
+	fixture_put(root, "etc/hardinit/md", "5a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9\n");
+	tap_ok(run_stage(root, "root=/dev/md0", &b) == -1 && strstr(b.err, "slot 1 missing") && strstr(b.err, "5a1b2c3d:"),
+	       "marker: the named array one member short is refused");
+	fixture_put(root, "etc/hardinit/md", "not-a-uuid\n");
+	tap_ok(run_stage(root, "root=/dev/md0", &b) == -1 && strstr(b.err, "'not-a-uuid' is not an md array UUID"),
+	       "marker: a line that is not a UUID stops the boot");
+	fixture_rmtree(root);
+}
+
+/* After RUN_ARRAY the kernel's md/degraded decides, not hardinit's count. */
+static void test_check_run(void)
+{
+	const char *root = fixture_tree("md-run");
+	char sys[1024], why[256];
+	struct md_array a;
+
+	memset(&a, 0, sizeof a);
+	a.sb.level = 1;
+	a.sb.raid_disks = 2;
+	a.n_active = 2;
+	fixture_path(sys, sizeof sys, root, "sys");
+	fixture_put(root, "sys/block/md0/md/degraded", "0\n");
+	tap_ok(hi_md_check_run(sys, &a, 0, 0, why, sizeof why) == 0, "check run: degraded 0 runs");
+	fixture_put(root, "sys/block/md0/md/degraded", "1\n");
+	tap_ok(hi_md_check_run(sys, &a, 0, 0, why, sizeof why) == -1, "check run: the kernel runs it degraded: refused");
+	tap_contains(why, "the kernel runs it with 1 of 2 members missing", "check run: ... saying so");
+	tap_ok(hi_md_check_run(sys, &a, 0, 1, why, sizeof why) == 0, "check run: ... unless a degraded boot is allowed");
+	tap_ok(hi_md_check_run(sys, &a, 1, 0, why, sizeof why) == -1 && strstr(why, "cannot read"),
+	       "check run: an unreadable count is refused");
+	a.sb.level = 0;
+	tap_ok(hi_md_check_run(sys, &a, 1, 0, why, sizeof why) == 0, "check run: raid0 has no count to read");
+	fixture_rmtree(root);
+}
+
 static void test_spec_node(void)
 {
 	static struct boot b;
@@ -463,6 +528,8 @@ int main(void)
 	test_plan();
 	test_stage();
 	test_bounds();
+	test_marker();
+	test_check_run();
 	test_spec_node();
 	return tap_done();
 }

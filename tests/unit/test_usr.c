@@ -141,6 +141,16 @@ static void test_stage(void)
 		     "  naming the line");
 	tap_contains(b.err, "UUID=0a1b2c3d-0000-4000-8000-000000000009 did not appear", "  and the device looked for");
 
+	/* A root under the image's verity root hash: a separate /usr is
+	 * unchecked and holds the real init, so it is refused, not mounted. */
+	usr_boot(MODE_INITRAMFS);
+	b.verity_anchored = true;
+	tap_ok(hi_stage_usr(&b) < 0 && strstr(b.err, "the image's verity root hash covers / alone"),
+	       "a separate /usr beside an embedded verity root hash stops the boot (%s)", b.err);
+	usr_boot(MODE_DRY_RUN);
+	b.verity_anchored = true;
+	tap_ok(hi_stage_usr(&b) < 0, "  in a dry run too");
+
 	/* An fstab that is not a regular file is not read: the boot stops. */
 	unlink(path);
 	snprintf(path, sizeof path, "%s/root/etc/fstab", base);
