@@ -11,7 +11,7 @@
 # into it), the real init ran and powered off, and the modules loaded are
 # the controller's driver, not every driver the image carries.
 
-# budget: 480 s
+# budget: 240 s
 
 bats_require_minimum_version 1.5.0
 

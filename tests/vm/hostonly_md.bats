@@ -16,7 +16,7 @@
 #
 # Runs in file order. No md device is ever made on the host.
 
-# budget: 600 s
+# budget: 280 s
 
 bats_require_minimum_version 1.5.0
 
