@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "md_sb.h"
+#include "sha256.h"
 
 #define MD_MAGIC          0xa92b4efcu
 #define SECTOR            512u
@@ -273,24 +274,13 @@ void hi_md_sb_uuid_format(const uint8_t uuid[MD_SB_UUID_LEN], char out[MD_SB_UUI
 	*p = '\0';
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 int hi_md_sb_uuid_parse(const char *text, uint8_t uuid[MD_SB_UUID_LEN])
 {
 	unsigned n = 0;
 	for (const char *p = text; *p; p++) {
 		if (*p == ':' || *p == '-')
 			continue;
-		int v = hexval(*p);
+		int v = hi_hex_nibble(*p);
 		if (v < 0 || n >= 2 * MD_SB_UUID_LEN)
 			return -1;
 		if (n % 2 == 0)

@@ -140,7 +140,7 @@ char *hi_hex_encode(char *out, const uint8_t *data, size_t n)
 	return out;
 }
 
-static int nibble(char c)
+int hi_hex_nibble(char c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -154,7 +154,7 @@ static int nibble(char c)
 int hi_hex_decode(uint8_t *out, size_t n, const char *hex)
 {
 	for (size_t i = 0; i < n; i++) {
-		int hi = nibble(hex[2 * i]), lo = hi < 0 ? -1 : nibble(hex[2 * i + 1]);
+		int hi = hi_hex_nibble(hex[2 * i]), lo = hi < 0 ? -1 : hi_hex_nibble(hex[2 * i + 1]);
 		if (hi < 0 || lo < 0)
 			return -1;
 		out[i] = (uint8_t)(hi << 4 | lo);

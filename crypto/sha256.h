@@ -29,6 +29,9 @@ void hi_sha256(const void *data, size_t len, uint8_t out[SHA256_BYTES]);
 /* Lower-case hex of n bytes into out (2n+1 bytes). Returns out. */
 char *hi_hex_encode(char *out, const uint8_t *data, size_t n);
 
+/* One hex digit's value (either case), or -1. */
+int hi_hex_nibble(char c);
+
 /* Parse exactly 2n hex digits into n bytes. Returns 0, or -1. */
 int hi_hex_decode(uint8_t *out, size_t n, const char *hex);
 
