@@ -394,7 +394,7 @@ static int measure_volume(struct boot *b, const struct luks_volume *v, int pcr, 
 	int tlen = hi_luks2_identity(v->name, v->uuid, text, sizeof text);
 	long rc = hi_tpm_extend_at(b->dev, TPM_DEV_TIMEOUT_MS, (unsigned)pcr, vk, vklen, text, (size_t)tlen, &done, path,
 				   sizeof path, err, errlen);
-	bool absent = rc == 1 && errno == ENOENT;
+	bool absent = rc == TPM_EXTEND_NO_NODE && errno == ENOENT;
 	hi_tpm_digests_banks(&done, banks, bankscap);
 	explicit_bzero(&done, sizeof done);
 	return rc == 0 ? 0 : absent ? 1 : -1;

@@ -96,7 +96,7 @@ static int extend_phase(struct boot *b, const char *word)
 	}
 	long rc = hi_tpm_extend_at(b->dev, MEASURE_TPM_TIMEOUT_MS, PCRPHASE_PCR, NULL, 0, word, strlen(word), &done,
 				   path, sizeof path, err, sizeof err);
-	if (rc == 1) {
+	if (rc == TPM_EXTEND_NO_NODE) {
 		/* systemd-pcrphase --graceful: no TPM, nothing to extend. */
 		hi_report_add(&b->rep, STAGE, word, "skipped", "no TPM (%s)", err);
 		return 0;

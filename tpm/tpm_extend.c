@@ -235,7 +235,7 @@ long hi_tpm_extend_at(const char *dev_dir, int timeout_ms, unsigned pcr, const u
 		int saved = errno;
 		snprintf(err, errlen, "%s: %s", path, strerror(saved));
 		errno = saved;
-		return 1;
+		return TPM_EXTEND_NO_NODE;
 	}
 	long rc = hi_tpm_extend_measure(hi_tpm_dev_xfer, &d, pcr, key, keylen, data, len, done, err, errlen);
 	hi_tpm_dev_close(&d);

@@ -34,11 +34,16 @@ size_t hi_tpm_good_banks(const struct tpm_banks *banks, const struct tpm_digest 
 long hi_tpm_extend_measure(tpm_xfer_fn xfer, void *ctx, unsigned pcr, const uint8_t *key, size_t keylen,
 			const void *data, size_t len, struct tpm_digests *done, char *err, size_t errlen);
 
+/* hi_tpm_extend_at's answer when no node could be opened: a value no TPM
+ * response code can take (they are > 0), so a TPM that answers code 1 is
+ * never taken for an absent one. */
+#define TPM_EXTEND_NO_NODE (-2L)
+
 /* hi_tpm_extend_measure through dev_dir's TPM_USE_EXTEND node
  * (tpm/tpm_dev.c), opened here and closed after, each command bounded by
- * timeout_ms; path gets the node. Returns 0 with done; 1 when no node
- * could be opened (errno kept, err saying which and why); -1 or a TPM
- * response code > 0 as hi_tpm_extend_measure. */
+ * timeout_ms; path gets the node. Returns 0 with done; TPM_EXTEND_NO_NODE
+ * when no node could be opened (errno kept, err saying which and why); -1
+ * or a TPM response code > 0 as hi_tpm_extend_measure. */
 long hi_tpm_extend_at(const char *dev_dir, int timeout_ms, unsigned pcr, const uint8_t *key, size_t keylen,
 		      const void *data, size_t len, struct tpm_digests *done, char *path, size_t pathcap, char *err,
 		      size_t errlen);

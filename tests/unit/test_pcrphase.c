@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "fixture.h"
 #include "measure.h"
@@ -153,6 +154,7 @@ struct fake {
 	uint8_t extend[TPM_CMD_MAX];
 	size_t extend_len;
 	unsigned calls;
+	uint32_t answer_rc;   /* not 0: every command answered with this response code */
 };
 
 static void put_be(uint8_t *p, uint32_t v, unsigned n)
@@ -172,6 +174,12 @@ static int fake_xfer(void *ctx, const uint8_t *cmd, size_t len, uint8_t *resp, s
 	f->calls++;
 	memset(resp, 0, cap);
 	put_be(resp, 0x8001, 2);
+	if (f->answer_rc) {
+		put_be(resp + 2, 10, 4);
+		put_be(resp + 6, f->answer_rc, 4);
+		*rlen = 10;
+		return 0;
+	}
 	if (cc == 0x17A) {                       /* GetCapability(PCRS) */
 		n += 1;
 		put_be(resp + n, 5, 4), n += 4;
@@ -237,6 +245,19 @@ static void test_extend_measure(void)
 	hi_tpm_bank_digest(TPM_ALG_SHA256, (const uint8_t *)"key", 3, "cryptsetup:x:y", 14, &want);
 	tap_ok(rc == 0 && done.n == 2 && !memcmp(done.d[1].bytes, want.bytes, 32),
 	       "with a key: each bank's HMAC of the data");
+
+	/* A TPM that answers response code 1 is a TPM that failed, never one
+	 * that is absent: the stages skip only on TPM_EXTEND_NO_NODE. */
+	memset(&f, 0, sizeof f);
+	f.answer_rc = 1;
+	rc = hi_tpm_extend_measure(fake_xfer, &f, 11, NULL, 0, "enter-initrd", 12, &done, err, sizeof err);
+	tap_ok(rc == 1 && rc != TPM_EXTEND_NO_NODE, "a TPM answering code 1: that code, not the absent TPM's answer");
+	char dir[] = "/tmp/hardinit-pcrphase-nonode-XXXXXX", path[256];
+	if (!mkdtemp(dir))
+		fixture_die("mkdtemp", dir);
+	rc = hi_tpm_extend_at(dir, 1000, 11, NULL, 0, "enter-initrd", 12, &done, path, sizeof path, err, sizeof err);
+	tap_ok(rc == TPM_EXTEND_NO_NODE, "no TPM node: TPM_EXTEND_NO_NODE (%ld: %s)", rc, err);
+	rmdir(dir);
 }
 
 static void test_condition(void)
