@@ -222,8 +222,19 @@ ho_luks_uuid() {
 	say "host-only: $name is LUKS2 UUID ${HO_CRYPT_UUID[$name]} on $back"
 }
 
+# A stacked device's layers below it (device-mapper's or md's slaves in
+# sysfs), each walked as the next depth of the root's stack.
+ho_walk_slaves() {
+	local disk=$1 depth=$2 slave majmin
+	for slave in "$disk"/slaves/*; do
+		[[ -e $slave ]] || continue
+		majmin=$(ho_attr "$slave/dev") || die "host-only: $(ho_rel "$slave")/dev is unreadable"
+		ho_block "$majmin" $((depth + 1))
+	done
+}
+
 ho_dm() {
-	local disk=$1 depth=$2 name uuid majmin types t spec m slave
+	local disk=$1 depth=$2 name uuid majmin types t spec m
 	name=$(ho_attr "$disk/dm/name" || echo "${disk##*/}")
 	uuid=$(ho_attr "$disk/dm/uuid" || true)
 	majmin=$(ho_attr "$disk/dev") || die "host-only: $(ho_rel "$disk")/dev is unreadable"
@@ -253,11 +264,7 @@ ho_dm() {
 	done <<<"$types"
 	types=$(cut -d' ' -f1 <<<"$types" | sort -u)
 	say "host-only: $name is device-mapper (${types//$'\n'/ }) over $(cd "$disk/slaves" 2>/dev/null && echo * || echo nothing)"
-	for slave in "$disk"/slaves/*; do
-		[[ -e $slave ]] || continue
-		majmin=$(ho_attr "$slave/dev") || die "host-only: $(ho_rel "$slave")/dev is unreadable"
-		ho_block "$majmin" $((depth + 1))
-	done
+	ho_walk_slaves "$disk" "$depth"
 }
 
 # The array's UUID (md/uuid, the kernel's 8-4-4-4-12 of its bytes) as
@@ -290,7 +297,7 @@ ho_md_uuid() {
 
 # An md array: its personality module and md-mod, then its members.
 ho_md() {
-	local disk=$1 depth=$2 dname=${1##*/} level meta slave majmin
+	local disk=$1 depth=$2 dname=${1##*/} level meta
 	level=$(ho_attr "$disk/md/level" || echo unknown)
 	meta=$(ho_attr "$disk/md/metadata_version" || echo unknown)
 	case $meta in
@@ -304,11 +311,7 @@ ho_md() {
 	HO_MD+="${HO_MD:+ }$dname"
 	ho_md_uuid "$disk" "$meta"
 	say "host-only: $dname is md $level (metadata $meta) over $(cd "$disk/slaves" 2>/dev/null && echo * || echo nothing)"
-	for slave in "$disk"/slaves/*; do
-		[[ -e $slave ]] || continue
-		majmin=$(ho_attr "$slave/dev") || die "host-only: $(ho_rel "$slave")/dev is unreadable"
-		ho_block "$majmin" $((depth + 1))
-	done
+	ho_walk_slaves "$disk" "$depth"
 }
 
 # The block device MAJ:MIN and everything under it.

@@ -177,6 +177,25 @@ _ho_image_modules() {
 	done <"$dir/etc/hardinit/modules"
 }
 
+# _ho_exported_image LOG STEP OUT MODULE...: the image the guest's
+# postinst built in step STEP and wrote to the EXPORT disk (the host maps
+# no array or LV), copied to OUT by the size the step printed; it must hold
+# every MODULE.
+_ho_exported_image() {
+	local log=$1 step=$2 out=$3 size list m
+	shift 3
+	vm_assert_section_line "$log" "$step" "install-exit=0"
+	vm_assert_section_contains "$log" "$step" "update-hardinit: kernel $GKVER: built /boot/hardinit.img-$GKVER"
+	size=$(vm_section "$log" "$step" | sed -n 's/^image-size=//p')
+	[[ $size =~ ^[0-9]+$ ]] || { echo "no image-size= in step $step" >&2; return 1; }
+	head -c "$size" "$EXPORT" >"$out"
+	list=$(_ho_image_modules "$out") || return 1
+	echo "$list"
+	for m in "$@"; do
+		grep -qx "$m" <<<"$list" || { echo "not in the image $step built: $m" >&2; return 1; }
+	done
+}
+
 # _ho_start LOG INITRD ROOT BUS STEP SNAPSHOT [QEMU ARGS]: one boot of the
 # guest. BUS: the bus of $DISK (virtio, nvme, scsi), or none (the disks
 # are in QEMU ARGS); STEP: hostonly.step=STEP, or nothing; SNAPSHOT:
