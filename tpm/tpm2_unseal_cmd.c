@@ -444,12 +444,15 @@ void hi_tpm2_pin_auth(const char *pin, uint8_t out[32], size_t *len)
 int hi_tpm2_pin_salted(const char *pin, const uint8_t *salt, size_t saltlen, char out[TPM2_PIN_SALTED_LEN + 1])
 {
 	uint8_t dk[32];
+	int rc = -1;
 
-	out[0] = '\0';
-	if (!pin[0] || !saltlen ||
-	    hi_pbkdf2("sha256", (const uint8_t *)pin, strlen(pin), salt, saltlen, TPM2_PIN_ITERATIONS, dk, sizeof dk) < 0)
-		return -1;
-	int n = hi_base64_encode(dk, sizeof dk, out, TPM2_PIN_SALTED_LEN + 1);
+	/* dk is the PIN's derived key: wiped on every path, a failed
+	 * derivation's partial output too, and out is empty on failure. */
+	if (pin[0] && saltlen &&
+	    hi_pbkdf2("sha256", (const uint8_t *)pin, strlen(pin), salt, saltlen, TPM2_PIN_ITERATIONS, dk, sizeof dk) == 0)
+		rc = hi_base64_encode(dk, sizeof dk, out, TPM2_PIN_SALTED_LEN + 1) == TPM2_PIN_SALTED_LEN ? 0 : -1;
 	explicit_bzero(dk, sizeof dk);
-	return n == TPM2_PIN_SALTED_LEN ? 0 : -1;
+	if (rc < 0)
+		explicit_bzero(out, TPM2_PIN_SALTED_LEN + 1);
+	return rc;
 }

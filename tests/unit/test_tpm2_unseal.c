@@ -103,6 +103,12 @@ static void test_pin_salted(void)
 	tap_ok(hi_tpm2_pin_salted("correct horse", (const uint8_t *)"NaCl", 4, out) == 0, "salted PIN: another");
 	tap_streq(out, "ayBZBS5UP89qJM3Iji6ER4eJcuu9gLLWX1WeA2UcWAQ=", "salted PIN: another salt and PIN");
 	tap_ok(hi_tpm2_pin_salted("", salt, sizeof salt, out) < 0 && !out[0], "salted PIN: an empty PIN derives nothing");
+	/* A failure leaves no byte of an earlier derivation behind. */
+	hi_tpm2_pin_salted("1234", salt, sizeof salt, out);
+	int wiped = hi_tpm2_pin_salted("1234", salt, 0, out) < 0;
+	for (size_t i = 0; i < sizeof out; i++)
+		wiped = wiped && out[i] == 0;
+	tap_ok(wiped, "salted PIN: a failed derivation wipes the whole output");
 }
 
 /* The scripted TPM's primary public area (tpm_create_primary_resp's) as
