@@ -102,6 +102,8 @@ static void log_took(const char *what, const char *path, int rc, int err, uint64
 {
 	char ms[CLOCK_MS_MAX];
 
+	if (!hi_log_debug_on())
+		return;
 	log_debug("%s %s: %s, %s ms", what, path, rc == 0 ? "ok" : strerror(err),
 		  hi_clock_format_ms(ms, sizeof ms, hi_boottime_ns() - start));
 }
@@ -146,6 +148,34 @@ static int read_file(const char *path, char *buf, size_t cap, size_t *len, int w
 int hi_fs_read(const char *path, char *buf, size_t cap, size_t *len)
 {
 	return read_file(path, buf, cap, len, 1);
+}
+
+int hi_fs_read_at(int dir_fd, const char *name, char *buf, size_t cap)
+{
+	struct stat st;
+	size_t used;
+
+	if (strchr(name, '/')) {
+		errno = EINVAL;
+		return -1;
+	}
+	int fd = openat(dir_fd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW);
+	if (fd < 0)
+		return -1;
+	int rc = -1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		errno = FS_ENOTREG;
+	else
+		rc = read_upto(fd, buf, cap, &used);
+	char extra;
+	if (rc == 0 && used == cap - 1 && read(fd, &extra, 1) > 0) {
+		errno = E2BIG;
+		rc = -1;
+	}
+	int saved = errno;
+	close(fd);
+	errno = saved;
+	return rc;
 }
 
 int hi_fs_mount(const char *source, const char *target, const char *fstype,
@@ -311,6 +341,38 @@ static void squeeze_spaces(char *s)
 	*w = '\0';
 }
 
+/* A sysctl file's whole value from its open fd (at its start), spaces
+ * squeezed; E2BIG when it does not fit. Leaves fd open. One read: procfs
+ * runs a sysctl's handler once per read and gives all of the value that
+ * fits (proc_sys_call_handler), so a read short of the buffer is the
+ * end; a second read to see end of file would be a system call per
+ * sysctl for nothing. A full buffer is asked again, for E2BIG. */
+static int sysctl_read_fd(int fd, char *buf, size_t cap)
+{
+	ssize_t n;
+
+	do
+		n = read(fd, buf, cap - 1);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	char extra;
+	if ((size_t)n == cap - 1 && read(fd, &extra, 1) > 0) {
+		errno = E2BIG;
+		return -1;
+	}
+	squeeze_spaces(buf);
+	return 0;
+}
+
+/* The flags of every sysctl open: O_NONBLOCK and O_NOFOLLOW keep a FIFO or
+ * a link where a sysctl should be (a test tree, `hardinit audit --proc`)
+ * from stalling or leading the read elsewhere. No lstat or fstat beside
+ * them: /proc/sys holds only the kernel's regular files, and a boot opens
+ * them by the dozen (a path walk and a system call each). */
+#define SYSCTL_OPEN_FLAGS (O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW)
+
 int hi_sysctl_read(const char *proc, const char *key, char *buf, size_t cap)
 {
 	char path[512];
@@ -319,10 +381,45 @@ int hi_sysctl_read(const char *proc, const char *key, char *buf, size_t cap)
 		errno = EINVAL;
 		return -1;
 	}
-	if (read_file_quiet(path, buf, cap, NULL, 1) < 0)
+	int fd = openat(AT_FDCWD, path, O_RDONLY | SYSCTL_OPEN_FLAGS);
+	if (fd < 0)
 		return -1;
-	squeeze_spaces(buf);
-	return 0;
+	int rc = sysctl_read_fd(fd, buf, cap);
+	int saved = errno;
+	close(fd);
+	errno = saved;
+	return rc;
+}
+
+int hi_sysctl_write_read(const char *proc, const char *key, const char *value, char *buf, size_t cap)
+{
+	char path[512];
+	size_t len = strlen(value);
+
+	if (hi_sysctl_path(path, sizeof path, proc, key) < 0) {
+		errno = EINVAL;
+		return SYSCTL_WR_WRITE;
+	}
+	int fd = openat(AT_FDCWD, path, O_RDWR | SYSCTL_OPEN_FLAGS);
+	if (fd < 0 && errno == EACCES) {
+		/* Write-only or read-only (mode 0200, 0444): each step opens
+		 * its own file and gets its own refusal. */
+		if (hi_sysctl_write(proc, key, value) < 0)
+			return SYSCTL_WR_WRITE;
+		return hi_sysctl_read(proc, key, buf, cap) < 0 ? SYSCTL_WR_READ : 0;
+	}
+	if (fd < 0)
+		return SYSCTL_WR_WRITE;
+	/* At offset 0, leaving the file's position at its start for the read
+	 * back; one write, as procfs takes a value (a short one is refused). */
+	ssize_t n = pwrite(fd, value, len, 0);
+	int rc = n < 0 ? SYSCTL_WR_WRITE : (size_t)n != len ? (errno = EIO, SYSCTL_WR_WRITE) : 0;
+	if (rc == 0 && sysctl_read_fd(fd, buf, cap) < 0)
+		rc = SYSCTL_WR_READ;
+	int saved = errno;
+	close(fd);
+	errno = saved;
+	return rc;
 }
 
 int hi_sysctl_write(const char *proc, const char *key, const char *value)
@@ -339,7 +436,6 @@ int hi_sysctl_write(const char *proc, const char *key, const char *value)
 int hi_sysctl_read_at(int proc_fd, const char *key, char *buf, size_t cap)
 {
 	char path[512];
-	size_t used;
 
 	if (hi_sysctl_path(path, sizeof path, ".", key) < 0) {
 		errno = EINVAL;
@@ -348,12 +444,10 @@ int hi_sysctl_read_at(int proc_fd, const char *key, char *buf, size_t cap)
 	int fd = openat(proc_fd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
 		return -1;
-	int rc = read_upto(fd, buf, cap, &used);
+	int rc = sysctl_read_fd(fd, buf, cap);
 	int saved = errno;
 	close(fd);
 	errno = saved;
-	if (rc == 0)
-		squeeze_spaces(buf);
 	return rc;
 }
 

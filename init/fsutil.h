@@ -17,6 +17,12 @@
  * length (may be NULL). Returns 0, or -1 with errno (E2BIG: larger). */
 int hi_fs_read(const char *path, char *buf, size_t cap, size_t *len);
 
+/* The same for NAME (no '/') in the directory DIR_FD, one of the kernel's
+ * (sysfs): no path walk from the root and no lstat per file, for a
+ * directory read file by file; a link is not followed, and a file that
+ * is not regular is refused (FS_ENOTREG) before any read. */
+int hi_fs_read_at(int dir_fd, const char *name, char *buf, size_t cap);
+
 /* The reason for a failed fs_read, for a message: names a non-regular
  * file, a link and the size limit, else strerror. */
 const char *hi_fs_read_why(int e);
@@ -64,6 +70,15 @@ int hi_sysctl_read(const char *proc, const char *key, char *buf, size_t cap);
 
 /* Write a sysctl. Returns 0 or -1 with errno. */
 int hi_sysctl_write(const char *proc, const char *key, const char *value);
+
+/* Write a sysctl and read it back through one open file: half the opens
+ * (each a walk down /proc/sys) of hi_sysctl_write and hi_sysctl_read, with
+ * the same outcome. Returns 0 with the value read back in buf, or with
+ * errno SYSCTL_WR_WRITE (the write failed: nothing was read) or
+ * SYSCTL_WR_READ (written, but not readable). */
+#define SYSCTL_WR_WRITE (-1)
+#define SYSCTL_WR_READ  (-2)
+int hi_sysctl_write_read(const char *proc, const char *key, const char *value, char *buf, size_t cap);
 
 /* The same, relative to a directory fd of proc ("/proc"): it stays valid
  * while the mounts move (the early sysctl writer runs across the switch). */

@@ -32,6 +32,7 @@ static int console_level = 7;
 void hi_log_set_console_fd(int fd) { console_fd = fd; }
 void hi_log_set_kmsg_enabled(int enabled) { kmsg_enabled = enabled; }
 void hi_log_set_debug(int enabled) { debug_enabled = enabled; }
+int hi_log_debug_on(void) { return debug_enabled; }
 void hi_log_set_console_level(int level) { console_level = level; }
 
 /* Write to the console ourselves only where the kernel will not: before

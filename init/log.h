@@ -22,6 +22,9 @@ void hi_log_set_kmsg_enabled(int enabled);
 void hi_log_set_console_level(int level);
 /* Debug lines are shown only with hardinit.debug on the command line. */
 void hi_log_set_debug(int enabled);
+/* Whether debug lines are shown: a caller skips the work of one (a time
+ * formatted for every file read) when they are not. */
+int hi_log_debug_on(void);
 
 /* Name the bytes a terminal shows as nothing: each UTF-8 byte-order mark
  * (EF BB BF, which some editors put at the start of a file) in s becomes

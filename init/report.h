@@ -12,7 +12,7 @@
 #include "clock.h"
 
 #define REPORT_MAX_ITEMS   384
-#define REPORT_MAX_STAGES  24
+#define REPORT_MAX_STAGES  32   /* every stage of stages/table.c: checked there */
 #define REPORT_KEY_MAX     96
 #define REPORT_VALUE_MAX   160
 

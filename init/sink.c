@@ -2,6 +2,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 void hi_sink_init(struct sink *s, char *buf, size_t cap)
 {
@@ -29,19 +30,43 @@ void hi_sink_printf(struct sink *s, const char *fmt, ...)
 	s->len += (size_t)n;
 }
 
+static void sink_write(struct sink *s, const char *p, size_t n)
+{
+	if (s->full)
+		return;
+	if (s->cap - s->len < n + 1) {
+		s->full = true;
+		return;
+	}
+	memcpy(s->buf + s->len, p, n);
+	s->len += n;
+	s->buf[s->len] = '\0';
+}
+
+void hi_sink_puts(struct sink *s, const char *str)
+{
+	sink_write(s, str, strlen(str));
+}
+
 void hi_sink_json_string(struct sink *s, const char *str)
 {
-	/* A byte at a time, not a printf each: report.json has thousands. */
+	/* Runs of plain bytes copied at once, not a printf or a call per
+	 * byte: report.json has thousands. */
 	hi_sink_putc(s, '"');
-	for (const unsigned char *p = (const unsigned char *)str; *p; p++) {
+	for (const unsigned char *p = (const unsigned char *)str; *p;) {
+		const unsigned char *run = p;
+		while (*p && *p != '"' && *p != '\\' && *p >= 0x20)
+			p++;
+		sink_write(s, (const char *)run, (size_t)(p - run));
+		if (!*p)
+			break;
 		if (*p == '"' || *p == '\\') {
 			hi_sink_putc(s, '\\');
 			hi_sink_putc(s, (char)*p);
-		} else if (*p < 0x20) {
-			hi_sink_printf(s, "\\u%04x", *p);
 		} else {
-			hi_sink_putc(s, (char)*p);
+			hi_sink_printf(s, "\\u%04x", *p);
 		}
+		p++;
 	}
 	hi_sink_putc(s, '"');
 }

@@ -17,6 +17,9 @@ void hi_sink_printf(struct sink *s, const char *fmt, ...) __attribute__((format(
 /* One character, without a printf per character (the report's JSON
  * strings: a vsnprintf each cost about 5 ms of a boot under -icount). */
 void hi_sink_putc(struct sink *s, char c);
+/* A string as it is: one copy, where a printf would parse a format (the
+ * report writes every fact's words this way). */
+void hi_sink_puts(struct sink *s, const char *str);
 
 /* str as a JSON string, quotes included: '"' and '\\' escaped, control
  * bytes as \u00XX. The one JSON escaper (report.json, audit --json). */

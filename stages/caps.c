@@ -3,8 +3,8 @@
  *   1. kernel.usermodehelper.{inheritable,bset}: helpers the kernel spawns
  *      itself (modprobe, core-dump pipes) never see PID 1's bounding set,
  *      and writing these needs CAP_SETPCAP and CAP_SYS_MODULE, so first;
- *   2. the bounding set (PR_CAPBSET_DROP via libcap-ng; needs CAP_SETPCAP
- *      effective), inherited by everything PID 1 starts, for good;
+ *   2. the bounding set (PR_CAPBSET_DROP; needs CAP_SETPCAP effective),
+ *      inherited by everything PID 1 starts, for good;
  *   3. the inheritable set: an inheritable capability can come back through
  *      a file's inheritable bits even when it is out of the bounding set. */
 #include <cap-ng.h>
@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "boot.h"
 #include "caps.h"
@@ -153,33 +155,69 @@ static uint64_t bounding_set_now(const struct boot *b, int last_cap)
 	return set;
 }
 
+/* This process's capability sets as the kernel holds them (capget and
+ * capset, version 3: two 32-bit words per set). Straight system calls,
+ * not libcap-ng's capng_get_caps_process and capng_apply, which read and
+ * parse /proc/self/status besides (0.2 ms each under -icount). */
+static int caps_get(struct __user_cap_data_struct d[2])
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	return (int)syscall(SYS_capget, &h, d);
+}
+
+static int caps_set(struct __user_cap_data_struct d[2])
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	return (int)syscall(SYS_capset, &h, d);
+}
+
+static uint64_t inheritable_of(const struct __user_cap_data_struct d[2])
+{
+	return (uint64_t)d[0].inheritable | (uint64_t)d[1].inheritable << 32;
+}
+
+/* The bounding set by PR_CAPBSET_DROP, one capability at a time; then the
+ * inheritable set (and so the ambient one, which the kernel keeps within
+ * it) by capset. */
+static int drop_sets(struct boot *b, uint64_t drop, uint64_t before, int last_cap)
+{
+	struct __user_cap_data_struct d[2];
+
+	if (caps_get(d) < 0)
+		return hi_boot_error(b, "caps: cannot read this process's capabilities (capget: %s)",
+				  strerror(errno));
+	if (!(d[CAP_SETPCAP / 32].effective & (1u << (CAP_SETPCAP % 32))))
+		return hi_boot_error(b, "caps: CAP_SETPCAP is not effective, so the bounding set cannot "
+				  "shrink; run hardinit as PID 1 with full capabilities");
+	for (int c = 0; c <= last_cap && c < 64; c++) {
+		if (!(drop & ((uint64_t)1 << c)))
+			continue;
+		d[c / 32].inheritable &= ~(1u << (c % 32));
+		if ((before & ((uint64_t)1 << c)) && prctl(PR_CAPBSET_DROP, (unsigned long)c, 0L, 0L, 0L) < 0)
+			return hi_boot_error(b, "caps: dropping %s from the bounding set failed (%s)",
+					  cap_name(c), strerror(errno));
+	}
+	if (caps_set(d) < 0)
+		return hi_boot_error(b, "caps: clearing the inheritable set failed (capset: %s)", strerror(errno));
+	return 0;
+}
+
 static int drop_bounding_and_inheritable(struct boot *b, uint64_t drop, int last_cap)
 {
 	uint64_t before = bounding_set_now(b, last_cap);
+	struct __user_cap_data_struct d[2];
 
-	if (capng_get_caps_process() != 0)
-		return hi_boot_error(b, "caps: libcap-ng cannot read this process's capabilities (%s)",
-				  strerror(errno));
-	if (capng_have_capability(CAPNG_EFFECTIVE, CAP_SETPCAP) != 1)
-		return hi_boot_error(b, "caps: CAP_SETPCAP is not effective, so the bounding set cannot "
-				  "shrink; run hardinit as PID 1 with full capabilities");
-	for (int c = 0; c <= last_cap && c < 64; c++)
-		if (drop & ((uint64_t)1 << c))
-			capng_update(CAPNG_DROP, CAPNG_BOUNDING_SET | CAPNG_INHERITABLE, (unsigned)c);
-	int rc = capng_apply(CAPNG_SELECT_BOUNDS);
-	if (rc != 0)
-		return hi_boot_error(b, "caps: dropping from the bounding set failed (libcap-ng %d: %s)",
-				  rc, strerror(errno));
-	rc = capng_apply(CAPNG_SELECT_CAPS);
-	if (rc != 0)
-		return hi_boot_error(b, "caps: clearing the inheritable set failed (libcap-ng %d: %s)",
-				  rc, strerror(errno));
-
-	/* Check with the kernel itself, not with libcap-ng's copy. */
+	if (drop_sets(b, drop, before, last_cap) < 0)
+		return -1;
+	/* Check with the kernel itself, both sets. */
 	uint64_t after = bounding_set_now(b, last_cap);
+	errno = 0;
 	if (after & drop)
 		return hi_boot_error(b, "caps: the bounding set still holds %#" PRIx64 " after the drop; "
 				  "report this as a bug", after & drop);
+	if (caps_get(d) < 0 || (inheritable_of(d) & drop))
+		return hi_boot_error(b, "caps: the inheritable set still holds dropped capabilities (%s); "
+				  "report this as a bug", errno ? strerror(errno) : "capget");
 	for (int c = 0; c <= last_cap && c < 64; c++) {
 		uint64_t bit = (uint64_t)1 << c;
 		if (!(drop & bit))

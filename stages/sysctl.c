@@ -296,13 +296,13 @@ static void report_vulnerabilities(struct boot *b)
 		log_info("kernel: %s; their lines are in the report with status hypervisor",
 			 HYPERVISOR_VULN_NOTE);
 	for (struct dirent *e; (e = readdir(d)) != NULL && seen < VULNERABILITIES_MAX;) {
-		char rel[BOOT_PATH_MAX], buf[KERNEL_FILE_MAX];
+		char buf[KERNEL_FILE_MAX];
 		if (e->d_name[0] == '.')
 			continue;
 		seen++;
-		snprintf(rel, sizeof rel, "devices/system/cpu/vulnerabilities/%.64s", e->d_name);
-		if (read_sys(b, rel, buf, sizeof buf) < 0)
+		if (hi_fs_read_at(dirfd(d), e->d_name, buf, sizeof buf) < 0)
 			continue;
+		buf[strcspn(buf, "\n")] = '\0';
 		if (xen_pv) {
 			hi_report_add(&b->rep, "kernel", e->d_name, "hypervisor", "%s", buf);
 			continue;
@@ -315,8 +315,47 @@ static void report_vulnerabilities(struct boot *b)
 	closedir(d);
 }
 
+/* A [kernel] warn word not in force, and why: warned after the checks. */
+struct missing_opt {
+	const char *word;
+	char why[160];
+};
+
+/* The words to warn about, one console line per reason rather than per
+ * word: a profile warns about some 40 words a stock kernel does not show,
+ * nearly all for the same reason, and each console line is a printk to
+ * the serial console on PID 1's path. Each word and its reason stay in
+ * the report. A line holds the words that fit LOG_LINE_MAX. */
+static void warn_missing(const struct missing_opt *m, size_t n)
+{
+	bool done[CONFIG_MAX_KERNEL_OPTS] = { false };
+
+	for (size_t i = 0; i < n; i++) {
+		char words[LOG_LINE_MAX / 2];
+		size_t used = 0, count = 0;
+		if (done[i])
+			continue;
+		/* m[i] first, unless it alone is longer than words (then alone) */
+		for (size_t j = i; j < n; j++) {
+			size_t len = strlen(m[j].word);
+			if (done[j] || strcmp(m[j].why, m[i].why) != 0 || used + len + 3 > sizeof words)
+				continue;
+			used += (size_t)snprintf(words + used, sizeof words - used, "%s%s", used ? ", " : "", m[j].word);
+			done[j] = true;
+			count++;
+		}
+		if (count > 1)
+			log_warn("kernel: boot options %s are not in force (each: %s)", words, m[i].why);
+		else
+			log_warn("kernel: boot option %s is not in force (%s)", m[i].word, m[i].why);
+		done[i] = true;
+	}
+}
+
 static int check_kernel_opts(struct boot *b)
 {
+	static struct missing_opt missing[CONFIG_MAX_KERNEL_OPTS];
+	size_t n_missing = 0;
 	bool saw_mitigations = false;
 
 	/* The lockdown level and the LSM list live on securityfs. */
@@ -341,9 +380,11 @@ static int check_kernel_opts(struct boot *b)
 		if (o->required)
 			return hi_boot_error(b, "kernel: required boot option %s is not in force (%s); "
 					  "add it to the kernel command line", o->word, why);
-		log_warn("kernel: boot option %s is not in force (%s)", o->word, why);
+		missing[n_missing].word = o->word;
+		snprintf(missing[n_missing++].why, sizeof missing[0].why, "%s", why);
 		hi_report_add(&b->rep, "kernel", o->word, "warn", "%s", why);
 	}
+	warn_missing(missing, n_missing);
 	if (saw_mitigations)
 		report_vulnerabilities(b);
 	return 0;

@@ -17,9 +17,14 @@ static int proc_write(void *ctx, const char *key, const char *value)
 	return hi_sysctl_write(ctx, key, value);
 }
 
+static int proc_write_read(void *ctx, const char *key, const char *value, char *buf, size_t cap)
+{
+	return hi_sysctl_write_read(ctx, key, value, buf, cap);
+}
+
 struct sysctl_io hi_sysctl_io_proc(const char *proc)
 {
-	struct sysctl_io io = { proc_read, proc_write, (void *)proc };
+	struct sysctl_io io = { .read = proc_read, .write = proc_write, .ctx = (void *)proc, .write_read = proc_write_read };
 	return io;
 }
 
@@ -39,6 +44,17 @@ static enum sysctl_outcome finish(struct sysctl_result *res, enum sysctl_outcome
 	res->outcome = o;
 	res->err = err;
 	return o;
+}
+
+/* 0, SYSCTL_WR_WRITE or SYSCTL_WR_READ (init/fsutil.h), with errno. */
+static int write_read_back(const struct sysctl_io *io, const char *key, const char *value,
+			   char *buf, size_t cap)
+{
+	if (io->write_read)
+		return io->write_read(io->ctx, key, value, buf, cap);
+	if (io->write(io->ctx, key, value) < 0)
+		return SYSCTL_WR_WRITE;
+	return io->read(io->ctx, key, buf, cap) < 0 ? SYSCTL_WR_READ : 0;
 }
 
 /* The first read decides between absent, already and "needs a write". */
@@ -77,13 +93,15 @@ enum sysctl_outcome hi_sysctl_apply_one(const struct sysctl_io *io, const char *
 	/* Writing an unchanged value is skipped above on purpose: the one-way
 	 * sysctls (modules_disabled, kexec_load_disabled) refuse even a
 	 * rewrite of their locked value on some kernels. */
-	if (io->write(io->ctx, key, value) < 0) {
+	int rc = write_read_back(io, key, value, res->after, sizeof res->after);
+	if (rc == SYSCTL_WR_WRITE) {
 		int err = errno;
 		return finish(res, err == ENOENT ? SYSCTL_ABSENT : SYSCTL_REFUSED, err);
 	}
-	if (io->read(io->ctx, key, res->after, sizeof res->after) < 0) {
+	if (rc == SYSCTL_WR_READ) {
+		int err = errno;
 		res->after[0] = '\0';
-		return finish(res, SYSCTL_REFUSED, errno);
+		return finish(res, SYSCTL_REFUSED, err);
 	}
 	/* Some handlers accept a write and clamp or ignore it (proc_dointvec
 	 * without bounds reports success); the read-back is the truth. */
@@ -124,12 +142,12 @@ enum sysctl_outcome hi_sysctl_raise_to_max(const struct sysctl_io *io, const cha
 		long now;
 
 		snprintf(want, sizeof want, "%ld", v);
-		if (io->write(io->ctx, key, want) < 0) {
+		int rc = write_read_back(io, key, want, got, sizeof got);
+		if (rc == SYSCTL_WR_WRITE) {
 			last_err = errno;   /* EINVAL: above this kernel's maximum */
 			continue;
 		}
-		if (io->read(io->ctx, key, got, sizeof got) == 0 &&
-		    parse_long(got, &now) == 0 && now == v) {
+		if (rc == 0 && parse_long(got, &now) == 0 && now == v) {
 			*best = v;
 			snprintf(res->after, sizeof res->after, "%ld", v);
 			return finish(res, SYSCTL_APPLIED, 0);

@@ -22,6 +22,9 @@ struct sysctl_io {
 	int (*read)(void *ctx, const char *key, char *buf, size_t cap);
 	int (*write)(void *ctx, const char *key, const char *value);
 	void *ctx;
+	/* Optional: write and read back in one go, as hi_sysctl_write_read();
+	 * without it, write then read. */
+	int (*write_read)(void *ctx, const char *key, const char *value, char *buf, size_t cap);
 };
 
 struct sysctl_result {

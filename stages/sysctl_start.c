@@ -56,7 +56,7 @@ static int proc_at_write(void *ctx, const char *key, const char *value)
 static void writer_main(void *arg)
 {
 	struct sysctl_early *e = arg;
-	struct sysctl_io io = { proc_at_read, proc_at_write, e };
+	struct sysctl_io io = { .read = proc_at_read, .write = proc_at_write, .ctx = e };
 
 	/* Lowered once running, not from the start: created low, the writer
 	 * would not even begin while PID 1 is busy loading modules (measured:

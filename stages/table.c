@@ -104,6 +104,11 @@ static const struct stage_entry stage_table[] = {
 	{ "report",     hi_stage_report,     M_ALL },
 };
 
+/* Each stage run has its time in the report: a stage past the report's
+ * room would go missing from it and from the console's stage lines. */
+_Static_assert(sizeof stage_table / sizeof stage_table[0] <= REPORT_MAX_STAGES,
+	       "REPORT_MAX_STAGES (init/report.h) is below the number of stages");
+
 static unsigned mode_bit(enum boot_mode m)
 {
 	return m == MODE_INITRAMFS ? M_INITRAMFS : m == MODE_ON_ROOT ? M_ON_ROOT : M_DRY_RUN;

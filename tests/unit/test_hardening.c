@@ -6,6 +6,7 @@
  * prctl/libcap-ng (those are tested in QEMU by tests/vm/hardening.bats). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -138,8 +139,20 @@ static int fake_write(void *ctx, const char *key, const char *value)
 
 static struct sysctl_io fake_io(struct fake_sysctl *f)
 {
-	struct sysctl_io io = { fake_read, fake_write, f };
+	struct sysctl_io io = { .read = fake_read, .write = fake_write, .ctx = f };
 	return io;
+}
+
+/* The kernel's side of a write and its read-back through one file, as
+ * hi_sysctl_write_read gives them: counted apart from plain writes. */
+static int write_reads;
+static int fake_write_read(void *ctx, const char *key, const char *value, char *buf, size_t cap)
+{
+	write_reads++;
+	if (fake_write(ctx, key, value) < 0)
+		return SYSCTL_WR_WRITE;
+	((struct fake_sysctl *)ctx)->writes--;   /* counted as a write_read only */
+	return fake_read(ctx, key, buf, cap) < 0 ? SYSCTL_WR_READ : 0;
 }
 
 /* ---- tests ---- */
@@ -184,6 +197,56 @@ static void test_classification(void)
 	f = (struct fake_sysctl){ .value = 0, .max = 100 };
 	tap_ok(hi_sysctl_check_one(&fio, "x.y", "5", &r) == SYSCTL_REFUSED && r.err == 0 && f.writes == 0,
 	       "check_one (dry run) never writes");
+}
+
+/* The write and its read-back through one open file: the outcomes are
+ * those of a write then a read, on the tree as through an injected io. */
+static void test_write_read(void)
+{
+	struct sysctl_result r;
+	char buf[64];
+
+	fresh_boot(MODE_ON_ROOT, "");
+	put("proc/sys/kernel/kptr_restrict", "0\n");
+	put("proc/sys/net/ipv4/conf/all/rp_filter", "1\n");
+	tap_ok(hi_sysctl_write_read(b.proc, "kernel.kptr_restrict", "2", buf, sizeof buf) == 0,
+	       "write_read: written and read back");
+	tap_streq(buf, "2", "  the read-back is the value written");
+	tap_streq(get("proc/sys/kernel/kptr_restrict"), "2\n", "  and the file holds it");
+	errno = 0;
+	tap_ok(hi_sysctl_write_read(b.proc, "kernel.io_uring_disabled", "2", buf, sizeof buf) == SYSCTL_WR_WRITE &&
+	       errno == ENOENT, "write_read of an absent sysctl: the write failed, ENOENT");
+	tap_ok(hi_sysctl_write_read(b.proc, "net.ipv4.conf.all", "1", buf, sizeof buf) == SYSCTL_WR_WRITE,
+	       "write_read of a directory: the write failed");
+	tap_ok(hi_sysctl_write_read(b.proc, "kernel..x", "1", buf, sizeof buf) == SYSCTL_WR_WRITE && errno == EINVAL,
+	       "write_read of a malformed key: EINVAL, nothing opened");
+
+	struct sysctl_io io = hi_sysctl_io_proc(b.proc);
+	tap_ok(io.write_read != NULL, "the proc io writes and reads back through one file");
+	tap_ok(hi_sysctl_apply_one(&io, "net.ipv4.conf.all.rp_filter", "2", &r) == SYSCTL_APPLIED &&
+	       strcmp(r.before, "1") == 0 && strcmp(r.after, "2") == 0, "apply_one through it: applied, before and after");
+	tap_streq(get("proc/sys/net/ipv4/conf/all/rp_filter"), "2\n", "  the value reached the file");
+
+	struct fake_sysctl f = { .value = 0, .max = 100 };
+	struct sysctl_io fio = fake_io(&f);
+	fio.write_read = fake_write_read;
+	write_reads = 0;
+	tap_ok(hi_sysctl_apply_one(&fio, "x.y", "5", &r) == SYSCTL_APPLIED && f.value == 5 &&
+	       write_reads == 1 && f.writes == 0, "apply_one writes through write_read when the io has one");
+	write_reads = 0;
+	tap_ok(hi_sysctl_apply_one(&fio, "x.y", "5", &r) == SYSCTL_ALREADY && write_reads == 0,
+	       "  and not at all when the value already holds");
+	f = (struct fake_sysctl){ .value = 0, .max = 100, .clamp = true };
+	tap_ok(hi_sysctl_apply_one(&fio, "x.y", "2", &r) == SYSCTL_REFUSED && r.err == 0 &&
+	       strcmp(r.after, "0") == 0, "  a read-back that differs: refused");
+	f = (struct fake_sysctl){ .value = 0, .max = 1 };
+	tap_ok(hi_sysctl_apply_one(&fio, "x.y", "2", &r) == SYSCTL_REFUSED && r.err == EINVAL,
+	       "  a write refused: refused with its errno");
+	long best = -1;
+	f = (struct fake_sysctl){ .value = 28, .max = 30 };
+	write_reads = 0;
+	tap_ok(hi_sysctl_raise_to_max(&fio, "vm.mmap_rnd_bits", 32, &best, &r) == SYSCTL_APPLIED && best == 30 &&
+	       write_reads == 3, "  raise_to_max walks down through it too");
 }
 
 static void test_raise_to_max(void)
@@ -563,6 +626,70 @@ static void test_kernel_opts(void)
 	tap_streq(status_of("kernel", own), "warn", "  while this architecture's own missing word warns");
 }
 
+/* The stage's console lines, run with the console on a temporary file. */
+static const char *stage_console(void)
+{
+	static char out[8192];
+	char path[160];
+
+	snprintf(path, sizeof path, "%s/console", root);
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	hi_log_set_console_fd(fd);
+	(void)hi_stage_sysctl(&b);
+	hi_log_set_console_fd(getenv("TEST_VERBOSE") ? 2 : -1);
+	if (fd >= 0)
+		close(fd);
+	return hi_fs_read(path, out, sizeof out, NULL) == 0 ? out : "";
+}
+
+static int count_of(const char *text, const char *what)
+{
+	int n = 0;
+	for (const char *p = strstr(text, what); p; p = strstr(p + 1, what))
+		n++;
+	return n;
+}
+
+/* Words not in force for the same reason share a console line (each one
+ * still has its own report item); a reason of its own, a line of its
+ * own; a line never outgrows LOG_LINE_MAX, so many words take several. */
+static void test_kernel_opts_lines(void)
+{
+	static const char *const words[] = { "init_on_alloc=1", "init_on_free=1", "slab_nomerge", "page_alloc.shuffle=1" };
+
+	fresh_boot(MODE_ON_ROOT, "root=/dev/vda");
+	put("sys/module/page_alloc/parameters/shuffle", "N\n");
+	b.cfg.sysctl_persist = false;
+	for (size_t i = 0; i < 4; i++)
+		snprintf(b.cfg.kernel_opts[i].word, CONFIG_NAME_MAX, "%s", words[i]);
+	b.cfg.n_kernel_opts = 4;
+	const char *out = stage_console();
+	tap_ok(count_of(out, "boot option") == 2, "two reasons, two warning lines for four words");
+	tap_contains(out, "boot options init_on_alloc=1, init_on_free=1, slab_nomerge are not in force (each: "
+		     "not on the command line", "  the words of one reason on one line, with it");
+	tap_contains(out, "boot option page_alloc.shuffle=1 is not in force (module/page_alloc/parameters/shuffle reads N)",
+		     "  a word with a reason of its own alone");
+	tap_streq(status_of("kernel", "init_on_free=1"), "warn", "  each word still its own report item");
+
+	fresh_boot(MODE_ON_ROOT, "root=/dev/vda");
+	b.cfg.sysctl_persist = false;
+	for (size_t i = 0; i < 40; i++)
+		snprintf(b.cfg.kernel_opts[i].word, CONFIG_NAME_MAX, "a_rather_long_boot_word_%02zu=1", i);
+	b.cfg.n_kernel_opts = 40;
+	out = stage_console();
+	int lines = count_of(out, "boot options"), each = 0;
+	for (size_t i = 0; i < 40; i++) {
+		char w[64];
+		snprintf(w, sizeof w, "word_%02zu=1", i);
+		each += count_of(out, w) == 1;
+	}
+	tap_ok(lines >= 4 && lines <= 6 && each == 40, "40 words of one reason: %d lines, each word once (%d)", lines, each);
+	bool short_lines = true;
+	for (const char *p = out; *p; p += strcspn(p, "\n") + (p[strcspn(p, "\n")] != '\0'))
+		short_lines &= strcspn(p, "\n") < LOG_LINE_MAX - 16;
+	tap_ok(short_lines, "  no line near LOG_LINE_MAX, where it would be cut");
+}
+
 /* A Xen PV guest (/sys/hypervisor): its CPU-vulnerability lines are the
  * hypervisor's, neither warnings nor facts of this kernel; the balloon's
  * scrub_pages is xen_scrub_pages='s live state. */
@@ -661,6 +788,7 @@ int main(void)
 	hi_log_set_console_fd(getenv("TEST_VERBOSE") ? 2 : -1);
 
 	test_classification();
+	test_write_read();
 	test_raise_to_max();
 	test_stage_sysctl();
 	test_persist();
@@ -669,6 +797,7 @@ int main(void)
 	test_umh();
 	test_stage_caps();
 	test_kernel_opts();
+	test_kernel_opts_lines();
 	test_kernel_opts_xen_pv();
 	test_locks();
 

@@ -176,6 +176,54 @@ static int read_in_child(const char *path, int *err)
 	return WIFSIGNALED(status) ? -2 : WEXITSTATUS(status);
 }
 
+/* hi_fs_read_at, for a directory read file by file (sysfs): the same
+ * refusals as hi_fs_read, relative to the directory's fd. In a child with
+ * an alarm, as above: a blocking open would kill it. */
+static int read_at_in_child(const char *dir, const char *name, int *err)
+{
+	int p[2];
+	if (pipe(p) < 0)
+		return -1;
+	pid_t pid = fork();
+	if (pid == 0) {
+		char buf[64];
+		alarm(5);
+		int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		int rc = dfd < 0 ? -1 : hi_fs_read_at(dfd, name, buf, sizeof buf);
+		int e = rc < 0 ? errno : 0;
+		if (rc == 0 && strcmp(buf, "root:x:0:0::/root:/bin/sh\n") != 0)
+			e = -3;
+		if (write(p[1], &e, sizeof e) != sizeof e)
+			_exit(3);
+		_exit(rc < 0 ? 1 : 0);
+	}
+	close(p[1]);
+	int status = 0;
+	waitpid(pid, &status, 0);
+	if (read(p[0], err, sizeof *err) != sizeof *err)
+		*err = -1;
+	close(p[0]);
+	return WIFSIGNALED(status) ? -2 : WEXITSTATUS(status);
+}
+
+static void test_read_at(void)
+{
+	int e = 0;
+	char small[8];
+
+	tap_ok(read_at_in_child(at("root/etc"), "passwd", &e) == 0 && e == 0, "fs_read_at: a regular file is read whole");
+	tap_ok(read_at_in_child(at("root/etc"), "fifo", &e) == 1 && e == FS_ENOTREG, "fs_read_at: a FIFO is refused at once");
+	tap_ok(read_at_in_child(at("root/etc"), "sock", &e) == 1 && e == FS_ENOTREG, "fs_read_at: a socket is refused");
+	tap_ok(read_at_in_child(at("root"), "etc", &e) == 1 && e == FS_ENOTREG, "fs_read_at: a directory is refused");
+	tap_ok(read_at_in_child(at("root/etc"), "link-to-passwd", &e) == 1 && e == ELOOP, "fs_read_at: a link is not followed");
+	tap_ok(read_at_in_child(at("root"), "etc/passwd", &e) == 1 && e == EINVAL, "fs_read_at: a name, not a path");
+	int dfd = open(at("root/etc"), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	tap_ok(dfd >= 0 && hi_fs_read_at(dfd, "passwd", small, sizeof small) < 0 && errno == E2BIG,
+	       "fs_read_at: larger than the buffer: E2BIG");
+	if (dfd >= 0)
+		close(dfd);
+}
+
 static void test_non_regular(void)
 {
 	int e = 0;
@@ -576,6 +624,7 @@ int main(void)
 	test_poly_links();
 	test_tmp_link();
 	test_non_regular();
+	test_read_at();
 	test_failure_action();
 	test_console_fds();
 	test_messages();

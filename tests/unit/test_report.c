@@ -32,6 +32,44 @@ static void test_sink(void)
 	hi_sink_printf(&s, "%s", "ab");
 	hi_sink_putc(&s, 'c');
 	tap_ok(!s.full && strcmp(buf, "abc") == 0, "printf and putc mix");
+	hi_sink_init(&s, buf, sizeof buf);
+	hi_sink_puts(&s, "ab");
+	hi_sink_puts(&s, "");
+	hi_sink_puts(&s, "c");
+	tap_ok(!s.full && strcmp(buf, "abc") == 0, "sink_puts appends whole strings, the empty one too");
+	hi_sink_puts(&s, "d");
+	tap_ok(s.full && strcmp(buf, "abc") == 0, "a string past the end marks the sink full, text kept whole");
+	hi_sink_init(&s, buf, sizeof buf);
+	hi_sink_puts(&s, "abcd");
+	tap_ok(s.full && buf[0] == '\0', "a string that does not fit is not cut: nothing of it is written");
+
+	char big[64];
+	hi_sink_init(&s, big, sizeof big);
+	hi_sink_json_string(&s, "\"plain run\\\x1f\x7f\xc3\xa9" "end\"");
+	tap_streq(big, "\"\\\"plain run\\\\\\u001f\x7f\xc3\xa9" "end\\\"\"",
+		  "json_string: runs between escapes kept, escapes at both ends, bytes >= 0x7f as they are");
+	hi_sink_init(&s, big, sizeof big);
+	hi_sink_json_string(&s, "");
+	tap_streq(big, "\"\"", "json_string of the empty string");
+}
+
+/* hi_report_add's plain "%s" value is copied, not formatted: the same
+ * value, cut where vsnprintf would cut it. */
+static void test_add_plain(void)
+{
+	char longv[REPORT_VALUE_MAX + 20];
+
+	memset(longv, 'v', sizeof longv - 1);
+	longv[sizeof longv - 1] = '\0';
+	memset(&rep, 0, sizeof rep);
+	hi_report_add(&rep, "sysctl", "k", "info", "%s", longv);
+	const char *volatile none = NULL;
+	hi_report_add(&rep, "sysctl", "n", "info", "%s", none);
+	hi_report_add(&rep, "sysctl", "f", "info", "%s=%d", "x", 3);
+	tap_ok(strlen(rep.items[0].value) == REPORT_VALUE_MAX - 1 && rep.items[0].value[0] == 'v',
+	       "a long value is cut to the field, NUL-terminated");
+	tap_streq(rep.items[1].value, "(null)", "a NULL word reads as printf writes it");
+	tap_streq(rep.items[2].value, "x=3", "any other format is formatted");
 }
 
 static void test_files(void)
@@ -103,6 +141,7 @@ static void test_status_table(void)
 int main(void)
 {
 	test_sink();
+	test_add_plain();
 	test_files();
 	test_status_table();
 	return tap_done();
