@@ -85,12 +85,71 @@ void hi_luks2_dm_uuid(const char *uuid, const char *name, char *out, size_t cap)
 	snprintf(out, cap, LUKS2_DM_UUID_PREFIX "%s-%s", hex, name);
 }
 
+/* Segment 0's length on a device of dev_bytes, in whole sectors of its
+ * sector size (dm-crypt's unit is 512 bytes). */
+static int segment_sectors(const struct luks2_segment *s, uint64_t dev_bytes, uint64_t *sectors, char *err,
+			   size_t errlen)
+{
+	uint64_t unit = s->sector_size / 512;
+	uint64_t bytes = s->dynamic ? (dev_bytes > s->offset ? dev_bytes - s->offset : 0) : s->size;
+
+	if (!s->dynamic && s->offset + s->size > dev_bytes) {
+		snprintf(err, errlen, "segment 0 (%llu bytes at %llu) is past the device's end (%llu bytes)",
+			 (unsigned long long)s->size, (unsigned long long)s->offset, (unsigned long long)dev_bytes);
+		return -1;
+	}
+	*sectors = bytes / 512 / unit * unit;
+	if (*sectors == 0) {
+		snprintf(err, errlen, "no data: the device (%llu bytes) ends before the data offset %llu",
+			 (unsigned long long)dev_bytes, (unsigned long long)s->offset);
+		return -1;
+	}
+	return 0;
+}
+
+/* The table's optional words (" allow_discards sector_size:4096"), each
+ * after a space, into feat; returns how many. */
+static int table_features(const struct luks2_segment *s, const struct luks2_dm_opts *o, char *feat, size_t cap)
+{
+	struct { bool on; const char *word; } f[] = {
+		{ o->discard, "allow_discards" },
+		{ o->same_cpu_crypt, "same_cpu_crypt" },
+		{ o->submit_from_crypt_cpus, "submit_from_crypt_cpus" },
+		{ o->no_read_workqueue, "no_read_workqueue" },
+		{ o->no_write_workqueue, "no_write_workqueue" },
+	};
+	int nfeat = 0;
+
+	feat[0] = '\0';
+	for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+		if (f[i].on) {
+			size_t l = strlen(feat);
+			snprintf(feat + l, cap - l, " %s", f[i].word);
+			nfeat++;
+		}
+	if (s->sector_size != 512) {
+		size_t l = strlen(feat);
+		snprintf(feat + l, cap - l, " sector_size:%u", s->sector_size);
+		nfeat++;
+	}
+	return nfeat;
+}
+
+/* The first keyslot segment 0's digest covers: its key_size is the key's. */
+static const struct luks2_keyslot *segment_keyslot(const struct luks2_hdr *h)
+{
+	const struct luks2_digest *d = hi_luks2_segment_digest(h, 0);
+	for (int i = 0; d && i < LUKS2_KEYSLOTS_MAX; i++)
+		if (h->keyslot[i].used && (d->keyslots >> i & 1))
+			return &h->keyslot[i];
+	return NULL;
+}
+
 int hi_luks2_dm_table(const struct luks2_hdr *h, const struct luks2_dm_opts *o, const char *devnum, uint64_t dev_bytes,
 	       const char *key_desc, char *out, size_t cap, uint64_t *sectors, char *err, size_t errlen)
 {
 	const struct luks2_segment *s = &h->segment[0];
-	char feat[200] = "";
-	int nfeat = 0;
+	char feat[200];
 
 	if (!s->used || strcmp(s->type, "crypt") != 0) {
 		snprintf(err, errlen, "segment 0 is not a crypt segment");
@@ -103,42 +162,10 @@ int hi_luks2_dm_table(const struct luks2_hdr *h, const struct luks2_dm_opts *o, 
 			 "another table");
 		return -1;
 	}
-	uint64_t unit = s->sector_size / 512;
-	uint64_t bytes = s->dynamic ? (dev_bytes > s->offset ? dev_bytes - s->offset : 0) : s->size;
-	if (!s->dynamic && s->offset + s->size > dev_bytes) {
-		snprintf(err, errlen, "segment 0 (%llu bytes at %llu) is past the device's end (%llu bytes)",
-			 (unsigned long long)s->size, (unsigned long long)s->offset, (unsigned long long)dev_bytes);
+	if (segment_sectors(s, dev_bytes, sectors, err, errlen) < 0)
 		return -1;
-	}
-	*sectors = bytes / 512 / unit * unit;
-	if (*sectors == 0) {
-		snprintf(err, errlen, "no data: the device (%llu bytes) ends before the data offset %llu",
-			 (unsigned long long)dev_bytes, (unsigned long long)s->offset);
-		return -1;
-	}
-	struct { bool on; const char *word; } f[] = {
-		{ o->discard, "allow_discards" },
-		{ o->same_cpu_crypt, "same_cpu_crypt" },
-		{ o->submit_from_crypt_cpus, "submit_from_crypt_cpus" },
-		{ o->no_read_workqueue, "no_read_workqueue" },
-		{ o->no_write_workqueue, "no_write_workqueue" },
-	};
-	for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
-		if (f[i].on) {
-			size_t l = strlen(feat);
-			snprintf(feat + l, sizeof feat - l, " %s", f[i].word);
-			nfeat++;
-		}
-	if (s->sector_size != 512) {
-		size_t l = strlen(feat);
-		snprintf(feat + l, sizeof feat - l, " sector_size:%u", s->sector_size);
-		nfeat++;
-	}
-	const struct luks2_digest *d = hi_luks2_segment_digest(h, 0);
-	const struct luks2_keyslot *ks = NULL;
-	for (int i = 0; d && i < LUKS2_KEYSLOTS_MAX && !ks; i++)
-		if (h->keyslot[i].used && (d->keyslots >> i & 1))
-			ks = &h->keyslot[i];
+	int nfeat = table_features(s, o, feat, sizeof feat);
+	const struct luks2_keyslot *ks = segment_keyslot(h);
 	if (!ks) {
 		snprintf(err, errlen, "no keyslot for segment 0");
 		return -1;

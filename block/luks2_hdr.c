@@ -2,6 +2,7 @@
  * size, offset, sha256 checksum) and its JSON parsed; the valid copy with
  * the higher seqid is used. Offsets and sizes in the binary header are
  * big-endian (the spec's struct luks2_hdr_disk). */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,84 +81,94 @@ static void copy_field(char *dst, size_t cap, const uint8_t *src, size_t len)
 	dst[n] = '\0';
 }
 
-/* Read and check one copy at off; c->ok and c->why say how it went. */
-static void read_copy(luks2_read_fn rd, void *ctx, uint64_t off, bool primary, struct copy *c)
+/* Why a copy is not used, into c->why; returns -1. */
+__attribute__((format(printf, 2, 3))) static int why(struct copy *c, const char *fmt, ...)
 {
-	uint8_t bin[LUKS2_BIN_SIZE];
-	char err[LUKS2_ERR_MAX];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(c->why, sizeof c->why, fmt, ap);
+	va_end(ap);
+	return -1;
+}
 
-	memset(c, 0, sizeof *c);
-	c->offset = off;
-	if (rd(ctx, off, bin, sizeof bin) < 0) {
-		snprintf(c->why, sizeof c->why, "cannot be read");
-		return;
-	}
-	if (memcmp(bin, primary ? magic_primary : magic_secondary, MAGIC_LEN)) {
-		snprintf(c->why, sizeof c->why, "no LUKS2 magic");
-		return;
-	}
+/* The binary header of a copy at off: its magic, version, size, where it
+ * says it lies, its checksum algorithm. Its size and seqid are kept even
+ * when it is refused: the secondary is looked for after the primary's size. */
+static int check_bin(const uint8_t *bin, uint64_t off, bool primary, struct copy *c)
+{
+	if (memcmp(bin, primary ? magic_primary : magic_secondary, MAGIC_LEN))
+		return why(c, "no LUKS2 magic");
 	unsigned version = (unsigned)bin[OFF_VERSION] << 8 | bin[OFF_VERSION + 1];
-	if (version != 2) {
-		snprintf(c->why, sizeof c->why, "version %u, not 2", version);
-		return;
-	}
+	if (version != 2)
+		return why(c, "version %u, not 2", version);
 	c->hdr_size = be64(bin + OFF_HDR_SIZE);
 	c->seqid = be64(bin + OFF_SEQID);
-	if (!standard_size(c->hdr_size)) {
-		snprintf(c->why, sizeof c->why, "header size %llu is not one LUKS2 allows",
-			 (unsigned long long)c->hdr_size);
-		return;
-	}
-	if (be64(bin + OFF_HDR_OFFSET) != off) {
-		snprintf(c->why, sizeof c->why, "says it lies at %llu", (unsigned long long)be64(bin + OFF_HDR_OFFSET));
-		return;
-	}
+	if (!standard_size(c->hdr_size))
+		return why(c, "header size %llu is not one LUKS2 allows", (unsigned long long)c->hdr_size);
+	if (be64(bin + OFF_HDR_OFFSET) != off)
+		return why(c, "says it lies at %llu", (unsigned long long)be64(bin + OFF_HDR_OFFSET));
 	char alg[CSUM_ALG_LEN + 1];
 	copy_field(alg, sizeof alg, bin + OFF_CSUM_ALG, CSUM_ALG_LEN);
-	if (strcmp(alg, "sha256") != 0) {
-		snprintf(c->why, sizeof c->why, "checksum algorithm '%.32s' is not supported (sha256 is)", alg);
-		return;
-	}
-	c->area = malloc(c->hdr_size + 1);
-	if (!c->area) {
-		snprintf(c->why, sizeof c->why, "no memory for %llu bytes", (unsigned long long)c->hdr_size);
-		return;
-	}
-	memcpy(c->area, bin, sizeof bin);
-	if (rd(ctx, off + LUKS2_BIN_SIZE, c->area + LUKS2_BIN_SIZE, c->hdr_size - LUKS2_BIN_SIZE) < 0) {
-		snprintf(c->why, sizeof c->why, "its JSON area cannot be read");
-		return;
-	}
-	/* sha256 over the copy with the checksum field zeroed; the stored
-	 * checksum is the digest padded with zeros to 64 bytes. */
+	if (strcmp(alg, "sha256") != 0)
+		return why(c, "checksum algorithm '%.32s' is not supported (sha256 is)", alg);
+	return 0;
+}
+
+/* The whole copy (hdr_size bytes) into c->area, its checksum checked:
+ * sha256 over the copy with the checksum field zeroed; the stored checksum
+ * is the digest padded with zeros to 64 bytes. */
+static int read_area(luks2_read_fn rd, void *ctx, const uint8_t *bin, struct copy *c)
+{
 	uint8_t want[SHA256_BYTES], got[SHA256_BYTES];
+
+	c->area = malloc(c->hdr_size + 1);
+	if (!c->area)
+		return why(c, "no memory for %llu bytes", (unsigned long long)c->hdr_size);
+	memcpy(c->area, bin, LUKS2_BIN_SIZE);
+	if (rd(ctx, c->offset + LUKS2_BIN_SIZE, c->area + LUKS2_BIN_SIZE, c->hdr_size - LUKS2_BIN_SIZE) < 0)
+		return why(c, "its JSON area cannot be read");
 	memcpy(want, bin + OFF_CSUM, sizeof want);
 	memset(c->area + OFF_CSUM, 0, 64);
 	hi_sha256(c->area, LUKS2_CSUM_SPAN(c->hdr_size), got);
 	memcpy(c->area + OFF_CSUM, bin + OFF_CSUM, 64);
-	if (memcmp(want, got, sizeof got) != 0) {
-		snprintf(c->why, sizeof c->why, "checksum mismatch (damaged)");
-		return;
-	}
+	if (memcmp(want, got, sizeof got) != 0)
+		return why(c, "checksum mismatch (damaged)");
+	return 0;
+}
+
+/* The copy's JSON area into c->h, with what the binary header says. */
+static int parse_area(const uint8_t *bin, bool primary, struct copy *c)
+{
+	char err[LUKS2_ERR_MAX];
 	size_t json_cap = c->hdr_size - LUKS2_BIN_SIZE;
 	const char *json = c->area + LUKS2_BIN_SIZE;
-	if (hi_luks2_json_parse(json, strnlen(json, json_cap), &c->h, err, sizeof err) < 0) {
-		snprintf(c->why, sizeof c->why, "JSON: %.140s", err);
-		return;
-	}
-	if (c->h.json_size != json_cap) {
-		snprintf(c->why, sizeof c->why, "config.json_size %llu does not match the header size",
-			 (unsigned long long)c->h.json_size);
-		return;
-	}
+
+	if (hi_luks2_json_parse(json, strnlen(json, json_cap), &c->h, err, sizeof err) < 0)
+		return why(c, "JSON: %.140s", err);
+	if (c->h.json_size != json_cap)
+		return why(c, "config.json_size %llu does not match the header size", (unsigned long long)c->h.json_size);
 	c->h.hdr_size = c->hdr_size;
 	c->h.seqid = c->seqid;
-	c->h.offset = off;
+	c->h.offset = c->offset;
 	c->h.from_secondary = !primary;
 	copy_field(c->h.uuid, sizeof c->h.uuid, bin + OFF_UUID, LUKS2_UUID_MAX);
 	copy_field(c->h.label, sizeof c->h.label, bin + OFF_LABEL, LUKS2_LABEL_MAX);
 	c->h.json_len = strnlen(json, json_cap);
-	c->ok = true;
+	return 0;
+}
+
+/* Read and check one copy at off; c->ok and c->why say how it went. */
+static void read_copy(luks2_read_fn rd, void *ctx, uint64_t off, bool primary, struct copy *c)
+{
+	uint8_t bin[LUKS2_BIN_SIZE];
+
+	memset(c, 0, sizeof *c);
+	c->offset = off;
+	if (rd(ctx, off, bin, sizeof bin) < 0) {
+		why(c, "cannot be read");
+		return;
+	}
+	c->ok = check_bin(bin, off, primary, c) == 0 && read_area(rd, ctx, bin, c) == 0 && parse_area(bin, primary, c) == 0;
 }
 
 static void drop(struct copy *c)

@@ -193,18 +193,14 @@ static int write_out(const char *path, const char *text, size_t len)
 	return 0;
 }
 
-static int predict(struct boot *b, const struct predict_opts *o)
+/* What the boot would measure, made as the boot makes it: the effective
+ * config, the IMA policy, the verity stage run dry, the SELinux policy.
+ * Returns 0, 1 after saying why not, or -1 when the boot itself would
+ * fail (b->err). */
+static int boot_inputs(struct boot *b, const struct predict_opts *o)
 {
-	static char out[PREDICT_OUT_MAX];
-	char texts[EV_COUNT][TPM_EVENT_MAX], hex[SHA256_HEX];
-	const char *ptr[EV_COUNT];
-	uint8_t start[32] = { 0 }, value[32];
-	struct sink s;
-
-	if (o->initial && (strlen(o->initial) != 64 || hi_hex_decode(start, 32, o->initial) < 0))
-		return usage_error("--initial must be 64 hex digits (the PCR's SHA-256 value before hardinit)"), 1;
 	if (effective_config(b, o) < 0)
-		goto failed;
+		return -1;
 	if (!b->cfg.tpm_measure) {
 		fprintf(stderr, "hardinit: predict: %s has [tpm] measure = no: a boot measures nothing\n", o->config);
 		return 1;
@@ -214,7 +210,7 @@ static int predict(struct boot *b, const struct predict_opts *o)
 	b->verity_data_image = o->data_image;
 	b->verity_hash_image = o->hash_image;
 	if (hi_stage_verity(b) < 0)
-		goto failed;
+		return -1;
 	if (b->root_hash[0] && !b->verity_setup[0]) {
 		fprintf(stderr, "hardinit: predict: / is on verity (root hash %.16s...): give "
 			"the verity devices' images (--verity-data-image FILE, --verity-hash-image FILE; the builder's "
@@ -229,15 +225,17 @@ static int predict(struct boot *b, const struct predict_opts *o)
 		if (selinux_mode(b, o) < 0)
 			return 1;
 	}
-	/* The default hand-off: with --root, the program the boot finds there;
-	 * else the one it names first (a root that has it). */
-	const char *init = o->root ? hi_handoff_program(b) : NULL;
-	snprintf(b->handoff_init, sizeof b->handoff_init, "%s", init ? init : hi_handoff_named(b));
-	for (int i = 0; i < EV_COUNT; i++) {
-		hi_measure_event_for(b, (enum measure_event_id)i, texts[i], sizeof texts[i]);
-		ptr[i] = texts[i];
-	}
-	hi_measure_replay_texts(ptr, EV_COUNT, start, value);
+	return 0;
+}
+
+/* The prediction as JSON: the PCR, its value before and after, the
+ * events' texts in the order the boot extends them. */
+static int write_prediction(const struct boot *b, const struct predict_opts *o, char texts[EV_COUNT][TPM_EVENT_MAX],
+			    const uint8_t start[32], const uint8_t value[32])
+{
+	static char out[PREDICT_OUT_MAX];
+	char hex[SHA256_HEX];
+	struct sink s;
 
 	hi_sink_init(&s, out, sizeof out);
 	hi_sink_printf(&s, "{\n  \"format\":\"hardinit-predict\",\n  \"version\":\"%s\",\n  \"pcr\":%d,\n"
@@ -254,12 +252,36 @@ static int predict(struct boot *b, const struct predict_opts *o)
 		return 1;
 	}
 	return write_out(o->output, out, s.len);
-failed:
-	fprintf(stderr, "hardinit: predict: %s%s\n", b->err[0] ? b->err : "the boot would fail",
-		strstr(b->err, "include") && !o->image_root ?
-		"; the boot reads an include of the embedded config from the image: give --image-root DIR "
-		"(the image's files at their paths; hardinit-mkinitramfs --predict passes its --add files)" : "");
-	return 1;
+}
+
+static int predict(struct boot *b, const struct predict_opts *o)
+{
+	char texts[EV_COUNT][TPM_EVENT_MAX];
+	const char *ptr[EV_COUNT];
+	uint8_t start[32] = { 0 }, value[32];
+
+	if (o->initial && (strlen(o->initial) != 64 || hi_hex_decode(start, 32, o->initial) < 0))
+		return usage_error("--initial must be 64 hex digits (the PCR's SHA-256 value before hardinit)"), 1;
+	int rc = boot_inputs(b, o);
+	if (rc < 0) {
+		fprintf(stderr, "hardinit: predict: %s%s\n", b->err[0] ? b->err : "the boot would fail",
+			strstr(b->err, "include") && !o->image_root ?
+			"; the boot reads an include of the embedded config from the image: give --image-root DIR "
+			"(the image's files at their paths; hardinit-mkinitramfs --predict passes its --add files)" : "");
+		return 1;
+	}
+	if (rc > 0)
+		return 1;
+	/* The default hand-off: with --root, the program the boot finds there;
+	 * else the one it names first (a root that has it). */
+	const char *init = o->root ? hi_handoff_program(b) : NULL;
+	snprintf(b->handoff_init, sizeof b->handoff_init, "%s", init ? init : hi_handoff_named(b));
+	for (int i = 0; i < EV_COUNT; i++) {
+		hi_measure_event_for(b, (enum measure_event_id)i, texts[i], sizeof texts[i]);
+		ptr[i] = texts[i];
+	}
+	hi_measure_replay_texts(ptr, EV_COUNT, start, value);
+	return write_prediction(b, o, texts, start, value);
 }
 
 int hi_predict_main(int argc, char **argv)

@@ -313,6 +313,32 @@ void hi_luks_warmup_drop(struct boot *b)
 			   hi_clock_format_ms(ms, sizeof ms, hi_boottime_ns() - t0), handle);
 }
 
+static bool has_tpm2_token(const struct luks2_hdr *h)
+{
+	for (int i = 0; i < LUKS2_TOKENS_MAX; i++)
+		if (h->token[i].used && !strcmp(h->token[i].type, "systemd-tpm2"))
+			return true;
+	return false;
+}
+
+/* The TPM2 PIN asked for on the console; its length, or -1 (no console,
+ * no answer in time). */
+static int ask_pin(struct boot *b, const struct luks_volume *v, char *pin, size_t cap)
+{
+	struct termios saved;
+	bool tty = false;
+	char prompt[200];
+	int len = -1;
+	int con = prompt_begin(b, &saved, &tty);
+
+	snprintf(prompt, sizeof prompt, "Please enter TPM2 PIN for disk %s (%s): ", v->name, v->uuid);
+	if (con >= 0) {
+		len = ask(con, prompt, pin, cap, LUKS_PROMPT_TIMEOUT_S * 1000);
+		prompt_end(con, &saved, tty);
+	}
+	return len;
+}
+
 /* The systemd-tpm2 tokens through the TPM (TPM_USE_UNSEAL). 0 opened (how
  * says by which token and PCRs), 1 not (the warning said why: the
  * passphrase follows). */
@@ -322,11 +348,8 @@ static int unlock_tpm2(struct boot *b, const struct luks_volume *v, const struct
 	char path[BOOT_PATH_MAX] = "", err[LUKS2_ERR_MAX], pin[TPM2_PIN_MAX + 1];
 	int token = -1, len = -1;
 	uint32_t pcrs = 0;
-	bool has = false;
 
-	for (int i = 0; i < LUKS2_TOKENS_MAX; i++)
-		has |= h->token[i].used && !strcmp(h->token[i].type, "systemd-tpm2");
-	if (!has)
+	if (!has_tpm2_token(h))
 		return 1;
 	struct tpm2_warm *warm = warmup_take(b);     /* joined first: it holds the TPM until done */
 	struct tpm_dev t;
@@ -342,17 +365,8 @@ static int unlock_tpm2(struct boot *b, const struct luks_volume *v, const struct
 	}
 	/* The PIN's page never swapped out (as the passphrase's). */
 	mlock(pin, sizeof pin);
-	if (hi_luks_tpm2_wants_pin(h)) {
-		struct termios saved;
-		bool tty = false;
-		int con = prompt_begin(b, &saved, &tty);
-		char prompt[200];
-		snprintf(prompt, sizeof prompt, "Please enter TPM2 PIN for disk %s (%s): ", v->name, v->uuid);
-		if (con >= 0) {
-			len = ask(con, prompt, pin, sizeof pin, LUKS_PROMPT_TIMEOUT_S * 1000);
-			prompt_end(con, &saved, tty);
-		}
-	}
+	if (hi_luks_tpm2_wants_pin(h))
+		len = ask_pin(b, v, pin, sizeof pin);
 	static char sig[TPM2_PCRSIG_JSON_MAX + 1];
 	char sigpath[BOOT_PATH_MAX] = "";
 	long siglen = hi_luks_tpm2_pcrsig_read(b->config_path, b->run, sig, sizeof sig, sigpath, sizeof sigpath);

@@ -212,36 +212,47 @@ static int opened_volume(struct boot *b, const char *name)
 	       strncmp(uuid, LUKS2_DM_UUID_PREFIX, strlen(LUKS2_DM_UUID_PREFIX)) == 0;
 }
 
+/* The block devices of /sys/class/block into devs (*n of them), a
+ * partitioned disk marked through its partitions (mark_parent). */
+static int list_devices(struct boot *b, struct lvm_dev *devs, unsigned *n)
+{
+	char path[BOOT_PATH_MAX + 96];
+	struct dirent *e;
+
+	snprintf(path, sizeof path, "%s/class/block", b->sys);
+	DIR *dir = opendir(path);
+	if (!dir)
+		return -1;
+	while ((e = readdir(dir)) != NULL && *n < LVM_MAX_DEVICES) {
+		if (skip_name(e->d_name) || strlen(e->d_name) >= sizeof devs[*n].name)
+			continue;
+		snprintf(devs[*n].name, sizeof devs[*n].name, "%s", e->d_name);
+		devs[*n].fd = -1;
+		devs[*n].skip = 0;
+		devs[*n].opened = 0;
+		(*n)++;
+	}
+	closedir(dir);
+	for (unsigned i = 0; i < *n; i++) {
+		snprintf(path, sizeof path, "%s/class/block/%s/partition", b->sys, devs[i].name);
+		if (access(path, F_OK) == 0)
+			mark_parent(b, devs, *n, devs[i].name);
+	}
+	return 0;
+}
+
 static void scan(struct boot *b, struct lvm_scan *s)
 {
 	static struct lvm_dev devs[LVM_MAX_DEVICES];
 	char path[BOOT_PATH_MAX + 96];
-	struct dirent *e;
 	unsigned n = 0;
 
 	s->n_devs = s->n_pvs = s->n_bad = 0;
 	s->on_opened = 0;
 	s->bad[0] = '\0';
-	snprintf(path, sizeof path, "%s/class/block", b->sys);
-	DIR *dir = opendir(path);
-	if (!dir)
+	if (list_devices(b, devs, &n) < 0)
 		return;
-	while ((e = readdir(dir)) != NULL && n < LVM_MAX_DEVICES) {
-		if (skip_name(e->d_name) || strlen(e->d_name) >= sizeof devs[n].name)
-			continue;
-		snprintf(devs[n].name, sizeof devs[n].name, "%s", e->d_name);
-		devs[n].fd = -1;
-		devs[n].skip = 0;
-		devs[n].opened = 0;
-		n++;
-	}
-	closedir(dir);
 	s->n_devs = n;
-	for (unsigned i = 0; i < n; i++) {
-		snprintf(path, sizeof path, "%s/class/block/%s/partition", b->sys, devs[i].name);
-		if (access(path, F_OK) == 0)
-			mark_parent(b, devs, n, devs[i].name);
-	}
 	/* Every candidate's first bytes asked for before any is waited for. */
 	for (unsigned i = 0; i < n; i++) {
 		struct lvm_dev *d = &devs[i];

@@ -355,22 +355,54 @@ int hi_md_spec_node(const struct boot *b, const char *spec, char *out, size_t ca
 	return (size_t)snprintf(out, cap, "/dev/%s", link + 3) < cap;
 }
 
+/* Whether an array may run degraded: the command line's word, refused
+ * under the lock (the config stage said so): it is what lets a planted
+ * newer history of an array run. */
+static int degraded_allowed(const struct boot *b)
+{
+	bool present = false;
+	const char *word = hi_cmdline_get(&b->cmd, MD_DEGRADED_WORD, &present);
+	int degraded_ok = hi_md_degraded_allowed(word, present);
+
+	if (degraded_ok && b->cfg.lock_cmdline && hi_kernel_word_refused(MD_DEGRADED_WORD, word))
+		degraded_ok = 0;
+	return degraded_ok;
+}
+
+/* What the scan found, said before anything is assembled. Past a bound
+ * the real members may be the ones unread, and a planted array the only
+ * one seen (disks of many partitions, or many md superblocks, ahead of
+ * them): nothing is assembled (-1). No array: 1, nothing to do. */
+static int scan_findings(struct boot *b, const struct md_scan *s, int timeout)
+{
+	if (s->more)
+		return hi_boot_error(b, "md: more than %d block devices, %d md members or %d arrays; hardinit cannot "
+				     "see every member of the arrays, so it assembles none: remove the disks the "
+				     "machine does not boot from", MD_MAX_DEVICES, MD_MAX_MEMBERS, MD_MAX_ARRAYS);
+	if (s->n_bad)
+		log_warn("md: a damaged md superblock was skipped: %s", s->bad);
+	if (s->n_foreign)
+		log_warn("md: %u md member(s) of arrays the image does not name left alone (%s); the image assembles only the root's arrays",
+			 s->n_foreign, s->foreign);
+	if (!s->n_arrays) {
+		log_warn("md: no md array found on %u block devices within %d s; the root stage looks for root= without one",
+			 s->n_devs, timeout);
+		hi_report_add(&b->rep, "md", "arrays", "warn", "none found");
+		return 1;
+	}
+	return 0;
+}
+
 int hi_stage_md(struct boot *b)
 {
 	static struct md_scan s;
 	static char root_spec[BOOT_PATH_MAX];
-	bool present = false;
 
 	if (access(b->md_marker, F_OK) != 0)
 		return 0;
 	if (read_marker(b, &s) < 0)
 		return -1;
-	const char *word = hi_cmdline_get(&b->cmd, MD_DEGRADED_WORD, &present);
-	int degraded_ok = hi_md_degraded_allowed(word, present);
-	/* Under the lock the word is refused (the config stage said so):
-	 * it is what lets a planted newer history of an array run. */
-	if (degraded_ok && b->cfg.lock_cmdline && hi_kernel_word_refused(MD_DEGRADED_WORD, word))
-		degraded_ok = 0;
+	int degraded_ok = degraded_allowed(b);
 	if (b->mode == MODE_DRY_RUN) {
 		log_info("dry run: would assemble the md arrays on the disks%s", degraded_ok ? ", degraded if need be" : "");
 		return 0;
@@ -387,24 +419,9 @@ int hi_stage_md(struct boot *b)
 		if (all_complete(&s) || !hi_dev_wait_next(&w))
 			break;
 	}
-	/* Past a bound the real members may be the ones unread, and a
-	 * planted array the only one seen (disks of many partitions, or many
-	 * md superblocks, ahead of them): nothing is assembled. */
-	if (s.more)
-		return hi_boot_error(b, "md: more than %d block devices, %d md members or %d arrays; hardinit cannot "
-				     "see every member of the arrays, so it assembles none: remove the disks the "
-				     "machine does not boot from", MD_MAX_DEVICES, MD_MAX_MEMBERS, MD_MAX_ARRAYS);
-	if (s.n_bad)
-		log_warn("md: a damaged md superblock was skipped: %s", s.bad);
-	if (s.n_foreign)
-		log_warn("md: %u md member(s) of arrays the image does not name left alone (%s); the image assembles only the root's arrays",
-			 s.n_foreign, s.foreign);
-	if (!s.n_arrays) {
-		log_warn("md: no md array found on %u block devices within %d s; the root stage looks for root= without one",
-			 s.n_devs, timeout);
-		hi_report_add(&b->rep, "md", "arrays", "warn", "none found");
-		return 0;
-	}
+	int found = scan_findings(b, &s, timeout);
+	if (found != 0)
+		return found < 0 ? -1 : 0;
 	if (names_unique(b, &s) < 0)
 		return -1;
 	for (unsigned i = 0; i < s.n_arrays; i++)

@@ -172,11 +172,70 @@ static char *next_word(char **s)
 	return w;
 }
 
+/* "alias PATTERN NAME": the devices matching PATTERN want NAME. last and
+ * last_i: the module of the line before (the builder writes a module's
+ * aliases together). */
+static int parse_alias(char *rest, const struct module_ref *mods, int n, struct modules_demand *d, const char **last,
+		       int *last_i, const char **why)
+{
+	char *pattern = next_word(&rest), *name = next_word(&rest);
+	if (!pattern || !name || next_word(&rest)) {
+		*why = "an alias line is: alias PATTERN NAME";
+		return -1;
+	}
+	int i = *last && strcmp(*last, name) == 0 ? *last_i : module_index(mods, n, name, strlen(name));
+	*last = name;
+	*last_i = i;
+	if (i < 0) {
+		*why = "it names a module the list does not have";
+		return -1;
+	}
+	if (d->n_aliases == MODULES_ALIASES_MAX) {
+		*why = "more alias lines than MODULES_ALIASES_MAX";
+		return -1;
+	}
+	d->pattern[d->n_aliases] = pattern;
+	d->owner[d->n_aliases++] = i;
+	d->ondemand[i] = 1;
+	return 0;
+}
+
+/* "needs NAME DEP...": NAME loads only when a device wants it, and its
+ * dependencies with it. */
+static int parse_needs(char *rest, const struct module_ref *mods, int n, struct modules_demand *d, const char **why)
+{
+	char *name = next_word(&rest);
+	int i = name ? module_index(mods, n, name, strlen(name)) : -1;
+	if (i < 0) {
+		*why = "a needs line is: needs NAME DEP..., each a module of the list";
+		return -1;
+	}
+	if (d->needs[i]) {
+		*why = "a second needs line for the same module";
+		return -1;
+	}
+	rest += strspn(rest, " \t");
+	d->needs[i] = rest;
+	d->ondemand[i] = 1;
+	for (char *p = rest; *p;) {
+		size_t len = strcspn(p, " \t");
+		int j = module_index(mods, n, p, len);
+		if (j < 0) {
+			*why = "a needs line names a module the list does not have";
+			return -1;
+		}
+		d->ondemand[j] = 1;
+		p += len;
+		p += strspn(p, " \t");
+	}
+	return 0;
+}
+
 int hi_modules_devices_parse(char *text, const struct module_ref *mods, int n, struct modules_demand *d,
 			     int *line, const char **why)
 {
 	char *save = NULL;
-	const char *last = NULL;   /* the builder writes a module's aliases together */
+	const char *last = NULL;
 	int last_i = -1;
 
 	memset(d, 0, sizeof *d);
@@ -185,57 +244,19 @@ int hi_modules_devices_parse(char *text, const struct module_ref *mods, int n, s
 		(*line)++;
 		char *rest = l;
 		char *kind = next_word(&rest);
+		int rc;
 		if (!kind || kind[0] == '#')
 			continue;
 		if (strcmp(kind, "alias") == 0) {
-			char *pattern = next_word(&rest), *name = next_word(&rest);
-			if (!pattern || !name || next_word(&rest)) {
-				*why = "an alias line is: alias PATTERN NAME";
-				return -1;
-			}
-			int i = last && strcmp(last, name) == 0 ? last_i : module_index(mods, n, name, strlen(name));
-			last = name;
-			last_i = i;
-			if (i < 0) {
-				*why = "it names a module the list does not have";
-				return -1;
-			}
-			if (d->n_aliases == MODULES_ALIASES_MAX) {
-				*why = "more alias lines than MODULES_ALIASES_MAX";
-				return -1;
-			}
-			d->pattern[d->n_aliases] = pattern;
-			d->owner[d->n_aliases++] = i;
-			d->ondemand[i] = 1;
+			rc = parse_alias(rest, mods, n, d, &last, &last_i, why);
 		} else if (strcmp(kind, "needs") == 0) {
-			char *name = next_word(&rest);
-			int i = name ? module_index(mods, n, name, strlen(name)) : -1;
-			if (i < 0) {
-				*why = "a needs line is: needs NAME DEP..., each a module of the list";
-				return -1;
-			}
-			if (d->needs[i]) {
-				*why = "a second needs line for the same module";
-				return -1;
-			}
-			rest += strspn(rest, " \t");
-			d->needs[i] = rest;
-			d->ondemand[i] = 1;
-			for (char *p = rest; *p;) {
-				size_t len = strcspn(p, " \t");
-				int j = module_index(mods, n, p, len);
-				if (j < 0) {
-					*why = "a needs line names a module the list does not have";
-					return -1;
-				}
-				d->ondemand[j] = 1;
-				p += len;
-				p += strspn(p, " \t");
-			}
+			rc = parse_needs(rest, mods, n, d, why);
 		} else {
 			*why = "a line starts with alias or needs";
-			return -1;
+			rc = -1;
 		}
+		if (rc < 0)
+			return -1;
 	}
 	return (int)d->n_aliases;
 }
@@ -349,28 +370,79 @@ static int read_devices(struct boot *b, const struct module_ref *mods, int n, st
 	return 1;
 }
 
+/* The image's module list into list, mods and *count; returns 0, 1 when
+ * the image has none, -1 on failure. */
+static int read_list(struct boot *b, char *list, size_t cap, struct module_ref *mods, int *count)
+{
+	if (hi_fs_read(b->modules_list, list, cap, NULL) < 0) {
+		if (errno == ENOENT) {
+			log_debug("no module list %s: nothing to load", b->modules_list);
+			return 1;
+		}
+		return hi_boot_error(b, "cannot read the module list %s: %s; rebuild the initramfs",
+				  b->modules_list, errno == E2BIG ? "larger than MODULES_LIST_MAX" : strerror(errno));
+	}
+	*count = hi_modules_list_parse(list, mods, MODULES_MAX);
+	if (*count < 0)
+		return hi_boot_error(b, "module list %s has more than %d modules; split the image", b->modules_list, MODULES_MAX);
+	return 0;
+}
+
+/* Round 0 loads what always loads and the drivers of the devices present;
+ * each later round the drivers of the devices those drivers made, until a
+ * round loads no driver. Without a devices table (table 0) every module
+ * loads in round 0. Returns how many loaded. */
+static int load_rounds(struct boot *b, const struct module_ref *mods, int count, int table,
+		       struct modules_demand *demand)
+{
+	static unsigned char tried[MODULES_MAX];
+	int loaded = 0;
+
+	memset(tried, 0, sizeof tried);
+	for (int round = 0; round < MODULES_ROUNDS; round++) {
+		int drivers = 0;
+		if (table)
+			scan_devices(b, demand, mods, count);
+		for (int i = 0; i < count; i++) {
+			if (tried[i] || (table && demand->ondemand[i] && !demand->wanted[i]))
+				continue;
+			tried[i] = 1;
+			if (table && demand->ondemand[i])
+				drivers++;
+			if (load_module(b, mods[i].path, mods[i].params) > 0)
+				loaded++;
+		}
+		if (!table || drivers == 0)
+			break;
+	}
+	return loaded;
+}
+
+static void report_demand(struct boot *b, const struct modules_demand *demand, int count)
+{
+	int ondemand = 0, wanted = 0;
+
+	for (int i = 0; i < count; i++) {
+		ondemand += demand->ondemand[i];
+		wanted += demand->ondemand[i] && demand->wanted[i];
+	}
+	hi_report_add(&b->rep, "modules", "devices", "info", "%d of %d on-demand modules wanted by a device", wanted,
+		      ondemand);
+}
+
 int hi_stage_modules(struct boot *b)
 {
 	static char list[MODULES_LIST_MAX];
 	static struct module_ref mods[MODULES_MAX];
 	static struct modules_demand demand;
-	static unsigned char tried[MODULES_MAX];
-	int loaded = 0;
 
 	/* The TPM's fixed costs of an unseal, on a thread while the kernel
 	 * loads the modules below (stages/luks.h). */
 	hi_luks_warmup_start(b);
-	if (hi_fs_read(b->modules_list, list, sizeof list, NULL) < 0) {
-		if (errno == ENOENT) {
-			log_debug("no module list %s: nothing to load", b->modules_list);
-			return 0;
-		}
-		return hi_boot_error(b, "cannot read the module list %s: %s; rebuild the initramfs",
-				  b->modules_list, errno == E2BIG ? "larger than MODULES_LIST_MAX" : strerror(errno));
-	}
-	int count = hi_modules_list_parse(list, mods, MODULES_MAX);
-	if (count < 0)
-		return hi_boot_error(b, "module list %s has more than %d modules; split the image", b->modules_list, MODULES_MAX);
+	int count = 0;
+	int rc = read_list(b, list, sizeof list, mods, &count);
+	if (rc != 0)
+		return rc < 0 ? -1 : 0;
 	int table = read_devices(b, mods, count, &demand);
 	if (table < 0)
 		return -1;
@@ -380,35 +452,9 @@ int hi_stage_modules(struct boot *b)
 				 mods[i].params, table && demand.ondemand[i] ? " (when a device needs it)" : "");
 		return 0;
 	}
-	memset(tried, 0, sizeof tried);
-	/* Round 0 loads what always loads and the drivers of the devices
-	 * present; each later round the drivers of the devices those drivers
-	 * made, until a round loads no driver. */
-	for (int round = 0; round < MODULES_ROUNDS; round++) {
-		int drivers = 0;
-		if (table)
-			scan_devices(b, &demand, mods, count);
-		for (int i = 0; i < count; i++) {
-			if (tried[i] || (table && demand.ondemand[i] && !demand.wanted[i]))
-				continue;
-			tried[i] = 1;
-			if (table && demand.ondemand[i])
-				drivers++;
-			if (load_module(b, mods[i].path, mods[i].params) > 0)
-				loaded++;
-		}
-		if (!table || drivers == 0)
-			break;
-	}
-	if (table) {
-		int ondemand = 0, wanted = 0;
-		for (int i = 0; i < count; i++) {
-			ondemand += demand.ondemand[i];
-			wanted += demand.ondemand[i] && demand.wanted[i];
-		}
-		hi_report_add(&b->rep, "modules", "devices", "info", "%d of %d on-demand modules wanted by a device",
-			      wanted, ondemand);
-	}
+	int loaded = load_rounds(b, mods, count, table, &demand);
+	if (table)
+		report_demand(b, &demand, count);
 	log_debug("modules: %d listed, %d loaded", count, loaded);
 	return 0;
 }

@@ -163,15 +163,14 @@ static bool has_user_vars(const char *s)
 	return strstr(s, "$HOME") != NULL || strstr(s, "$USER") != NULL;
 }
 
-int hi_nsconf_parse_line(const char *line, struct ns_entry *e, char *err, size_t errlen)
+/* The line's fields (at most 5: pam_namespace reads 4) into fields after
+ * its comment is cut; returns how many, or -1 with err. */
+static int split_line(const char *line, char fields[5][NSCONF_MAX_LINE], char *err, size_t errlen)
 {
-	char buf[NSCONF_MAX_LINE], fields[5][NSCONF_MAX_LINE];
+	char buf[NSCONF_MAX_LINE];
 	const char *p = buf;
 	int n = 0;
-	bool warned = false;
 
-	memset(e, 0, sizeof *e);
-	err[0] = '\0';
 	if (hi_copy_str(buf, sizeof buf, line) < 0) {
 		snprintf(err, errlen, "line longer than %d bytes", NSCONF_MAX_LINE);
 		return -1;
@@ -181,7 +180,7 @@ int hi_nsconf_parse_line(const char *line, struct ns_entry *e, char *err, size_t
 	if (hash)
 		*hash = '\0';
 	while (n < 5) {
-		int r = next_field(&p, fields[n], sizeof fields[n]);
+		int r = next_field(&p, fields[n], NSCONF_MAX_LINE);
 		if (r < 0) {
 			snprintf(err, errlen, "unterminated quote or overlong field");
 			return -1;
@@ -190,20 +189,14 @@ int hi_nsconf_parse_line(const char *line, struct ns_entry *e, char *err, size_t
 			break;
 		n++;
 	}
-	if (n == 0)
-		return 1;
-	if (n < 3) {
-		snprintf(err, errlen, "missing %s; a line is: polydir instance_prefix method [users]",
-			 n == 1 ? "instance_prefix" : "method");
-		return -1;
-	}
-	if (n == 5) {
-		snprintf(err, errlen, "more than 4 fields: pam_namespace ignores the rest, so a user list "
-			 "written with spaces (\"root, adm\") exempts only its first part; write root,adm");
-		warned = true;
-	}
-	if (hi_copy_str(e->polydir, sizeof e->polydir, fields[0]) < 0 ||
-	    hi_copy_str(e->instance_prefix, sizeof e->instance_prefix, fields[1]) < 0) {
+	return n;
+}
+
+/* The polydir and the instance prefix into e; whether they name the user. */
+static int set_paths(struct ns_entry *e, const char *polydir, const char *prefix, char *err, size_t errlen)
+{
+	if (hi_copy_str(e->polydir, sizeof e->polydir, polydir) < 0 ||
+	    hi_copy_str(e->instance_prefix, sizeof e->instance_prefix, prefix) < 0) {
 		snprintf(err, errlen, "path longer than %d bytes", CONFIG_PATH_MAX - 1);
 		return -1;
 	}
@@ -214,8 +207,13 @@ int hi_nsconf_parse_line(const char *line, struct ns_entry *e, char *err, size_t
 		return -1;
 	}
 	e->per_user = has_user_vars(e->polydir) || has_user_vars(e->instance_prefix);
-	if (parse_method(fields[2], e, err, errlen, &warned) < 0)
-		return -1;
+	return 0;
+}
+
+/* Paths hardinit may create and mount on: absolute (unless the user's,
+ * resolved at login), not the root, no "..". */
+static int check_paths(const struct ns_entry *e, char *err, size_t errlen)
+{
 	if (!e->per_user && e->polydir[0] != '/') {
 		snprintf(err, errlen, "polydir '%s' is not an absolute path", e->polydir);
 		return -1;
@@ -232,6 +230,32 @@ int hi_nsconf_parse_line(const char *line, struct ns_entry *e, char *err, size_t
 		snprintf(err, errlen, "paths must not contain '..'");
 		return -1;
 	}
+	return 0;
+}
+
+int hi_nsconf_parse_line(const char *line, struct ns_entry *e, char *err, size_t errlen)
+{
+	char fields[5][NSCONF_MAX_LINE];
+	bool warned = false;
+
+	memset(e, 0, sizeof *e);
+	err[0] = '\0';
+	int n = split_line(line, fields, err, errlen);
+	if (n <= 0)
+		return n < 0 ? -1 : 1;
+	if (n < 3) {
+		snprintf(err, errlen, "missing %s; a line is: polydir instance_prefix method [users]",
+			 n == 1 ? "instance_prefix" : "method");
+		return -1;
+	}
+	if (n == 5) {
+		snprintf(err, errlen, "more than 4 fields: pam_namespace ignores the rest, so a user list "
+			 "written with spaces (\"root, adm\") exempts only its first part; write root,adm");
+		warned = true;
+	}
+	if (set_paths(e, fields[0], fields[1], err, errlen) < 0 || parse_method(fields[2], e, err, errlen, &warned) < 0 ||
+	    check_paths(e, err, errlen) < 0)
+		return -1;
 	if (n >= 4)
 		parse_users(fields[3], e, err, errlen, &warned);
 	if (!e->per_user && set_parent(e, err, errlen) < 0)

@@ -456,26 +456,81 @@ static int dry_run(struct boot *b, const struct selinux_decision *d,
 	return 0;
 }
 
+/* The root's /etc/selinux/config read and the mode decided, reported. */
+static int decide(struct boot *b, const char *kernel_enforcing, struct selinux_file_config *file,
+		  struct selinux_decision *d)
+{
+	char err[CONFIG_ERR_MAX], emb[BOOT_PATH_MAX];
+
+	if (hi_selinux_config_read(b->newroot, file, err, sizeof err) < 0) {
+		if (b->cfg.selinux_require)
+			return hi_boot_error(b, "SELinux: %s (SELinux is required)", err);
+		log_warn("SELinux: %s; going on as if it were absent", err);
+		memset(file, 0, sizeof *file);
+	}
+	bool have_embedded = embedded_path(b, emb, sizeof emb, "policy") && is_file(emb);
+	hi_selinux_decide(d, kernel_enforcing, &b->cfg, file, have_embedded);
+	if (d->warning[0])
+		log_warn("%s", d->warning);
+	hi_report_add(&b->rep, "selinux", "mode", d->action == SEACT_SKIP ? "skipped" : "info", "%s (%s)",
+		   d->action == SEACT_SKIP ? "disabled" : d->enforcing ? "enforcing" : "permissive", d->why);
+	return 0;
+}
+
+/* selinuxfs mounted and a policy in the kernel: the one chosen, or one an
+ * earlier loader left. Returns 0 to go on, 1 to end the stage without a
+ * policy (allowed: load_failed said so), -1 on failure. */
+static int load_policy(struct boot *b, const struct selinux_decision *d, const struct selinux_file_config *file,
+		       struct policy_choice *pc)
+{
+	char err[CONFIG_ERR_MAX], mnt[BOOT_PATH_MAX];
+
+	silence_libselinux();
+	if (mount_selinuxfs(b, mnt, sizeof mnt, err, sizeof err) < 0)
+		return load_failed(b, d, err) < 0 ? -1 : 1;
+	set_selinuxmnt(mnt);
+
+	int kernel_max = security_policyvers();
+	if (kernel_max < SELINUX_POLICY_VERS_MIN)
+		kernel_max = SELINUX_POLICY_VERS_ASSUMED;
+	bool found = choose_policy(b, file, kernel_max, pc);
+	if (policy_loaded(b)) {
+		/* An earlier loader did it (init= after an initramfs that loaded
+		 * one): keep it, set the mode and booleans over it. */
+		hi_report_add(&b->rep, "selinux", "policy", "already", "a policy was loaded before hardinit");
+		b->selinux_policy_before = true;
+		return 0;
+	}
+	if (!found) {
+		char reason[BOOT_ERR_MAX];
+		no_policy_reason(pc, kernel_max, reason, sizeof reason);
+		return load_failed(b, d, reason) < 0 ? -1 : 1;
+	}
+	return load_policy_file(b, d, pc);
+}
+
+/* The booleans set and committed; the commit makes the kernel rebuild its
+ * access vectors: kernel work, like the load, timed apart from both. */
+static void apply_booleans(struct boot *b)
+{
+	uint64_t bool_start = hi_boottime_ns();
+	set_booleans(b);
+	if (b->cfg.n_booleans) {
+		char ms[32];
+		hi_clock_format_ms(ms, sizeof ms, hi_boottime_ns() - bool_start);
+		hi_report_add(&b->rep, "selinux", "booleans_ms", "info", "%s", ms);
+	}
+}
+
 int hi_stage_selinux(struct boot *b)
 {
 	struct selinux_file_config file;
 	struct selinux_decision d;
 	struct policy_choice pc;
-	char err[CONFIG_ERR_MAX], mnt[BOOT_PATH_MAX], emb[BOOT_PATH_MAX];
 	const char *kernel_enforcing = hi_cmdline_get(&b->cmd, "enforcing", NULL);
 
-	if (hi_selinux_config_read(b->newroot, &file, err, sizeof err) < 0) {
-		if (b->cfg.selinux_require)
-			return hi_boot_error(b, "SELinux: %s (SELinux is required)", err);
-		log_warn("SELinux: %s; going on as if it were absent", err);
-		memset(&file, 0, sizeof file);
-	}
-	bool have_embedded = embedded_path(b, emb, sizeof emb, "policy") && is_file(emb);
-	hi_selinux_decide(&d, kernel_enforcing, &b->cfg, &file, have_embedded);
-	if (d.warning[0])
-		log_warn("%s", d.warning);
-	hi_report_add(&b->rep, "selinux", "mode", d.action == SEACT_SKIP ? "skipped" : "info", "%s (%s)",
-		   d.action == SEACT_SKIP ? "disabled" : d.enforcing ? "enforcing" : "permissive", d.why);
+	if (decide(b, kernel_enforcing, &file, &d) < 0)
+		return -1;
 	if (d.action == SEACT_SKIP) {
 		log_info("SELinux: not loading a policy: %s", d.why);
 		return 0;
@@ -489,44 +544,15 @@ int hi_stage_selinux(struct boot *b)
 	}
 	if (!selinux_in_kernel(b))
 		return selinuxfs_absent(b);
-
-	silence_libselinux();
-	if (mount_selinuxfs(b, mnt, sizeof mnt, err, sizeof err) < 0)
-		return load_failed(b, &d, err);
-	set_selinuxmnt(mnt);
-
-	int kernel_max = security_policyvers();
-	if (kernel_max < SELINUX_POLICY_VERS_MIN)
-		kernel_max = SELINUX_POLICY_VERS_ASSUMED;
-	bool found = choose_policy(b, &file, kernel_max, &pc);
-	if (policy_loaded(b)) {
-		/* An earlier loader did it (init= after an initramfs that loaded
-		 * one): keep it, set the mode and booleans over it. */
-		hi_report_add(&b->rep, "selinux", "policy", "already", "a policy was loaded before hardinit");
-		b->selinux_policy_before = true;
-	} else if (!found) {
-		char reason[BOOT_ERR_MAX];
-		no_policy_reason(&pc, kernel_max, reason, sizeof reason);
-		return load_failed(b, &d, reason);
-	} else {
-		int rc = load_policy_file(b, &d, &pc);
-		if (rc != 0)
-			return rc < 0 ? -1 : 0;
-	}
+	int rc = load_policy(b, &d, &file, &pc);
+	if (rc != 0)
+		return rc < 0 ? -1 : 0;
 	if (set_mode(b, &d) < 0)
 		return -1;
 	/* What the measure stage extends: the kernel's mode, read back. */
 	int now = security_getenforce();
 	b->selinux_applied = now == 1 ? "enforcing" : now == 0 ? "permissive" : NULL;
-	uint64_t bool_start = hi_boottime_ns();
-	set_booleans(b);
-	if (b->cfg.n_booleans) {
-		/* The commit makes the kernel rebuild its access vectors: kernel
-		 * work, like the load, timed apart from both. */
-		char ms[32];
-		hi_clock_format_ms(ms, sizeof ms, hi_boottime_ns() - bool_start);
-		hi_report_add(&b->rep, "selinux", "booleans_ms", "info", "%s", ms);
-	}
+	apply_booleans(b);
 	warn_systemd_mode(b, &d, kernel_enforcing, &file);
 	return hi_selinux_relabel(b, pc.fc_path);
 }

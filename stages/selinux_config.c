@@ -153,8 +153,8 @@ int hi_selinux_parse_enforcing(const char *v)
 	return 0;
 }
 
-static void decide_base(struct selinux_decision *d, const struct config *cfg,
-			const struct selinux_file_config *file, bool have_embedded)
+/* hardinit's own [selinux] mode, unless it is "config". */
+static bool from_hardinit(struct selinux_decision *d, const struct config *cfg)
 {
 	switch (cfg->selinux_mode) {
 	case SELINUX_ENFORCING:
@@ -162,24 +162,30 @@ static void decide_base(struct selinux_decision *d, const struct config *cfg,
 		d->enforcing = cfg->selinux_mode == SELINUX_ENFORCING;
 		snprintf(d->why, sizeof d->why, "hardinit config mode = %s",
 			 d->enforcing ? "enforcing" : "permissive");
-		return;
+		return true;
 	case SELINUX_DISABLED:
 		d->action = SEACT_SKIP;
 		snprintf(d->why, sizeof d->why, "hardinit config mode = disabled");
-		return;
+		return true;
 	case SELINUX_FROM_CONFIG:
 		break;
 	}
+	return false;
+}
+
+/* The root's SELINUX=, when it has one. */
+static bool from_root(struct selinux_decision *d, const struct selinux_file_config *file)
+{
 	switch (file->mode) {
 	case SEFILE_ENFORCING:
 	case SEFILE_PERMISSIVE:
 		d->enforcing = file->mode == SEFILE_ENFORCING;
 		snprintf(d->why, sizeof d->why, "/etc/selinux/config SELINUX=%s", file->mode_text);
-		return;
+		return true;
 	case SEFILE_DISABLED:
 		d->action = SEACT_SKIP;
 		snprintf(d->why, sizeof d->why, "/etc/selinux/config SELINUX=%s", file->mode_text);
-		return;
+		return true;
 	case SEFILE_UNKNOWN:
 		/* libselinux and so systemd treat an unknown value as
 		 * "unspecified": permissive. Doing the same keeps the mode the
@@ -191,10 +197,18 @@ static void decide_base(struct selinux_decision *d, const struct config *cfg,
 			 "SELinux: /etc/selinux/config says SELINUX=%.64s, which is none of enforcing, "
 			 "permissive, disabled; loading the policy permissive, as libselinux does; "
 			 "fix the file", file->mode_text);
-		return;
+		return true;
 	case SEFILE_ABSENT:
 		break;
 	}
+	return false;
+}
+
+static void decide_base(struct selinux_decision *d, const struct config *cfg,
+			const struct selinux_file_config *file, bool have_embedded)
+{
+	if (from_hardinit(d, cfg) || from_root(d, file))
+		return;
 	if (have_embedded) {
 		d->enforcing = false;
 		snprintf(d->why, sizeof d->why, "embedded policy, no mode configured");

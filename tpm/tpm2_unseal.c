@@ -516,15 +516,60 @@ static int load_salted(struct run *r, const struct tpm2_unseal_req *q, uint32_t 
 	return 0;
 }
 
+/* The sealed item unsealed in the authorized session (with the PIN's
+ * authValue); a refusal without a PIN is checked against the PCRs' digest
+ * so that it names them. A secret not unsealed is wiped. */
+static int unseal_item(struct run *r, const struct tpm2_unseal_req *q, uint32_t item, const uint8_t *name,
+		       size_t namelen, struct tpm2_session *s, uint8_t *secret, size_t cap, size_t *slen)
+{
+	if (q->pin)
+		hi_tpm2_pin_auth(q->pin, s->auth, &s->authlen);
+	int ret = unseal(r, item, name, namelen, s, secret, cap, slen);
+	if (ret == TPM2_POLICY_CHANGED && !q->pin && s->handle) {
+		/* Its text replaces the generic one only when they differ. */
+		static char generic[256];
+		snprintf(generic, sizeof generic, "%s", r->err);
+		if (digest_check(r, q, s->handle) != 1)
+			snprintf(r->err, r->errlen, "%s", generic);
+	}
+	if (ret != TPM2_UNSEALED) {
+		explicit_bzero(secret, cap);
+		*slen = 0;
+	}
+	return ret;
+}
+
+/* What an unseal held, let go however it ended: the salt and the
+ * session's keys wiped, every handle it made flushed (the warm-up's
+ * session too, when it was handed over and not reached). */
+static void release(struct run *r, const struct tpm2_unseal_req *q, struct tpm2_session *s, struct tpm2_salt *salt,
+		    uint32_t item, uint32_t primary)
+{
+	explicit_bzero(salt, sizeof *salt);
+	if (q->salt)
+		explicit_bzero(q->salt, sizeof *q->salt);
+	if (q->session && q->session->handle) {   /* not reached: ours to flush */
+		s->handle = q->session->handle;
+		explicit_bzero(q->session, sizeof *q->session);
+	}
+	flush(r, r->external);
+	flush(r, s->handle);
+	flush(r, item);
+	flush(r, primary);
+	explicit_bzero(s, sizeof *s);
+	explicit_bzero(r, sizeof *r);
+}
+
 int hi_tpm2_unseal(tpm_xfer_fn xfer, void *ctx, const struct tpm2_unseal_req *q, uint8_t *secret, size_t cap,
 		size_t *slen, char *err, size_t errlen)
 {
 	static struct run r;        /* 8 KiB of buffers: not on PID 1's stack */
 	static struct tpm2_primary_pub pub;
 	static struct tpm2_salt salt;
+	static struct tpm2_srk srk;
+	static struct tpm2_rsa_pub key;
 	struct tpm2_sealed sealed;
 	struct tpm2_session s;
-	static struct tpm2_srk srk;
 	uint32_t primary = 0, parent = 0, item = 0;
 	uint8_t name[TPM2_NAME_MAX];
 	size_t namelen = 0;
@@ -538,45 +583,17 @@ int hi_tpm2_unseal(tpm_xfer_fn xfer, void *ctx, const struct tpm2_unseal_req *q,
 	r.errlen = errlen;
 	err[0] = '\0';
 	*slen = 0;
-	static struct tpm2_rsa_pub key;
 	if (request_check(q, cap, &key, &sealed, &srk, err, errlen) < 0 ||
-	    parent_get(&r, q, q->srk_len ? &srk : NULL, &parent, &primary, &pub) < 0)
-		goto out;
-	if (load_salted(&r, q, parent, &sealed, &pub, &salt, &item, name, &namelen) < 0)
+	    parent_get(&r, q, q->srk_len ? &srk : NULL, &parent, &primary, &pub) < 0 ||
+	    load_salted(&r, q, parent, &sealed, &pub, &salt, &item, name, &namelen) < 0)
 		goto out;
 	int p = policy(&r, q, &key, parent, &salt, &s);
 	if (p != 0) {
 		ret = p > 0 ? TPM2_POLICY_CHANGED : TPM2_ERROR;
 		goto out;
 	}
-	if (q->pin)
-		hi_tpm2_pin_auth(q->pin, s.auth, &s.authlen);
-	ret = unseal(&r, item, name, namelen, &s, secret, cap, slen);
-	if (ret == TPM2_POLICY_CHANGED && !q->pin && s.handle) {
-		/* Refused without a PIN: the digest says which PCRs (its text
-		 * replaces the generic one only when they differ). */
-		static char generic[256];
-		snprintf(generic, sizeof generic, "%s", err);
-		if (digest_check(&r, q, s.handle) != 1)
-			snprintf(err, errlen, "%s", generic);
-	}
-	if (ret != TPM2_UNSEALED) {
-		explicit_bzero(secret, cap);
-		*slen = 0;
-	}
+	ret = unseal_item(&r, q, item, name, namelen, &s, secret, cap, slen);
 out:
-	explicit_bzero(&salt, sizeof salt);
-	if (q->salt)
-		explicit_bzero(q->salt, sizeof *q->salt);
-	if (q->session && q->session->handle) {   /* not reached: ours to flush */
-		s.handle = q->session->handle;
-		explicit_bzero(q->session, sizeof *q->session);
-	}
-	flush(&r, r.external);
-	flush(&r, s.handle);
-	flush(&r, item);
-	flush(&r, primary);
-	explicit_bzero(&s, sizeof s);
-	explicit_bzero(&r, sizeof r);
+	release(&r, q, &s, &salt, item, primary);
 	return ret;
 }

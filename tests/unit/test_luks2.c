@@ -209,6 +209,36 @@ static void test_json(void)
 	json_refused("{\"keyslots\":{\"0\":{\"type\":\"lu\x01ks2\"}}}", "control character", "control byte in a string");
 	json_refused("{\"keyslots\":{}} x", "text after", "text after the object");
 
+	/* Each refusal of the field tables, one by one. */
+	json_refused("{\"keyslots\":{\"x\":{}}}", "keyslot id 'x' is not a number", "a keyslot id not a number");
+	json_refused("{\"segments\":{\"1\":{},\"1\":{}}}", "segment 1 twice", "a segment twice");
+	json_refused("{\"digests\":{\"2\":{},\"2\":{}}}", "digest 2 twice", "a digest twice");
+	json_refused("{\"tokens\":{\"0\":{},\"0\":{}}}", "token 0 twice", "a token twice");
+	json_refused("{\"keyslots\":{},\"keyslots\":{}}", "\"keyslots\" twice", "keyslots twice");
+	json_refused("{" CFG "," CFG "}", "\"config\" twice", "config twice");
+	json_refused("{\"keyslots\":{\"0\":{\"key_size\":\"12a\"}}}", "expected an unsigned integer", "digits and a letter");
+	json_refused("{\"keyslots\":{\"0\":{\"key_size\":-1}}}", "expected an unsigned integer", "a negative number");
+	json_refused("{\"keyslots\":{\"0\":{\"priority\":3}}}", "value 3 over the limit 2", "priority 3");
+	json_refused("{\"keyslots\":{\"0\":{\"kdf\":{\"iterations\":4294967296}}}}", "over the limit 4294967295",
+		     "iterations over 32 bits");
+	json_refused("{\"segments\":{\"0\":{\"sector_size\":8192}}}", "value 8192 over the limit 4096", "sector size 8192");
+	json_refused("{\"config\":{\"json_size\":\"4194305\"}}", "value 4194305 over the limit 4194304", "json_size over 4 MiB");
+	json_refused("{\"keyslots\":{\"0\":{\"type\":\"luks2-with-a-name-of-more-than-31-bytes\"}}}",
+		     "string longer than 31 bytes", "a type over its field");
+	json_refused("{\"keyslots\":{\"0\":{\"kdf\":{\"salt\":\"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\"}}}}",
+		     "more than 64 bytes", "a salt over 64 bytes");
+	json_refused("{\"keyslots\":{},\"segments\":{},\"config\":{\"json_size\":\"12288\"},\"digests\":{\"0\":{\"type\":\"pbkdf2\","
+		     "\"hash\":\"sha256\",\"iterations\":1000,\"salt\":\"AAAA\"}}}",
+		     "digest 0: hash, iterations, salt or digest missing", "a pbkdf2 digest without its digest");
+	json_refused("{\"digests\":{\"0\":{\"keyslots\":[\"32\"]}}}", "keyslot id 32 over the limit 31", "a digest's keyslot 32");
+	json_refused("{\"digests\":{\"0\":{\"segments\":[\"0\" \"1\"]}}}", "expected ',' or ']'", "ids without a comma");
+	/* One id may repeat (the mask takes it once); past that, refused. */
+	json_refused("{\"digests\":{\"0\":{\"segments\":[\"0\",\"1\",\"2\",\"3\",\"4\",\"5\",\"6\",\"7\",\"0\",\"1\"]}}}",
+		     "more than 8 segment ids", "ten segment ids");
+	json_refused("{\"keyslots\":{},\"digests\":{},\"segments\":{},\"config\":{}}", "config.json_size missing",
+		     "config without json_size");
+	json_refused("{\"keyslots\":{},\"digests\":{}," CFG "}", "keyslots, segments, digests or config missing", "no segments");
+
 	/* A keyslot of an unknown kdf is kept but not usable; tokens kept raw. */
 	const char *ok = "{\"keyslots\":{\"3\":{\"type\":\"luks2\",\"key_size\":64,\"kdf\":{\"type\":\"scrypt\",\"salt\":\"AAAA\"},"
 			 "\"af\":{\"type\":\"luks1\",\"stripes\":4000,\"hash\":\"sha256\"},\"area\":{\"type\":\"raw\",\"offset\":\"32768\","
@@ -219,9 +249,48 @@ static void test_json(void)
 	int rc = hi_luks2_json_parse(ok, strlen(ok), &h, err, sizeof err);
 	tap_ok(rc == 0, "well-formed JSON with unknown parts parses: %s", rc ? err : "ok");
 	tap_ok(h.keyslot[3].used && !h.keyslot[3].usable, "keyslot with an unknown kdf: kept, not usable");
+	tap_ok(h.segment[0].used && h.segment[0].dynamic && h.segment[0].size == 0 && h.segment[0].sector_size == 512 &&
+	       h.segment[0].offset == 4096 && !strcmp(h.segment[0].encryption, "aes-xts-plain64"),
+	       "segment 0: a dynamic size, its offset, sector size and encryption");
+	tap_ok(h.json_size == 12288 && h.keyslots_size == 16384, "config: json_size and keyslots_size");
 	tap_ok(h.token[1].used && !strcmp(h.token[1].type, "systemd-tpm2") && h.token[1].len > 0 &&
 	       !strncmp(ok + h.token[1].off, "{\"type\":\"systemd-tpm2\"", 22) && ok[h.token[1].off + h.token[1].len - 1] == '}',
 	       "token 1: type and raw JSON span kept");
+}
+
+/* A keyslot whose every field this code can open is usable; an af or
+ * area of another type keeps it, unusable. */
+#define KS_OK "{\"keyslots\":{\"0\":{\"type\":\"luks2\",\"key_size\":64,\"priority\":2,\"kdf\":{\"type\":\"argon2id\"," \
+	      "\"time\":4,\"memory\":1024,\"cpus\":1,\"salt\":\"AAAA\"},\"af\":{\"type\":\"luks1\",\"stripes\":4000," \
+	      "\"hash\":\"sha256\"},\"area\":{\"type\":\"raw\",\"offset\":\"32768\",\"size\":\"258048\"," \
+	      "\"encryption\":\"aes-xts-plain64\",\"key_size\":64}}},\"digests\":{}," SEG "," CFG "}"
+
+static void keyslot_usable(const char *from, const char *to, bool want, const char *name)
+{
+	static struct luks2_hdr h;
+	char json[1024];
+	const char *at = strstr(KS_OK, from);
+
+	snprintf(json, sizeof json, "%.*s%s%s", (int)(at - KS_OK), KS_OK, to, at + strlen(from));
+	memset(&h, 0, sizeof h);
+	int rc = hi_luks2_json_parse(json, strlen(json), &h, err, sizeof err);
+	tap_ok(rc == 0 && h.keyslot[0].used && h.keyslot[0].usable == want, "%s (%s)", name, rc ? err : "parsed");
+}
+
+static void test_keyslot_usable(void)
+{
+	static struct luks2_hdr h;
+
+	memset(&h, 0, sizeof h);
+	tap_ok(hi_luks2_json_parse(KS_OK, strlen(KS_OK), &h, err, sizeof err) == 0 && h.keyslot[0].usable &&
+	       h.keyslot[0].kdf.type == LUKS2_KDF_ARGON2ID && h.keyslot[0].kdf.time == 4 && h.keyslot[0].kdf.salt_len == 3 &&
+	       h.keyslot[0].priority == 2 && h.keyslot[0].af_stripes == 4000 && h.keyslot[0].area_offset == 32768 &&
+	       h.keyslot[0].area_size == 258048 && h.keyslot[0].area_key_size == 64, "an argon2id keyslot: usable, its fields read");
+	keyslot_usable("\"type\":\"luks1\"", "\"type\":\"luks2\"", false, "an af of another type: unusable");
+	keyslot_usable("\"type\":\"raw\"", "\"type\":\"RAW\"", false, "an area of another type: unusable");
+	keyslot_usable("\"type\":\"argon2id\"", "\"type\":\"Argon2id\"", false, "a kdf type compared with case: unusable");
+	keyslot_usable("\"priority\":2", "\"priority\":0", false, "priority 0 (ignore): unusable");
+	keyslot_usable("\"priority\":2,", "", true, "no priority: normal, usable");
 }
 
 static void test_base64(void)
@@ -242,6 +311,7 @@ int main(void)
 	}
 	test_base64();
 	test_json();
+	test_keyslot_usable();
 	test_pbkdf2();
 	test_argon2id();
 	test_newer_copy();

@@ -172,6 +172,19 @@ static void test_refused(void)
 	snprintf(big, sizeof big, "{\"type\":\"systemd-tpm2\",\"keyslots\":[\"0\"],\"tpm2-blob\":\"%s\",\"tpm2-pcrs\":[7],"
 				  "\"tpm2-policy-hash\":\"00\"}", b64);
 	refused(big, "more than 1024 bytes", "a blob over the limit");
+	refused(edit("\"type\":\"systemd-tpm2\",", ""), "no \"type\"", "no type");
+	refused(edit(",\"tpm2-pcrs\":[7]", ",\"tpm2-pcrs\":[7],\"type\":\"systemd-fido2\""), "not systemd-tpm2",
+		"a second type of another kind");
+	refused(edit("\"tpm2-blob\":\"AJ4A", "\"x-blob\":\"AJ4A"), "no \"tpm2-blob\"", "no tpm2-blob");
+	refused(edit("\"tpm2-pcrs\":[7]", "\"tpm2-pcrs\":[7],\"tpm2-blob\":\"\""), "tpm2-blob or tpm2-policy-hash is empty",
+		"an empty blob");
+	refused(edit("\"tpm2-pcrs\":[7]", "\"tpm2-pcrs\":[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,7,8]"),
+		"more than 24 PCRs", "26 PCR numbers");
+	refused(edit("\"tpm2-pcrs\":[7]", "\"tpm2-pcrs\":[7 8]"), "expected ',' or ']'", "PCRs without a comma");
+	refused(edit("\"keyslots\":[\"1\"]", "\"keyslots\":[\"32\"]"), "keyslot id 32 over the limit 31", "keyslot 32");
+	refused(edit("\"tpm2-pin\":false", "\"tpm2-pin\":false,\"tpm2_pcrlock\":1"), "true or false", "pcrlock not a boolean");
+	refused(edit("\"tpm2-pcr-bank\":\"sha256\"", "\"tpm2-pcr-bank\":[\"sha256\"]"), "expected '\"'", "a bank in an array");
+
 	free(b64);
 	refused("{\"type\":\"systemd-tpm2\"", "expected", "cut short");
 }
