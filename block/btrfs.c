@@ -129,6 +129,99 @@ void hi_btrfs_members_found(const struct btrfs_members *set, char *out, size_t c
 	}
 }
 
+/* subvol=/@rootfs, @rootfs and @rootfs/ name one subvolume: btrfs walks
+ * the path from the top level. Its components joined by single slashes
+ * into out ("" for the top level); -1 when it does not fit. */
+static int subvol_norm(const char *p, size_t len, char *out, size_t cap)
+{
+	size_t used = 0;
+
+	for (size_t i = 0; i < len;) {
+		if (p[i] == '/') {
+			i++;
+			continue;
+		}
+		size_t n = strcspn(p + i, "/");
+		if (n > len - i)
+			n = len - i;
+		if (used + n + 2 > cap)
+			return -1;
+		if (used)
+			out[used++] = '/';
+		memcpy(out + used, p + i, n);
+		used += n;
+		i += n;
+	}
+	if (cap == 0)
+		return -1;
+	out[used] = '\0';
+	return 0;
+}
+
+/* The lock's verdict on one option of rootflags (of len bytes): 0 it
+ * stands, -1 refused with err set. */
+static int locked_option(const char *opt, size_t len, const char *image, const char *want, char *err, size_t errlen)
+{
+	static char got[BTRFS_SUBVOL_MAX];
+	int w = len > 200 ? 200 : (int)len;
+
+	if (len >= 7 && strncmp(opt, "subvol=", 7) == 0) {
+		if (subvol_norm(opt + 7, len - 7, got, sizeof got) == 0 && strcmp(got, want) == 0)
+			return 0;
+		snprintf(err, errlen, "rootflags=%.*s names another btrfs subvolume than the image's %s, refused under the "
+			 "lock (lock_cmdline = yes): an older snapshot there can be a weaker system; remove the word, or "
+			 "rebuild the image on the system booted from that subvolume", w, opt, image);
+		return -1;
+	}
+	if (len >= 9 && strncmp(opt, "subvolid=", 9) == 0) {
+		snprintf(err, errlen, "rootflags=%.*s is refused under the lock (lock_cmdline = yes): it can name any btrfs "
+			 "subvolume, an older snapshot among them; remove it: the image's subvolume %s is mounted without it",
+			 w, opt, image);
+		return -1;
+	}
+	if (len >= 7 && strncmp(opt, "device=", 7) == 0) {
+		snprintf(err, errlen, "rootflags=%.*s is refused under the lock (lock_cmdline = yes): it adds a device to the "
+			 "btrfs root beside the members the root stage checked; remove it: the root stage registers the "
+			 "root's members itself", w, opt);
+		return -1;
+	}
+	return 0;
+}
+
+int hi_btrfs_root_flags(const char *rootflags, const char *image, int locked, char *data, size_t cap, char *err,
+			size_t errlen)
+{
+	static char want[BTRFS_SUBVOL_MAX];
+	const char *flags = rootflags ? rootflags : "";
+	int named = 0;
+
+	if (cap == 0)
+		return -1;
+	data[0] = '\0';
+	if (image && (image[0] != '/' || strpbrk(image, ",\n") ||
+		      subvol_norm(image, strlen(image), want, sizeof want) < 0)) {
+		snprintf(err, errlen, "the image's btrfs subvolume '%.200s' is not a path from the top level without a "
+			 "comma; rebuild the image with hardinit-mkinitramfs", image);
+		return -1;
+	}
+	for (const char *p = flags; image && *p;) {
+		size_t n = strcspn(p, ",");
+		if (locked && locked_option(p, n, image, want, err, errlen) < 0)
+			return -1;
+		if ((n >= 7 && strncmp(p, "subvol=", 7) == 0) || (n >= 9 && strncmp(p, "subvolid=", 9) == 0))
+			named = 1;
+		p += n + (p[n] == ',');
+	}
+	int w = image && !named ? snprintf(data, cap, "%s%ssubvol=%s", flags, flags[0] ? "," : "", image)
+				: snprintf(data, cap, "%s", flags);
+	if (w < 0 || (size_t)w >= cap) {
+		snprintf(err, errlen, "rootflags= with the image's btrfs subvolume is longer than %zu bytes; shorten it",
+			 cap - 1);
+		return -1;
+	}
+	return 0;
+}
+
 static int control_ioctl(const char *control, unsigned long req, const char *node)
 {
 	struct btrfs_ioctl_vol_args args;

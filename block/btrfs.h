@@ -1,8 +1,9 @@
 /* block/btrfs.c: what the root stage needs of btrfs without btrfs-progs:
  * the superblock's member fields (which file system, which device of it,
  * how many it has), the set of members found so far, and the control
- * device's two ioctls that tell the kernel of a member before the mount.
- * The parsers are pure and fuzzed by tests/fuzz/fuzz_btrfs_sb.c. */
+ * device's two ioctls that tell the kernel of a member before the mount;
+ * the root's subvolume, the image's against the command line's. The parsers
+ * are pure and fuzzed by tests/fuzz/fuzz_btrfs_sb.c and fuzz_btrfs_flags.c. */
 #ifndef HARDINIT_BTRFS_H
 #define HARDINIT_BTRFS_H
 
@@ -18,6 +19,7 @@
 #define BTRFS_SB_READ_BYTES  (BTRFS_SB_LABEL + BTRFS_LABEL_BYTES)   /* up to the end of the label */
 #define BTRFS_MEMBERS_MAX    64        /* members of one file system the boot waits for */
 #define BTRFS_CONTROL_NAME   "btrfs-control"   /* under /dev: the misc device */
+#define BTRFS_SUBVOL_MAX     4096      /* a subvolume's path from the top level (PATH_MAX) */
 
 struct btrfs_sb {
 	unsigned char fsid[16];   /* the file system's UUID (blkid's UUID=) */
@@ -62,6 +64,19 @@ void hi_btrfs_members_missing(const struct btrfs_members *set, char *out, size_t
 
 /* "devid 1 on /dev/vda1, devid 3 on /dev/vdc1": the members found. */
 void hi_btrfs_members_found(const struct btrfs_members *set, char *out, size_t cap);
+
+/* The options a btrfs root is mounted with when the image carries the
+ * subvolume the builder found / on (image: "/@rootfs", "/" for the top
+ * level; NULL: none, and rootflags is used as it is). rootflags is the
+ * command line's (NULL: none). Without a subvol= or subvolid= there, the
+ * image's subvolume is added; with one, the command line's is mounted,
+ * unless locked (lock_cmdline = yes): then a subvol= naming another
+ * subvolume, any subvolid= (it can name any subvolume) and any device=
+ * (it adds a device beside the members the root stage checked) are
+ * refused. Returns 0 with data set, or -1 with err set ("what; why;
+ * what to do"). Pure: fuzzed by tests/fuzz/fuzz_btrfs_flags.c. */
+int hi_btrfs_root_flags(const char *rootflags, const char *image, int locked, char *data, size_t cap, char *err,
+			size_t errlen);
 
 /* BTRFS_IOC_SCAN_DEV through the control device: the kernel registers
  * node as a member of its file system (what `btrfs device scan` does).

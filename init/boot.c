@@ -54,6 +54,7 @@ void hi_boot_init_paths(struct boot *b, enum boot_mode mode)
 	snprintf(b->config_path, sizeof b->config_path, "%s", BOOT_CONFIG_PATH);
 	snprintf(b->modules_list, sizeof b->modules_list, "%s", BOOT_MODULES_LIST);
 	snprintf(b->md_marker, sizeof b->md_marker, "%s", BOOT_MD_MARKER);
+	snprintf(b->root_subvol, sizeof b->root_subvol, "%s", BOOT_ROOT_SUBVOL);
 	snprintf(b->ima_policy, sizeof b->ima_policy, "%s", BOOT_IMA_POLICY);
 	snprintf(b->ima_certs, sizeof b->ima_certs, "%s", BOOT_IMA_CERTS);
 	snprintf(b->newroot, sizeof b->newroot, mode == MODE_INITRAMFS ? "/root" : "/");

@@ -30,6 +30,9 @@ enum boot_mode {
 #define BOOT_IMA_CERTS     "/etc/hardinit/ima-certs"
 /* Present when the builder put md RAID in the image: the md stage runs. */
 #define BOOT_MD_MARKER     "/etc/hardinit/md"
+/* The btrfs subvolume the builder found / on ("/@rootfs"): the root stage
+ * mounts it when the command line names none (block/btrfs.h). */
+#define BOOT_ROOT_SUBVOL   "/etc/hardinit/root-subvol"
 #define BOOT_ERR_MAX  512
 
 struct boot {
@@ -46,6 +49,7 @@ struct boot {
 	char config_path[BOOT_PATH_MAX];   /* /etc/hardinit.conf of the initramfs */
 	char modules_list[BOOT_PATH_MAX];  /* the builder's ordered module list */
 	char md_marker[BOOT_PATH_MAX];     /* the builder's word that the image carries md */
+	char root_subvol[BOOT_PATH_MAX];   /* the builder's btrfs subvolume of / */
 
 	struct cmdline cmd;
 	struct config cfg;

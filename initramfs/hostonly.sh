@@ -57,7 +57,8 @@ HO_MD_UUID_UNKNOWN="" # an array whose UUID sysfs does not show: the boot assemb
 declare -gA HO_CRYPT_UUID=() HO_CRYPT_BACK=()
 HO_ROOT_FS=""
 HO_ROOT_DEVS=()
-HO_M_DEV="" HO_M_FS="" HO_M_SRC="" HO_M_FSROOT=""
+HO_ROOT_SUBVOL=""   # a btrfs root's subvolume: the builder puts it in the image
+HO_M_DEV="" HO_M_FS="" HO_M_SRC="" HO_M_FSROOT="" HO_M_SOPTS=""
 HO_M_DEVS=()
 HO_NDEV=0
 declare -gA HO_SEEN=()
@@ -358,22 +359,23 @@ ho_escape() {
 }
 
 # The mount at POINT (the last one: it hides those below it) into
-# HO_M_DEV, HO_M_FS, HO_M_SRC and HO_M_FSROOT (the directory of the file
-# system mounted there: a btrfs subvolume's path). Returns 1 when nothing
-# is mounted there.
+# HO_M_DEV, HO_M_FS, HO_M_SRC, HO_M_FSROOT (the directory of the file
+# system mounted there: a btrfs subvolume's path) and HO_M_SOPTS (the file
+# system's own options: btrfs's subvol=). Returns 1 when nothing is
+# mounted there.
 ho_mount_at() {
-	local f=$HO_PROC/self/mountinfo want line rest mp majmin fsroot fstype src n=0
+	local f=$HO_PROC/self/mountinfo want line rest mp majmin fsroot fstype src sopts n=0
 	want=$(ho_escape "$1")
 	[[ -r $f ]] || die "host-only: $f is unreadable; run on the machine itself with /proc mounted"
-	HO_M_DEV="" HO_M_FS="" HO_M_SRC="" HO_M_FSROOT=""
+	HO_M_DEV="" HO_M_FS="" HO_M_SRC="" HO_M_FSROOT="" HO_M_SOPTS=""
 	while IFS= read -r -n "$HO_MAX_ATTR" line; do
 		n=$((n + 1))
 		((n <= 100000)) || break
 		read -r _ _ majmin fsroot mp _ <<<"$line"
 		[[ $mp == "$want" ]] || continue
 		rest=${line#* - }
-		read -r fstype src _ <<<"$rest"
-		HO_M_DEV=$majmin HO_M_FS=$fstype HO_M_SRC=$src HO_M_FSROOT=$fsroot
+		read -r fstype src sopts _ <<<"$rest"
+		HO_M_DEV=$majmin HO_M_FS=$fstype HO_M_SRC=$src HO_M_FSROOT=$fsroot HO_M_SOPTS=$sopts
 	done <"$f"
 	[[ -n $HO_M_DEV ]] || return 1
 	[[ $HO_M_DEV =~ ^[0-9]+:[0-9]+$ ]] || die "host-only: bad device '$HO_M_DEV' for $1 in $f"
@@ -436,10 +438,36 @@ ho_root_mount() {
 	HO_ROOT_FS=$HO_M_FS
 	ho_mount_devices "$HO_ROOT_OF"
 	HO_ROOT_DEVS=("${HO_M_DEVS[@]}")
-	if [[ $HO_ROOT_FS == btrfs && $HO_M_FSROOT != / ]]; then
-		# Debian's own GRUB entries pass it (10_linux).
-		say "host-only: the boot mounts btrfs subvolume ${HO_M_FSROOT#/} as / when the command line says rootflags=subvol=${HO_M_FSROOT#/}"
-	fi
+	HO_ROOT_SUBVOL=""
+	[[ $HO_ROOT_FS != btrfs ]] || ho_root_subvol
+}
+
+# mountinfo's octal escapes (\040 for a space) undone.
+ho_unescape() {
+	printf '%b' "${1//\\/\\0}"
+}
+
+# A btrfs root's subvolume into HO_ROOT_SUBVOL ("/@rootfs", "/" for the
+# top level): the image carries it and the boot mounts it when the command
+# line names none (under lock_cmdline, whatever the command line names).
+# The file system's subvol= option names it; the mount's FSROOT is the
+# same unless / is a directory inside it (a bind mount), which no
+# subvol= can mount.
+ho_root_subvol() {
+	local opt words subvol="" fsroot
+	fsroot=$(ho_unescape "$HO_M_FSROOT")
+	IFS=, read -r -a words <<<"$HO_M_SOPTS"
+	for opt in "${words[@]}"; do
+		[[ $opt != subvol=* ]] || subvol=$(ho_unescape "${opt#subvol=}")
+	done
+	[[ -n $subvol ]] || subvol=$fsroot
+	[[ $fsroot == "$subvol" ]] ||
+		die "host-only: / is the directory $fsroot of btrfs subvolume $subvol (a bind mount?); the boot mounts a subvolume as /: build on the system booted from it, or use --target or --modules"
+	[[ $subvol == /* && $subvol != *[,$'\n']* ]] ||
+		die "host-only: / is btrfs subvolume '$subvol', which no rootflags=subvol= can name (a comma, a newline, or not from the top level); rename it (btrfs subvolume snapshot and boot from the copy)"
+	# shellcheck disable=SC2034 # the builder's, for the image's file
+	HO_ROOT_SUBVOL=$subvol
+	say "host-only: the boot mounts btrfs subvolume $subvol as / unless the command line names one (rootflags=subvol=; refused under lock_cmdline = yes)"
 }
 
 # A separate /usr (Debian 12 is merged-/usr: /sbin/init lives there): the

@@ -59,12 +59,14 @@ static const char usage[] =
 "                        section, every other line as written), after\n"
 "                        checking the result reads as asked; FILE is not\n"
 "                        changed\n"
-"  dry-run [--config FILE] [--cmdline TEXT] [--root DIR]\n"
+"  dry-run [--config FILE] [--cmdline TEXT] [--root DIR] [--root-subvol FILE]\n"
 "        [--verity-data-image FILE] [--verity-hash-image FILE]\n"
 "                        print what a boot would do with this config and\n"
 "                        kernel command line (default: /proc/cmdline); with\n"
-"                        the verity devices' images, also what it decides\n"
-"                        from their superblock and sizes\n"
+"                        an image's etc/hardinit/root-subvol, which btrfs\n"
+"                        subvolume it mounts; with the verity devices'\n"
+"                        images, also what it decides from their superblock\n"
+"                        and sizes\n"
 "  audit [--format text|json|prometheus] [--json] [--output FILE]\n"
 "        [--config FILE] [--report FILE] [--profiles DIR]\n"
 "                        compare the live system with the config it was\n"
@@ -307,6 +309,8 @@ static int parse_dry_run(struct boot *b, int argc, char **argv)
 			b->cmdline_text = val;
 		else if (strcmp(opt, "--root") == 0)
 			snprintf(b->newroot, sizeof b->newroot, "%s", val);
+		else if (strcmp(opt, "--root-subvol") == 0)
+			snprintf(b->root_subvol, sizeof b->root_subvol, "%s", val);
 		else if (strcmp(opt, "--verity-data-image") == 0)
 			b->verity_data_image = val;
 		else if (strcmp(opt, "--verity-hash-image") == 0)
@@ -361,6 +365,7 @@ static int cmd_limits(void)
 	printf("MAX_CONFIG_BYTES=%d\n", CONFIG_MAX_FILE_BYTES);
 	printf("MODULES_LIST=%s\n", BOOT_MODULES_LIST);
 	printf("MD_MARKER=%s\n", BOOT_MD_MARKER);
+	printf("ROOT_SUBVOL=%s\n", BOOT_ROOT_SUBVOL);
 	printf("MAX_MODULES=%d\n", MODULES_MAX);
 	printf("MAX_LIST_BYTES=%d\n", MODULES_LIST_MAX);
 	printf("MODULES_DEVICES=%s%s\n", BOOT_MODULES_LIST, MODULES_DEVICES_SUFFIX);

@@ -41,6 +41,7 @@ struct root_search {
 	struct fs_info found_fs;
 	struct btrfs_members btrfs;  /* a btrfs root's members seen so far (n 0: none) */
 	int more;                    /* more devices than ROOT_MAX_DEVICES: some went uncompared */
+	const char *btrfs_flags;     /* a btrfs root's mount options (root_subvol); NULL: rootflags */
 };
 
 /* Devices whose probe can hang or that never hold a root: optical and
@@ -512,11 +513,14 @@ static int mount_root(struct boot *b, struct root_search *s)
 	char *save = NULL;
 	int tries = 0;
 	for (char *t = strtok_r(types, ",", &save); t && tries < ROOT_FSTYPES_MAX; t = strtok_r(NULL, ",", &save), tries++) {
-		if (hi_fs_mount(src, b->newroot, t, flags, data) == 0) {
+		const char *d = s->btrfs_flags && strcmp(t, "btrfs") == 0 ? s->btrfs_flags : data;
+		if (hi_fs_mount(src, b->newroot, t, flags, d) == 0) {
 			log_notice("mounted root %s (%s) on %s %s", src, t, b->newroot, flags & MS_RDONLY ? "read-only" : "read-write");
 			hi_report_add(&b->rep, "root", "device", "ok", "%s", src);
 			hi_report_add(&b->rep, "root", "fstype", "ok", "%s", t);
 			hi_report_add(&b->rep, "root", "mode", "ok", "%s", flags & MS_RDONLY ? "ro" : "rw");
+			if (d && d != data)
+				hi_report_add(&b->rep, "root", "options", "ok", "%s", d);
 			return 0;
 		}
 		last_errno = errno;
@@ -561,12 +565,38 @@ static int mount_verity_root(struct boot *b, struct root_search *s)
 	return mount_root(b, s);
 }
 
+/* The btrfs subvolume the builder found / on (b->root_subvol), decided
+ * against the command line's rootflags before any wait: a refusal under
+ * the lock needs no disk. No file: rootflags as it is. */
+static int root_subvol(struct boot *b, struct root_search *s)
+{
+	static char image[BTRFS_SUBVOL_MAX + 2], data[CMDLINE_MAX_BYTES + BTRFS_SUBVOL_MAX + 16];
+	char err[BOOT_ERR_MAX - 64];
+	size_t len = 0;
+
+	if (hi_fs_read(b->root_subvol, image, sizeof image, &len) < 0) {
+		if (errno == ENOENT)
+			return 0;
+		return hi_boot_error(b, "root: cannot read %s: %s; rebuild the image with hardinit-mkinitramfs",
+				     b->root_subvol, errno == E2BIG ? "too large" : strerror(errno));
+	}
+	if (len && image[len - 1] == '\n')
+		image[len - 1] = '\0';
+	if (hi_btrfs_root_flags(b->cmd.rootflags, image, b->cfg.lock_cmdline, data, sizeof data, err, sizeof err) < 0)
+		return hi_boot_error(b, "%s", err);
+	s->btrfs_flags = data;
+	log_info("a btrfs root is mounted with %s (the image's subvolume is %s)", data, image);
+	return 0;
+}
+
 int hi_stage_root(struct boot *b)
 {
 	static struct root_search s;
 	char err[256];
 
 	memset(&s, 0, sizeof s);
+	if (root_subvol(b, &s) < 0)
+		return -1;
 	if (hi_resume_check(b, hi_root_device_wait) < 0)
 		return -1;
 	if (b->root_device[0])

@@ -278,6 +278,39 @@ echo "=== shipped: $(tail -n 1 "$BUILDER_ARGS")"'
 	done
 }
 
+@test "deb: the GRUB snippet passes rootflags=subvol= for a root on a btrfs subvolume, as 10_linux does" {
+	# grub-common's helpers as they answer for a root on btrfs subvolume
+	# @rootfs (grub-probe's file system, paths from the file system's top),
+	# over /usr/share in the namespace; the package's update-hardinit and
+	# a conffile with GRUB=yes over /usr/sbin and /etc.
+	local g=$BATS_TEST_TMPDIR/grub sbin etc share
+	sbin=$(readlink -f /usr/sbin) etc=$(readlink -f /etc) share=$(readlink -f /usr/share)
+	mkdir -p "$g/etc/hardinit" "$g/share/grub" "$g/sbin" "$g/w1" "$g/w2" "$g/w3"
+	echo GRUB=yes >"$g/etc/hardinit/mkinitramfs.conf"
+	ln -s "$PKG/usr/sbin/update-hardinit" "$g/sbin/update-hardinit"
+	printf '#!/bin/sh\necho "$GRUB_TEST_FS"\n' >"$g/grub-probe"
+	chmod 0755 "$g/grub-probe"
+	cat >"$g/share/grub/grub-mkconfig_lib" <<-EOF
+		grub_probe=$g/grub-probe
+		make_system_path_relative_to_its_root() { echo "\${GRUB_TEST_TOP}\${1%/}"; }
+	EOF
+	in_boot "
+mount -t overlay -o lowerdir=$sbin,upperdir=$g/sbin,workdir=$g/w1 overlay $sbin
+mount -t overlay -o lowerdir=$etc,upperdir=$g/etc,workdir=$g/w2 overlay $etc
+mount -t overlay -o lowerdir=$share,upperdir=$g/share,workdir=$g/w3 overlay $share
+echo image >/boot/hardinit.img-\$K1
+echo \"=== btrfs: \$(GRUB_TEST_FS=btrfs GRUB_TEST_TOP=/@rootfs GRUB_DEVICE=/dev/vda1 $PKG/etc/grub.d/15_hardinit 2>&1)\"
+echo \"=== top: \$(GRUB_TEST_FS=btrfs GRUB_TEST_TOP= GRUB_DEVICE=/dev/vda1 $PKG/etc/grub.d/15_hardinit 2>&1)\"
+echo \"=== ext4: \$(GRUB_TEST_FS=ext4 GRUB_TEST_TOP= GRUB_DEVICE=/dev/vda1 $PKG/etc/grub.d/15_hardinit 2>&1)\""
+	[ "$status" -eq 0 ]
+	grep -qxF "	linux	/@rootfs/boot/vmlinuz-6.1.0-91-test root=/dev/vda1 ro rootflags=subvol=@rootfs" <<<"$output"
+	grep -qxF "	initrd	/@rootfs/boot/hardinit.img-6.1.0-91-test" <<<"$output"
+	# The top level and another file system: no word (10_linux passes none).
+	[[ $(grep -c 'rootflags' <<<"$output") -eq 1 ]]
+	[[ $output == *"=== top: "*"	linux	/boot/vmlinuz-6.1.0-91-test root=/dev/vda1 ro"$'\n'* ]]
+	[[ $output == *"=== ext4: "*"	linux	/boot/vmlinuz-6.1.0-91-test root=/dev/vda1 ro"$'\n'* ]]
+}
+
 @test "deb: update-hardinit writes nothing through a symbolic link in OUTPUT's path" {
 	in_boot '
 mkdir /var/lib/elsewhere /boot/real

@@ -730,11 +730,87 @@ fk_mount() {
 	build --moddir "$GENERIC" -o "$OUT"
 	[ "$status" -eq 0 ]
 	[[ $output == *"host-only: / is btrfs 2b4c9f6e-0d2c-4d8e-9a57-3f0b1c2d3e4f over vda1, subvolume /@rootfs"* ]]
-	[[ $output == *"host-only: the boot mounts btrfs subvolume @rootfs as / when the command line says rootflags=subvol=@rootfs"* ]]
+	[[ $output == *"host-only: the boot mounts btrfs subvolume /@rootfs as / unless the command line names one"* ]]
 	[[ $output == *"host-only: vda at /devices/pci0000:00/0000:00:04.0/virtio1/block/vda/vda1"* ]]
 	LIST=$(load_list)
 	has btrfs; has raid6_pq; has libcrc32c; has crc32c_generic; has virtio_blk; has virtio_pci
 	lacks ext4
+	[[ $(image_root_subvol) == /@rootfs ]]
+}
+
+# The image's etc/hardinit/root-subvol (the builder's btrfs subvolume of
+# /), empty when it has none.
+image_root_subvol() {
+	image_cpio "$OUT" | (cd "$T" && rm -rf sv && mkdir sv && cd sv && cpio -id --quiet etc/hardinit/root-subvol 2>/dev/null)
+	cat "$T/sv/etc/hardinit/root-subvol" 2>/dev/null || true
+}
+
+@test "host-only: the image carries the root's btrfs subvolume as the file system names it, the top level too, and no other root's" {
+	fk_virtio_blk
+	fk_btrfs 2b4c9f6e-0d2c-4d8e-9a57-3f0b1c2d3e4f 254:1
+	# A name with a space: mountinfo's octal escape undone.
+	printf '28 1 0:27 /@root\\040fs / rw,relatime shared:1 - btrfs /dev/vda1 rw,subvolid=257,subvol=/@root\\040fs\n' >"$P/self/mountinfo"
+	build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 0 ]
+	[[ $output == *"add /etc/hardinit/root-subvol (/ is btrfs subvolume /@root fs)"* ]]
+	[[ $(image_root_subvol) == "/@root fs" ]]
+	# The top level: carried too, so that a locked boot refuses another.
+	fk_root 0:27 btrfs /dev/vda1
+	build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 0 ]
+	[[ $(image_root_subvol) == / ]]
+	# / a directory inside the subvolume (a bind mount): no subvol= mounts it.
+	printf '28 1 0:27 /@rootfs/srv / rw shared:1 - btrfs /dev/vda1 rw,subvolid=256,subvol=/@rootfs\n' >"$P/self/mountinfo"
+	build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 1 ]
+	[[ $stderr == "hardinit-mkinitramfs: host-only: / is the directory /@rootfs/srv of btrfs subvolume /@rootfs (a bind mount?); the boot mounts a subvolume as /: build on the system booted from it, or use --target or --modules" ]]
+	# A comma in the name: no mount option can carry it.
+	printf '28 1 0:27 /@a\\054b / rw shared:1 - btrfs /dev/vda1 rw,subvol=/@a\\054b\n' >"$P/self/mountinfo"
+	build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 1 ]
+	[[ $stderr == *"/ is btrfs subvolume '/@a,b', which no rootflags=subvol= can name"* ]]
+	# Not btrfs: nothing carried.
+	fk_root 254:1 ext4 /dev/vda1
+	build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 0 ]
+	[[ -z $(image_root_subvol) ]]
+}
+
+@test "host-only: the image's btrfs subvolume at boot (dry-run): mounted without rootflags; under the lock another subvol=, a subvolid= or a device= is refused with one line" {
+	fk_virtio_blk
+	fk_btrfs 2b4c9f6e-0d2c-4d8e-9a57-3f0b1c2d3e4f 254:1
+	printf '28 1 0:27 /@rootfs / ro,relatime shared:1 - btrfs /dev/vda1 rw,space_cache=v2,subvolid=256,subvol=/@rootfs\n' >"$P/self/mountinfo"
+	build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 0 ]
+	[[ $(image_root_subvol) == /@rootfs ]]
+	local sv=$T/sv/etc/hardinit/root-subvol root=UUID=2b4c9f6e-0d2c-4d8e-9a57-3f0b1c2d3e4f
+	dry() {
+		run --separate-stderr "$REPO/build/hardinit" dry-run --config "$REPO/config/baseline.conf" \
+			--root-subvol "$sv" --cmdline "root=$root $*"
+		echo "$stderr" >&2
+	}
+	dry ""
+	[ "$status" -eq 0 ]
+	[[ $stderr == *"a btrfs root is mounted with subvol=/@rootfs (the image's subvolume is /@rootfs)"* ]]
+	dry "rootflags=subvol=@rootfs hardinit.boot.lock_cmdline=yes"
+	[ "$status" -eq 0 ]
+	[[ $stderr == *"a btrfs root is mounted with subvol=@rootfs (the image's"* ]]
+	# Unlocked, the command line's subvolume is the boot's.
+	dry "rootflags=subvol=/"
+	[ "$status" -eq 0 ]
+	[[ $stderr == *"a btrfs root is mounted with subvol=/ (the image's subvolume is /@rootfs)"* ]]
+	# Locked: the top level (the system before @rootfs's updates) is a downgrade.
+	dry "rootflags=subvol=/ hardinit.boot.lock_cmdline=yes"
+	[ "$status" -eq 1 ]
+	[[ $stderr == *"hardinit: error: rootflags=subvol=/ names another btrfs subvolume than the image's /@rootfs, refused under the lock (lock_cmdline = yes): an older snapshot there can be a weaker system; remove the word, or rebuild the image on the system booted from that subvolume"* ]]
+	[[ $stderr == *"at boot this would take the failure action: reboot (from the config)"* ]]
+	[[ $stderr != *"would wait up to"* ]]
+	dry "rootflags=subvolid=5 hardinit.boot.lock_cmdline=yes"
+	[ "$status" -eq 1 ]
+	[[ $stderr == *"rootflags=subvolid=5 is refused under the lock"* ]]
+	dry "rootflags=device=/dev/sdz1 hardinit.boot.lock_cmdline=yes"
+	[ "$status" -eq 1 ]
+	[[ $stderr == *"rootflags=device=/dev/sdz1 is refused under the lock"* ]]
 }
 
 @test "host-only: btrfs over two disks: every member's controller (virtio and AHCI) is in the image" {

@@ -2,7 +2,10 @@
  * of members the root stage waits for, and the control device's ioctls
  * refused by a file that is not it; the root stage over a btrfs of two
  * devices in a temporary tree (dev/NAME files holding member superblocks),
- * stopped before any mount(2): its control device is a plain file. */
+ * stopped before any mount(2): its control device is a plain file; the
+ * root's subvolume, the image's against the command line's rootflags,
+ * and the root stage refusing a command line's other one under the lock
+ * before it waits for any disk. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -92,6 +95,67 @@ static void test_members(void)
 	memset(long_node, 'n', sizeof long_node - 1);
 	long_node[sizeof long_node - 1] = '\0';
 	tap_ok(hi_btrfs_members_add(&set, fs, 2, BTRFS_MEMBERS_MAX, long_node) == -2, "a node name too long is refused");
+}
+
+static void test_flags(void)
+{
+	char data[256], err[512];
+
+	tap_ok(hi_btrfs_root_flags(NULL, "/@rootfs", 0, data, sizeof data, err, sizeof err) == 0,
+	       "no rootflags, the image's subvolume: mounted");
+	tap_streq(data, "subvol=/@rootfs", "  as subvol=");
+	tap_ok(hi_btrfs_root_flags("compress=zstd", "/@rootfs", 1, data, sizeof data, err, sizeof err) == 0,
+	       "other options, locked: kept, the image's subvolume added");
+	tap_streq(data, "compress=zstd,subvol=/@rootfs", "  after them");
+	tap_ok(hi_btrfs_root_flags("compress=zstd", NULL, 1, data, sizeof data, err, sizeof err) == 0,
+	       "no subvolume in the image: rootflags as they are");
+	tap_streq(data, "compress=zstd", "  unchanged");
+	tap_ok(hi_btrfs_root_flags(NULL, "/", 1, data, sizeof data, err, sizeof err) == 0 &&
+		       !strcmp(data, "subvol=/"), "the top level: subvol=/, not btrfs's default subvolume (%s)", data);
+
+	/* The same subvolume, spelled as GRUB's 10_linux spells it. */
+	tap_ok(hi_btrfs_root_flags("subvol=@rootfs", "/@rootfs", 1, data, sizeof data, err, sizeof err) == 0,
+	       "locked: rootflags=subvol=@rootfs is the image's /@rootfs");
+	tap_streq(data, "subvol=@rootfs", "  mounted as the command line says, nothing added");
+	tap_ok(hi_btrfs_root_flags("subvol=//@rootfs/", "/@rootfs", 1, data, sizeof data, err, sizeof err) == 0,
+	       "  slashes doubled and trailing: the same subvolume");
+
+	/* Another subvolume: the command line's when unlocked... */
+	tap_ok(hi_btrfs_root_flags("subvol=@snap1", "/@rootfs", 0, data, sizeof data, err, sizeof err) == 0,
+	       "unlocked: rootflags=subvol=@snap1 is mounted");
+	tap_streq(data, "subvol=@snap1", "  the command line's alone");
+	tap_ok(hi_btrfs_root_flags("subvolid=256", "/@rootfs", 0, data, sizeof data, err, sizeof err) == 0 &&
+		       !strcmp(data, "subvolid=256"), "unlocked: subvolid= alone, no subvol= beside it");
+	/* ...refused under the lock: an older snapshot is a downgrade. */
+	tap_ok(hi_btrfs_root_flags("subvol=@snap1", "/@rootfs", 1, data, sizeof data, err, sizeof err) < 0,
+	       "locked: rootflags=subvol=@snap1 beside the image's /@rootfs is refused");
+	tap_contains(err, "rootflags=subvol=@snap1 names another btrfs subvolume than the image's /@rootfs, refused under the lock",
+		     "  what and why");
+	tap_contains(err, "remove the word, or rebuild the image", "  what to do");
+	tap_ok(hi_btrfs_root_flags("subvol=@rootfs,subvol=@snap1", "/@rootfs", 1, data, sizeof data, err, sizeof err) < 0,
+	       "locked: the image's, then another (the kernel takes the last): refused");
+	tap_ok(hi_btrfs_root_flags("subvol=@rootfs/sub", "/@rootfs", 1, data, sizeof data, err, sizeof err) < 0,
+	       "locked: a subvolume below the image's: refused");
+	tap_ok(hi_btrfs_root_flags("subvol=/", "/@rootfs", 1, data, sizeof data, err, sizeof err) < 0,
+	       "locked: the top level beside the image's subvolume: refused");
+	tap_ok(hi_btrfs_root_flags("subvol=@rootfs,subvol=", "/@rootfs", 1, data, sizeof data, err, sizeof err) < 0,
+	       "locked: an empty subvol= last: refused");
+	tap_ok(hi_btrfs_root_flags("subvolid=5", "/@rootfs", 1, data, sizeof data, err, sizeof err) < 0,
+	       "locked: subvolid= is refused");
+	tap_contains(err, "rootflags=subvolid=5 is refused under the lock", "  named");
+	tap_ok(hi_btrfs_root_flags("ssd,device=/dev/sdz1", "/@rootfs", 1, data, sizeof data, err, sizeof err) < 0,
+	       "locked: device= is refused");
+	tap_contains(err, "rootflags=device=/dev/sdz1 is refused under the lock", "  named");
+	tap_ok(hi_btrfs_root_flags("device=/dev/sdz1", NULL, 1, data, sizeof data, err, sizeof err) == 0,
+	       "  an image without a btrfs root: rootflags are not its to judge");
+
+	tap_ok(hi_btrfs_root_flags(NULL, "@rootfs", 0, data, sizeof data, err, sizeof err) < 0,
+	       "the image's subvolume not from the top level: refused");
+	tap_ok(hi_btrfs_root_flags(NULL, "/@a,device=/dev/sdz", 0, data, sizeof data, err, sizeof err) < 0,
+	       "the image's subvolume with a comma (an option smuggled in): refused");
+	tap_contains(err, "rebuild the image", "  what to do");
+	tap_ok(hi_btrfs_root_flags("compress=zstd", "/@rootfs", 0, data, 20, err, sizeof err) < 0,
+	       "longer than the buffer: refused, not cut");
 }
 
 static void test_control(void)
@@ -209,12 +273,47 @@ static void test_root_stage(void)
 	fixture_rmtree(base);
 }
 
+/* The image's subvolume against the command line's, in the stage. */
+static void test_root_subvol(void)
+{
+	snprintf(base, sizeof base, "/tmp/hardinit-btrfs-root-XXXXXX");
+	if (!mkdtemp(base))
+		fixture_die("mkdtemp", base);
+	fake_member("vda1", 1, 2);
+	fake_member("vdb1", 2, 2);
+	fixture_put(base, "image/etc/hardinit/root-subvol", "/@rootfs\n");
+	boot_at(&b, base, MODE_INITRAMFS);
+	fixture_path(b.root_subvol, sizeof b.root_subvol, base, "image/etc/hardinit/root-subvol");
+	b.cfg.root_timeout = 1;
+	b.cfg.lock_cmdline = true;
+	b.cmd.root = "UUID=55555555-5555-5555-5555-555555555555";
+	b.cmd.rootflags = "subvol=@snap1";
+	fixture_put(base, "dev/" BTRFS_CONTROL_NAME, "");
+	tap_ok(hi_stage_root(&b) < 0, "locked, rootflags=subvol=@snap1, the image's /@rootfs: refused");
+	tap_contains(b.err, "rootflags=subvol=@snap1 names another btrfs subvolume than the image's /@rootfs",
+		     "  by the subvolume, before any device is registered");
+	b.cfg.lock_cmdline = false;
+	b.err[0] = '\0';
+	tap_ok(hi_stage_root(&b) < 0 && strstr(b.err, "cannot register "),
+	       "unlocked: the command line's subvolume, on to the members (%s)", b.err);
+	b.cfg.lock_cmdline = true;
+	b.cmd.rootflags = NULL;
+	tap_ok(hi_stage_root(&b) < 0 && strstr(b.err, "cannot register "),
+	       "locked, no rootflags: the image's subvolume, on to the members (%s)", b.err);
+	fixture_put(base, "image/etc/hardinit/root-subvol", "@rootfs\n");
+	tap_ok(hi_stage_root(&b) < 0 && strstr(b.err, "rebuild the image"),
+	       "a subvolume file the builder never writes: refused (%s)", b.err);
+	fixture_rmtree(base);
+}
+
 int main(void)
 {
 	hi_log_set_kmsg_enabled(0);
 	test_parse();
 	test_members();
+	test_flags();
 	test_control();
 	test_root_stage();
+	test_root_subvol();
 	return tap_done();
 }
