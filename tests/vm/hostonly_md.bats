@@ -69,15 +69,17 @@ set -u
 run() { echo "+ $*"; "$@" 2>&1 || echo "step-failed: $*"; }
 # lvm2 unpacked, not installed: its udev rules and units are not loaded.
 LC='--config=activation{udev_sync=0 udev_rules=0 monitoring=0} devices{obtain_device_list_from_udev=0}'
-# The root at $1 onto $2, without the debs, the documentation and the
-# kernel's module trees nothing here needs (ext4, block devices, virtio,
-# md, dm and the crypto they pull in): each byte crosses dm-crypt and
-# both members under TCG.
+# The root at $1 onto $2 (its proc, sys, dev and run, bound in, left
+# empty), without the debs, the documentation and the kernel's module
+# trees nothing here needs (ext4, block devices, virtio, md, dm and the
+# crypto they pull in): each byte crosses dm-crypt and both members under
+# TCG.
 copy_root() {
 	local m=./usr/lib/modules/$KVER k
 	echo "copy at $(cut -d' ' -f1 /proc/uptime) s"
 	{
-		tar -C "$1" --one-file-system --exclude=./root/md --exclude=./root/stack --exclude=./usr/share/doc \
+		tar -C "$1" --exclude='./proc/*' --exclude='./sys/*' --exclude='./dev/*' --exclude='./run/*' \
+			--exclude=./root/md --exclude=./root/stack --exclude=./usr/share/doc \
 			--exclude=./usr/share/man --exclude=./usr/share/locale --exclude='./boot/initrd.img*' \
 			--exclude="$m" -cf - . | tar -C "$2" -xpf - &&
 			mkdir -p "$2/${m#./}/kernel" && cp -p "$1/${m#./}"/modules.* "$2/${m#./}/" &&
