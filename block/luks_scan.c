@@ -11,6 +11,21 @@
 #include "luks2.h"
 #include "luks2_hdr.h"
 
+/* NAME carries the volume's header but is an md member: counted, the
+ * first named, not a match. */
+static bool md_member(const char *sys, const char *dev, const char *name, struct luks_scan *s)
+{
+	char what[MD_MEMBER_WHAT_MAX];
+
+	if (!hi_md_member(sys, dev, name, what, sizeof what))
+		return false;
+	if (s->n_md++ == 0) {
+		snprintf(s->md_name, sizeof s->md_name, "%s", name);
+		snprintf(s->md_what, sizeof s->md_what, "%s", what);
+	}
+	return true;
+}
+
 void hi_luks_scan(const char *sys, const char *dev, const char *uuid, struct luks_scan *s)
 {
 	char dir[LUKS_SCAN_PATH_MAX], node[LUKS_SCAN_PATH_MAX];
@@ -20,6 +35,7 @@ void hi_luks_scan(const char *sys, const char *dev, const char *uuid, struct luk
 	s->n = 0;
 	s->fd = -1;
 	s->more = false;
+	s->n_md = 0;
 	if (!d)
 		return;
 	for (int count = 0; (e = readdir(d)); count++) {
@@ -38,7 +54,7 @@ void hi_luks_scan(const char *sys, const char *dev, const char *uuid, struct luk
 		uint8_t hdr[LUKS2_BIN_SIZE];
 		/* The primary's magic: the header the volume is opened by. */
 		if (pread(fd, hdr, sizeof hdr, 0) == (ssize_t)sizeof hdr && hi_luks2_is_luks2(hdr, sizeof hdr) &&
-		    hdr[0] == 'L' && hi_luks2_uuid_is(hdr, sizeof hdr, uuid)) {
+		    hdr[0] == 'L' && hi_luks2_uuid_is(hdr, sizeof hdr, uuid) && !md_member(sys, dev, e->d_name, s)) {
 			if (s->n < LUKS_SCAN_NAMES)
 				snprintf(s->name[s->n], sizeof s->name[0], "%s", e->d_name);
 			if (s->n++ == 0) {

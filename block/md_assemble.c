@@ -139,7 +139,8 @@ static int minor_free(const char *sys_dir, int minor)
 	return strcmp(state, "clear") == 0;
 }
 
-int hi_md_member(const char *sys_dir, const char *name)
+/* The mdN holding NAME (its holders/ entry) into out: 1, else 0. */
+static int held_by_md(const char *sys_dir, const char *name, char *out, size_t cap)
 {
 	char path[512];
 	struct dirent *e;
@@ -151,9 +152,82 @@ int hi_md_member(const char *sys_dir, const char *name)
 	if (!d)
 		return 0;
 	while (!found && (e = readdir(d)) != NULL)
-		found = strncmp(e->d_name, "md", 2) == 0;
+		if (strncmp(e->d_name, "md", 2) == 0) {
+			snprintf(out, cap, "%s", e->d_name);
+			found = 1;
+		}
 	closedir(d);
 	return found;
+}
+
+/* The whole disk a partition NAME is on, from its sysfs link
+ * (.../block/vda/vda1): 1 with out set, 0 when NAME is no partition. */
+static int whole_disk(const char *sys_dir, const char *name, char *out, size_t cap)
+{
+	char path[512], link[512];
+
+	if ((size_t)snprintf(path, sizeof path, "%s/class/block/%s/partition", sys_dir, name) >= sizeof path ||
+	    access(path, F_OK) != 0)
+		return 0;
+	snprintf(path, sizeof path, "%s/class/block/%s", sys_dir, name);
+	ssize_t n = readlink(path, link, sizeof link - 1);
+	if (n <= 0)
+		return 0;
+	link[n] = '\0';
+	char *last = strrchr(link, '/');
+	if (!last)
+		return 0;
+	*last = '\0';
+	const char *disk = strrchr(link, '/') ? strrchr(link, '/') + 1 : link;
+	return disk[0] && (size_t)snprintf(out, cap, "%s", disk) < cap;
+}
+
+static int fd_read(void *ctx, uint64_t off, void *buf, size_t len)
+{
+	return hi_fs_pread_all(*(int *)ctx, buf, len, off);
+}
+
+/* An md superblock on NAME (its size from sysfs: the node may be a test's
+ * file): 1 with what, 0 none or unreadable. */
+static int carries_sb(const char *sys_dir, const char *dev_dir, const char *name, char *what, size_t cap)
+{
+	char path[512], size[32], why[MD_SB_ERR_MAX], uuid[MD_SB_UUID_TEXT];
+	struct md_sb sb;
+
+	if ((size_t)snprintf(path, sizeof path, "%s/class/block/%s/size", sys_dir, name) >= sizeof path ||
+	    hi_fs_read(path, size, sizeof size, NULL) < 0)
+		return 0;
+	uint64_t bytes = strtoull(size, NULL, 10) * 512u;
+	if ((size_t)snprintf(path, sizeof path, "%s/%s", dev_dir, name) >= sizeof path)
+		return 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return 0;
+	int rc = hi_md_sb_read(fd_read, &fd, bytes, &sb, why, sizeof why);
+	close(fd);
+	if (rc == 0)
+		return 0;
+	hi_md_sb_uuid_format(sb.uuid, uuid);
+	if (rc > 0)
+		snprintf(what, cap, "an md %u.%u member of array %s", sb.major, sb.minor, uuid);
+	else
+		snprintf(what, cap, "a device with a damaged md superblock (%s)", why);
+	return 1;
+}
+
+int hi_md_member(const char *sys_dir, const char *dev_dir, const char *name, char *what, size_t cap)
+{
+	char holder[MD_DEV_NAME_MAX], disk[MD_DEV_NAME_MAX];
+
+	if (held_by_md(sys_dir, name, holder, sizeof holder))
+		return snprintf(what, cap, "held by %s", holder), 1;
+	/* A whole disk in an array: its partitions are the array's, read
+	 * through the member. */
+	if (whole_disk(sys_dir, name, disk, sizeof disk) && held_by_md(sys_dir, disk, holder, sizeof holder))
+		return snprintf(what, cap, "a partition of %s, held by %s", disk, holder), 1;
+	if (strncmp(name, "md", 2) == 0 || strncmp(name, "dm-", 3) == 0)
+		return 0;
+	return carries_sb(sys_dir, dev_dir, name, what, cap);
 }
 
 int hi_md_pick_minor(const char *sys_dir, const struct md_sb *sb)

@@ -54,11 +54,20 @@ int hi_md_can_degrade(const struct md_array *a);
 /* The level as mdadm prints it: raid1, linear, ... (static text). */
 const char *hi_md_level_name(int32_t level);
 
-/* 1 when a running md array holds the block device NAME (its
- * sys_dir/class/block/NAME/holders/ names an mdN): a member, whose own
- * start may show what lies on the array (1.0 and 0.90 keep their
- * superblock at the end), so the root and lvm stages read the array. */
-int hi_md_member(const char *sys_dir, const char *name);
+/* Whether the block device NAME is an md array's member, as blkid's
+ * linux_raid_member and lvm2's md_component_detection take it: held by a
+ * running array (sys_dir/class/block/NAME/holders/mdN, or its whole
+ * disk's), or carrying an md superblock of any version, whole or damaged,
+ * its array running or not. A 1.0 or 0.90 member keeps its superblock at
+ * the end, so its first bytes are the array's (a LUKS header, a PV label,
+ * a file system's UUID): opened alone it would take writes its mirror
+ * never sees. Every stage that looks for a volume by what its device
+ * carries asks this of each match (luks, lvm, root); the array is the
+ * match, never a member. An md array or a dm device is asked for its
+ * holders only (hardinit assembles no array on one). Returns 1 with what
+ * saying why ("held by md0", "an md 1.0 member of array UUID"), else 0. */
+#define MD_MEMBER_WHAT_MAX (MD_SB_ERR_MAX + 64)
+int hi_md_member(const char *sys_dir, const char *dev_dir, const char *name, char *what, size_t cap);
 
 /* The minor for the array: the one its superblock names when that is
  * free under sys_dir/block, else MD_AUTO_MINOR downwards; -1 when none. */

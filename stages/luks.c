@@ -158,10 +158,19 @@ static int wait_device(struct boot *b, const struct luks_volume *v, char *node, 
 		}
 		if (s.fd >= 0)
 			close(s.fd);
-		if (!hi_dev_wait_next(&w))
-			return hi_boot_error(b, "luks: %s: no device with LUKS UUID %s after %d s; check rd.luks.uuid= or the "
-					  "crypttab, and that the disk's driver is in the initramfs", v->name, v->uuid,
-					  LUKS_DEVICE_WAIT_MS / 1000);
+		if (hi_dev_wait_next(&w))
+			continue;
+		/* A member carries the header (1.0 and 0.90 keep their md
+		 * superblock at the end): the volume is the array's. */
+		if (s.n_md)
+			return hi_boot_error(b, "luks: %s: only an md member carries LUKS UUID %s (%s/%s, %s) after %d s, "
+					  "and a member is never opened alone (its mirror would miss the writes); if the "
+					  "volume is on that array, put md in the image (hardinit-mkinitramfs --host-only "
+					  "finds the array) or attach the array's missing members", v->name, v->uuid, b->dev,
+					  s.md_name, s.md_what, LUKS_DEVICE_WAIT_MS / 1000);
+		return hi_boot_error(b, "luks: %s: no device with LUKS UUID %s after %d s; check rd.luks.uuid= or the "
+				  "crypttab, and that the disk's driver is in the initramfs", v->name, v->uuid,
+				  LUKS_DEVICE_WAIT_MS / 1000);
 	}
 }
 

@@ -52,6 +52,8 @@ struct lvm_scan {
 	int on_opened;                  /* the VG was found on an opened volume: only those count */
 	struct lvm_pv_seen pvs[LVM_MAX_DEVICES];
 	char bad[LVM2_ERR_MAX];         /* the first damaged PV, for the message */
+	unsigned n_md;                  /* PV labels on md members, left for the array's */
+	char md[64 + MD_MEMBER_WHAT_MAX + 4];   /* the first of them, for the message */
 	int have_vg;
 	uint64_t scan_start, scan_end;  /* the scan that found the VG whole */
 	uint64_t create_ns[2], load_ns[2];  /* the setup's two waits: elapsed, PID 1's CPU */
@@ -116,20 +118,15 @@ static int skip_name(const char *name)
 }
 
 /* What lvm2's default filters leave out without reading it: an empty
- * device (a loop device without a file, a drive without a medium), an md
- * array's member, an LV
+ * device (a loop device without a file, a drive without a medium), an LV
  * (scan_lvs = 0: an active LV is not a PV of its own VG), and a whole disk
- * whose partitions are listed (filter-partitioned): its PVs are those. */
+ * whose partitions are listed (filter-partitioned): its PVs are those.
+ * An md array's member is left out once its label is read (scan_device). */
 static int cannot_be_pv(struct boot *b, const char *name)
 {
 	char buf[LVM2_NAME_MAX];
 
 	if (hi_boot_sys_block_attr(b, name, "size", buf, sizeof buf) < 0 || strtoull(buf, NULL, 10) == 0)
-		return 1;
-	/* md_component_detection: a member of a running array (a 1.0 or
-	 * 0.90 member shows the array's PV label at its start) is not a PV;
-	 * the array is. */
-	if (hi_md_member(b->sys, name))
 		return 1;
 	return strncmp(name, "dm-", 3) == 0 && hi_boot_sys_block_attr(b, name, "dm/uuid", buf, sizeof buf) == 0 &&
 	       strncmp(buf, "LVM-", 4) == 0;
@@ -158,12 +155,12 @@ static void mark_parent(struct boot *b, struct lvm_dev *devs, unsigned n, const 
 /* One device: if it is a PV, remember it; if its text is our VG's with a
  * higher seqno, keep that metadata. Every PV of a VG carries the same
  * text: one that equals the last parsed is not parsed again. */
-static void scan_device(struct lvm_scan *s, struct lvm_dev *d)
+static void scan_device(struct boot *b, struct lvm_scan *s, struct lvm_dev *d)
 {
 	static char text[LVM2_META_MAX], parsed[LVM2_META_MAX];
 	static size_t parsed_len = (size_t)-1;
 	static struct lvm2_vg vg;
-	char why[LVM2_ERR_MAX];
+	char why[LVM2_ERR_MAX], what[MD_MEMBER_WHAT_MAX];
 	struct lvm2_label label;
 
 	int rc = hi_lvm2_pv_read(fd_read, d, &label, text, sizeof text, why, sizeof why);
@@ -171,6 +168,13 @@ static void scan_device(struct lvm_scan *s, struct lvm_dev *d)
 		snprintf(s->bad, sizeof s->bad, "%s: %s", d->name, why);
 	if (rc <= 0)
 		return;
+	/* md_component_detection: an md member (a 1.0 or 0.90 one shows the
+	 * array's PV label at its start) is not a PV; the array is. */
+	if (hi_md_member(b->sys, b->dev, d->name, what, sizeof what)) {
+		if (s->n_md++ == 0)
+			snprintf(s->md, sizeof s->md, "%s: %s", d->name, what);
+		return;
+	}
 	if (s->n_pvs < LVM_MAX_DEVICES) {
 		struct lvm_pv_seen *p = &s->pvs[s->n_pvs++];
 		snprintf(p->id, sizeof p->id, "%s", label.pv_id);
@@ -247,7 +251,7 @@ static void scan(struct boot *b, struct lvm_scan *s)
 	char path[BOOT_PATH_MAX + 96];
 	unsigned n = 0;
 
-	s->n_devs = s->n_pvs = s->n_bad = 0;
+	s->n_devs = s->n_pvs = s->n_bad = s->n_md = 0;
 	s->on_opened = 0;
 	s->bad[0] = '\0';
 	if (list_devices(b, devs, &n) < 0)
@@ -283,7 +287,7 @@ static void scan(struct boot *b, struct lvm_scan *s)
 			if (d->fd < 0 || d->opened != (pass == 0))
 				continue;
 			if (!s->on_opened)
-				scan_device(s, d);
+				scan_device(b, s, d);
 			close(d->fd);
 			d->fd = -1;
 		}
@@ -325,14 +329,18 @@ static int wait_for_vg(struct boot *b, struct lvm_scan *s, const char *dev[], co
 	} while (hi_dev_wait_next(&w));
 	if (s->n_bad)
 		log_err("lvm: a damaged PV was skipped: %s", s->bad);
+	char md[sizeof s->md + 200] = "";
+	if (s->n_md)
+		snprintf(md, sizeof md, "; %u md member(s) carry a PV label, left for their array (%s): put md in the "
+			 "image or attach the array's missing members", s->n_md, s->md);
 	if (!s->have_vg)
-		return hi_boot_error(b, "lvm: %s=%s names volume group %s, which no disk holds (%u block devices, %u PVs seen in %d s); check %s=, or add the disk's driver to the image (hardinit-mkinitramfs --modules)%s",
+		return hi_boot_error(b, "lvm: %s=%s names volume group %s, which no disk holds (%u block devices, %u PVs seen in %d s); check %s=, or add the disk's driver to the image (hardinit-mkinitramfs --modules)%s%s",
 				  what, spec, s->vg_name, s->n_devs, s->n_pvs, timeout, what,
-				  b->cmd.rootwait ? "" : "; rootwait waits longer");
+				  b->cmd.rootwait ? "" : "; rootwait waits longer", md);
 	char id[LVM2_ID_LEN + 8];
 	hi_lvm2_id_format(s->vg.pvs[missing].id, id, sizeof id);
-	return hi_boot_error(b, "lvm: volume group %s is missing PV %s (%s of %u, seqno %llu); attach that disk or add its driver to the image",
-			  s->vg.name, id, s->vg.pvs[missing].name, s->vg.n_pvs, (unsigned long long)s->vg.seqno);
+	return hi_boot_error(b, "lvm: volume group %s is missing PV %s (%s of %u, seqno %llu); attach that disk or add its driver to the image%s",
+			  s->vg.name, id, s->vg.pvs[missing].name, s->vg.n_pvs, (unsigned long long)s->vg.seqno, md);
 }
 
 /* /dev/mapper/NAME and /dev/VG/LV -> ../mapper/NAME, as lvm2 with udev

@@ -30,6 +30,7 @@
 struct seen_dev {
 	char name[32];
 	int probed;          /* superblock read (a miss is not read again) */
+	int md_asked, md;    /* whether it is an md member, asked once it matched */
 	struct fs_info fs;
 };
 
@@ -42,6 +43,8 @@ struct root_search {
 	struct btrfs_members btrfs;  /* a btrfs root's members seen so far (n 0: none) */
 	int more;                    /* more devices than ROOT_MAX_DEVICES: some went uncompared */
 	const char *btrfs_flags;     /* a btrfs root's mount options (root_subvol); NULL: rootflags */
+	char md_name[32];            /* the first md member that matched, and why it is one */
+	char md_what[MD_MEMBER_WHAT_MAX];
 };
 
 /* Devices whose probe can hang or that never hold a root: optical and
@@ -58,10 +61,6 @@ static int skip_device(struct boot *b, const char *name)
 	if (strncmp(name, "md", 2) == 0 &&
 	    (hi_boot_sys_block_attr(b, name, "md/array_state", buf, sizeof buf) < 0 || !strcmp(buf, "clear") ||
 	     !strcmp(buf, "inactive")))
-		return 1;
-	/* An md member with its superblock at the end (1.0, 0.90) shows the
-	 * array's file system at its start: the array is the root, not it. */
-	if (hi_boot_sys_block_attr(b, name, "md/array_state", buf, sizeof buf) < 0 && hi_md_member(b->sys, name))
 		return 1;
 	if (strncmp(name, "loop", 4) == 0) {
 		snprintf(path, sizeof path, "%s/class/block/%s/loop/backing_file", b->sys, name);
@@ -180,6 +179,25 @@ static int matches(struct boot *b, struct root_search *s, struct seen_dev *d)
 	return 0;
 }
 
+/* A match that is an md member (1.0 and 0.90 keep their superblock at
+ * the end, so a member shows the array's file system, its UUID and label,
+ * at its start): the array is the root, never a member, which mounted
+ * alone would take writes its mirror never sees. */
+static int md_member(struct boot *b, struct root_search *s, struct seen_dev *d)
+{
+	char what[MD_MEMBER_WHAT_MAX];
+
+	if (d->md_asked)
+		return d->md;
+	d->md_asked = 1;
+	d->md = hi_md_member(b->sys, b->dev, d->name, what, sizeof what);
+	if (d->md && !s->md_name[0]) {
+		snprintf(s->md_name, sizeof s->md_name, "%s", d->name);
+		snprintf(s->md_what, sizeof s->md_what, "%s", what);
+	}
+	return d->md;
+}
+
 static int cmp_dev_names(const void *a, const void *b)
 {
 	return strcmp((*(const struct seen_dev *const *)a)->name, (*(const struct seen_dev *const *)b)->name);
@@ -235,7 +253,7 @@ static int btrfs_root(struct boot *b, struct root_search *s, struct seen_dev **m
 		    m[i]->fs.num_devices < 2)
 			return 2;
 	for (size_t i = 0; i < s->n_devs; i++)
-		if (s->devs[i].probed && !strcmp(s->devs[i].fs.type, "btrfs") && !strcmp(s->devs[i].fs.uuid, m[0]->fs.uuid))
+		if (s->devs[i].probed && !s->devs[i].md && !strcmp(s->devs[i].fs.type, "btrfs") && !strcmp(s->devs[i].fs.uuid, m[0]->fs.uuid))
 			members[n_members++] = &s->devs[i];
 	qsort(members, n_members, sizeof members[0], cmp_dev_names);
 	qsort(m, n, sizeof m[0], cmp_dev_names);
@@ -298,7 +316,7 @@ static int find_root(struct boot *b, struct root_search *s, const char *spec_tex
 			continue;
 		if (probe_dev(b, d) < 0)
 			continue;
-		if (n < ROOT_MAX_DEVICES && matches(b, s, d))
+		if (n < ROOT_MAX_DEVICES && matches(b, s, d) && !md_member(b, s, d))
 			m[n++] = d;
 	}
 	closedir(dir);
@@ -372,6 +390,12 @@ static int wait_for_root(struct boot *b, struct root_search *s, const char *spec
 	list_seen(b, s);
 	if (s->btrfs.n)
 		return btrfs_members_missing(b, s, spec_text, timeout);
+	if (s->md_name[0])
+		return hi_boot_error(b, "root device %s: only an md member matched within %d s (%s/%s, %s), and a "
+				     "member is never mounted alone (its mirror would miss the writes); put md in the "
+				     "image (hardinit-mkinitramfs --host-only finds the array), attach the array's "
+				     "missing members, or name the array in root=", spec_text, timeout, b->dev,
+				     s->md_name, s->md_what);
 	return hi_boot_error(b, "root device %s did not appear within %d s; check root= against the devices listed above, or add its driver to the initramfs%s",
 			  spec_text, timeout, b->cmd.rootwait ? "" : " (rootwait waits longer)");
 }

@@ -677,6 +677,28 @@ md_marker_text() {
 	[[ $output == *"note: md0 shows no md/uuid"*"the boot assembles every md array it finds"* ]]
 }
 
+@test "host-only: LVM on LUKS2 on md RAID1 (the installer's encrypted LVM on RAID): every layer's modules, the md marker and the crypttab line" {
+	fk_virtio_blk
+	fk_md md0 9:0 raid1 1.0 254:1 254:2
+	echo 5a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9 >"$S/devices/virtual/block/md0/md/uuid"
+	fk_dm md0_crypt "$LUKS_UUID" 253:1 9:0
+	fk_dm vg0-root LVM-abcdefghijklmnopqrstuvwxyz012345abcdefghijklmnopqrstuvwxyz012345 253:0 253:1
+	fk_root 253:0 ext4 /dev/mapper/vg0-root
+	fk_dmsetup_minor 0 "0 2097152 linear 253:1 2048" 1 "${CRYPT_TABLE/254:2/9:0}"
+	fk_crypttab
+	echo "md0_crypt UUID=0d3c3f3b-b1a6-4ab4-a2a3-b6f0c7e1d2a9 none luks" >>"$T/crypttab"
+	build --moddir "$GENERIC" -o "$OUT"
+	[ "$status" -eq 0 ]
+	[[ $output == *"host-only: vg0-root is device-mapper (linear) over dm-1"* ]]
+	[[ $output == *"host-only: md0_crypt is device-mapper (crypt) over md0"* ]]
+	[[ $output == *"host-only: md0 is md raid1 (metadata 1.0) over vda1 vda2"* ]]
+	[ "$(image_crypttab)" = "md0_crypt UUID=0d3c3f3b-b1a6-4ab4-a2a3-b6f0c7e1d2a9 none luks" ]
+	[[ $(md_marker_text) == "5a1b2c3d:4e5f6071:8293a4b5:c6d7e8f9" ]]
+	LIST=$(load_list)
+	has md_mod; has raid1; has dm_crypt; has dm_mod; has virtio_blk; has ext4
+	lacks raid456
+}
+
 @test "host-only: a root without md has no md marker; --modules raid1 gives one" {
 	fk_virtio_blk
 	fk_root 254:1 ext4 /dev/vda1

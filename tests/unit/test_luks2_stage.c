@@ -20,6 +20,7 @@
 #include "luks2_hdr.h"
 #include "luks_scan.h"
 #include "sha256.h"
+#include "md_bytes.h"
 #include "tap.h"
 
 static char err[LUKS_ERR_MAX];
@@ -354,6 +355,67 @@ static void test_scan(void)
 	fixture_rmtree(root);
 }
 
+/* NAME: a 1 MiB device with the volume's LUKS2 header at its start and,
+ * with end_sb, a 1.0 md superblock at its end: a member of a 1.0 array
+ * (or 0.90) shows the array's header; the array itself (end_sb 0) too. */
+static void put_md_luks_dev(const char *root, const char *name, const char *devnum, int end_sb)
+{
+	enum { BYTES = 1024 * 1024 };
+	static uint8_t img[BYTES];
+	uint64_t at = (BYTES / 512 - 16) & ~7u;
+	char rel[64];
+
+	memset(img, 0, sizeof img);
+	memcpy(img, "LUKS\xba\xbe\x00\x02", 8);
+	memcpy(img + 168, U1, sizeof U1);
+	if (end_sb)
+		md_make_v1(img + at * 512, at, "debian:1", 1, 2, 0, 10);
+	snprintf(rel, sizeof rel, "sys/class/block/%s/dev", name);
+	fixture_put(root, rel, devnum);
+	snprintf(rel, sizeof rel, "sys/class/block/%s/size", name);
+	fixture_put(root, rel, "2048\n");
+	snprintf(rel, sizeof rel, "dev/%s", name);
+	fixture_put_bytes(root, rel, img, sizeof img);
+}
+
+/* LUKS2 on a 1.0 RAID1: the header is on the array and on each member.
+ * Only the array is the volume; a member opened alone would take writes
+ * its mirror never sees. */
+static void test_scan_md(void)
+{
+	static struct boot b;
+	struct luks_scan s;
+	const char *root = fixture_tree("luks-scan-md");
+
+	fixture_mkdir(root, "sys/class/block", 0755);
+	boot_at(&b, root, MODE_INITRAMFS);
+	put_md_luks_dev(root, "vda1", "254:1\n", 1);
+	put_md_luks_dev(root, "vdb1", "254:17\n", 1);
+	put_md_luks_dev(root, "md1", "9:1\n", 0);
+	hi_luks_scan(b.sys, b.dev, U1, &s);
+	tap_ok(s.n == 1 && s.fd >= 0 && !strcmp(s.name[0], "md1"), "scan md: on a 1.0 array, the array is the one match");
+	tap_ok(s.n_md == 2, "scan md: ... both members carry the header, neither is a match");
+	if (s.fd >= 0)
+		close(s.fd);
+	/* The array not assembled (no md in the image), one disk left: the
+	 * member alone is never the volume. */
+	fixture_rmtree(root);
+	root = fixture_tree("luks-scan-md");
+	fixture_mkdir(root, "sys/class/block", 0755);
+	boot_at(&b, root, MODE_INITRAMFS);
+	put_md_luks_dev(root, "vda1", "254:1\n", 1);
+	hi_luks_scan(b.sys, b.dev, U1, &s);
+	tap_ok(s.n == 0 && s.fd < 0 && s.n_md == 1 && !strcmp(s.md_name, "vda1"),
+	       "scan md: a lone 1.0 member carrying the header is not opened");
+	tap_contains(s.md_what, "an md 1.0 member of array 5a1b2c3d:4e5f6071:8293a4b5:c6d7e8f9", "scan md: ... and says why");
+	/* A running array's member (holders/mdN), whatever its superblock. */
+	put_md_luks_dev(root, "vdc", "254:32\n", 0);
+	fixture_mkdir(root, "sys/class/block/vdc/holders/md0", 0755);
+	hi_luks_scan(b.sys, b.dev, U1, &s);
+	tap_ok(s.n == 0 && s.n_md == 2, "scan md: a device held by a running array is no match");
+	fixture_rmtree(root);
+}
+
 /* Two devices carrying the volume's UUID (a disk planted under it): the
  * stage refuses, naming both and the UUID, before a passphrase is asked
  * on the console or a byte is written to the TPM. The tree's console and
@@ -404,6 +466,7 @@ static void test_stage_duplicates(void)
 int main(void)
 {
 	test_scan();
+	test_scan_md();
 	test_stage_duplicates();
 	test_crypttab();
 	test_plan();

@@ -19,6 +19,7 @@
 #include "lvm2.h"
 #include "lvm2_label.h"
 #include "lvm2_meta.h"
+#include "md_bytes.h"
 #include "tap.h"
 
 #define PV_ID  "AbCdEf0123456789abcdefGHIJKLmnop"
@@ -394,6 +395,24 @@ static void put_pv(const char *root, const char *name, const char *devnum, const
 	put_pv_sized(root, name, devnum, "128\n", text, id);
 }
 
+/* A PV whose device is also a 1.0 md member: its superblock at the end
+ * of the 128 sectors, as on each member of a 1.0 array holding a PV. */
+static void put_pv_md(const char *root, const char *name, const char *devnum, const char *text, const char *id)
+{
+	static uint8_t dev[128 * 512];
+	uint64_t at = (128 - 16) & ~7u;
+	char rel[64];
+
+	put_pv(root, name, devnum, text, id);
+	memset(dev, 0, sizeof dev);
+	memcpy(dev, img, sizeof img);
+	md_make_v1(dev + at * 512, at, "debian:1", 1, 2, 0, 10);
+	md_put64(dev + at * 512 + 136, at);   /* data_size: up to the superblock */
+	md_seal_v1(dev + at * 512);
+	snprintf(rel, sizeof rel, "dev/%s", name);
+	fixture_put_bytes(root, rel, dev, sizeof dev);
+}
+
 static int run_stage(const char *root, const char *cmd_root, enum boot_mode mode, struct boot *b)
 {
 	boot_at(b, root, mode);
@@ -458,6 +477,13 @@ static void test_stage(void)
 	fixture_path(link, sizeof link, root, "sys/class/block/vdb/holders/md0");
 	if (rmdir(link) < 0)
 		fixture_die("rmdir", link);
+	/* A 1.0 member, no array running: its PV label is the array's. */
+	put_pv_md(root, "vdb", "254:16\n", meta, PV_ID);
+	tap_ok(run_stage(root, "/dev/mapper/test--vg-lin--root", MODE_INITRAMFS, &b) == -1 &&
+	       strstr(b.err, "which no disk holds") != NULL, "stage: a PV label on a 1.0 md member is no PV (%s)", b.err);
+	tap_contains(b.err, "1 md member(s) carry a PV label, left for their array (vdb: an md 1.0 member of array 5a1b2c3d:",
+		     "stage: ... and the line says so");
+	put_pv(root, "vdb", "254:16\n", meta, PV_ID);
 	tap_ok(run_stage(root, "/dev/mapper/test--vg-lin--root", MODE_INITRAMFS, &b) == -1, "stage: one PV of two");
 	tap_contains(b.err, "volume group test-vg is missing PV ZZZZZZ-0123-4567-89ab-cdef-GHIJ-KLmnop (pv1 of 2",
 		     "stage: names the missing PV's id");

@@ -1,7 +1,8 @@
 /* md RAID (block/md_sb.c, block/md_assemble.c, stages/md.c): superblocks
- * built here byte by byte with the kernel's layout (linux/raid/md_p.h),
- * their checks, the grouping of members and mdadm's event rule, and the
- * stage's refusal of a degraded array against a temporary tree;
+ * built byte by byte with the kernel's layout (md_bytes.h), their checks,
+ * the grouping of members and mdadm's event rule, the stage's refusal of
+ * a degraded array against a temporary tree, and what an md member is to
+ * the stages that look for a volume (the root stage here);
  * tests/vm/hostonly_md.bats checks the same code against arrays Debian's
  * mdadm made. */
 #include <stdint.h>
@@ -13,56 +14,12 @@
 #include "fixture.h"
 #include "md.h"
 #include "md_assemble.h"
+#include "md_bytes.h"
 #include "md_sb.h"
+#include "root.h"
 #include "tap.h"
 
 #define DEV_BYTES (1024u * 1024u)   /* each member: 1 MiB */
-
-static const uint8_t UUID_A[16] = { 0x5a, 0x1b, 0x2c, 0x3d, 0x4e, 0x5f, 0x60, 0x71,
-				    0x82, 0x93, 0xa4, 0xb5, 0xc6, 0xd7, 0xe8, 0xf9 };
-
-static void put16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
-static void put32(uint8_t *p, uint32_t v) { for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i)); }
-static void put64(uint8_t *p, uint64_t v) { put32(p, (uint32_t)v); put32(p + 4, (uint32_t)(v >> 32)); }
-static uint32_t get32(const uint8_t *p) { return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24; }
-
-/* The kernel's calc_sb_1_csum, written out: words summed in 64 bits with
- * the checksum field zero, a trailing half word, the carries folded once. */
-static void seal_v1(uint8_t *sb)
-{
-	uint32_t max_dev = get32(sb + 220);
-	size_t len = 256 + 2 * max_dev, i;
-	uint64_t sum = 0;
-	put32(sb + 216, 0);
-	for (i = 0; i + 4 <= len; i += 4)
-		sum += get32(sb + i);
-	if (i < len)
-		sum += (uint64_t)(sb[i] | sb[i + 1] << 8);
-	put32(sb + 216, (uint32_t)((sum & 0xffffffffu) + (sum >> 32)));
-}
-
-/* A 1.x superblock as mdadm --create writes it for one member. */
-static void make_v1(uint8_t *sb, uint64_t super_sector, const char *name, uint32_t level, uint32_t raid_disks,
-		    uint32_t dev_number, uint64_t events)
-{
-	memset(sb, 0, 4096);
-	put32(sb, 0xa92b4efc);
-	put32(sb + 4, 1);
-	memcpy(sb + 16, UUID_A, 16);
-	memcpy(sb + 32, name, strlen(name));
-	put32(sb + 72, level);
-	put32(sb + 92, raid_disks);
-	put64(sb + 128, super_sector == 0 || super_sector == 8 ? 64 : 0);   /* data_offset */
-	put64(sb + 136, 1024);                                              /* data_size */
-	put64(sb + 144, super_sector);
-	put32(sb + 160, dev_number);
-	put64(sb + 200, events);
-	put64(sb + 208, UINT64_MAX);                                        /* in sync */
-	put32(sb + 220, raid_disks);
-	for (uint32_t d = 0; d < raid_disks; d++)
-		put16(sb + 256 + 2 * d, (uint16_t)d);
-	seal_v1(sb);
-}
 
 struct mem { const uint8_t *data; size_t size; };
 
@@ -84,7 +41,7 @@ static void test_parse_v12(void)
 	uint8_t *p = disk + 4096;
 
 	memset(disk, 0, sizeof disk);
-	make_v1(p, 8, "debian:0", 1, 2, 1, 42);
+	md_make_v1(p, 8, "debian:0", 1, 2, 1, 42);
 	tap_ok(hi_md_sb_parse(p, 4096, MD_SB_1_2, DEV_BYTES, &sb, why, sizeof why) == 1, "1.2: parsed (%s)", why);
 	tap_ok(sb.major == 1 && sb.minor == 2 && sb.level == 1 && sb.raid_disks == 2 && sb.role == 1 && sb.events == 42 &&
 	       sb.data_offset == 64 && sb.data_size == 1024 && sb.in_sync, "1.2: version, level, disks, role, events, data");
@@ -103,20 +60,20 @@ static void test_parse_v12(void)
 	tap_ok(hi_md_sb_parse(p, 4096, MD_SB_1_2, DEV_BYTES, &sb, why, sizeof why) == -1, "1.2: a flipped bit is refused");
 	tap_contains(why, "checksum", "1.2: ... by its checksum");
 	p[100] ^= 1;
-	make_v1(p, 0, "debian:0", 1, 2, 1, 42);
+	md_make_v1(p, 0, "debian:0", 1, 2, 1, 42);
 	tap_ok(hi_md_sb_parse(p, 4096, MD_SB_1_2, DEV_BYTES, &sb, why, sizeof why) == -1,
 	       "1.2: a superblock written for another place (a copy) is refused");
 	tap_contains(why, "written for sector 0, found at sector 8", "1.2: ... saying where");
-	make_v1(p, 8, "debian:0", 1, 300, 1, 42);
+	md_make_v1(p, 8, "debian:0", 1, 300, 1, 42);
 	tap_ok(hi_md_sb_parse(p, 4096, MD_SB_1_2, DEV_BYTES, &sb, why, sizeof why) == -1, "1.2: 300 raid disks are refused");
-	put32(p + 220, 5000);
+	md_put32(p + 220, 5000);
 	tap_ok(hi_md_sb_parse(p, 4096, MD_SB_1_2, DEV_BYTES, &sb, why, sizeof why) == -1,
 	       "1.2: more roles than the 4 KiB read holds are refused");
-	make_v1(p, 8, "debian:0", 1, 2, 1, 42);
-	put64(p + 136, 4096);   /* data_size past the end */
-	seal_v1(p);
+	md_make_v1(p, 8, "debian:0", 1, 2, 1, 42);
+	md_put64(p + 136, 4096);   /* data_size past the end */
+	md_seal_v1(p);
 	tap_ok(hi_md_sb_parse(p, 4096, MD_SB_1_2, DEV_BYTES, &sb, why, sizeof why) == -1, "1.2: data past the end is refused");
-	make_v1(p, 8, "debian:0", 1, 2, 7, 42);   /* dev_number past max_dev */
+	md_make_v1(p, 8, "debian:0", 1, 2, 7, 42);   /* dev_number past max_dev */
 	tap_ok(hi_md_sb_parse(p, 4096, MD_SB_1_2, DEV_BYTES, &sb, why, sizeof why) == 1 && sb.role == MD_SB_ROLE_SPARE,
 	       "1.2: a device number without a role is a spare");
 	memset(p, 0, 4096);
@@ -134,7 +91,7 @@ static void test_parse_v10_v090(void)
 	memset(disk, 0, sizeof disk);
 	uint64_t at = ((sectors - 16) & ~7ull);
 	tap_ok(hi_md_sb_offset(MD_SB_1_0, DEV_BYTES) == at * 512, "1.0: 8 KiB from the end, 4 KiB aligned");
-	make_v1(disk + at * 512, at, "web:root", 10, 4, 2, 7);
+	md_make_v1(disk + at * 512, at, "web:root", 10, 4, 2, 7);
 	tap_ok(hi_md_sb_read(mem_read, &m, DEV_BYTES, &sb, why, sizeof why) == 1 && sb.kind == MD_SB_1_0 && sb.minor == 0 &&
 	       sb.level == 10 && sb.role == 2, "read: a 1.0 superblock at the end is found (%s)", why);
 	hi_md_sb_dev_name(&sb, name, sizeof name);
@@ -146,32 +103,32 @@ static void test_parse_v10_v090(void)
 	uint64_t off = hi_md_sb_offset(MD_SB_0_90, DEV_BYTES);
 	tap_ok(off == ((sectors & ~127ull) - 128) * 512, "0.90: 64 KiB from the 64 KiB-aligned end");
 	uint8_t *p = disk + off;
-	put32(p, 0xa92b4efc);
-	put32(p + 4 * 2, 90);
-	put32(p + 4 * 5, 0x11223344);
-	put32(p + 4 * 13, 0x55667788);
-	put32(p + 4 * 7, 1);         /* raid1 */
-	put32(p + 4 * 8, 256);       /* KiB */
-	put32(p + 4 * 10, 2);
-	put32(p + 4 * 11, 3);        /* md3 */
-	put32(p + 4 * 33, 1);        /* clean */
-	put32(p + 4 * 39, 9);        /* events */
-	put32(p + 4 * 995, 1);       /* slot 1 */
-	put32(p + 4 * 996, 6);       /* active, sync */
+	md_put32(p, 0xa92b4efc);
+	md_put32(p + 4 * 2, 90);
+	md_put32(p + 4 * 5, 0x11223344);
+	md_put32(p + 4 * 13, 0x55667788);
+	md_put32(p + 4 * 7, 1);         /* raid1 */
+	md_put32(p + 4 * 8, 256);       /* KiB */
+	md_put32(p + 4 * 10, 2);
+	md_put32(p + 4 * 11, 3);        /* md3 */
+	md_put32(p + 4 * 33, 1);        /* clean */
+	md_put32(p + 4 * 39, 9);        /* events */
+	md_put32(p + 4 * 995, 1);       /* slot 1 */
+	md_put32(p + 4 * 996, 6);       /* active, sync */
 	uint64_t sum = 0;
 	for (int i = 0; i < 1024; i++)
-		sum += get32(p + 4 * i);
-	put32(p + 4 * 38, (uint32_t)((sum & 0xffffffffu) + (sum >> 32)));
+		sum += md_get32(p + 4 * i);
+	md_put32(p + 4 * 38, (uint32_t)((sum & 0xffffffffu) + (sum >> 32)));
 	tap_ok(hi_md_sb_read(mem_read, &m, DEV_BYTES, &sb, why, sizeof why) == 1 && sb.kind == MD_SB_0_90 && sb.major == 0 &&
 	       sb.minor == 90 && sb.role == 1 && sb.events == 9 && sb.preferred_minor == 3 && sb.in_sync,
 	       "read: a 0.90 superblock is found, its slot, events and preferred minor (%s)", why);
 	tap_ok(hi_md_sb_minor(&sb) == 3, "0.90: the preferred minor is md3");
-	put32(p + 4 * 996, 1);       /* faulty */
+	md_put32(p + 4 * 996, 1);       /* faulty */
 	sum = 0;
-	put32(p + 4 * 38, 0);
+	md_put32(p + 4 * 38, 0);
 	for (int i = 0; i < 1024; i++)
-		sum += get32(p + 4 * i);
-	put32(p + 4 * 38, (uint32_t)((sum & 0xffffffffu) + (sum >> 32)));
+		sum += md_get32(p + 4 * i);
+	md_put32(p + 4 * 38, (uint32_t)((sum & 0xffffffffu) + (sum >> 32)));
 	tap_ok(hi_md_sb_read(mem_read, &m, DEV_BYTES, &sb, why, sizeof why) == 1 && sb.role == MD_SB_ROLE_FAULTY,
 	       "0.90: a faulty member says so");
 	p[4 * 39] = 10;
@@ -193,7 +150,7 @@ static void test_names(void)
 	tap_ok(hi_md_sb_minor(&sb) == 127, "a name without a host: 127 is md127");
 	snprintf(sb.name, sizeof sb.name, "h:007");
 	tap_ok(hi_md_sb_minor(&sb) == MD_SB_NO_MINOR, "007 is no minor mdadm would take");
-	tap_ok(hi_md_sb_uuid_parse("5a1b2c3d:4e5f6071:8293a4b5:c6d7e8f9", u) == 0 && !memcmp(u, UUID_A, 16),
+	tap_ok(hi_md_sb_uuid_parse("5a1b2c3d:4e5f6071:8293a4b5:c6d7e8f9", u) == 0 && !memcmp(u, MD_UUID, 16),
 	       "UUID text back to bytes");
 	tap_ok(hi_md_sb_uuid_parse("5a1b2c3d", u) == -1, "a short UUID is refused");
 	tap_ok(hi_md_degraded_allowed("true", 0) && hi_md_degraded_allowed("1", 0) && hi_md_degraded_allowed(NULL, 1) &&
@@ -207,7 +164,7 @@ static void member(struct md_member *m, const char *name, uint32_t role, uint64_
 	snprintf(m->name, sizeof m->name, "%s", name);
 	m->sb.major = 1;
 	m->sb.minor = 2;
-	memcpy(m->sb.uuid, UUID_A, 16);
+	memcpy(m->sb.uuid, MD_UUID, 16);
 	m->sb.level = level;
 	m->sb.raid_disks = raid_disks;
 	m->sb.role = role;
@@ -266,9 +223,9 @@ static void put_member(const char *root, const char *name, const char *devnum, u
 	char rel[128], num[32];
 
 	memset(disk, 0, sizeof disk);
-	make_v1(disk + 4096, 8, "debian:0", 1, 2, dev_number, events);
+	md_make_v1(disk + 4096, 8, "debian:0", 1, 2, dev_number, events);
 	disk[4096 + 16] ^= other_uuid;
-	seal_v1(disk + 4096);
+	md_seal_v1(disk + 4096);
 	snprintf(rel, sizeof rel, "dev/%s", name);
 	fixture_put_bytes(root, rel, disk, sizeof disk);
 	snprintf(rel, sizeof rel, "sys/class/block/%s/dev", name);
@@ -398,10 +355,10 @@ static void put_arrays(const char *root, unsigned n)
 
 	for (unsigned i = 0; i < n; i++) {
 		memset(disk, 0, 8192);
-		make_v1(disk + 4096, 8, "other:x", 1, 1, 0, 10);
+		md_make_v1(disk + 4096, 8, "other:x", 1, 1, 0, 10);
 		disk[4096 + 16] = (uint8_t)i;
 		disk[4096 + 17] = (uint8_t)(i >> 8);
-		seal_v1(disk + 4096);
+		md_seal_v1(disk + 4096);
 		snprintf(rel, sizeof rel, "dev/sdp%u", i);
 		fixture_put_bytes(root, rel, disk, 8192);
 		snprintf(rel, sizeof rel, "sys/class/block/sdp%u/dev", i);
@@ -520,6 +477,107 @@ static void test_spec_node(void)
 	fixture_rmtree(root);
 }
 
+/* A device whose first bytes are an ext4 superblock of UUID 77777777-...
+ * and, with end_sb, a 1.0 md superblock at its end: a member of a 1.0
+ * array shows the array's file system at its start; the array itself
+ * (end_sb 0) shows the same. */
+#define EXT_UUID "77777777-7777-7777-7777-777777777777"
+static void put_end_dev(const char *root, const char *name, const char *devnum, int end_sb, uint32_t role)
+{
+	char rel[128], num[32];
+	uint64_t at = (DEV_BYTES / 512 - 16) & ~7ull;
+
+	memset(disk, 0, sizeof disk);
+	md_put16(disk + 1024 + 0x38, 0xef53);
+	memset(disk + 1024 + 0x68, 0x77, 16);
+	if (end_sb)
+		md_make_v1(disk + at * 512, at, "debian:1", 1, 2, role, 10);
+	snprintf(rel, sizeof rel, "dev/%s", name);
+	fixture_put_bytes(root, rel, disk, sizeof disk);
+	snprintf(rel, sizeof rel, "sys/class/block/%s/dev", name);
+	fixture_put(root, rel, devnum);
+	snprintf(rel, sizeof rel, "sys/class/block/%s/size", name);
+	snprintf(num, sizeof num, "%u\n", DEV_BYTES / 512);
+	fixture_put(root, rel, num);
+}
+
+/* hi_md_member: the one answer to "is this device an md member". */
+static void test_member(void)
+{
+	const char *root = fixture_tree("md-member");
+	char sys[1024], dev[1024], what[MD_MEMBER_WHAT_MAX], link[1024];
+
+	fixture_path(sys, sizeof sys, root, "sys");
+	fixture_path(dev, sizeof dev, root, "dev");
+	put_end_dev(root, "vda1", "254:1\n", 1, 0);
+	put_end_dev(root, "vdc1", "254:33\n", 0, 0);
+	put_end_dev(root, "md1", "9:1\n", 1, 0);
+	tap_ok(hi_md_member(sys, dev, "vda1", what, sizeof what) == 1, "member: a 1.0 superblock at the end, no array running");
+	tap_contains(what, "an md 1.0 member of array 5a1b2c3d:4e5f6071:8293a4b5:c6d7e8f9", "member: ... said so");
+	tap_ok(hi_md_member(sys, dev, "vdc1", what, sizeof what) == 0, "member: a plain file system is none");
+	tap_ok(hi_md_member(sys, dev, "md1", what, sizeof what) == 0,
+	       "member: an array is not read for a superblock (no nested arrays are assembled)");
+	disk[((DEV_BYTES / 512 - 16) & ~7u) * 512 + 100] ^= 1;
+	fixture_put_bytes(root, "dev/vda1", disk, sizeof disk);
+	tap_ok(hi_md_member(sys, dev, "vda1", what, sizeof what) == 1 && strstr(what, "damaged"),
+	       "member: a damaged md superblock still marks a member (%s)", what);
+	fixture_mkdir(root, "sys/class/block/vdc1/holders/md0", 0755);
+	tap_ok(hi_md_member(sys, dev, "vdc1", what, sizeof what) == 1 && !strcmp(what, "held by md0"),
+	       "member: held by a running array (%s)", what);
+	/* vdd is in an array whole: its partition vdd1 is the array's. */
+	fixture_put(root, "sys/devices/pci/block/vdd/vdd1/partition", "1\n");
+	fixture_mkdir(root, "sys/class/block/vdd/holders/md2", 0755);
+	fixture_path(link, sizeof link, root, "sys/class/block/vdd1");
+	if (symlink("../../devices/pci/block/vdd/vdd1", link) < 0)
+		fixture_die("symlink", link);
+	tap_ok(hi_md_member(sys, dev, "vdd1", what, sizeof what) == 1 && strstr(what, "a partition of vdd, held by md2"),
+	       "member: a partition of a whole disk in an array (%s)", what);
+	tap_ok(hi_md_member(sys, dev, "nosuch", what, sizeof what) == 0, "member: no such device is none");
+	fixture_rmtree(root);
+}
+
+/* The root stage's device wait, root=UUID= of a file system on a 1.0
+ * RAID1: the members carry its UUID at their start too; the array is
+ * the root, never a member. */
+static void test_root_on_end_members(void)
+{
+	static struct boot b;
+	char found[BOOT_PATH_MAX], want[BOOT_PATH_MAX];
+	const char *root = fixture_tree("md-root");
+
+	fixture_mkdir(root, "sys/class/block", 0755);
+	put_end_dev(root, "vda1", "254:1\n", 1, 0);
+	put_end_dev(root, "vdb1", "254:17\n", 1, 1);
+	put_end_dev(root, "md1", "9:1\n", 0, 0);
+	fixture_put(root, "sys/class/block/md1/md/array_state", "clean\n");
+	fixture_mkdir(root, "sys/class/block/vda1/holders/md1", 0755);
+	fixture_mkdir(root, "sys/class/block/vdb1/holders/md1", 0755);
+	boot_at(&b, root, MODE_INITRAMFS);
+	b.cfg.root_timeout = 1;
+	fixture_path(want, sizeof want, root, "dev/md1");
+	tap_ok(hi_root_device_wait(&b, "UUID=" EXT_UUID, found, sizeof found) == 0 && !strcmp(found, want),
+	       "root: UUID= on a running 1.0 array is the array, not a member (%s%s)", found, b.err);
+	/* No array running (md not in the image): only members carry it. */
+	fixture_rmtree(root);
+	root = fixture_tree("md-root");
+	fixture_mkdir(root, "sys/class/block", 0755);
+	put_end_dev(root, "vda1", "254:1\n", 1, 0);
+	boot_at(&b, root, MODE_INITRAMFS);
+	b.cfg.root_timeout = 0;
+	tap_ok(hi_root_device_wait(&b, "UUID=" EXT_UUID, found, sizeof found) == -1,
+	       "root: one 1.0 member alone, no array: never mounted");
+	tap_contains(b.err, "only an md member matched", "root: ... saying why");
+	tap_contains(b.err, "vda1, an md 1.0 member of array 5a1b2c3d:4e5f6071:8293a4b5:c6d7e8f9", "root: ... naming it");
+	tap_ok(hi_root_device_wait(&b, "/dev/vda1", found, sizeof found) == -1 && strstr(b.err, "only an md member"),
+	       "root: nor when root= names the member's path");
+	put_end_dev(root, "vdb1", "254:17\n", 1, 1);
+	b.cfg.root_timeout = 0;
+	b.cfg.root_duplicates = ROOT_DUP_WARN;
+	tap_ok(hi_root_device_wait(&b, "UUID=" EXT_UUID, found, sizeof found) == -1 && !strstr(b.err, "matches 2"),
+	       "root: both members, root_duplicates = warn: neither is taken (%s)", b.err);
+	fixture_rmtree(root);
+}
+
 int main(void)
 {
 	test_parse_v12();
@@ -531,5 +589,7 @@ int main(void)
 	test_marker();
 	test_check_run();
 	test_spec_node();
+	test_member();
+	test_root_on_end_members();
 	return tap_done();
 }

@@ -180,15 +180,18 @@ _ho_image_modules() {
 # _ho_exported_image LOG STEP OUT MODULE...: the image the guest's
 # postinst built in step STEP and wrote to the EXPORT disk (the host maps
 # no array or LV), copied to OUT by the size the step printed; it must hold
-# every MODULE.
+# every MODULE. A step that builds two images prints the second's lines
+# as TAG-install-exit= and TAG-image-size= and writes it SEEK 64 KiB
+# blocks in: HO_TAG and HO_SEEK say which.
 _ho_exported_image() {
-	local log=$1 step=$2 out=$3 size list m
+	local log=$1 step=$2 out=$3 size list m tag=${HO_TAG:+$HO_TAG-}
 	shift 3
-	vm_assert_section_line "$log" "$step" "install-exit=0"
+	vm_assert_section_line "$log" "$step" "${tag}install-exit=0"
 	vm_assert_section_contains "$log" "$step" "update-hardinit: kernel $GKVER: built /boot/hardinit.img-$GKVER"
-	size=$(vm_section "$log" "$step" | sed -n 's/^image-size=//p')
-	[[ $size =~ ^[0-9]+$ ]] || { echo "no image-size= in step $step" >&2; return 1; }
-	head -c "$size" "$EXPORT" >"$out"
+	size=$(vm_section "$log" "$step" | sed -n "s/^${tag}image-size=//p")
+	[[ $size =~ ^[0-9]+$ ]] || { echo "no ${tag}image-size= in step $step" >&2; return 1; }
+	dd if="$EXPORT" of="$out" bs=64k skip="${HO_SEEK:-0}" status=none
+	truncate -s "$size" "$out"
 	list=$(_ho_image_modules "$out") || return 1
 	echo "$list"
 	for m in "$@"; do
@@ -200,7 +203,8 @@ _ho_exported_image() {
 # guest. BUS: the bus of $DISK (virtio, nvme, scsi), or none (the disks
 # are in QEMU ARGS); STEP: hostonly.step=STEP, or nothing; SNAPSHOT:
 # snapshot (nothing written) or persist. Extra words on the kernel command
-# line: HO_EXTRA.
+# line: HO_EXTRA. HO_PASS: a LUKS passphrase, typed on the serial console
+# when hardinit's prompt appears there.
 _ho_start() {
 	local log=$1 initrd=$2 root=$3 bus=$4 step=$5 snapshot=$6
 	shift 6
@@ -213,8 +217,16 @@ _ho_start() {
 	esac
 	q+=("$@")
 	[[ $snapshot == snapshot ]] && q+=(-snapshot)
-	vm_boot "$log" --kernel "$GKERNEL" --initrd "$initrd" --mem 1024 --timeout "$HO_TIMEOUT" \
-		--append "root=$root $HO_APPEND${HO_EXTRA:+ $HO_EXTRA}${step:+ hostonly.step=$step}" -- "${q[@]}"
+	local -a boot=(--kernel "$GKERNEL" --initrd "$initrd" --mem 1024 --timeout "$HO_TIMEOUT"
+		--append "root=$root $HO_APPEND${HO_EXTRA:+ $HO_EXTRA}${step:+ hostonly.step=$step}")
+	if [[ -z ${HO_PASS:-} ]]; then
+		vm_boot "$log" "${boot[@]}" -- "${q[@]}"
+		return
+	fi
+	{
+		vm_wait_serial "$log" "try 1 of" 300 && sleep 0.3 && printf '%s\n' "$HO_PASS"
+		vm_wait_serial "$log" "reboot: Power down" "$HO_TIMEOUT"
+	} | vm_boot "$log" --console "${boot[@]}" -- "${q[@]}" >/dev/null
 }
 
 # _ho_boot: _ho_start, and the guest reached multi-user.target on the
