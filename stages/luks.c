@@ -22,7 +22,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +30,6 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
-#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 #include <linux/fs.h>
@@ -49,6 +47,7 @@
 #include "luks_scan.h"
 #include "luks_tpm2.h"
 #include "pbkdf2.h"
+#include "prompt.h"
 #include "sha256.h"
 #include "tpm2_pcrsig.h"
 #include "tpm2_warmup.h"
@@ -57,41 +56,6 @@
 #include "dev_wait.h"
 #include "dm.h"
 #include "dm_udev.h"
-
-int hi_luks_read_line(int fd, char *out, size_t cap, int timeout_ms)
-{
-	size_t n = 0;
-	bool too_long = false;
-
-	for (;;) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
-		int r = poll(&p, 1, timeout_ms);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		char c;
-		ssize_t got = read(fd, &c, 1);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got <= 0)
-			break;
-		if (c == '\n' || c == '\r') {
-			if (too_long)
-				break;
-			out[n] = '\0';
-			return (int)n;
-		}
-		/* Too long: the rest of the line is read and dropped, so the
-		 * next try starts at a new line. */
-		if (n + 1 >= cap)
-			too_long = true;
-		else
-			out[n++] = c;
-	}
-	explicit_bzero(out, cap);
-	return -1;
-}
 
 /* ---- the stage --------------------------------------------------------- */
 
@@ -172,53 +136,6 @@ static int wait_device(struct boot *b, const struct luks_volume *v, char *node, 
 				  "crypttab, and that the disk's driver is in the initramfs", v->name, v->uuid,
 				  LUKS_DEVICE_WAIT_MS / 1000);
 	}
-}
-
-/* Echo off on a terminal; restored by prompt_end. */
-static int prompt_begin(struct boot *b, struct termios *saved, bool *tty)
-{
-	char path[BOOT_PATH_MAX];
-	int fd = open(hi_boot_path(path, sizeof path, b->dev, "console") ? path : "", O_RDWR | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	*tty = tcgetattr(fd, saved) == 0;
-	if (*tty) {
-		struct termios t = *saved;
-		t.c_lflag &= ~(tcflag_t)(ECHO | ECHONL);
-		t.c_lflag |= ICANON;
-		tcsetattr(fd, TCSAFLUSH, &t);
-	}
-	return fd;
-}
-
-static void prompt_end(int fd, const struct termios *saved, bool tty)
-{
-	if (tty)
-		tcsetattr(fd, TCSAFLUSH, saved);
-	close(fd);
-}
-
-static void say(int fd, const char *text)
-{
-	size_t len = strlen(text);
-	while (len) {
-		ssize_t n = write(fd, text, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return;
-		text += n;
-		len -= (size_t)n;
-	}
-}
-
-/* One line from the console with the prompt said first; -1 without one. */
-static int ask(int con, const char *prompt, char *out, size_t cap, int timeout_ms)
-{
-	say(con, prompt);
-	int len = hi_luks_read_line(con, out, cap, timeout_ms);
-	say(con, "\n");
-	return len;
 }
 
 /* ---- the TPM warm-up (tpm/tpm2_warmup.h) --------------------------------
@@ -334,16 +251,14 @@ static bool has_tpm2_token(const struct luks2_hdr *h)
  * no answer in time). */
 static int ask_pin(struct boot *b, const struct luks_volume *v, char *pin, size_t cap)
 {
-	struct termios saved;
-	bool tty = false;
-	char prompt[200];
+	struct prompt con;
+	char question[200];
 	int len = -1;
-	int con = prompt_begin(b, &saved, &tty);
 
-	snprintf(prompt, sizeof prompt, "Please enter TPM2 PIN for disk %s (%s): ", v->name, v->uuid);
-	if (con >= 0) {
-		len = ask(con, prompt, pin, cap, LUKS_PROMPT_TIMEOUT_S * 1000);
-		prompt_end(con, &saved, tty);
+	snprintf(question, sizeof question, "Please enter TPM2 PIN for disk %s (%s): ", v->name, v->uuid);
+	if (hi_prompt_open(&con, b->dev) >= 0) {
+		len = hi_prompt_ask(&con, question, pin, cap, LUKS_PROMPT_TIMEOUT_S * 1000);
+		hi_prompt_close(&con);
 	}
 	return len;
 }
@@ -498,26 +413,24 @@ static int unlock(struct boot *b, const struct luks_volume *v, const struct luks
 	snprintf(how, howcap, "passphrase");
 	int tries = v->o.tries ? v->o.tries : LUKS_TRIES_DEFAULT;
 	int timeout = (v->o.timeout_s ? v->o.timeout_s : LUKS_PROMPT_TIMEOUT_S) * 1000;
-	char prompt[200], err[LUKS2_ERR_MAX];
-	struct termios saved;
-	bool tty = false;
+	char question[200], err[LUKS2_ERR_MAX];
+	struct prompt con;
 	char *pass = mmap(NULL, LUKS2_PASS_MAX + 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	if (pass == MAP_FAILED)
 		return hi_boot_error(b, "luks: %s: no memory for the passphrase; add memory", v->name);
 	mlock(pass, LUKS2_PASS_MAX + 1);
 	madvise(pass, LUKS2_PASS_MAX + 1, MADV_DONTDUMP);
-	int con = prompt_begin(b, &saved, &tty);
-	if (con < 0) {
+	if (hi_prompt_open(&con, b->dev) < 0) {
 		munmap(pass, LUKS2_PASS_MAX + 1);
 		return hi_boot_error(b, "luks: %s: cannot open the console to ask its passphrase: %s; boot with a console",
 				  v->name, strerror(errno));
 	}
 	int rc = 1;
 	for (int t = 1; t <= tries && rc == 1; t++) {
-		snprintf(prompt, sizeof prompt, "Please enter passphrase for disk %s (%s), try %d of %d: ", v->name,
+		snprintf(question, sizeof question, "Please enter passphrase for disk %s (%s), try %d of %d: ", v->name,
 			 v->uuid, t, tries);
-		int len = ask(con, prompt, pass, LUKS2_PASS_MAX + 1, timeout);
+		int len = hi_prompt_ask(&con, question, pass, LUKS2_PASS_MAX + 1, timeout);
 		if (len < 0) {
 			log_warn("luks: %s: no passphrase (timed out after %d s, or longer than %d bytes)", v->name,
 				 timeout / 1000, LUKS2_PASS_MAX);
@@ -527,9 +440,9 @@ static int unlock(struct boot *b, const struct luks_volume *v, const struct luks
 					   vklen, slot, err, sizeof err);
 		explicit_bzero(pass, LUKS2_PASS_MAX + 1);
 		if (rc == 1)
-			say(con, "No key available with this passphrase.\n");
+			hi_prompt_say(&con, "No key available with this passphrase.\n");
 	}
-	prompt_end(con, &saved, tty);
+	hi_prompt_close(&con);
 	explicit_bzero(pass, LUKS2_PASS_MAX + 1);
 	munlock(pass, LUKS2_PASS_MAX + 1);
 	munmap(pass, LUKS2_PASS_MAX + 1);

@@ -1,6 +1,5 @@
-/* The luks stage's console reader (stages/luks.c), for
- * tests/unit/test_luks2_stage.c: the passphrase line read from the
- * console. The devices carrying a volume's UUID are block/luks_scan.h's,
+/* The luks stage (stages/luks.c). Its console prompt is
+ * init/prompt.h's. The devices carrying a volume's UUID are block/luks_scan.h's,
  * which volumes to open block/luks_plan.h's, the dm-crypt table and its
  * keyring key block/luks2_dm.h's. */
 #ifndef HARDINIT_LUKS_H
@@ -12,12 +11,6 @@
 #include "luks2.h"
 #include "luks_plan.h"
 #include "tpm2_unseal.h"
-
-/* One passphrase line from fd (up to '\n' or '\r', at most cap-1 bytes,
- * waiting at most timeout_ms for each byte). Returns its length, or -1
- * (timeout, end of input, too long). The bytes read are wiped from every
- * other buffer. */
-int hi_luks_read_line(int fd, char *out, size_t cap, int timeout_ms);
 
 int hi_stage_luks(struct boot *b);       /* stages/luks.c: LUKS2 volumes opened with a passphrase */
 

@@ -16,6 +16,7 @@
 #include "config.h"
 #include "fixture.h"
 #include "luks.h"
+#include "prompt.h"
 #include "luks2_dm.h"
 #include "luks2_hdr.h"
 #include "luks_scan.h"
@@ -282,16 +283,16 @@ static void test_read_line(void)
 	if (pipe(p) < 0)
 		return;
 	tap_ok(write(p[1], "abc\nxyz\r", 8) == 8, "write two lines");
-	tap_ok(hi_luks_read_line(p[0], out, sizeof out, 1000) == 3 && !strcmp(out, "abc"), "first line, \\n");
-	tap_ok(hi_luks_read_line(p[0], out, sizeof out, 1000) == 3 && !strcmp(out, "xyz"), "second line, \\r");
-	tap_ok(hi_luks_read_line(p[0], out, sizeof out, 50) < 0 && out[0] == '\0', "nothing typed: times out, buffer wiped");
+	tap_ok(hi_prompt_read_line(p[0], out, sizeof out, 1000) == 3 && !strcmp(out, "abc"), "first line, \\n");
+	tap_ok(hi_prompt_read_line(p[0], out, sizeof out, 1000) == 3 && !strcmp(out, "xyz"), "second line, \\r");
+	tap_ok(hi_prompt_read_line(p[0], out, sizeof out, 50) < 0 && out[0] == '\0', "nothing typed: times out, buffer wiped");
 	tap_ok(write(p[1], "0123456789abcdefXYZ\n", 20) == 20, "write a long line");
-	tap_ok(hi_luks_read_line(p[0], out, sizeof out, 1000) < 0 && out[0] == '\0', "longer than the buffer: refused, wiped");
+	tap_ok(hi_prompt_read_line(p[0], out, sizeof out, 1000) < 0 && out[0] == '\0', "longer than the buffer: refused, wiped");
 	tap_ok(write(p[1], "next\n", 5) == 5, "write a line after it");
-	tap_ok(hi_luks_read_line(p[0], out, sizeof out, 1000) == 4 && !strcmp(out, "next"),
+	tap_ok(hi_prompt_read_line(p[0], out, sizeof out, 1000) == 4 && !strcmp(out, "next"),
 	       "the long line's rest was dropped: the next try reads the next line");
 	close(p[1]);
-	tap_ok(hi_luks_read_line(p[0], out, sizeof out, 1000) < 0, "end of input: refused");
+	tap_ok(hi_prompt_read_line(p[0], out, sizeof out, 1000) < 0, "end of input: refused");
 	close(p[0]);
 }
 
