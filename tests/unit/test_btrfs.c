@@ -140,6 +140,19 @@ static void test_flags(void)
 	       "locked: the top level beside the image's subvolume: refused");
 	tap_ok(hi_btrfs_root_flags("subvol=@rootfs,subvol=", "/@rootfs", 1, data, sizeof data, err, sizeof err) < 0,
 	       "locked: an empty subvol= last: refused");
+	/* The kernel resolves subvol= as a path from the top level: "..",
+	 * "." and a link are followed there, so only the image's own
+	 * components name its subvolume. */
+	tap_ok(hi_btrfs_root_flags("subvol=@rootfs/../@snap1", "/@rootfs", 1, data, sizeof data, err, sizeof err) < 0,
+	       "locked: the image's subvolume, then .. to another: refused");
+	tap_ok(hi_btrfs_root_flags("subvol=@rootfs/.", "/@rootfs", 1, data, sizeof data, err, sizeof err) < 0,
+	       "locked: a . component is not the image's spelling: refused");
+	/* Empty options are skipped by the kernel; quotes do not join words
+	 * for btrfs (only an LSM's own options are read quoted). */
+	tap_ok(hi_btrfs_root_flags(",,subvol=@snap1,", "/@rootfs", 1, data, sizeof data, err, sizeof err) < 0,
+	       "locked: another subvolume between empty options: refused");
+	tap_ok(hi_btrfs_root_flags("context=\"a,subvol=@snap1\"", "/@rootfs", 1, data, sizeof data, err, sizeof err) < 0,
+	       "locked: another subvolume inside a quoted value: refused");
 	tap_ok(hi_btrfs_root_flags("subvolid=5", "/@rootfs", 1, data, sizeof data, err, sizeof err) < 0,
 	       "locked: subvolid= is refused");
 	tap_contains(err, "rootflags=subvolid=5 is refused under the lock", "  named");
