@@ -14,6 +14,7 @@
 
 #define SB_NUM_DEVICES   0x88
 #define SB_DEV_ITEM      0xc9   /* struct btrfs_dev_item: devid first */
+#define SB_DEV_TOTAL     (SB_DEV_ITEM + 8)   /* the dev_item's total_bytes */
 
 static uint64_t le64(const unsigned char *p)
 {
@@ -37,6 +38,7 @@ int hi_btrfs_sb_parse(const unsigned char *sb, size_t len, struct btrfs_sb *out)
 	memcpy(out->fsid, sb + BTRFS_SB_FSID, sizeof out->fsid);
 	out->devid = devid;
 	out->num_devices = n;
+	out->total_bytes = le64(sb + SB_DEV_TOTAL);
 	return 0;
 }
 

@@ -25,6 +25,7 @@ struct btrfs_sb {
 	unsigned char fsid[16];   /* the file system's UUID (blkid's UUID=) */
 	uint64_t devid;           /* this member's number, from 1 */
 	uint64_t num_devices;     /* members of the file system */
+	uint64_t total_bytes;     /* this member's bytes the file system uses */
 };
 
 /* The superblock's first BTRFS_SB_READ_BYTES bytes (read at

@@ -17,7 +17,9 @@ static bool md_member(const char *sys, const char *dev, const char *name, struct
 {
 	char what[MD_MEMBER_WHAT_MAX];
 
-	if (!hi_md_member(sys, dev, name, what, sizeof what))
+	/* 0: a LUKS volume's end is ciphertext, which no user of the file
+	 * system on it can shape into an md superblock. */
+	if (!hi_md_member(sys, dev, name, 0, what, sizeof what))
 		return false;
 	if (s->n_md++ == 0) {
 		snprintf(s->md_name, sizeof s->md_name, "%s", name);

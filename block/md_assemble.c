@@ -187,9 +187,25 @@ static int fd_read(void *ctx, uint64_t off, void *buf, size_t len)
 	return hi_fs_pread_all(*(int *)ctx, buf, len, off);
 }
 
+/* Whether a superblock of KIND (MD_SB_KINDS: damaged, its kind not
+ * known) on a device of BYTES lies past content_end, what the device's
+ * start says it holds (0: not known). One at the start (1.1, 1.2) is
+ * never file data; one at the end (1.0, 0.90) inside a file system or a
+ * PV that spans it was written through them, as any user can write a
+ * file, not by md: a real member's contents are sized to the array, which
+ * ends before the superblock. A damaged one is taken as the lowest. */
+static bool outside_content(enum md_sb_kind kind, uint64_t bytes, uint64_t content_end)
+{
+	if (kind == MD_SB_1_1 || kind == MD_SB_1_2 || content_end == 0)
+		return true;
+	uint64_t at = hi_md_sb_offset(kind == MD_SB_KINDS ? MD_SB_0_90 : kind, bytes);
+	return at != UINT64_MAX && at >= content_end;
+}
+
 /* An md superblock on NAME (its size from sysfs: the node may be a test's
- * file): 1 with what, 0 none or unreadable. */
-static int carries_sb(const char *sys_dir, const char *dev_dir, const char *name, char *what, size_t cap)
+ * file) outside content_end: 1 with what, 0 none or unreadable. */
+static int carries_sb(const char *sys_dir, const char *dev_dir, const char *name, uint64_t content_end, char *what,
+		      size_t cap)
 {
 	char path[512], size[32], why[MD_SB_ERR_MAX], uuid[MD_SB_UUID_TEXT];
 	struct md_sb sb;
@@ -205,7 +221,7 @@ static int carries_sb(const char *sys_dir, const char *dev_dir, const char *name
 		return 0;
 	int rc = hi_md_sb_read(fd_read, &fd, bytes, &sb, why, sizeof why);
 	close(fd);
-	if (rc == 0)
+	if (rc == 0 || !outside_content(rc > 0 ? sb.kind : MD_SB_KINDS, bytes, content_end))
 		return 0;
 	hi_md_sb_uuid_format(sb.uuid, uuid);
 	if (rc > 0)
@@ -215,7 +231,8 @@ static int carries_sb(const char *sys_dir, const char *dev_dir, const char *name
 	return 1;
 }
 
-int hi_md_member(const char *sys_dir, const char *dev_dir, const char *name, char *what, size_t cap)
+int hi_md_member(const char *sys_dir, const char *dev_dir, const char *name, uint64_t content_end, char *what,
+		 size_t cap)
 {
 	char holder[MD_DEV_NAME_MAX], disk[MD_DEV_NAME_MAX];
 
@@ -227,7 +244,7 @@ int hi_md_member(const char *sys_dir, const char *dev_dir, const char *name, cha
 		return snprintf(what, cap, "a partition of %s, held by %s", disk, holder), 1;
 	if (strncmp(name, "md", 2) == 0 || strncmp(name, "dm-", 3) == 0)
 		return 0;
-	return carries_sb(sys_dir, dev_dir, name, what, cap);
+	return carries_sb(sys_dir, dev_dir, name, content_end, what, cap);
 }
 
 int hi_md_pick_minor(const char *sys_dir, const struct md_sb *sb)

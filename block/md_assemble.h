@@ -58,7 +58,11 @@ const char *hi_md_level_name(int32_t level);
  * linux_raid_member and lvm2's md_component_detection take it: held by a
  * running array (sys_dir/class/block/NAME/holders/mdN, or its whole
  * disk's), or carrying an md superblock of any version, whole or damaged,
- * its array running or not. A 1.0 or 0.90 member keeps its superblock at
+ * its array running or not, where no file system or PV put it: given
+ * content_end, the bytes the device's start says it holds (a file
+ * system's size, a PV's; 0 not known), a 1.0 or 0.90 superblock inside
+ * them is file data (any user can write md's bytes into a file near the
+ * end of a plain partition), not a member's. A 1.0 or 0.90 member keeps its superblock at
  * the end, so its first bytes are the array's (a LUKS header, a PV label,
  * a file system's UUID): opened alone it would take writes its mirror
  * never sees. Every stage that looks for a volume by what its device
@@ -67,7 +71,8 @@ const char *hi_md_level_name(int32_t level);
  * holders only (hardinit assembles no array on one). Returns 1 with what
  * saying why ("held by md0", "an md 1.0 member of array UUID"), else 0. */
 #define MD_MEMBER_WHAT_MAX (MD_SB_ERR_MAX + 64)
-int hi_md_member(const char *sys_dir, const char *dev_dir, const char *name, char *what, size_t cap);
+int hi_md_member(const char *sys_dir, const char *dev_dir, const char *name, uint64_t content_end, char *what,
+		 size_t cap);
 
 /* The minor for the array: the one its superblock names when that is
  * free under sys_dir/block, else MD_AUTO_MINOR downwards; -1 when none. */

@@ -69,6 +69,36 @@ static const char *ext_type(const unsigned char *sb)
 	return compat & EXT_COMPAT_JOURNAL ? "ext3" : "ext2";
 }
 
+static uint32_t be32(const unsigned char *p) { return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]; }
+static uint64_t be64(const unsigned char *p) { return (uint64_t)be32(p) << 32 | be32(p + 4); }
+
+/* What the file system spans from the device's start (0: not known, or
+ * past any device): ext's block count (its high word with the 64bit
+ * feature) times its block size; XFS's data blocks times its block size. */
+#define EXT_INCOMPAT_64BIT 0x80
+#define FS_BYTES_MAX (UINT64_C(1) << 62)
+static unsigned long long ext_bytes(const unsigned char *sb)
+{
+	uint32_t log = le32(sb + 0x18);
+	uint64_t blocks = le32(sb + 0x04);
+
+	if (le32(sb + 0x60) & EXT_INCOMPAT_64BIT)
+		blocks |= (uint64_t)le32(sb + 0x150) << 32;
+	if (log > 6 || blocks > FS_BYTES_MAX >> (10 + log))
+		return 0;
+	return blocks << (10 + log);
+}
+
+static unsigned long long xfs_bytes(const unsigned char *sb)
+{
+	uint32_t bsize = be32(sb + 4);
+	uint64_t blocks = be64(sb + 8);
+
+	if (bsize < 512 || bsize > 65536 || blocks > FS_BYTES_MAX / bsize)
+		return 0;
+	return blocks * bsize;
+}
+
 /* A btrfs member: which device of how many; a superblock whose member
  * fields are out of range is not taken for btrfs. */
 static int btrfs_members(const unsigned char *sb, struct fs_info *out)
@@ -79,6 +109,7 @@ static int btrfs_members(const unsigned char *sb, struct fs_info *out)
 		return -1;
 	out->devid = b.devid;
 	out->num_devices = b.num_devices;
+	out->bytes = b.total_bytes;
 	return 0;
 }
 
@@ -89,6 +120,7 @@ static const struct sb_format {
 	const char *type;
 	const char *(*type_of)(const unsigned char *sb);   /* NULL: type */
 	int (*members)(const unsigned char *sb, struct fs_info *out);   /* NULL: one device */
+	unsigned long long (*bytes_of)(const unsigned char *sb);   /* NULL: not known (btrfs: members) */
 	uint64_t offset;
 	size_t bytes, magic_at;
 	const char *magic;             /* NULL: magic_le */
@@ -97,14 +129,14 @@ static const struct sb_format {
 	long uuid_at;
 	size_t label_at, label_len;
 } sb_formats[] = {
-	{ "ext", ext_type, NULL, EXT_SB_OFFSET, 256, 0x38, NULL, EXT_MAGIC, 2, 0x68, 0x78, 16 },
-	{ "xfs", NULL, NULL, 0, 128, 0, "XFSB", 0, 4, 32, 108, 12 },
-	{ "btrfs", NULL, btrfs_members, BTRFS_SB_OFFSET, BTRFS_SB_READ_BYTES, BTRFS_SB_MAGIC, BTRFS_MAGIC, 0, 8,
+	{ "ext", ext_type, NULL, ext_bytes, EXT_SB_OFFSET, 0x154, 0x38, NULL, EXT_MAGIC, 2, 0x68, 0x78, 16 },
+	{ "xfs", NULL, NULL, xfs_bytes, 0, 128, 0, "XFSB", 0, 4, 32, 108, 12 },
+	{ "btrfs", NULL, btrfs_members, NULL, BTRFS_SB_OFFSET, BTRFS_SB_READ_BYTES, BTRFS_SB_MAGIC, BTRFS_MAGIC, 0, 8,
 	  BTRFS_SB_FSID, BTRFS_SB_LABEL, BTRFS_LABEL_BYTES },
-	{ "jfs", NULL, NULL, JFS_SB_OFFSET, 168, 0, "JFS1", 0, 4, 136, 152, 16 },
-	{ "erofs", NULL, NULL, EROFS_SB_OFFSET, 0x50, 0, NULL, EROFS_MAGIC, 4, 0x30, 0x40, 16 },
+	{ "jfs", NULL, NULL, NULL, JFS_SB_OFFSET, 168, 0, "JFS1", 0, 4, 136, 152, 16 },
+	{ "erofs", NULL, NULL, NULL, EROFS_SB_OFFSET, 0x50, 0, NULL, EROFS_MAGIC, 4, 0x30, 0x40, 16 },
 	/* squashfs has neither UUID nor label: found by path or devnum only. */
-	{ "squashfs", NULL, NULL, 0, 4, 0, NULL, SQUASHFS_MAGIC, 4, -1, 0, 0 },
+	{ "squashfs", NULL, NULL, NULL, 0, 4, 0, NULL, SQUASHFS_MAGIC, 4, -1, 0, 0 },
 };
 
 #define SB_BYTES_MAX BTRFS_SB_READ_BYTES
@@ -130,6 +162,8 @@ static int probe_sb(int fd, const struct sb_format *f, struct fs_info *out)
 		return -1;
 	if (f->members && f->members(sb, out) < 0)
 		return -1;
+	if (f->bytes_of)
+		out->bytes = f->bytes_of(sb);
 	snprintf(out->type, sizeof out->type, "%s", f->type_of ? f->type_of(sb) : f->type);
 	if (f->uuid_at >= 0)
 		hi_format_uuid(sb + f->uuid_at, 0, out->uuid);

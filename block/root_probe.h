@@ -11,6 +11,7 @@ struct fs_info {
 	char uuid[40];    /* lower-case 8-4-4-4-12, empty when the fs has none */
 	char label[256];
 	unsigned long long devid, num_devices;   /* btrfs: this member, and how many */
+	unsigned long long bytes;  /* from the device's start, what the file system spans; 0: not known */
 };
 
 struct part_info {

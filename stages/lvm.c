@@ -170,7 +170,7 @@ static void scan_device(struct boot *b, struct lvm_scan *s, struct lvm_dev *d)
 		return;
 	/* md_component_detection: an md member (a 1.0 or 0.90 one shows the
 	 * array's PV label at its start) is not a PV; the array is. */
-	if (hi_md_member(b->sys, b->dev, d->name, what, sizeof what)) {
+	if (hi_md_member(b->sys, b->dev, d->name, label.dev_size, what, sizeof what)) {
 		if (s->n_md++ == 0)
 			snprintf(s->md, sizeof s->md, "%s: %s", d->name, what);
 		return;

@@ -190,7 +190,7 @@ static int md_member(struct boot *b, struct root_search *s, struct seen_dev *d)
 	if (d->md_asked)
 		return d->md;
 	d->md_asked = 1;
-	d->md = hi_md_member(b->sys, b->dev, d->name, what, sizeof what);
+	d->md = hi_md_member(b->sys, b->dev, d->name, d->fs.bytes, what, sizeof what);
 	if (d->md && !s->md_name[0]) {
 		snprintf(s->md_name, sizeof s->md_name, "%s", d->name);
 		snprintf(s->md_what, sizeof s->md_what, "%s", what);

@@ -404,6 +404,10 @@ static void put_pv_md(const char *root, const char *name, const char *devnum, co
 	char rel[64];
 
 	put_pv(root, name, devnum, text, id);
+	/* pvcreate ran on the array: the PV's size is the array's, which ends
+	 * where the superblock starts. */
+	put64(img + 512 + 32 + 32, at * 512);
+	seal_label(1);
 	memset(dev, 0, sizeof dev);
 	memcpy(dev, img, sizeof img);
 	md_make_v1(dev + at * 512, at, "debian:1", 1, 2, 0, 10);
@@ -483,6 +487,26 @@ static void test_stage(void)
 	       strstr(b.err, "which no disk holds") != NULL, "stage: a PV label on a 1.0 md member is no PV (%s)", b.err);
 	tap_contains(b.err, "1 md member(s) carry a PV label, left for their array (vdb: an md 1.0 member of array 5a1b2c3d:",
 		     "stage: ... and the line says so");
+	/* The same bytes inside a PV that spans the device (pvcreate on the
+	 * partition): a file an LV's user wrote, not md's; the PV is read. */
+	put_pv_md(root, "vdb", "254:16\n", meta, PV_ID);
+	{
+		char node[512];
+		static uint8_t dev[128 * 512];
+		fixture_path(node, sizeof node, root, "dev/vdb");
+		FILE *f = fopen(node, "rb");
+		if (!f || fread(dev, 1, sizeof dev, f) != sizeof dev)
+			fixture_die("read", node);
+		fclose(f);
+		memcpy(img, dev, sizeof img);
+		put64(img + 512 + 32 + 32, sizeof dev);
+		seal_label(1);
+		memcpy(dev, img, sizeof img);
+		fixture_put_bytes(root, "dev/vdb", dev, sizeof dev);
+	}
+	tap_ok(run_stage(root, "/dev/mapper/test--vg-lin--root", MODE_INITRAMFS, &b) == -1 &&
+	       strstr(b.err, "volume group test-vg is missing PV") != NULL,
+	       "stage: md's bytes inside a PV that spans its device are file data: the PV is read (%s)", b.err);
 	put_pv(root, "vdb", "254:16\n", meta, PV_ID);
 	tap_ok(run_stage(root, "/dev/mapper/test--vg-lin--root", MODE_INITRAMFS, &b) == -1, "stage: one PV of two");
 	tap_contains(b.err, "volume group test-vg is missing PV ZZZZZZ-0123-4567-89ab-cdef-GHIJ-KLmnop (pv1 of 2",

@@ -512,17 +512,24 @@ static void test_member(void)
 	put_end_dev(root, "vda1", "254:1\n", 1, 0);
 	put_end_dev(root, "vdc1", "254:33\n", 0, 0);
 	put_end_dev(root, "md1", "9:1\n", 1, 0);
-	tap_ok(hi_md_member(sys, dev, "vda1", what, sizeof what) == 1, "member: a 1.0 superblock at the end, no array running");
+	tap_ok(hi_md_member(sys, dev, "vda1", 0, what, sizeof what) == 1, "member: a 1.0 superblock at the end, no array running");
 	tap_contains(what, "an md 1.0 member of array 5a1b2c3d:4e5f6071:8293a4b5:c6d7e8f9", "member: ... said so");
-	tap_ok(hi_md_member(sys, dev, "vdc1", what, sizeof what) == 0, "member: a plain file system is none");
-	tap_ok(hi_md_member(sys, dev, "md1", what, sizeof what) == 0,
+	tap_ok(hi_md_member(sys, dev, "vdc1", 0, what, sizeof what) == 0, "member: a plain file system is none");
+	uint64_t sb_at = ((DEV_BYTES / 512 - 16) & ~7ull) * 512;
+	tap_ok(hi_md_member(sys, dev, "vda1", sb_at, what, sizeof what) == 1,
+	       "member: a file system that ends where the 1.0 superblock starts is the array's");
+	tap_ok(hi_md_member(sys, dev, "vda1", DEV_BYTES, what, sizeof what) == 0,
+	       "member: a 1.0 superblock inside a file system spanning the device is file data, not md's");
+	tap_ok(hi_md_member(sys, dev, "md1", 0, what, sizeof what) == 0,
 	       "member: an array is not read for a superblock (no nested arrays are assembled)");
 	disk[((DEV_BYTES / 512 - 16) & ~7u) * 512 + 100] ^= 1;
 	fixture_put_bytes(root, "dev/vda1", disk, sizeof disk);
-	tap_ok(hi_md_member(sys, dev, "vda1", what, sizeof what) == 1 && strstr(what, "damaged"),
+	tap_ok(hi_md_member(sys, dev, "vda1", 0, what, sizeof what) == 1 && strstr(what, "damaged"),
 	       "member: a damaged md superblock still marks a member (%s)", what);
+	tap_ok(hi_md_member(sys, dev, "vda1", DEV_BYTES, what, sizeof what) == 0,
+	       "member: ... but not inside a file system spanning the device");
 	fixture_mkdir(root, "sys/class/block/vdc1/holders/md0", 0755);
-	tap_ok(hi_md_member(sys, dev, "vdc1", what, sizeof what) == 1 && !strcmp(what, "held by md0"),
+	tap_ok(hi_md_member(sys, dev, "vdc1", 0, what, sizeof what) == 1 && !strcmp(what, "held by md0"),
 	       "member: held by a running array (%s)", what);
 	/* vdd is in an array whole: its partition vdd1 is the array's. */
 	fixture_put(root, "sys/devices/pci/block/vdd/vdd1/partition", "1\n");
@@ -530,9 +537,9 @@ static void test_member(void)
 	fixture_path(link, sizeof link, root, "sys/class/block/vdd1");
 	if (symlink("../../devices/pci/block/vdd/vdd1", link) < 0)
 		fixture_die("symlink", link);
-	tap_ok(hi_md_member(sys, dev, "vdd1", what, sizeof what) == 1 && strstr(what, "a partition of vdd, held by md2"),
+	tap_ok(hi_md_member(sys, dev, "vdd1", 0, what, sizeof what) == 1 && strstr(what, "a partition of vdd, held by md2"),
 	       "member: a partition of a whole disk in an array (%s)", what);
-	tap_ok(hi_md_member(sys, dev, "nosuch", what, sizeof what) == 0, "member: no such device is none");
+	tap_ok(hi_md_member(sys, dev, "nosuch", 0, what, sizeof what) == 0, "member: no such device is none");
 	fixture_rmtree(root);
 }
 
@@ -575,6 +582,20 @@ static void test_root_on_end_members(void)
 	b.cfg.root_duplicates = ROOT_DUP_WARN;
 	tap_ok(hi_root_device_wait(&b, "UUID=" EXT_UUID, found, sizeof found) == -1 && !strstr(b.err, "matches 2"),
 	       "root: both members, root_duplicates = warn: neither is taken (%s)", b.err);
+	fixture_rmtree(root);
+
+	/* A plain ext file system over the whole partition, md's magic in a
+	 * file near its end (any user can write one): the root, not a member. */
+	root = fixture_tree("md-root");
+	fixture_mkdir(root, "sys/class/block", 0755);
+	put_end_dev(root, "vda1", "254:1\n", 1, 0);
+	md_put32(disk + 1024 + 0x04, DEV_BYTES / 1024);   /* blocks of 1 KiB (log 0) */
+	fixture_put_bytes(root, "dev/vda1", disk, sizeof disk);
+	boot_at(&b, root, MODE_INITRAMFS);
+	b.cfg.root_timeout = 0;
+	fixture_path(want, sizeof want, root, "dev/vda1");
+	tap_ok(hi_root_device_wait(&b, "UUID=" EXT_UUID, found, sizeof found) == 0 && !strcmp(found, want),
+	       "root: md's bytes inside a file system spanning its partition do not hide the root (%s)", b.err);
 	fixture_rmtree(root);
 }
 

@@ -35,6 +35,24 @@ static void test_ext4_fake(void)
 	tap_streq(fi.type, "ext4", "ext4 type from extents feature");
 	tap_streq(fi.uuid, "10111213-1415-1617-1819-1a1b1c1d1e1f", "ext4 UUID byte order");
 	tap_streq(fi.label, "rootfs", "ext4 label");
+	tap_ok(fi.bytes == 0, "ext4 of no blocks: its size not known");
+	close(fd);
+
+	/* Its size, what an md superblock at the device's end is weighed
+	 * against: blocks (the high word only with 64bit) times the block size. */
+	unsigned char big[0x154] = { 0 };
+	memcpy(big, sb, sizeof sb);
+	big[0x04] = 0x00; big[0x05] = 0x08;            /* 2048 blocks */
+	big[0x18] = 2;                                 /* of 4 KiB */
+	big[0x150] = 1;                                /* high word: only with 64bit */
+	fd = image("ext4-size", big, sizeof big, 1024, 8192);
+	int rc = fd >= 0 ? hi_probe_fs(fd, &fi) : -1;
+	tap_ok(rc == 0 && fi.bytes == 2048ull * 4096, "ext4 size: blocks times 4 KiB (%llu)", fi.bytes);
+	close(fd);
+	big[0x60] |= 0x80;                             /* 64bit */
+	fd = image("ext4-64", big, sizeof big, 1024, 8192);
+	rc = fd >= 0 ? hi_probe_fs(fd, &fi) : -1;
+	tap_ok(rc == 0 && fi.bytes == ((1ull << 32) + 2048) * 4096, "ext4 64bit size: the high word counts (%llu)", fi.bytes);
 	close(fd);
 
 	sb[0x60] = 0x02; sb[0x5c] = 0x04;              /* filetype + journal */
@@ -57,6 +75,12 @@ static void test_other_fs(void)
 	tap_ok(fd >= 0 && hi_probe_fs(fd, &fi) == 0 && strcmp(fi.type, "xfs") == 0, "xfs recognised");
 	tap_streq(fi.label, "xroot", "xfs label");
 	close(fd);
+	xfs[4 + 2] = 0x10;                             /* block size 4096, big-endian */
+	xfs[8 + 6] = 0x0a;                             /* 2560 data blocks */
+	fd = image("xfs-size", xfs, sizeof xfs, 0, 8192);
+	int rc = fd >= 0 ? hi_probe_fs(fd, &fi) : -1;
+	tap_ok(rc == 0 && fi.bytes == 2560ull * 4096, "xfs size: data blocks times block size (%llu)", fi.bytes);
+	close(fd);
 
 	unsigned char btrfs[0x12b + 256] = { 0 };
 	memcpy(btrfs + 0x40, "_BHRfS_M", 8);
@@ -64,12 +88,14 @@ static void test_other_fs(void)
 	memcpy(btrfs + 0x12b, "broot", 5);
 	btrfs[0xc9] = 2;     /* dev_item.devid */
 	btrfs[0x88] = 3;     /* num_devices */
+	btrfs[0xd1 + 3] = 0x40;   /* dev_item.total_bytes: 1 GiB */
 	fd = image("btrfs", btrfs, sizeof btrfs, 0x10000, 0x20000);
 	tap_ok(fd >= 0 && hi_probe_fs(fd, &fi) == 0 && strcmp(fi.type, "btrfs") == 0, "btrfs recognised");
 	tap_streq(fi.uuid, "01010101-0101-0101-0101-010101010101", "btrfs fsid");
 	tap_streq(fi.label, "broot", "btrfs label");
 	tap_ok(fi.devid == 2 && fi.num_devices == 3, "btrfs member: devid 2 of 3 devices (%llu of %llu)",
 	       fi.devid, fi.num_devices);
+	tap_ok(fi.bytes == 1ull << 30, "btrfs member: its size in the file system (%llu)", fi.bytes);
 	close(fd);
 	/* Member fields the kernel never writes: not taken for a btrfs. */
 	btrfs[0xc9] = 0;
