@@ -162,6 +162,13 @@ int hi_luks2_dm_table(const struct luks2_hdr *h, const struct luks2_dm_opts *o, 
 			 "another table");
 		return -1;
 	}
+	/* cipher_null stores the data as it is: whoever wrote such a header
+	 * wrote the plain data too, and the boot would trust it as encrypted. */
+	if (strstr(s->encryption, "cipher_null")) {
+		snprintf(err, errlen, "segment 0 is not encrypted (cipher_null): its data is as readable and writable as "
+			 "an unencrypted disk's; encrypt it (cryptsetup reencrypt) or remove it from the crypttab");
+		return -1;
+	}
 	if (segment_sectors(s, dev_bytes, sectors, err, errlen) < 0)
 		return -1;
 	int nfeat = table_features(s, o, feat, sizeof feat);

@@ -247,6 +247,13 @@ static void test_table(void)
 	snprintf(h.segment[0].encryption, sizeof h.segment[0].encryption, "aes-ecb %064d 0 254:0 32768 0", 0);
 	tap_ok(hi_luks2_dm_table(&h, &o, "254:3", 20 << 20, desc, table, sizeof table, &sectors, err, sizeof err) < 0 &&
 	       strstr(err, "encryption is not a cipher spec"), "a segment encryption with table words of its own refused: %s", err);
+	/* A well-formed spec that encrypts nothing: refused too. */
+	snprintf(h.segment[0].encryption, sizeof h.segment[0].encryption, "cipher_null-ecb");
+	tap_ok(hi_luks2_dm_table(&h, &o, "254:3", 20 << 20, desc, table, sizeof table, &sectors, err, sizeof err) < 0 &&
+	       strstr(err, "not encrypted (cipher_null)"), "a cipher_null segment refused: %s", err);
+	snprintf(h.segment[0].encryption, sizeof h.segment[0].encryption, "capi:ecb(cipher_null)-plain");
+	tap_ok(hi_luks2_dm_table(&h, &o, "254:3", 20 << 20, desc, table, sizeof table, &sectors, err, sizeof err) < 0 &&
+	       strstr(err, "not encrypted (cipher_null)"), "... and its capi spelling: %s", err);
 	hi_luks2_hdr_free(&h);
 
 	o.discard = o.no_read_workqueue = false;
