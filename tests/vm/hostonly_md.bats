@@ -83,7 +83,8 @@ copy_root() {
 			--exclude=./usr/share/man --exclude=./usr/share/locale --exclude='./boot/initrd.img*' \
 			--exclude="$m" -cf - . | tar -C "$2" -xpf - &&
 			mkdir -p "$2/${m#./}/kernel" && cp -p "$1/${m#./}"/modules.* "$2/${m#./}/" &&
-			for k in fs/ext4 fs/jbd2 fs/mbcache.ko lib crypto arch drivers/block drivers/virtio drivers/char drivers/md; do
+			for k in fs/ext4 fs/jbd2 fs/mbcache.ko lib crypto arch drivers/block drivers/virtio drivers/char drivers/md \
+				drivers/crypto; do
 				mkdir -p "$2/${m#./}/kernel/$(dirname "$k")" &&
 					cp -a "$1/${m#./}/kernel/$k" "$2/${m#./}/kernel/$(dirname "$k")/" ||
 					echo "step-failed: copy modules $k"
