@@ -83,7 +83,8 @@ copy_root() {
 			--exclude=./usr/share/man --exclude=./usr/share/locale --exclude='./boot/initrd.img*' \
 			--exclude="$m" -cf - . | tar -C "$2" -xpf - &&
 			mkdir -p "$2/${m#./}/kernel" && cp -p "$1/${m#./}"/modules.* "$2/${m#./}/" &&
-			for k in fs/ext4 fs/jbd2 fs/mbcache.ko lib crypto arch drivers/block drivers/virtio drivers/char drivers/md; do
+			for k in fs/ext4 fs/jbd2 fs/mbcache.ko lib crypto arch drivers/block drivers/virtio drivers/char drivers/md \
+				drivers/crypto; do
 				mkdir -p "$2/${m#./}/kernel/$(dirname "$k")" &&
 					cp -a "$1/${m#./}/kernel/$k" "$2/${m#./}/kernel/$(dirname "$k")/" ||
 					echo "step-failed: copy modules $k"
@@ -96,7 +97,11 @@ copy_root() {
 # it; its image onto the export disk at SEEK.
 stack() {
 	local s=/mnt2 d img
-	for f in /root/stack/*.deb; do dpkg-deb -x "$f" / || echo "step-failed: dpkg-deb -x $f"; done
+	mkdir -p /tmp/stack
+	for f in /root/stack/*.deb; do dpkg-deb -x "$f" /tmp/stack || echo "step-failed: dpkg-deb -x $f"; done
+	# Into / through its merged-/usr links (/lib, /sbin -> usr/...), which
+	# an unpack straight into / would replace with directories.
+	tar -C /tmp/stack -cf - . | tar -C / --keep-directory-symlink -xf - || echo "step-failed: unpack the tools"
 	ldconfig
 	run mdadm --create /dev/md1 --run --assume-clean --level=1 --raid-devices=2 --metadata=1.0 \
 		--homehost=debian --name=1 /dev/vde /dev/vdf
