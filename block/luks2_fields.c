@@ -157,8 +157,6 @@ struct jrec {
 	unsigned seen;          /* bit k: field k was there */
 };
 
-
-
 static void name_unsupported(const struct jrec *r, const char *key)
 {
 	if (!r->t->names_unsupported)

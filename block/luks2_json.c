@@ -256,6 +256,9 @@ static const struct luks2_jtable tpm2_table = { .f = tpm2_fields, .n = N(tpm2_fi
 					  .unsupported = offsetof(struct hi_luks2_tpm2_token, unsupported),
 					  .foreign = systemd_prefixes };
 
+_Static_assert(N(keyslot_fields) <= 32 && N(kdf_fields) <= 32 && N(segment_fields) <= 32 && N(digest_fields) <= 32 &&
+	       N(hdr_fields) <= 32 && N(tpm2_fields) <= 32, "a table's fields each have a bit of an unsigned seen");
+
 /* What a parsed token must hold besides its fields. */
 static const char *tpm2_token_check(const struct hi_luks2_tpm2_token *t, unsigned seen)
 {

@@ -239,16 +239,7 @@ void hi_luks_warmup_drop(struct boot *b)
 			   hi_clock_format_ms(ms, sizeof ms, hi_boottime_ns() - t0), handle);
 }
 
-static bool has_tpm2_token(const struct luks2_hdr *h)
-{
-	for (int i = 0; i < LUKS2_TOKENS_MAX; i++)
-		if (h->token[i].used && !strcmp(h->token[i].type, "systemd-tpm2"))
-			return true;
-	return false;
-}
-
-/* The TPM2 PIN asked for on the console; its length, or -1 (no console,
- * no answer in time). */
+/* The TPM2 PIN asked for on the console: its length, or -1 (no answer). */
 static int ask_pin(struct boot *b, const struct luks_volume *v, char *pin, size_t cap)
 {
 	struct prompt con;
@@ -272,8 +263,11 @@ static int unlock_tpm2(struct boot *b, const struct luks_volume *v, const struct
 	char path[BOOT_PATH_MAX] = "", err[LUKS2_ERR_MAX], pin[TPM2_PIN_MAX + 1];
 	int token = -1, len = -1;
 	uint32_t pcrs = 0;
+	bool has = false;
 
-	if (!has_tpm2_token(h))
+	for (int i = 0; i < LUKS2_TOKENS_MAX; i++)
+		has |= h->token[i].used && !strcmp(h->token[i].type, "systemd-tpm2");
+	if (!has)
 		return 1;
 	struct tpm2_warm *warm = warmup_take(b);     /* joined first: it holds the TPM until done */
 	struct tpm_dev t;
