@@ -160,28 +160,6 @@ static int held_by_md(const char *sys_dir, const char *name, char *out, size_t c
 	return found;
 }
 
-/* The whole disk a partition NAME is on, from its sysfs link
- * (.../block/vda/vda1): 1 with out set, 0 when NAME is no partition. */
-static int whole_disk(const char *sys_dir, const char *name, char *out, size_t cap)
-{
-	char path[512], link[512];
-
-	if ((size_t)snprintf(path, sizeof path, "%s/class/block/%s/partition", sys_dir, name) >= sizeof path ||
-	    access(path, F_OK) != 0)
-		return 0;
-	snprintf(path, sizeof path, "%s/class/block/%s", sys_dir, name);
-	ssize_t n = readlink(path, link, sizeof link - 1);
-	if (n <= 0)
-		return 0;
-	link[n] = '\0';
-	char *last = strrchr(link, '/');
-	if (!last)
-		return 0;
-	*last = '\0';
-	const char *disk = strrchr(link, '/') ? strrchr(link, '/') + 1 : link;
-	return disk[0] && (size_t)snprintf(out, cap, "%s", disk) < cap;
-}
-
 static int fd_read(void *ctx, uint64_t off, void *buf, size_t len)
 {
 	return hi_fs_pread_all(*(int *)ctx, buf, len, off);
@@ -240,7 +218,7 @@ int hi_md_member(const char *sys_dir, const char *dev_dir, const char *name, uin
 		return snprintf(what, cap, "held by %s", holder), 1;
 	/* A whole disk in an array: its partitions are the array's, read
 	 * through the member. */
-	if (whole_disk(sys_dir, name, disk, sizeof disk) && held_by_md(sys_dir, disk, holder, sizeof holder))
+	if (hi_fs_sys_whole_disk(sys_dir, name, disk, sizeof disk) && held_by_md(sys_dir, disk, holder, sizeof holder))
 		return snprintf(what, cap, "a partition of %s, held by %s", disk, holder), 1;
 	if (strncmp(name, "md", 2) == 0 || strncmp(name, "dm-", 3) == 0)
 		return 0;

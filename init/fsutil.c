@@ -513,6 +513,27 @@ int hi_fs_pread_spin(int fd, void *buf, size_t len, uint64_t off, uint64_t spin_
 	return 0;
 }
 
+int hi_fs_sys_whole_disk(const char *sys_dir, const char *name, char *out, size_t cap)
+{
+	char path[512], link[512];
+
+	if ((size_t)snprintf(path, sizeof path, "%s/class/block/%s/partition", sys_dir, name) >= sizeof path ||
+	    access(path, F_OK) != 0)
+		return 0;
+	/* /sys/class/block/vda1 -> ../../devices/.../vda/vda1: the parent is the disk. */
+	snprintf(path, sizeof path, "%s/class/block/%s", sys_dir, name);
+	ssize_t n = readlink(path, link, sizeof link - 1);
+	if (n <= 0)
+		return 0;
+	link[n] = '\0';
+	char *last = strrchr(link, '/');
+	if (!last)
+		return 0;
+	*last = '\0';
+	const char *disk = strrchr(link, '/') ? strrchr(link, '/') + 1 : link;
+	return disk[0] && (size_t)snprintf(out, cap, "%s", disk) < cap;
+}
+
 bool hi_fs_dev_spins(const char *name)
 {
 	return strncmp(name, "dm-", 3) != 0 && strncmp(name, "loop", 4) != 0 && strncmp(name, "md", 2) != 0;

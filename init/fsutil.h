@@ -103,6 +103,11 @@ int hi_fs_pread_all(int fd, void *buf, size_t len, uint64_t off);
  * at nice -20 would take the CPU from that thread. */
 int hi_fs_pread_spin(int fd, void *buf, size_t len, uint64_t off, uint64_t spin_ns);
 
+/* The whole disk partition NAME is on, from its sysfs link under
+ * sys_dir (.../block/vda/vda1): 1 with out set, 0 when NAME is no
+ * partition or the link cannot be read. */
+int hi_fs_sys_whole_disk(const char *sys_dir, const char *name, char *out, size_t cap);
+
 /* Whether the reads of block device NAME (a /sys/class/block name) end
  * without a kernel thread of the device's own, so that asking again does
  * not starve them: not dm (dm-crypt decrypts on one), loop (its worker)

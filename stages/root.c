@@ -92,22 +92,12 @@ static struct seen_dev *seen(struct root_search *s, const char *name)
 
 static int match_partition(struct boot *b, const char *name, const struct root_spec *spec)
 {
-	char path[BOOT_PATH_MAX + 64], link[256], num[16], ss[16];
+	char path[BOOT_PATH_MAX + 64], disk[64], num[16], ss[16];
 	struct part_info pi;
 
-	if (hi_boot_sys_block_attr(b, name, "partition", num, sizeof num) < 0)
+	if (hi_boot_sys_block_attr(b, name, "partition", num, sizeof num) < 0 ||
+	    !hi_fs_sys_whole_disk(b->sys, name, disk, sizeof disk))
 		return 0;
-	/* /sys/class/block/vda1 -> ../../devices/.../vda/vda1: the parent is the disk. */
-	snprintf(path, sizeof path, "%s/class/block/%s", b->sys, name);
-	ssize_t n = readlink(path, link, sizeof link - 1);
-	if (n <= 0)
-		return 0;
-	link[n] = '\0';
-	char *last = strrchr(link, '/');
-	if (!last)
-		return 0;
-	*last = '\0';
-	const char *disk = strrchr(link, '/') ? strrchr(link, '/') + 1 : link;
 	if (hi_boot_sys_block_attr(b, disk, "queue/logical_block_size", ss, sizeof ss) < 0)
 		snprintf(ss, sizeof ss, "512");
 	snprintf(path, sizeof path, "%s/%s", b->dev, disk);
