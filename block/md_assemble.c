@@ -165,14 +165,7 @@ static int fd_read(void *ctx, uint64_t off, void *buf, size_t len)
 	return hi_fs_pread_all(*(int *)ctx, buf, len, off);
 }
 
-/* Whether a superblock of KIND (MD_SB_KINDS: damaged, its kind not
- * known) on a device of BYTES lies past content_end, what the device's
- * start says it holds (0: not known). One at the start (1.1, 1.2) is
- * never file data; one at the end (1.0, 0.90) inside a file system or a
- * PV that spans it was written through them, as any user can write a
- * file, not by md: a real member's contents are sized to the array, which
- * ends before the superblock. A damaged one is taken as the lowest. */
-static bool outside_content(enum md_sb_kind kind, uint64_t bytes, uint64_t content_end)
+bool hi_md_sb_outside(enum md_sb_kind kind, uint64_t bytes, uint64_t content_end)
 {
 	if (kind == MD_SB_1_1 || kind == MD_SB_1_2 || content_end == 0)
 		return true;
@@ -199,7 +192,7 @@ static int carries_sb(const char *sys_dir, const char *dev_dir, const char *name
 		return 0;
 	int rc = hi_md_sb_read(fd_read, &fd, bytes, &sb, why, sizeof why);
 	close(fd);
-	if (rc == 0 || !outside_content(rc > 0 ? sb.kind : MD_SB_KINDS, bytes, content_end))
+	if (rc == 0 || !hi_md_sb_outside(rc > 0 ? sb.kind : MD_SB_KINDS, bytes, content_end))
 		return 0;
 	hi_md_sb_uuid_format(sb.uuid, uuid);
 	if (rc > 0)

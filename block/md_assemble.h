@@ -7,6 +7,7 @@
 #define HARDINIT_BLOCK_MD_ASSEMBLE_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "md_sb.h"
@@ -53,6 +54,15 @@ int hi_md_can_degrade(const struct md_array *a);
 
 /* The level as mdadm prints it: raid1, linear, ... (static text). */
 const char *hi_md_level_name(int32_t level);
+
+/* Whether a superblock of KIND (MD_SB_KINDS: damaged, its kind not
+ * known) on a device of BYTES lies past content_end, what the device's
+ * start says it holds (0: not known). One at the start (1.1, 1.2) is
+ * never file data; one at the end (1.0, 0.90) inside a file system or a
+ * PV that spans it was written through them, as any user can write a
+ * file, not by md: a real member's contents are sized to the array, which
+ * ends before the superblock. A damaged one is taken as the lowest. */
+bool hi_md_sb_outside(enum md_sb_kind kind, uint64_t bytes, uint64_t content_end);
 
 /* Whether the block device NAME is an md array's member, as blkid's
  * linux_raid_member and lvm2's md_component_detection take it: held by a

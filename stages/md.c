@@ -29,6 +29,7 @@
 #include "md_assemble.h"
 #include "md_sb.h"
 #include "root.h"
+#include "root_probe.h"
 
 #define MD_MAX_DEVICES  256     /* block devices looked at per scan */
 #define MD_NODE_MAX     (BOOT_PATH_MAX + 16)
@@ -144,6 +145,12 @@ static void scan_device(struct boot *b, struct md_scan *s, const char *name)
 		return;
 	struct md_member *m = &s->members[s->n_members];
 	int rc = hi_md_sb_read(fd_read, &fd, bytes, &m->sb, why, sizeof why);
+	/* A superblock at the end inside a file system that spans it is a
+	 * file's bytes (hi_md_sb_outside): a user's, not a member's, and it
+	 * must not stand beside the real members with "newer" events. */
+	struct fs_info fi;
+	if (rc > 0 && hi_probe_fs(fd, &fi) == 0 && !hi_md_sb_outside(m->sb.kind, bytes, fi.bytes))
+		rc = 0;
 	close(fd);
 	if (rc < 0 && s->n_bad++ == 0)
 		snprintf(s->bad, sizeof s->bad, "%s: %s", name, why);

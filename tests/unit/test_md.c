@@ -599,6 +599,37 @@ static void test_root_on_end_members(void)
 	fixture_rmtree(root);
 }
 
+/* A user's file near the end of a plain partition can hold a 1.0
+ * superblock with the root array's UUID and "newer" events: inside the
+ * file system that spans it, it is file data, not a member beside the
+ * real ones; outside any file system it still counts. */
+static void test_stage_sb_in_fs(void)
+{
+	static struct boot b;
+	const char *root = fixture_tree("md-stage-fs");
+	uint64_t at = (DEV_BYTES / 512 - 16) & ~7ull;
+
+	fixture_mkdir(root, "sys/class/block", 0755);
+	fixture_put(root, "etc/hardinit/md", "");
+	put_member(root, "vda1", "254:1\n", 0, 100);
+	put_member(root, "vdb1", "254:17\n", 1, 100);
+	put_member(root, "sdy1", "8:1\n", 0, 300);
+	memset(disk, 0, sizeof disk);
+	md_put16(disk + 1024 + 0x38, 0xef53);
+	md_put32(disk + 1024 + 0x04, DEV_BYTES / 1024);   /* an ext spanning the partition */
+	md_make_v1(disk + at * 512, at, "debian:0", 1, 2, 0, 300);
+	fixture_put_bytes(root, "dev/sdy1", disk, sizeof disk);
+	fixture_put(root, "dev/md0", "");
+	tap_ok(run_stage(root, "root=/dev/md0", &b) == -1 && !strstr(b.err, "another history") &&
+	       strstr(b.err, "exists and is not block device"),
+	       "stage: md's bytes inside a file system are no member: the real array goes to the assembly (%s)", b.err);
+	md_put32(disk + 1024 + 0x04, (uint32_t)(at * 512 / 1024 / 2));   /* the ext ends well before them */
+	fixture_put_bytes(root, "dev/sdy1", disk, sizeof disk);
+	tap_ok(run_stage(root, "root=/dev/md0", &b) == -1 && !strstr(b.err, "exists and is not block device"),
+	       "stage: ... outside the file system they count, and the planted member stops the assembly (%s)", b.err);
+	fixture_rmtree(root);
+}
+
 int main(void)
 {
 	test_parse_v12();
@@ -612,5 +643,6 @@ int main(void)
 	test_spec_node();
 	test_member();
 	test_root_on_end_members();
+	test_stage_sb_in_fs();
 	return tap_done();
 }
