@@ -147,9 +147,12 @@ static void scan_device(struct boot *b, struct md_scan *s, const char *name)
 	int rc = hi_md_sb_read(fd_read, &fd, bytes, &m->sb, why, sizeof why);
 	/* A superblock at the end inside a file system that spans it is a
 	 * file's bytes (hi_md_sb_outside): a user's, not a member's, and it
-	 * must not stand beside the real members with "newer" events. */
+	 * must not stand beside the real members with "newer" events. Only
+	 * one at the end is read against it: the probe costs reads on every
+	 * member of a 1.2 array, the boot's common case, for nothing. */
 	struct fs_info fi;
-	if (rc > 0 && hi_probe_fs(fd, &fi) == 0 && !hi_md_sb_outside(m->sb.kind, bytes, fi.bytes))
+	bool at_end = m->sb.kind == MD_SB_1_0 || m->sb.kind == MD_SB_0_90;
+	if (rc > 0 && at_end && hi_probe_fs(fd, &fi) == 0 && !hi_md_sb_outside(m->sb.kind, bytes, fi.bytes))
 		rc = 0;
 	close(fd);
 	if (rc < 0 && s->n_bad++ == 0)
