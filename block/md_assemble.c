@@ -167,7 +167,11 @@ static int fd_read(void *ctx, uint64_t off, void *buf, size_t len)
 
 bool hi_md_sb_outside(enum md_sb_kind kind, uint64_t bytes, uint64_t content_end)
 {
-	if (kind == MD_SB_1_1 || kind == MD_SB_1_2 || content_end == 0)
+	/* More than the device holds: the start is an array's whose data is
+	 * striped or concatenated over its members (raid0, linear, raid4/5/6,
+	 * raid10), seen on member 0; no file system on the device itself
+	 * claims that (the kernel mounts none). */
+	if (kind == MD_SB_1_1 || kind == MD_SB_1_2 || content_end == 0 || content_end > bytes)
 		return true;
 	uint64_t at = hi_md_sb_offset(kind == MD_SB_KINDS ? MD_SB_0_90 : kind, bytes);
 	return at != UINT64_MAX && at >= content_end;

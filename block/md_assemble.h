@@ -61,7 +61,13 @@ const char *hi_md_level_name(int32_t level);
  * never file data; one at the end (1.0, 0.90) inside a file system or a
  * PV that spans it was written through them, as any user can write a
  * file, not by md: a real member's contents are sized to the array, which
- * ends before the superblock. A damaged one is taken as the lowest. */
+ * ends before the superblock. A damaged one is taken as the lowest.
+ * A start claiming more than the device holds is a striped or
+ * concatenated array's (member 0 of raid0, linear, raid4/5/6, raid10): a
+ * member. Left open: an array's file system that ends inside the last
+ * 8-128 KiB of member 0, an unknown size (JFS), and a file system shrunk
+ * after a user wrote md's bytes past its new end (wipefs clears them).
+ */
 bool hi_md_sb_outside(enum md_sb_kind kind, uint64_t bytes, uint64_t content_end);
 
 /* Whether the block device NAME is an md array's member, as blkid's

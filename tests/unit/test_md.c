@@ -520,6 +520,10 @@ static void test_member(void)
 	       "member: a file system that ends where the 1.0 superblock starts is the array's");
 	tap_ok(hi_md_member(sys, dev, "vda1", DEV_BYTES, what, sizeof what) == 0,
 	       "member: a 1.0 superblock inside a file system spanning the device is file data, not md's");
+	tap_ok(hi_md_member(sys, dev, "vda1", 2ull * DEV_BYTES, what, sizeof what) == 1,
+	       "member: a start claiming more than the device (member 0 of a raid0 or raid5) is an array's member");
+	tap_ok(hi_md_sb_outside(MD_SB_0_90, DEV_BYTES, 3ull * DEV_BYTES) && hi_md_sb_outside(MD_SB_1_0, DEV_BYTES, 3ull * DEV_BYTES),
+	       "member: ... at the 0.90 and the 1.0 offsets alike");
 	tap_ok(hi_md_member(sys, dev, "md1", 0, what, sizeof what) == 0,
 	       "member: an array is not read for a superblock (no nested arrays are assembled)");
 	disk[((DEV_BYTES / 512 - 16) & ~7u) * 512 + 100] ^= 1;
